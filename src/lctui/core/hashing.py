@@ -1,0 +1,23 @@
+"""Stable content hashes for ids and keys (same input, same id, on every machine)."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from typing import Any
+
+
+def canonical_json(value: Any) -> str:
+    return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False, default=str)
+
+
+def stable_hash(*parts: Any, length: int = 16) -> str:
+    """Hex digest of the canonical JSON of `parts`."""
+    digest = hashlib.blake2b(canonical_json(list(parts)).encode("utf-8"), digest_size=16)
+    return digest.hexdigest()[:length]
+
+
+def seed_from(*parts: Any) -> int:
+    """A 63-bit integer seed derived from `parts`, for `random.Random`."""
+    digest = hashlib.blake2b(canonical_json(list(parts)).encode("utf-8"), digest_size=8)
+    return int.from_bytes(digest.digest(), "big") >> 1

@@ -1,0 +1,206 @@
+"""Plain data shared by every layer: examples, requests, generations, scores, specs.
+
+Nothing here does I/O or imports a heavy dependency; every other layer speaks in
+these types, so a change here is a change of the whole data flow (DESIGN.md).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import enum
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+JSONValue = Any  # values that survive json.dumps; kept loose on purpose
+
+
+class ScoreStatus(str, enum.Enum):
+    """How a score came about; only `ok` and `unparsed` enter means."""
+
+    OK = "ok"
+    UNPARSED = "unparsed"  # the answer could not be extracted: scores 0, counted apart
+    ERROR = "error"  # the request failed: excluded from means, shown as an error
+
+
+class GenerationStatus(str, enum.Enum):
+    OK = "ok"
+    ERROR = "error"
+    CANCELLED = "cancelled"
+
+
+@dataclass(frozen=True)
+class Span:
+    """A marked region of the context (needle, gold value) in character offsets."""
+
+    start: int
+    end: int
+    kind: str  # "needle", "gold", "distractor", "demo"
+    label: str = ""
+
+
+@dataclass(frozen=True)
+class Example:
+    """One prompt with its reference answer, built deterministically to a token budget.
+
+    `context` holds the long part, `question` the instruction after it; the task's
+    `preamble` comes first. The plain prompt is preamble + context + question; the
+    backend adds the chat template or the answer prefix (see `render_plain`).
+    """
+
+    example_id: str
+    task: str
+    category: str
+    suite: str
+    length: int  # target budget in tokens (prompt + reserved answer tokens)
+    seed: int
+    index: int
+    tokenizer: str
+    params: Mapping[str, JSONValue]
+    preamble: str
+    context: str
+    question: str
+    answer_prefix: str
+    gold: tuple[str, ...]
+    max_new_tokens: int
+    prompt_tokens: int  # tokens of the plain prompt (+ template overhead) as built
+    template_overhead: int = 0
+    depth: float | None = None  # needle depth in percent of the context, if any
+    spans: tuple[Span, ...] = ()
+    truncated: bool = False
+    metadata: Mapping[str, JSONValue] = field(default_factory=dict)
+
+    @property
+    def user_text(self) -> str:
+        """The text of the user turn: everything the model reads, without answer prefix."""
+        return self.preamble + self.context + self.question
+
+    def render_plain(self) -> str:
+        """Prompt for a model without chat template: the answer prefix is appended."""
+        if not self.answer_prefix:
+            return self.user_text
+        return self.user_text + "\n\n" + self.answer_prefix
+
+    def context_offset(self) -> int:
+        """Offset of the context inside `user_text`, to map spans onto the prompt."""
+        return len(self.preamble)
+
+
+@dataclass(frozen=True)
+class GenerationConfig:
+    """Decoding settings; their hash is part of the generation key."""
+
+    max_new_tokens: int
+    temperature: float = 0.0
+    top_p: float = 1.0
+    stop: tuple[str, ...] = ()
+    prompt_format: str = "auto"  # "auto" | "chat" | "plain"
+
+    def as_dict(self) -> dict[str, JSONValue]:
+        return dataclasses.asdict(self)
+
+
+@dataclass(frozen=True)
+class Request:
+    """What a backend receives: either a chat message list or a plain prompt."""
+
+    example_id: str
+    config: GenerationConfig
+    prompt: str  # the exact text the model reads (template applied, if any)
+    messages: tuple[Mapping[str, str], ...] = ()  # for chat endpoints
+    answer_prefix: str = ""  # appended after the assistant header in chat mode
+    prompt_head: str = ""  # prompt == prompt_head + user_text + prompt_tail
+    prompt_tail: str = ""
+    reference: str = ""  # only the gold pseudo-model reads it
+
+
+@dataclass(frozen=True)
+class Chunk:
+    """A piece of streamed output."""
+
+    text: str
+    tokens: int = 1
+    finish_reason: str | None = None
+    prompt_tokens: int | None = None  # reported once, by backends that know it
+
+
+@dataclass
+class Generation:
+    """A finished (or failed) request."""
+
+    generation_id: str
+    gen_key: str
+    run_id: str
+    model_id: str
+    example_id: str
+    config_hash: str
+    status: GenerationStatus
+    output: str
+    prompt_tokens: int
+    output_tokens: int
+    ttft_s: float | None
+    latency_s: float
+    finish_reason: str | None
+    error: str | None
+    started_at: float
+    prompt_head: str = ""
+    prompt_tail: str = ""
+
+
+@dataclass(frozen=True)
+class RubricPoint:
+    """One scoring point: a weighted check with a fraction earned and an explanation."""
+
+    name: str
+    weight: float
+    earned: float  # fraction in [0, 1] of the weight
+    explanation: str
+    capabilities: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class Score:
+    """A scorer's verdict on one generation."""
+
+    scorer: str
+    metric: str
+    value: float | None  # None when status is error
+    status: ScoreStatus
+    extracted: tuple[str, ...]
+    explanation: str
+    points: tuple[RubricPoint, ...] = ()
+    extras: Mapping[str, JSONValue] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class ModelSpec:
+    """A model as the user declared it (config file, CLI or built-in)."""
+
+    name: str
+    backend: str  # "hf" | "gold" | "vllm" | "openai"
+    path: str = ""  # local dir, file, or hub name
+    params: Mapping[str, JSONValue] = field(default_factory=dict)
+    description: str = ""
+    reference: bool = False  # pseudo-models that echo the gold answer
+
+
+@dataclass(frozen=True)
+class ParamSpec:
+    """A task parameter exposed to users (CLI `lctui tasks`, the TUI launch screen)."""
+
+    name: str
+    default: JSONValue
+    help: str
+
+
+@dataclass(frozen=True)
+class TaskInfo:
+    """Description of a task family member for listings."""
+
+    name: str
+    category: str
+    suite: str
+    description: str
+    metric: str
+    max_new_tokens: int
+    params: tuple[ParamSpec, ...] = ()

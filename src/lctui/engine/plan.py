@@ -1,0 +1,116 @@
+"""What a run will do: the work items (model x task x length x index) and their keys.
+
+Keys are computed without building any example (ids are hashes of the inputs), so
+resuming a 128K run skips stored work before paying for a single haystack.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+from lctui.core.errors import UserInputError
+from lctui.core.events import CellKey
+from lctui.core.hashing import stable_hash
+from lctui.core.lengths import format_length
+from lctui.core.protocols import Backend, Tokenizer
+from lctui.core.types import GenerationConfig, ModelSpec
+from lctui.tasks.base import Task
+
+
+@dataclass(frozen=True)
+class RunRequest:
+    """Everything a user asks for in one `lctui run` (or the TUI's Start)."""
+
+    models: Sequence[ModelSpec]
+    tasks: Sequence[Task]
+    lengths: Sequence[int]
+    n: int = 10
+    seed: int = 0
+    tokenizer: str | None = None  # a reference tokenizer instead of each model's own
+    truncate: bool = False
+    temperature: float = 0.0
+    command: dict[str, object] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class WorkItem:
+    """One generation to do: which model reads which example, and its key."""
+
+    cell: CellKey
+    model: ModelSpec
+    task: Task
+    length: int
+    seed: int
+    index: int
+    example_id: str
+    gen_key: str
+    config: GenerationConfig
+    config_hash: str
+    build_length: int  # the length the example is built at (before truncation)
+    truncate_to: int | None  # prompt-token limit when the length exceeds the window
+
+
+def generation_key(fingerprint: str, example_id: str, config_hash: str) -> str:
+    return stable_hash(fingerprint, example_id, config_hash, length=24)
+
+
+def generation_config(spec: ModelSpec, task: Task, temperature: float) -> GenerationConfig:
+    return GenerationConfig(
+        max_new_tokens=task.max_new_tokens,
+        temperature=temperature,
+        prompt_format=str(spec.params.get("prompt_format", "auto")),
+    )
+
+
+def check_window(spec: ModelSpec, backend: Backend, lengths: Sequence[int], truncate: bool) -> None:
+    """Refuse lengths above the model's window unless truncation was asked for."""
+    too_long = [n for n in lengths if n > backend.max_context]
+    if too_long and not truncate:
+        shown = ", ".join(format_length(n) for n in too_long)
+        raise UserInputError(
+            f"model {spec.name} has a window of {backend.max_context} tokens "
+            f"({format_length(backend.max_context)}); the length(s) {shown} do not fit. "
+            f"Choose lengths up to {format_length(backend.max_context)}, or pass --truncate "
+            f"to cut the end of each context to fit (recorded per example)."
+        )
+
+
+def plan_items(
+    request: RunRequest, spec: ModelSpec, backend: Backend, tokenizer: Tokenizer
+) -> list[WorkItem]:
+    """The work items of one model, in the order they should run.
+
+    Examples that share a context (the same haystack asked several ways) come back
+    to back so a server's prefix cache can hit; within a task, lengths ascend.
+    """
+    items = []
+    for task in request.tasks:
+        config = generation_config(spec, task, request.temperature)
+        overhead = backend.template_overhead(task.answer_prefix, config.prompt_format)
+        config_hash = stable_hash(config.as_dict())
+        for length in request.lengths:
+            build_length, truncate_to = length, None
+            if length > backend.max_context:
+                truncate_to = backend.max_context - task.max_new_tokens
+            for index in range(request.n):
+                example_id = task.example_id(length, request.seed, index, tokenizer.name, overhead)
+                if truncate_to is not None:
+                    example_id = f"{example_id}-t{truncate_to}"
+                items.append(
+                    WorkItem(
+                        cell=CellKey(spec.name, task.name, length),
+                        model=spec,
+                        task=task,
+                        length=length,
+                        seed=request.seed,
+                        index=index,
+                        example_id=example_id,
+                        gen_key=generation_key(backend.fingerprint, example_id, config_hash),
+                        config=config,
+                        config_hash=config_hash,
+                        build_length=build_length,
+                        truncate_to=truncate_to,
+                    )
+                )
+    return items

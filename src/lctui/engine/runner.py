@@ -1,0 +1,296 @@
+"""The async engine: build examples, stream generations, score, persist, resume.
+
+One `Engine.run` fans a RunRequest out over models; each model gets workers
+bounded by its backend's concurrency. Examples are built in threads ahead of the
+workers, generations stream into events, and every finished generation is written
+with its score through the batched store writer. Cancelling the run (Ctrl-C, or
+the TUI's cancel) aborts in-flight requests and keeps everything finished.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import time
+import uuid
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass
+from typing import Protocol
+
+from lctui.core.events import (
+    CellKey,
+    ChunkReceived,
+    EventSink,
+    ExampleFailed,
+    ExampleScored,
+    ExampleStarted,
+    GenerationFinished,
+    RunFinished,
+    RunPlanned,
+)
+from lctui.core.protocols import Backend, Tokenizer
+from lctui.core.types import (
+    Example,
+    Generation,
+    GenerationStatus,
+    ModelSpec,
+    Score,
+)
+from lctui.engine.plan import RunRequest, WorkItem, check_window, plan_items
+from lctui.scoring import error_score, score_example
+from lctui.tasks.base import truncate_example
+from lctui.tasks.tokenizers import reference_tokenizer
+
+FLUSH_EVERY_S = 1.0
+
+
+class ResultStore(Protocol):
+    """The part of the store the engine needs (see lctui.store)."""
+
+    def stored_keys(self, keys: Sequence[str]) -> set[str]: ...
+
+    def add_model(
+        self, spec: ModelSpec, model_id: str, tokenizer: str, max_context: int
+    ) -> None: ...
+
+    def start_run(self, run_id: str, command: dict[str, object]) -> None: ...
+
+    def finish_run(self, run_id: str, status: str) -> None: ...
+
+    def add_example(self, example: Example) -> None: ...
+
+    def add_generation(self, generation: Generation, config: dict[str, object]) -> None: ...
+
+    def add_score(self, generation_id: str, score: Score) -> None: ...
+
+    def flush(self) -> None: ...
+
+
+BackendLoader = Callable[[ModelSpec, "str | None"], Backend]
+
+
+@dataclass
+class RunOutcome:
+    run_id: str | None  # None when there was nothing to do
+    planned: int
+    skipped: int
+    done: int
+    errors: int
+    cancelled: bool
+
+
+@dataclass
+class _Model:
+    spec: ModelSpec
+    backend: Backend
+    tokenizer: Tokenizer
+    items: list[WorkItem]
+
+
+class Engine:
+    def __init__(self, store: ResultStore, load_backend: BackendLoader, sink: EventSink) -> None:
+        self._store = store
+        self._load_backend = load_backend
+        self._sink = sink
+        self._examples: dict[str, asyncio.Future[Example]] = {}
+        self._paused = asyncio.Event()
+        self._paused.set()
+
+    def pause(self) -> None:
+        """Stop starting new requests (in-flight ones finish)."""
+        self._paused.clear()
+
+    def resume(self) -> None:
+        self._paused.set()
+
+    async def run(self, request: RunRequest) -> RunOutcome:
+        models = await self._prepare(request)
+        all_items = [item for m in models for item in m.items]
+        stored = self._store.stored_keys([item.gen_key for item in all_items])
+        todo = {m.spec.name: [i for i in m.items if i.gen_key not in stored] for m in models}
+        cells = _count_cells(i for items in todo.values() for i in items)
+        skipped = _count_cells(i for i in all_items if i.gen_key in stored)
+        remaining = sum(len(items) for items in todo.values())
+        if remaining == 0:
+            await self._close(models)
+            return RunOutcome(None, len(all_items), len(stored), 0, 0, False)
+        run_id = time.strftime("%Y%m%d-%H%M%S-") + uuid.uuid4().hex[:6]
+        for m in models:
+            self._store.add_model(
+                m.spec, m.backend.fingerprint, m.tokenizer.name, m.backend.max_context
+            )
+        self._store.start_run(run_id, request.command)
+        self._store.flush()
+        self._sink(RunPlanned(run_id, cells, skipped))
+        started = time.monotonic()
+        counters = {"done": 0, "errors": 0}
+        cancelled = False
+        flusher = asyncio.create_task(self._flush_periodically())
+        try:
+            await asyncio.gather(
+                *(self._run_model(run_id, m, todo[m.spec.name], counters) for m in models)
+            )
+        except asyncio.CancelledError:
+            cancelled = True
+        finally:
+            flusher.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await flusher
+            status = "cancelled" if cancelled else "finished"
+            self._store.finish_run(run_id, status)
+            self._store.flush()
+            await self._close(models)
+            self._sink(
+                RunFinished(
+                    run_id,
+                    counters["done"],
+                    counters["errors"],
+                    cancelled,
+                    time.monotonic() - started,
+                )
+            )
+        return RunOutcome(
+            run_id, len(all_items), len(stored), counters["done"], counters["errors"], cancelled
+        )
+
+    async def _prepare(self, request: RunRequest) -> list[_Model]:
+        """Load every backend and check every length before any generation starts."""
+        models: list[_Model] = []
+        try:
+            for spec in request.models:
+                backend = await asyncio.to_thread(self._load_backend, spec, request.tokenizer)
+                models.append(_Model(spec, backend, backend.tokenizer, []))
+                check_window(spec, backend, request.lengths, request.truncate)
+                tokenizer = (
+                    reference_tokenizer(request.tokenizer)
+                    if request.tokenizer
+                    else backend.tokenizer
+                )
+                models[-1].tokenizer = tokenizer
+                models[-1].items = plan_items(request, spec, backend, tokenizer)
+        except BaseException:
+            await self._close(models)
+            raise
+        return models
+
+    async def _close(self, models: Sequence[_Model]) -> None:
+        for m in models:
+            with contextlib.suppress(Exception):
+                await m.backend.close()
+
+    async def _flush_periodically(self) -> None:
+        while True:
+            await asyncio.sleep(FLUSH_EVERY_S)
+            await asyncio.to_thread(self._store.flush)
+
+    async def _run_model(
+        self, run_id: str, model: _Model, items: list[WorkItem], counters: dict[str, int]
+    ) -> None:
+        queue: asyncio.Queue[WorkItem] = asyncio.Queue()
+        for item in items:
+            queue.put_nowait(item)
+        workers = max(1, model.backend.max_concurrency)
+        lookahead = asyncio.Semaphore(workers + 1)  # build at most one example ahead
+
+        async def worker() -> None:
+            while not queue.empty():
+                item = queue.get_nowait()
+                await self._paused.wait()
+                async with lookahead:
+                    example = await self._example(item, model)
+                await self._generate(run_id, model, item, example, counters)
+
+        await asyncio.gather(*(worker() for _ in range(min(workers, len(items)))))
+
+    async def _example(self, item: WorkItem, model: _Model) -> Example:
+        """Build (or reuse) the example of a work item in a thread."""
+        future = self._examples.get(item.example_id)
+        if future is None:
+            overhead = model.backend.template_overhead(
+                item.task.answer_prefix, item.config.prompt_format
+            )
+
+            def build() -> Example:
+                example = item.task.generate(
+                    item.build_length, item.seed, item.index, model.tokenizer, overhead
+                )
+                if item.truncate_to is not None:
+                    example = truncate_example(example, item.truncate_to, model.tokenizer)
+                return example
+
+            future = asyncio.ensure_future(asyncio.to_thread(build))
+            self._examples[item.example_id] = future
+        return await asyncio.shield(future)
+
+    async def _generate(
+        self, run_id: str, model: _Model, item: WorkItem, example: Example, counters: dict[str, int]
+    ) -> None:
+        generation_id = uuid.uuid4().hex
+        self._sink(ExampleStarted(item.cell, example, generation_id))
+        request = model.backend.build_request(example, item.config)
+        started_wall, started = time.time(), time.monotonic()
+        parts: list[str] = []
+        ttft: float | None = None
+        output_tokens = 0
+        prompt_tokens = example.prompt_tokens
+        finish: str | None = None
+        error: str | None = None
+        try:
+            async for chunk in model.backend.stream(request):
+                if chunk.prompt_tokens is not None:
+                    prompt_tokens = chunk.prompt_tokens
+                if chunk.finish_reason:
+                    finish = chunk.finish_reason
+                if chunk.text:
+                    if ttft is None:
+                        ttft = time.monotonic() - started
+                    parts.append(chunk.text)
+                    output_tokens += chunk.tokens
+                    self._sink(ChunkReceived(item.cell, generation_id, chunk.text, chunk.tokens))
+        except asyncio.CancelledError:
+            raise  # unfinished work is not stored; a resume redoes it
+        except Exception as exc:
+            error = f"{type(exc).__name__}: {exc}"
+        generation = Generation(
+            generation_id=generation_id,
+            gen_key=item.gen_key,
+            run_id=run_id,
+            model_id=model.backend.fingerprint,
+            example_id=example.example_id,
+            config_hash=item.config_hash,
+            status=GenerationStatus.ERROR if error else GenerationStatus.OK,
+            output="".join(parts),
+            prompt_tokens=prompt_tokens,
+            output_tokens=output_tokens,
+            ttft_s=ttft,
+            latency_s=time.monotonic() - started,
+            finish_reason=finish,
+            error=error,
+            started_at=started_wall,
+            prompt_head=request.prompt_head,
+            prompt_tail=request.prompt_tail,
+        )
+        self._sink(GenerationFinished(item.cell, generation))
+        if error:
+            score = error_score(error, metric=str(example.metadata.get("metric", "")))
+        else:
+            try:
+                score = score_example(example, generation.output)
+            except Exception as exc:
+                score = error_score(f"scoring failed: {type(exc).__name__}: {exc}")
+        self._store.add_example(example)
+        self._store.add_generation(generation, item.config.as_dict())
+        self._store.add_score(generation_id, score)
+        if error:
+            counters["errors"] += 1
+            self._sink(ExampleFailed(item.cell, generation, error))
+        else:
+            counters["done"] += 1
+            self._sink(ExampleScored(item.cell, generation, score))
+
+
+def _count_cells(items: Iterable[WorkItem]) -> dict[CellKey, int]:
+    counts: dict[CellKey, int] = {}
+    for item in items:
+        counts[item.cell] = counts.get(item.cell, 0) + 1
+    return counts

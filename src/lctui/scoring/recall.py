@@ -1,0 +1,191 @@
+"""Scorer for synthetic recall tasks: RULER niah_*, vt, cwe, fwe and HELMET JSON KV.
+
+The value is the task's paper metric, so numbers stay comparable; extraction and rubric
+points add what that recall-only metric hides: values the output lists unasked.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+
+from lctui.core.types import Example, RubricPoint, Score, ScoreStatus
+from lctui.scoring.extract import Extraction, extract_values
+from lctui.scoring.metrics import (
+    DEFAULT_ANSWER_PREFIX,
+    exact_match,
+    parse_answer,
+    string_match_all,
+    string_match_part,
+    subem,
+)
+from lctui.scoring.rubric import RECOG, list_values, make_point, plural, share
+
+SCORER_NAME = "recall"
+POINT_ALL_PRESENT = "all requested values present"
+POINT_NO_SPURIOUS = "no values that were not asked for"
+
+MetricFn = Callable[[str, Sequence[str], "str | None"], float]
+
+RECALL_METRICS: dict[str, MetricFn] = {
+    "string_match_all": lambda output, golds, parsed: string_match_all(output, golds),
+    "string_match_part": lambda output, golds, parsed: string_match_part(output, golds),
+    "subem": subem,
+    "em": exact_match,
+}
+
+
+@dataclass(frozen=True)
+class _Settings:
+    metric: str
+    pattern: re.Pattern[str] | None
+    candidates: tuple[str, ...] | None
+
+    @property
+    def noun(self) -> str:
+        return "value" if self.candidates is None else "word"
+
+
+def _settings(example: Example) -> _Settings:
+    where = f"example {example.example_id} of task {example.task}"
+    meta = example.metadata
+    metric = meta.get("metric")
+    if metric not in RECALL_METRICS:
+        raise ValueError(
+            f"{where}: metadata 'metric' is {metric!r}; the recall scorer knows "
+            f"{', '.join(RECALL_METRICS)}"
+        )
+    candidates = meta.get("candidates")
+    if candidates is not None:
+        if isinstance(candidates, str) or not isinstance(candidates, Sequence):
+            raise ValueError(f"{where}: metadata 'candidates' must be a list of words")
+        if not all(isinstance(word, str) for word in candidates):
+            raise ValueError(f"{where}: metadata 'candidates' must hold only strings")
+        return _Settings(metric, None, tuple(candidates))
+    pattern = meta.get("value_pattern")
+    if not isinstance(pattern, str) or not pattern:
+        raise ValueError(
+            f"{where}: the recall scorer needs metadata 'value_pattern' (a regex matching "
+            "answer values) or 'candidates' (the words of the list)"
+        )
+    try:
+        compiled = re.compile(pattern)
+    except re.error as err:
+        raise ValueError(
+            f"{where}: metadata 'value_pattern' {pattern!r} is invalid: {err}"
+        ) from err
+    return _Settings(metric, compiled, None)
+
+
+def extract_recall_values(example: Example, output: str) -> Extraction:
+    """The answer values in `output`, as the example's metadata defines them."""
+    return _extract(example, output, _settings(example))
+
+
+def _extract(example: Example, output: str, settings: _Settings) -> Extraction:
+    return extract_values(
+        output,
+        example.gold,
+        pattern=settings.pattern,
+        candidates=settings.candidates,
+        instruction=example.question + "\n" + example.answer_prefix,
+    )
+
+
+def _found_text(extraction: Extraction, noun: str) -> str:
+    found, missing = len(extraction.found), len(extraction.missing)
+    total = found + missing
+    if total == 1:
+        if found:
+            return f"found the requested {noun}"
+        return f"did not find the requested {noun} {extraction.missing[0]}"
+    if not missing:
+        return f"found all {total} requested {noun}s"
+    if not found:
+        return f"found none of the {total} requested {noun}s"
+    return f"found {found} of {total} requested {noun}s; missing: {list_values(extraction.missing)}"
+
+
+def _spurious_text(extraction: Extraction, noun: str) -> str:
+    if extraction.spurious:
+        count = plural(len(extraction.spurious), noun)
+        verb = "was" if len(extraction.spurious) == 1 else "were"
+        listed = list_values(extraction.spurious)
+        return f"output lists {count} that {verb} not asked for: {listed}"
+    if extraction.values:
+        return f"every {noun} in the output was asked for"
+    return f"output gives no {noun}s, so it shows no precision to credit"
+
+
+def _points(extraction: Extraction, noun: str) -> tuple[RubricPoint, ...]:
+    recall = share(len(extraction.found), len(extraction.found) + len(extraction.missing))
+    # With nothing extracted there is no precision to credit: an empty answer must not
+    # earn a third of the rubric for "listing nothing unasked".
+    precision = share(len(extraction.values) - len(extraction.spurious), len(extraction.values))
+    return (
+        make_point(POINT_ALL_PRESENT, 2.0, recall, _found_text(extraction, noun), (RECOG,)),
+        make_point(POINT_NO_SPURIOUS, 1.0, precision, _spurious_text(extraction, noun), (RECOG,)),
+    )
+
+
+def _unparsed_reason(output: str, extraction: Extraction, settings: _Settings) -> str:
+    if not output.strip():
+        return "unparsed: the output is empty"
+    if settings.pattern is not None:
+        reason = (
+            "unparsed: the output holds none of the requested values and no value of the "
+            f"expected kind (pattern {settings.pattern.pattern})"
+        )
+    else:
+        reason = "unparsed: the output names none of the requested words nor any word of the list"
+    if extraction.echoed:
+        reason += f"; it only repeats {list_values(extraction.echoed)} from the question"
+    return reason
+
+
+def score_recall(example: Example, output: str) -> Score:
+    """Score `output` for a recall example; `example.metadata` says metric and value kind."""
+    settings = _settings(example)
+    parsed = None
+    if settings.metric in ("subem", "em"):
+        parsed = parse_answer(output, example.answer_prefix or DEFAULT_ANSWER_PREFIX)
+    try:
+        value = RECALL_METRICS[settings.metric](output, example.gold, parsed)
+    except ValueError as err:
+        raise ValueError(f"example {example.example_id} of task {example.task}: {err}") from err
+    extraction = _extract(example, output, settings)
+    points = _points(extraction, settings.noun)
+    extracted, spurious = len(extraction.values), len(extraction.spurious)
+    extras = {
+        "spurious": spurious,
+        "extracted": extracted,
+        "precision": points[1].earned,
+        "recall": points[0].earned,
+        "echoed": len(extraction.echoed),
+    }
+    # The metric can credit an answer extraction does not see (SubEM normalisation, a
+    # gold word inside a longer word); that is a weak answer, not an unparsed one.
+    if not extraction.values and value == 0.0:
+        status = ScoreStatus.UNPARSED
+        explanation = _unparsed_reason(output, extraction, settings) + "."
+    else:
+        status = ScoreStatus.OK
+        explanation = f"{settings.metric} = {value:.2f}: {_found_text(extraction, settings.noun)}"
+        if settings.metric == "em" and value == 0.0 and extraction.found:
+            explanation += ", but the answer is not exactly a requested value"
+        if spurious:
+            explanation += f"; also lists {plural(spurious, settings.noun)} not asked for"
+        elif extracted:
+            explanation += f"; no other {settings.noun}s"
+        explanation += "."
+    return Score(
+        scorer=SCORER_NAME,
+        metric=settings.metric,
+        value=value,
+        status=status,
+        extracted=extraction.values,
+        explanation=explanation,
+        points=points,
+        extras=extras,
+    )

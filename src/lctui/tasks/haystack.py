@@ -1,0 +1,147 @@
+"""Haystacks cut into sentences, and insertion of needles at chosen depths.
+
+A haystack is a list of sentences (each with its leading space); needles go
+between sentences, and the end may be a partial sentence that fills the budget
+exactly. Sentence counts come from the per-tokenizer cache in `budget`: prose
+repeats across examples, so after the first example fitting is mostly lookups.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+
+from lctui.core.protocols import Tokenizer
+from lctui.core.types import Span
+from lctui.tasks.budget import (
+    Budget,
+    Fitted,
+    fit_to_budget,
+    longest_fitting,
+    piece_counts,
+    prefix_sums,
+)
+from lctui.tasks.corpora import NOISE_SENTENCES, sotu_sentences
+
+_TOKENS_PER_WORD_LOW = 0.9  # English prose never has fewer tokens than this per word
+
+
+@dataclass(frozen=True)
+class Pieces:
+    pieces: list[str]  # sentences, each with its leading space
+    recurring: bool = True  # pieces repeat across examples (prose), worth caching
+
+
+@dataclass(frozen=True)
+class Needle:
+    """Text to insert at a depth (percent of the haystack), with the spans to mark in it."""
+
+    text: str
+    depth: float
+    kind: str = "needle"
+    label: str = ""
+    marks: tuple[str, ...] = ()  # substrings of `text` to mark as gold
+
+
+def sentence_pieces(sentences: Sequence[str], start: int, min_words: int) -> Pieces:
+    """Consecutive sentences from `start` (wrapping around) until `min_words` words."""
+    pieces: list[str] = []
+    words = 0
+    i = start
+    while words < min_words:
+        sentence = sentences[i % len(sentences)]
+        pieces.append(" " + sentence)
+        words += sentence.count(" ") + 1
+        i += 1
+    return Pieces(pieces)
+
+
+def prose_haystack(rng: random.Random, min_words: int) -> Pieces:
+    sentences = sotu_sentences()
+    return sentence_pieces(sentences, rng.randrange(len(sentences)), min_words)
+
+
+def noise_haystack(rng: random.Random, min_words: int) -> Pieces:
+    return sentence_pieces(NOISE_SENTENCES, rng.randrange(len(NOISE_SENTENCES)), min_words)
+
+
+def insert_needles(
+    pieces: Pieces, n: int, needles: Sequence[Needle], tail: str = ""
+) -> tuple[str, list[Span]]:
+    """Join the first n sentences (and a partial one) with needles between sentences.
+
+    Returns the context text and the spans (needle sentences, marked gold values).
+    """
+    placed: dict[int, list[Needle]] = {}
+    for needle in needles:
+        at = min(n, max(0, round(needle.depth / 100.0 * n)))
+        placed.setdefault(at, []).append(needle)
+    chunks: list[str] = []
+    spans: list[Span] = []
+    offset = 0
+    cursor = 0
+    for at in sorted(placed):
+        chunk = "".join(pieces.pieces[cursor:at])
+        chunks.append(chunk)
+        offset += len(chunk)
+        for needle in placed[at]:
+            text = " " + needle.text
+            chunks.append(text)
+            start = offset + 1
+            spans.append(Span(start, start + len(needle.text), needle.kind, needle.label))
+            for mark in needle.marks:
+                pos = needle.text.find(mark)
+                if pos >= 0:
+                    spans.append(Span(start + pos, start + pos + len(mark), "gold", needle.label))
+            offset += len(text)
+        cursor = at
+    chunks.append("".join(pieces.pieces[cursor:n]) + tail)
+    text = "".join(chunks)
+    # The context starts without the leading space of its first piece.
+    if text.startswith(" "):
+        text = text[1:]
+        spans = [Span(s.start - 1, s.end - 1, s.kind, s.label) for s in spans]
+    return text, spans
+
+
+def realized_depth(spans: Sequence[Span], context: str, label: str = "") -> float | None:
+    """Depth in percent of the first needle span (with `label`, if given)."""
+    for span in spans:
+        if span.kind == "needle" and (not label or span.label == label):
+            return round(100.0 * span.start / max(1, len(context)), 2)
+    return None
+
+
+def fit_haystack(
+    make_pieces: Callable[[int], Pieces],
+    needles: Sequence[Needle],
+    wrap: Callable[[str], str],
+    fixed_text: str,
+    budget: Budget,
+    tokenizer: Tokenizer,
+) -> tuple[Fitted, str, list[Span]]:
+    """Fit a haystack with needles so that `wrap(context)` fills the budget.
+
+    `wrap` turns the context into the whole user text (preamble + context + question);
+    `fixed_text` is that text's non-haystack part, counted once for the estimate.
+    Returns the fit, the context text and the spans of needles and gold values in it.
+    """
+    cache = piece_counts(tokenizer)
+    fixed = tokenizer.count(fixed_text) + sum(tokenizer.count(" " + n.text) for n in needles)
+    words = max(64, int((budget.target - fixed) / _TOKENS_PER_WORD_LOW) + 16)
+    pieces = make_pieces(words)
+    prefix = prefix_sums(cache.counts(pieces.pieces, remember=pieces.recurring))
+    built: dict[tuple[int, str], tuple[str, list[Span]]] = {}
+
+    def build(n: int, tail: str) -> str:
+        built[n, tail] = insert_needles(pieces, n, needles, tail)
+        return wrap(built[n, tail][0])
+
+    def partial(n: int, room: int) -> tuple[str, int]:
+        following = pieces.pieces[n]
+        return longest_fitting(lambda k: following[:k], len(following), room, tokenizer)
+
+    fitted = fit_to_budget(build, prefix, fixed, budget, tokenizer, tail=partial)
+    context, spans = built[fitted.units, fitted.tail]
+    return fitted, context, spans

@@ -1,0 +1,195 @@
+"""Needle-in-a-haystack tasks (RULER's niah_* variants), in our own wording.
+
+A needle ties a key (an adjective-noun pair or a UUID) to a secret value (a 7-digit
+number or a UUID). Variants differ in the haystack (filler sentences, prose, or a
+crowd of distractor needles) and in how many keys, values and queries there are.
+"""
+
+from __future__ import annotations
+
+import random
+from typing import Any, ClassVar
+
+from lctui.core.protocols import Tokenizer
+from lctui.tasks.base import UUID_PATTERN, Draft, Task
+from lctui.tasks.budget import Budget
+from lctui.tasks.corpora import adjectives, nouns
+from lctui.tasks.haystack import (
+    Needle,
+    Pieces,
+    fit_haystack,
+    noise_haystack,
+    prose_haystack,
+    realized_depth,
+)
+
+DEFAULT_DEPTHS = tuple(range(0, 101, 10))
+_VALUE_NOUN = {"number": "number", "uuid": "ID"}
+
+
+def random_uuid(rng: random.Random) -> str:
+    """A version-4 UUID string from `rng` (uuid.uuid4 would not be reproducible)."""
+    h = f"{rng.getrandbits(122):031x}"
+    variant = "89ab"[int(h[15], 16) & 3]
+    return f"{h[:8]}-{h[8:12]}-4{h[12:15]}-{variant}{h[16:19]}-{h[19:31]}"
+
+
+def random_value(rng: random.Random, kind: str, digits: int = 7) -> str:
+    if kind == "uuid":
+        return random_uuid(rng)
+    return str(rng.randrange(10 ** (digits - 1), 10**digits))
+
+
+def random_key(rng: random.Random, kind: str) -> str:
+    if kind == "uuid":
+        return random_uuid(rng)
+    return f"{rng.choice(adjectives())}-{rng.choice(nouns())}"
+
+
+def needle_sentence(key: str, value: str, value_kind: str) -> str:
+    return f'The secret {_VALUE_NOUN[value_kind]} tied to "{key}" is {value}.'
+
+
+def _listing(keys: list[str]) -> str:
+    quoted = [f'"{k}"' for k in keys]
+    return quoted[0] if len(quoted) == 1 else ", ".join(quoted[:-1]) + " and " + quoted[-1]
+
+
+class NeedleTask(Task):
+    param_help: ClassVar[dict[str, str]] = {
+        "haystack": "noise (repeated filler), essay (State of the Union prose) or needles "
+        "(distractor needles)",
+        "key_kind": "word (adjective-noun) or uuid",
+        "value_kind": "number or uuid",
+        "num_keys": "keys with needles in the context (the asked ones included)",
+        "num_values": "values tied to each asked key",
+        "num_queries": "keys asked about at once",
+        "depths": "needle depths in percent; example i uses depths[i % len(depths)]",
+        "value_digits": "digits of number values",
+    }
+
+    def build(self, rng: random.Random, budget: Budget, tokenizer: Tokenizer, index: int) -> Draft:
+        p = self.params
+        key_kind, value_kind = str(p["key_kind"]), str(p["value_kind"])
+        num_keys = max(int(p["num_keys"]), int(p["num_queries"]))
+        keys: list[str] = []
+        while len(keys) < num_keys:
+            key = random_key(rng, key_kind)
+            if key not in keys:
+                keys.append(key)
+        queried = keys[: int(p["num_queries"])]
+        values = {
+            k: [
+                random_value(rng, value_kind, int(p["value_digits"]))
+                for _ in range(int(p["num_values"]) if k in queried else 1)
+            ]
+            for k in keys
+        }
+        depths = list(p["depths"]) or list(DEFAULT_DEPTHS)
+        first_depth = float(depths[index % len(depths)])
+        needles = []
+        for k in keys:
+            for j, value in enumerate(values[k]):
+                is_first = k == queried[0] and j == 0
+                depth = first_depth if is_first else rng.uniform(0, 100)
+                kind = "needle" if k in queried else "distractor"
+                sentence = needle_sentence(k, value, value_kind)
+                marks = (value,) if k in queried else ()
+                needles.append(Needle(sentence, depth, kind, "asked" if is_first else k, marks))
+        noun = _VALUE_NOUN[value_kind]
+        preamble = (
+            f"Below is a long text. Hidden in it are a few sentences, each tying a key to a "
+            f"secret {noun}. Read all of it: questions about those {noun}s follow.\n\n"
+        )
+        question = self._question(queried, noun, int(p["num_values"]))
+        gold = tuple(v for k in queried for v in values[k])
+
+        def make_pieces(words: int) -> Pieces:
+            if p["haystack"] == "noise":
+                return noise_haystack(rng, words)
+            if p["haystack"] == "needles":
+                return self._distractors(rng, words, set(keys), key_kind, value_kind)
+            return prose_haystack(rng, words)
+
+        def wrap(context: str) -> str:
+            return preamble + context + question
+
+        fitted, context, spans = fit_haystack(
+            make_pieces, needles, wrap, preamble + question, budget, tokenizer
+        )
+        pattern = UUID_PATTERN if value_kind == "uuid" else rf"\b\d{{{int(p['value_digits'])}}}\b"
+        return Draft(
+            preamble=preamble,
+            context=context,
+            question=question,
+            gold=gold,
+            tokens=fitted.tokens,
+            depth=realized_depth(spans, context, "asked"),
+            spans=tuple(spans),
+            metadata={"value_pattern": pattern, "keys": queried},
+        )
+
+    @staticmethod
+    def _question(queried: list[str], noun: str, num_values: int) -> str:
+        if len(queried) > 1:
+            return (
+                f"\n\nWhat are the secret {noun}s tied to {_listing(queried)} in the text "
+                f"above? Give each of them."
+            )
+        if num_values > 1:
+            return (
+                f'\n\nThe text ties several secret {noun}s to "{queried[0]}". What are all of them?'
+            )
+        return f'\n\nWhat is the secret {noun} tied to "{queried[0]}" in the text above?'
+
+    @staticmethod
+    def _distractors(
+        rng: random.Random, words: int, taken: set[str], key_kind: str, value_kind: str
+    ) -> Pieces:
+        pieces: list[str] = []
+        count = 0
+        while count < words:
+            key = random_key(rng, key_kind)
+            if key in taken:
+                continue
+            taken.add(key)
+            sentence = needle_sentence(key, random_value(rng, value_kind), value_kind)
+            pieces.append(" " + sentence)
+            count += sentence.count(" ") + 1
+        return Pieces(pieces, recurring=False)
+
+
+def _niah(name: str, description: str, **params: Any) -> NeedleTask:
+    defaults: dict[str, Any] = {
+        "haystack": "essay",
+        "key_kind": "word",
+        "value_kind": "number",
+        "num_keys": 1,
+        "num_values": 1,
+        "num_queries": 1,
+        "depths": list(DEFAULT_DEPTHS),
+        "value_digits": 7,
+    }
+    defaults.update(params)
+    return NeedleTask(name, description, 128, "Answer:", defaults)
+
+
+def needle_tasks() -> list[Task]:
+    return [
+        _niah("niah_single_1", "one number needle in repeated filler sentences", haystack="noise"),
+        _niah("niah_single_2", "one number needle in prose"),
+        _niah("niah_single_3", "one UUID needle in prose", value_kind="uuid"),
+        _niah("niah_multikey_1", "four needles in prose, one asked", num_keys=4),
+        _niah("niah_multikey_2", "one asked needle among distractor needles", haystack="needles"),
+        _niah(
+            "niah_multikey_3",
+            "UUID key and value among distractor UUID needles",
+            haystack="needles",
+            key_kind="uuid",
+            value_kind="uuid",
+        ),
+        _niah("niah_multivalue", "one key with four values in prose", num_values=4),
+        _niah(
+            "niah_multiquery", "four keys in prose, all asked at once", num_keys=4, num_queries=4
+        ),
+    ]

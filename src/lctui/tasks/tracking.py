@@ -1,0 +1,117 @@
+"""Variable tracking (RULER's vt), in our own wording.
+
+A chain of assignments passes a number from one upper-case variable to the next,
+spread through filler text; the model must name every variable that ends up
+holding the number. Other chains with other numbers are distractors. One short
+worked example of the same task comes first.
+"""
+
+from __future__ import annotations
+
+import itertools
+import random
+import string
+from typing import Any, ClassVar
+
+from lctui.core.protocols import Tokenizer
+from lctui.tasks.base import Draft, Task
+from lctui.tasks.budget import Budget
+from lctui.tasks.haystack import Needle, fit_haystack, noise_haystack, realized_depth
+
+
+def _names(rng: random.Random, count: int, length: int) -> list[str]:
+    names: list[str] = []
+    while len(names) < count:
+        name = "".join(rng.choice(string.ascii_uppercase) for _ in range(length))
+        if name not in names:
+            names.append(name)
+    return names
+
+
+def _chain(names: list[str], value: str) -> list[str]:
+    first = f"Set {names[0]} to {value}."
+    return [first] + [f"Set {b} to the value of {a}." for a, b in itertools.pairwise(names)]
+
+
+def _question(value: str) -> str:
+    return f"Which variables end up holding the value {value}? Name every one of them."
+
+
+class VariableTracking(Task):
+    param_help: ClassVar[dict[str, str]] = {
+        "num_chains": "assignment chains in the context (one asked, the rest distract)",
+        "num_hops": "assignments after the first in each chain",
+        "name_length": "letters per variable name",
+        "value_digits": "digits of the tracked number",
+    }
+
+    def build(self, rng: random.Random, budget: Budget, tokenizer: Tokenizer, index: int) -> Draft:
+        p = self.params
+        hops, length, digits = int(p["num_hops"]), int(p["name_length"]), int(p["value_digits"])
+        chains = max(1, int(p["num_chains"]))
+        names = _names(rng, chains * (hops + 1) + hops + 1, length)
+        demo_names, names = names[: hops + 1], names[hops + 1 :]
+        values: list[str] = []
+        while len(values) < chains + 1:
+            value = str(rng.randrange(10 ** (digits - 1), 10**digits))
+            if value not in values:
+                values.append(value)
+        demo_value, values = values[0], values[1:]
+        demo = " ".join(
+            ["The river keeps moving past the old mill.", *_chain(demo_names, demo_value)]
+        )
+        preamble = (
+            "In the text below, variables are set to numbers, and some are set to the value "
+            "of another variable. First a short solved example:\n\n"
+            f"{demo}\nQuestion: {_question(demo_value)}\n"
+            f"Answer: {', '.join(demo_names)}\n\nNow the real text:\n\n"
+        )
+        needles: list[Needle] = []
+        gold: tuple[str, ...] = ()
+        for c in range(chains):
+            chain_names = names[c * (hops + 1) : (c + 1) * (hops + 1)]
+            statements = _chain(chain_names, values[c])
+            depths = sorted(rng.uniform(0, 100) for _ in statements)
+            for j, (statement, depth) in enumerate(zip(statements, depths, strict=True)):
+                kind = "needle" if c == 0 else "distractor"
+                label = "asked" if c == 0 and j == 0 else f"chain{c}"
+                marks = (chain_names[j],) if c == 0 else ()
+                needles.append(Needle(statement, depth, kind, label, marks))
+            if c == 0:
+                gold = tuple(chain_names)
+        question = "\n\n" + _question(values[0])
+
+        def wrap(context: str) -> str:
+            return preamble + context + question
+
+        fitted, context, spans = fit_haystack(
+            lambda words: noise_haystack(rng, words),
+            needles,
+            wrap,
+            preamble + question,
+            budget,
+            tokenizer,
+        )
+        return Draft(
+            preamble=preamble,
+            context=context,
+            question=question,
+            gold=gold,
+            tokens=fitted.tokens,
+            depth=realized_depth(spans, context, "asked"),
+            spans=tuple(spans),
+            metadata={"value_pattern": rf"\b[A-Z]{{{length}}}\b", "value": values[0]},
+        )
+
+
+def tracking_tasks() -> list[Task]:
+    params: dict[str, Any] = {"num_chains": 1, "num_hops": 4, "name_length": 5, "value_digits": 5}
+    return [
+        VariableTracking(
+            "vt",
+            "name every variable a number passes through (4 hops in filler)",
+            30,
+            "Answer:",
+            params,
+        )
+    ]

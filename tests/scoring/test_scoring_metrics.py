@@ -1,0 +1,118 @@
+"""RULER and HELMET metrics, each checked by hand."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+
+import pytest
+
+from lctui.scoring.metrics import (
+    exact_match,
+    parse_answer,
+    string_match_all,
+    string_match_part,
+    subem,
+)
+
+Metric = Callable[[str, Sequence[str]], float]
+
+FOUR = ["1234567", "7654321", "1111111", "2222222"]
+
+
+def test_string_match_all_is_the_share_of_golds_found() -> None:
+    assert string_match_all("The numbers are 1234567 and 7654321.", FOUR) == 0.5
+    assert string_match_all("1111111 2222222 1234567 7654321", FOUR) == 1.0
+    assert string_match_all("1234567", ["1234567"]) == 1.0
+    assert string_match_all("none here", FOUR) == 0.0
+
+
+def test_string_match_all_ignores_case_and_counts_substrings() -> None:
+    assert string_match_all("variables: abcde, FGHIJ", ["ABCDE", "fghij"]) == 1.0
+    assert string_match_all("ÉCOLE", ["école"]) == 1.0
+    # RULER counts a gold inside a longer token: the metric is lenient on purpose.
+    assert string_match_all("12345678", ["1234567"]) == 1.0
+
+
+def test_string_match_all_counts_duplicate_golds_each() -> None:
+    assert string_match_all("cat", ["cat", "cat", "dog"]) == pytest.approx(2 / 3)
+
+
+def test_string_match_part_is_the_max_over_golds() -> None:
+    assert string_match_part("It was in Paris.", ["London", "paris"]) == 1.0
+    assert string_match_part("It was in Rome.", ["London", "Paris"]) == 0.0
+
+
+@pytest.mark.parametrize("metric", [string_match_all, string_match_part])
+def test_string_matches_of_empty_output_are_zero(metric: Metric) -> None:
+    assert metric("", ["1234567"]) == 0.0
+
+
+@pytest.mark.parametrize("metric", [string_match_all, string_match_part, subem, exact_match])
+def test_empty_gold_list_raises(metric: Metric) -> None:
+    with pytest.raises(ValueError, match="empty list of gold"):
+        metric("anything", [])
+
+
+@pytest.mark.parametrize("metric", [string_match_all, string_match_part, subem, exact_match])
+def test_blank_gold_raises_instead_of_matching_everything(metric: Metric) -> None:
+    with pytest.raises(ValueError, match="empty or blank"):
+        metric("anything", ["1234567", " "])
+
+
+def test_a_bare_string_is_not_a_gold_list() -> None:
+    with pytest.raises(TypeError, match="sequence of strings"):
+        string_match_all("1234567", "1234567")
+
+
+def test_subem_normalises_articles_punctuation_and_case() -> None:
+    assert subem("It's the Eiffel Tower!", ["Eiffel Tower"]) == 1.0
+    assert subem("eiffel tower", ["The Eiffel Tower."]) == 1.0
+    assert subem("apple", ["An apple"]) == 1.0
+    assert subem("the usa", ["U.S.A."]) == 1.0
+    assert subem("the Louvre", ["Eiffel Tower"]) == 0.0
+
+
+def test_subem_on_unicode() -> None:
+    assert subem("CAFÉ au lait", ["café"]) == 1.0
+    assert subem("“Zürich”", ["zürich"]) == 1.0
+    assert subem("Zurich", ["Zürich"]) == 0.0
+
+
+def test_subem_takes_the_max_over_raw_and_parsed_output() -> None:
+    assert subem("garbled", ["Paris"], parsed="Paris") == 1.0
+    assert subem("Paris", ["Paris"], parsed="garbled") == 1.0
+    assert subem("", ["Paris"]) == 0.0
+
+
+def test_gold_empty_after_normalisation_raises() -> None:
+    # "A" is an article; normalised it would be a substring of every output.
+    with pytest.raises(ValueError, match="empty after normalisation"):
+        subem("B", ["A"])
+    with pytest.raises(ValueError, match="empty after normalisation"):
+        exact_match("the", ["The!"])
+
+
+def test_exact_match_compares_whole_normalised_answers() -> None:
+    assert exact_match("The Paris.", ["paris"]) == 1.0
+    assert exact_match("Paris is the capital", ["paris"]) == 0.0
+    assert exact_match("Paris is the capital", ["paris"], parsed="Paris") == 1.0
+    assert exact_match("London", ["Rome", "london"]) == 1.0
+    assert exact_match("", ["paris"]) == 0.0
+
+
+@pytest.mark.parametrize(
+    ("output", "expected"),
+    [
+        ("Answer: 42\nBecause it is.", "42"),
+        ("answer: Answer: 42", "42"),
+        ("Let me think.\nAnswer: Paris", "Paris"),
+        ("42\nmore text", "42"),
+        ("", ""),
+    ],
+)
+def test_parse_answer(output: str, expected: str) -> None:
+    assert parse_answer(output) == expected
+
+
+def test_parse_answer_with_a_custom_prefix() -> None:
+    assert parse_answer("The value is: abc\nxyz", prefix="The value is:") == "abc"

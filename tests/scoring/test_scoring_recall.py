@@ -1,0 +1,242 @@
+"""The recall scorer: paper metric as value, plus extraction, spurious values and points."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import pytest
+
+from lctui.core.types import Example, Score, ScoreStatus
+from lctui.scoring.recall import POINT_ALL_PRESENT, POINT_NO_SPURIOUS, score_recall
+from lctui.scoring.rubric import weighted_fraction
+
+Factory = Callable[..., Example]
+
+UUID = r"\b[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}\b"
+VAR_NAME = r"\b[A-Z]{5}\b"
+
+FOUR = ("1234567", "7654321", "1111111", "8812345")
+KEY = "0b1f6c2e-7a3d-4c5e-9f10-2a3b4c5d6e7f"
+VALUE = "9e8d7c6b-5a49-4837-a625-14f3e2d1c0b9"
+WORDS = (*(f"word{letter}" for letter in "abcdefghijklmnopqrstuvwxyz"), "apple", "river")
+COMMON = WORDS[:10]
+
+
+def point(score: Score, name: str) -> float:
+    return next(p.earned for p in score.points if p.name == name)
+
+
+@pytest.mark.parametrize("metric", ["string_match_all", "string_match_part", "subem", "em"])
+def test_the_gold_answer_scores_one_for_every_metric(make_example: Factory, metric: str) -> None:
+    score = score_recall(make_example(["1234567"], metric), "1234567")
+    assert score.status is ScoreStatus.OK
+    assert score.value == 1.0
+    assert score.metric == metric
+    assert score.scorer == "recall"
+    assert score.extracted == ("1234567",)
+    assert weighted_fraction(score.points) == 1.0
+    assert score.extras == {
+        "spurious": 0,
+        "extracted": 1,
+        "precision": 1.0,
+        "recall": 1.0,
+        "echoed": 0,
+    }
+
+
+@pytest.mark.parametrize("metric", ["string_match_all", "string_match_part", "subem"])
+def test_all_gold_values_score_one(make_example: Factory, metric: str) -> None:
+    score = score_recall(make_example(FOUR, metric), ", ".join(FOUR))
+    assert score.value == 1.0
+    assert score.extracted == FOUR
+    assert "found all 4 requested values" in score.explanation
+
+
+def test_listing_every_candidate_keeps_the_metric_but_shows_spurious_words(
+    make_example: Factory,
+) -> None:
+    example = make_example(COMMON, value_pattern=None, candidates=WORDS)
+    score = score_recall(example, "Most common: " + ", ".join(reversed(WORDS)))
+    assert score.value == 1.0  # string_match_all is recall-only, as in RULER
+    assert score.extras["spurious"] == 18
+    assert score.extras["extracted"] == 28
+    assert score.extras["precision"] == pytest.approx(10 / 28)
+    assert point(score, POINT_ALL_PRESENT) == 1.0
+    assert point(score, POINT_NO_SPURIOUS) == pytest.approx(10 / 28)
+    assert weighted_fraction(score.points) < 1.0
+    assert score.extracted[:2] == ("river", "apple")  # output order
+    spurious_point = next(p for p in score.points if p.name == POINT_NO_SPURIOUS)
+    assert spurious_point.explanation.startswith("output lists 18 words that were not asked for:")
+    assert "and 13 more" in spurious_point.explanation
+
+
+def test_extra_numbers_are_spurious_values(make_example: Factory) -> None:
+    score = score_recall(make_example(["1234567"]), "1234567, 5555555 or 6666666")
+    assert score.value == 1.0
+    assert score.extras["spurious"] == 2
+    no_spurious = next(p for p in score.points if p.name == POINT_NO_SPURIOUS)
+    assert no_spurious.earned == pytest.approx(1 / 3)
+    assert no_spurious.explanation == (
+        "output lists 2 values that were not asked for: 5555555, 6666666"
+    )
+    assert no_spurious.capabilities == ("Recog",)
+    assert no_spurious.weight == 1.0
+
+
+def test_partial_answer_scores_half(make_example: Factory) -> None:
+    score = score_recall(make_example(FOUR), "I found 1234567 and 7654321.")
+    assert score.status is ScoreStatus.OK
+    assert score.value == 0.5
+    found = next(p for p in score.points if p.name == POINT_ALL_PRESENT)
+    assert found.earned == 0.5
+    assert found.weight == 2.0
+    assert found.explanation == "found 2 of 4 requested values; missing: 1111111, 8812345"
+    assert point(score, POINT_NO_SPURIOUS) == 1.0
+
+
+@pytest.mark.parametrize(
+    "output",
+    [
+        "",
+        "   \n",
+        "I'm sorry, I cannot help with that.",
+        "The text mentions several magic numbers.",
+    ],
+)
+def test_empty_or_garbage_output_is_unparsed(make_example: Factory, output: str) -> None:
+    score = score_recall(make_example(FOUR), output)
+    assert score.status is ScoreStatus.UNPARSED
+    assert score.value == 0.0
+    assert score.extracted == ()
+    assert score.explanation.startswith("unparsed: ")
+    assert weighted_fraction(score.points) == 0.0
+
+
+def test_empty_output_says_so(make_example: Factory) -> None:
+    assert score_recall(make_example(FOUR), "").explanation == "unparsed: the output is empty."
+
+
+def test_words_outside_the_list_are_unparsed(make_example: Factory) -> None:
+    example = make_example(COMMON, value_pattern=None, candidates=WORDS)
+    score = score_recall(example, "banana cherry grape")
+    assert score.status is ScoreStatus.UNPARSED
+    assert score.value == 0.0
+
+
+def test_a_wrong_value_of_the_right_kind_is_a_wrong_answer_not_unparsed(
+    make_example: Factory,
+) -> None:
+    score = score_recall(make_example(["1234567"]), "The number is 7654321.")
+    assert score.status is ScoreStatus.OK
+    assert score.value == 0.0
+    assert score.extracted == ("7654321",)
+    assert point(score, POINT_ALL_PRESENT) == 0.0
+    assert point(score, POINT_NO_SPURIOUS) == 0.0
+    assert score.explanation == (
+        "string_match_all = 0.00: did not find the requested value 1234567; "
+        "also lists 1 value not asked for."
+    )
+    no_spurious = next(p for p in score.points if p.name == POINT_NO_SPURIOUS)
+    assert no_spurious.explanation == "output lists 1 value that was not asked for: 7654321"
+
+
+def test_case_is_ignored(make_example: Factory) -> None:
+    score = score_recall(make_example([VALUE], value_pattern=UUID), VALUE.upper())
+    assert score.value == 1.0
+    assert score.extras["spurious"] == 0
+
+    names = ("ABCDE", "FGHIJ")
+    vt = make_example(names, value_pattern=VAR_NAME, question="Which variables hold 12345?")
+    score = score_recall(vt, "abcde and fghij")
+    assert score.value == 1.0  # RULER lower-cases; the extraction must agree
+    assert score.extracted == ("abcde", "fghij")
+    assert point(score, POINT_ALL_PRESENT) == 1.0
+
+
+def test_repeated_values_are_extracted_once(make_example: Factory) -> None:
+    score = score_recall(make_example(FOUR), "8812345, 1234567, 8812345, 9999999, 9999999")
+    assert score.extracted == ("8812345", "1234567", "9999999")
+    assert score.extras["spurious"] == 1
+
+
+def test_the_question_key_repeated_in_the_answer_is_not_spurious(make_example: Factory) -> None:
+    example = make_example(
+        [VALUE], "subem", value_pattern=UUID, question=f"What is the value of key {KEY}?"
+    )
+    score = score_recall(example, f"The value of key {KEY} is {VALUE}.")
+    assert score.value == 1.0
+    assert score.extracted == (VALUE,)
+    assert score.extras["echoed"] == 1
+    assert score.extras["spurious"] == 0
+
+    only_key = score_recall(example, f"I cannot find {KEY}.")
+    assert only_key.status is ScoreStatus.UNPARSED
+    assert KEY in only_key.explanation
+
+
+def test_subem_ignores_articles_and_punctuation(make_example: Factory) -> None:
+    example = make_example(
+        ["The Eiffel Tower"], "subem", value_pattern=r"\b[A-Z][a-z]+(?: [A-Z][a-z]+)*\b"
+    )
+    score = score_recall(example, "answer: eiffel tower.")
+    assert score.value == 1.0
+    # The metric credits it though no value of the kind was extracted: ok, not unparsed.
+    assert score.status is ScoreStatus.OK
+
+    json_kv = make_example([VALUE], "subem", value_pattern=UUID)
+    assert score_recall(json_kv, f'Answer: "{VALUE}"').value == 1.0
+
+
+def test_em_uses_the_parsed_answer_line(make_example: Factory) -> None:
+    example = make_example(["1234567"], "em", answer_prefix="Answer:")
+    score = score_recall(example, "Answer: 1234567.\nI found it in the middle of the text.")
+    assert score.value == 1.0
+    loose = score_recall(example, "It is 1234567, I think.")
+    assert loose.value == 0.0
+    assert loose.status is ScoreStatus.OK
+    assert "not exactly a requested value" in loose.explanation
+
+
+def test_a_gold_inside_a_longer_number_counts_as_found(make_example: Factory) -> None:
+    score = score_recall(make_example(["1234567"]), "12345678")
+    assert score.value == 1.0  # RULER's substring rule
+    assert score.extracted == ("1234567",)
+    assert score.extras["spurious"] == 0
+
+
+def test_multi_word_candidates_match_longest_first(make_example: Factory) -> None:
+    example = make_example(
+        ["ice cream"], value_pattern=None, candidates=["ice", "ice cream", "cream", "tea"]
+    )
+    score = score_recall(example, "Ice cream, then tea.")
+    assert score.extracted == ("ice cream", "tea")
+    assert score.extras["spurious"] == 1
+
+
+def test_candidate_words_match_whole_words_only(make_example: Factory) -> None:
+    example = make_example(["cat"], value_pattern=None, candidates=["cat", "dog"])
+    score = score_recall(example, "category")
+    assert score.extracted == ()
+    assert score.value == 1.0  # RULER's substring metric still credits it
+    assert score.status is ScoreStatus.OK
+
+
+@pytest.mark.parametrize(
+    ("metadata", "message"),
+    [
+        ({"metric": "rouge"}, "metadata 'metric' is 'rouge'"),
+        ({"value_pattern": None}, "needs metadata 'value_pattern'"),
+        ({"value_pattern": "(unclosed"}, "is invalid"),
+        ({"value_pattern": None, "candidates": "cat dog"}, "must be a list of words"),
+    ],
+)
+def test_bad_metadata_raises(
+    make_example: Factory, metadata: dict[str, object], message: str
+) -> None:
+    with pytest.raises(ValueError, match=message):
+        score_recall(make_example(["1234567"], **metadata), "1234567")
+
+
+def test_empty_gold_raises_with_the_example_id(make_example: Factory) -> None:
+    with pytest.raises(ValueError, match="example ex-1 of task niah_test"):
+        score_recall(make_example([]), "1234567")

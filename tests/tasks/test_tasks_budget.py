@@ -1,0 +1,81 @@
+"""Budget fitting: lands within tolerance, never over, even when estimates are off."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import pytest
+
+from lctui.core.errors import UserInputError
+from lctui.core.lengths import format_length, parse_length, parse_lengths
+from lctui.tasks.budget import Budget, fit_to_budget, prefix_sums
+
+
+class SkewedTokenizerFake:
+    """A fake whose whole-text count differs from the sum of its unit counts.
+
+    Real tokenizers agree within 0.04 %; this fake is off by `skew` tokens per
+    unit so the correction loop of the fitter has to work.
+    """
+
+    name = "skewed-fake"
+
+    def __init__(self, skew: float) -> None:
+        self.skew = skew
+
+    def encode(self, text: str) -> list[int]:
+        return list(range(self.count(text)))
+
+    def decode(self, ids: Sequence[int]) -> str:
+        return ""
+
+    def count(self, text: str) -> int:
+        words = text.split()
+        return int(len(words) * (1 + self.skew))
+
+    def count_batch(self, texts: Sequence[str]) -> list[int]:
+        return [len(t.split()) for t in texts]
+
+
+@pytest.mark.parametrize("skew", [-0.05, 0.0, 0.03, 0.2])
+def test_fit_is_within_tolerance_and_never_over(skew: float) -> None:
+    tokenizer = SkewedTokenizerFake(skew)
+    units = [f"w{i}" for i in range(50_000)]
+    budget = Budget(length=20_000, reserve=100)
+
+    def build(n: int) -> str:
+        return " ".join(units[:n])
+
+    fitted = fit_to_budget(build, prefix_sums([1] * len(units)), 0, budget, tokenizer)
+    assert budget.target - budget.tolerance <= fitted.tokens <= budget.target
+    assert tokenizer.count(fitted.text) == fitted.tokens
+    assert fitted.verifications <= 4
+
+
+def test_fixed_parts_larger_than_the_budget_are_refused() -> None:
+    with pytest.raises(UserInputError, match="too short"):
+        fit_to_budget(str, [0, 1], 5_000, Budget(1_000, 10), SkewedTokenizerFake(0))
+
+
+def test_tolerance_is_half_a_percent_or_eight_tokens() -> None:
+    assert Budget(131072, 0).tolerance == 655
+    assert Budget(1024, 0).tolerance == 8
+
+
+@pytest.mark.parametrize(
+    ("text", "tokens"),
+    [("2k", 2048), ("128k", 131072), ("131072", 131072), ("32K", 32768), ("1.5k", 1536)],
+)
+def test_parse_length(text: str, tokens: int) -> None:
+    assert parse_length(text) == tokens
+
+
+@pytest.mark.parametrize("bad", ["", "abc", "4kb", "-1k", "100"])
+def test_parse_length_rejects_bad_values(bad: str) -> None:
+    with pytest.raises(UserInputError):
+        parse_length(bad)
+
+
+def test_parse_lengths_keeps_order_and_drops_repeats() -> None:
+    assert parse_lengths("8k,2k,8192") == [8192, 2048]
+    assert format_length(131072) == "128k"
