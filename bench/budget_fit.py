@@ -22,10 +22,10 @@ from lctui.tasks.tokenizers import reference_tokenizer
 
 def _tokenizer(name: str) -> Tokenizer:
     if name == "smollm2":
+        from transformers import AutoTokenizer
+
         from lctui.backends.embedded import embedded_checkpoint
         from lctui.backends.hf import HFTokenizer
-
-        from transformers import AutoTokenizer
 
         return HFTokenizer(AutoTokenizer.from_pretrained(embedded_checkpoint()), "smollm2-135m")
     return reference_tokenizer(name)
@@ -38,8 +38,10 @@ def main() -> None:
     args = parser.parse_args()
     tokenizer = _tokenizer(args.tokenizer)
     print(f"tokenizer {tokenizer.name}; {args.repeat} warm builds per cell (median)")
-    print(f"{'task':<14} {'length':>7} {'cold ms':>8} {'warm ms':>8} {'1 tok ms':>9} "
-          f"{'warm/tok':>9} {'cold/tok':>9}")
+    print(
+        f"{'task':<14} {'length':>7} {'cold ms':>8} {'warm ms':>8} {'1 tok ms':>9} "
+        f"{'warm/tok':>9} {'cold/tok':>9}"
+    )
     for name in ("niah_single_2", "json_kv"):
         task = get_task(name)
         for length in (32768, 131072):
@@ -55,8 +57,10 @@ def main() -> None:
                 tokenizer.count(example.user_text)
                 tok_times.append(time.perf_counter() - t0)
             warm, tok = statistics.median(warm_times), statistics.median(tok_times)
-            print(f"{name:<14} {length:>7} {cold * 1e3:>8.0f} {warm * 1e3:>8.0f} "
-                  f"{tok * 1e3:>9.0f} {warm / tok:>9.2f} {cold / tok:>9.2f}")
+            print(
+                f"{name:<14} {length:>7} {cold * 1e3:>8.0f} {warm * 1e3:>8.0f} "
+                f"{tok * 1e3:>9.0f} {warm / tok:>9.2f} {cold / tok:>9.2f}"
+            )
 
 
 if __name__ == "__main__":

@@ -12,6 +12,8 @@ import pytest
 
 # No hub on CI machines: a missing optional file must fail at once, not after a timeout.
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
+# As lctui.backends.hf does, in case a test imports torch before the backend does.
+os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
 
 WORDS = ["the", "secret", "number", "is", "what", "a", "blue", "cat", "sat", "on", "mat", "."]
 CHATML = (

@@ -110,21 +110,21 @@ async def test_generation_is_greedy_and_repeatable(smollm2: Any) -> None:
 async def test_counting_prompt_runs_to_length(smollm2: Any) -> None:
     # Guards the cancellation test below: this prompt does not stop on its own.
     request = smollm2.build_request(
-        example(COUNTING), GenerationConfig(max_new_tokens=24, prompt_format="plain")
+        example(COUNTING), GenerationConfig(max_new_tokens=16, prompt_format="plain")
     )
     chunks = await collect(smollm2, request)
     assert chunks[-1].finish_reason == "length"
-    assert sum(c.tokens for c in chunks) == 24
+    assert sum(c.tokens for c in chunks) == 16
 
 
 async def test_stop_string_ends_the_output_before_it(smollm2: Any) -> None:
-    config = GenerationConfig(max_new_tokens=24, prompt_format="plain")
+    config = GenerationConfig(max_new_tokens=16, prompt_format="plain")
     request = smollm2.build_request(example(COUNTING), config)
     full = "".join(c.text for c in await collect(smollm2, request))
     stop = full[len(full) // 2 : len(full) // 2 + 3]
     assert len(stop) == 3
     stopped_request = smollm2.build_request(
-        example(COUNTING), GenerationConfig(24, stop=(stop,), prompt_format="plain")
+        example(COUNTING), GenerationConfig(16, stop=(stop,), prompt_format="plain")
     )
     chunks = await collect(smollm2, stopped_request)
     assert "".join(c.text for c in chunks) == full[: full.find(stop)]
@@ -176,7 +176,9 @@ async def test_closing_the_stream_stops_generation_promptly(smollm2: Any) -> Non
 
 
 async def test_over_long_prompt_is_refused_with_the_numbers(smollm2: Any) -> None:
-    request = smollm2.build_request(example(NEEDLE_TEXT * 40), GenerationConfig(max_new_tokens=7600))
+    request = smollm2.build_request(
+        example(NEEDLE_TEXT * 40), GenerationConfig(max_new_tokens=7600)
+    )
     with pytest.raises(BackendError) as info:
         await collect(smollm2, request)
     message = str(info.value)
@@ -206,3 +208,28 @@ def test_fingerprint_is_stable_across_reloads(smollm2: Any) -> None:
     again = load_backend(resolve_model("smollm2-135m", {}))
     assert again.fingerprint == smollm2.fingerprint
     asyncio.run(again.close())
+
+
+async def test_cancelling_during_a_long_prefill_stops_promptly(smollm2: Any) -> None:
+    if smollm2.device != "cpu":
+        pytest.skip("a GPU finishes this prefill before the test can cancel it")
+    # About 7K tokens: the prefill alone takes many seconds on a CPU.
+    request = smollm2.build_request(example(NEEDLE_TEXT * 200), GenerationConfig(max_new_tokens=8))
+    received: list[Chunk] = []
+
+    async def consume() -> None:
+        async for chunk in smollm2.stream(request):
+            received.append(chunk)
+
+    task = asyncio.create_task(consume())
+    deadline = time.perf_counter() + 10
+    while not generate_threads() and time.perf_counter() < deadline:
+        await asyncio.sleep(0.05)
+    await asyncio.sleep(0.5)
+    assert not received, "still in the prefill"
+    started = time.perf_counter()
+    task.cancel()
+    with pytest.raises(asyncio.CancelledError):
+        await task
+    assert time.perf_counter() - started < 2.0
+    assert not generate_threads()

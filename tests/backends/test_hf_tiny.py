@@ -129,7 +129,9 @@ async def test_random_model_runs_to_length(tiny: HFBackend) -> None:
     assert sum(c.tokens for c in chunks) == 12
     assert chunks[-1].finish_reason == "length"
     assert [c.finish_reason for c in chunks[:-1]] == [None] * (len(chunks) - 1)
-    assert chunks[0].prompt_tokens == len(tiny.tokenizer.encode_prompt(request.prompt, templated=True))
+    assert chunks[0].prompt_tokens == len(
+        tiny.tokenizer.encode_prompt(request.prompt, templated=True)
+    )
 
 
 async def test_too_long_prompt_names_the_numbers(tiny: HFBackend) -> None:
@@ -160,3 +162,14 @@ async def test_stream_does_not_block_the_event_loop(tiny: HFBackend) -> None:
     task.cancel()
     assert elapsed > 0.05
     assert ticks >= elapsed / 0.005 / 4
+
+
+def test_checkpoint_identity_ignores_the_saving_environment(tmp_path: Path) -> None:
+    for name, version in (("a", "5.23.0"), ("b", "5.30.1")):
+        (tmp_path / name).mkdir()
+        config = f'{{"hidden_size": 8, "transformers_version": "{version}"}}'
+        (tmp_path / name / "config.json").write_text(config)
+        (tmp_path / name / "model.safetensors").write_bytes(b"weights")
+    assert checkpoint_identity(tmp_path / "a") == checkpoint_identity(tmp_path / "b")
+    (tmp_path / "b" / "config.json").write_text('{"hidden_size": 16}')
+    assert checkpoint_identity(tmp_path / "a") != checkpoint_identity(tmp_path / "b")

@@ -9,8 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from lctui.backends import builtin_models, load_backend, resolve_model
-from lctui.backends import embedded
+from lctui.backends import builtin_models, embedded, load_backend, resolve_model
 from lctui.core.errors import BackendError, MissingDependencyError, UserInputError
 from lctui.core.types import ModelSpec
 
@@ -75,7 +74,9 @@ def test_vllm_without_the_package_names_the_extra(monkeypatch: pytest.MonkeyPatc
 
 def test_later_backends_say_not_available_yet(monkeypatch: pytest.MonkeyPatch) -> None:
     real = importlib.util.find_spec
-    monkeypatch.setattr(importlib.util, "find_spec", lambda name, *a: object() if name == "vllm" else real(name, *a))
+    monkeypatch.setattr(
+        importlib.util, "find_spec", lambda name, *a: object() if name == "vllm" else real(name, *a)
+    )
     for backend in ("vllm", "openai"):
         with pytest.raises(BackendError, match="not available yet"):
             load_backend(ModelSpec(name="m", backend=backend))
@@ -96,9 +97,7 @@ def test_missing_embedded_package_says_how_to_install(monkeypatch: pytest.Monkey
         embedded.gguf_path()
 
 
-def test_materialised_checkpoint_is_reused(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
+def test_materialised_checkpoint_is_reused(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("LCTUI_CACHE_DIR", str(tmp_path))
     target = tmp_path / "models" / "smollm2-135m-instruct-bf16"
     target.mkdir(parents=True)

@@ -43,7 +43,7 @@ def test_fit_is_within_tolerance_and_never_over(skew: float) -> None:
     units = [f"w{i}" for i in range(50_000)]
     budget = Budget(length=20_000, reserve=100)
 
-    def build(n: int) -> str:
+    def build(n: int, tail: str) -> str:
         return " ".join(units[:n])
 
     fitted = fit_to_budget(build, prefix_sums([1] * len(units)), 0, budget, tokenizer)
@@ -54,7 +54,7 @@ def test_fit_is_within_tolerance_and_never_over(skew: float) -> None:
 
 def test_fixed_parts_larger_than_the_budget_are_refused() -> None:
     with pytest.raises(UserInputError, match="too short"):
-        fit_to_budget(str, [0, 1], 5_000, Budget(1_000, 10), SkewedTokenizerFake(0))
+        fit_to_budget(lambda n, t: "", [0, 1], 5_000, Budget(1_000, 10), SkewedTokenizerFake(0))
 
 
 def test_tolerance_is_half_a_percent_or_eight_tokens() -> None:

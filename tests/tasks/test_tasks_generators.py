@@ -109,10 +109,13 @@ def test_selection_by_category_suite_glob_and_errors() -> None:
     assert {t.name for t in select_tasks("synthetic")} == set(TASKS)
     assert {t.name for t in select_tasks("helmet")} == {"json_kv"}
     assert {t.name for t in select_tasks("niah_multi*")} == {
-        "niah_multikey_1", "niah_multikey_2", "niah_multikey_3", "niah_multivalue",
+        "niah_multikey_1",
+        "niah_multikey_2",
+        "niah_multikey_3",
+        "niah_multivalue",
         "niah_multiquery",
     }
-    with pytest.raises(UserInputError, match="unknown task 'nope'.*niah_single_1"):
+    with pytest.raises(UserInputError, match=r"unknown task 'nope'.*niah_single_1"):
         select_tasks("nope")
     with pytest.raises(UserInputError, match="no parameter"):
         select_tasks("vt", {"vt": {"hops": 3}})

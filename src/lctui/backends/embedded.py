@@ -98,7 +98,7 @@ def materialise(gguf: Path, target: Path) -> float:
                 **kwargs,
             )
         except ImportError as exc:
-            raise BackendError(f"cannot read {gguf}: {exc} (pip install 'lctui[hf]')") from exc
+            raise MissingDependencyError(exc.name or "gguf", "hf", f"reading {gguf.name}") from exc
         _check_dense(model, torch)
         # A GGUF-loaded model refuses save_pretrained while it remembers its quantizer.
         model.hf_quantizer = None
@@ -107,6 +107,7 @@ def materialise(gguf: Path, target: Path) -> float:
         model.save_pretrained(tmp)
         tokenizer.save_pretrained(tmp)
         del model
+        tmp.chmod(0o755)  # mkdtemp makes it private; the cache is not secret
         try:
             os.rename(tmp, target)
         except OSError:

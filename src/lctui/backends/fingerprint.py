@@ -8,6 +8,7 @@ the files' bytes (sampled, for weights) instead of paths or modification times.
 from __future__ import annotations
 
 import hashlib
+import json
 from pathlib import Path
 
 from lctui.core.hashing import stable_hash
@@ -23,6 +24,17 @@ _SMALL_FILES = (
     "special_tokens_map.json",
     "chat_template.jinja",
     "chat_template.json",
+)
+# Written by save_pretrained from the environment, not from the model.
+_VOLATILE_KEYS = frozenset(
+    {
+        "transformers_version",
+        "_name_or_path",
+        "name_or_path",
+        "_commit_hash",
+        "is_local",
+        "local_files_only",
+    }
 )
 _SAMPLE_BYTES = 1 << 16
 _SAMPLES = 5
@@ -47,6 +59,19 @@ def file_sample_hash(path: Path) -> str:
     return digest.hexdigest()
 
 
+def _small_file_hash(path: Path) -> str:
+    """Whole-content hash; JSON without the keys that name the saving environment."""
+    data = path.read_bytes()
+    if path.suffix == ".json":
+        try:
+            value = json.loads(data)
+        except (ValueError, UnicodeDecodeError):
+            value = None
+        if isinstance(value, dict):
+            return stable_hash({k: v for k, v in value.items() if k not in _VOLATILE_KEYS})
+    return hashlib.blake2b(data).hexdigest()
+
+
 def checkpoint_identity(path: Path) -> str:
     """Identity of a checkpoint directory or a single weights file (such as a .gguf)."""
     if path.is_file():
@@ -56,7 +81,7 @@ def checkpoint_identity(path: Path) -> str:
         if not entry.is_file():
             continue
         if entry.name in _SMALL_FILES:
-            parts.append((entry.name, hashlib.blake2b(entry.read_bytes()).hexdigest()))
+            parts.append((entry.name, _small_file_hash(entry)))
         elif entry.suffix in _WEIGHT_SUFFIXES:
             parts.append((entry.name, file_sample_hash(entry)))
     return stable_hash("dir", parts)

@@ -8,14 +8,16 @@ from __future__ import annotations
 
 import asyncio
 import gc
+import os
 import threading
 import time
-from collections.abc import AsyncIterator, Sequence
+from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
 
 from lctui.backends.embedded import EMBEDDED_PATH, embedded_checkpoint
 from lctui.backends.fingerprint import checkpoint_identity
+from lctui.backends.hf_tokenizer import HFTokenizer
 from lctui.backends.prompting import (
     ChatFormat,
     check_prompt_format,
@@ -26,9 +28,12 @@ from lctui.backends.prompting import (
 from lctui.backends.streaming import (
     Failed,
     Finished,
+    GenerationAborted,
     StopTrimmer,
     StreamItem,
     TextPiece,
+    abortable,
+    install_abort_hooks,
     make_stop_criteria,
     make_streamer,
 )
@@ -42,6 +47,10 @@ DTYPES = ("auto", "bfloat16", "float16", "float32")
 
 def import_hf() -> tuple[Any, Any]:
     """Import torch and transformers, or say which extra installs them."""
+    # OpenMP threads that spin while they wait make CPU generation 10-20x slower as soon
+    # as anything else runs (the engine scoring, another process): measured 3 s vs 40-57 s
+    # for 32 tokens of SmolLM2 on 2 busy cores. It only counts before torch is first imported.
+    os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
     try:
         import torch
     except ImportError as exc:
@@ -51,45 +60,6 @@ def import_hf() -> tuple[Any, Any]:
     except ImportError as exc:
         raise MissingDependencyError("transformers", "hf", "the hf backend") from exc
     return torch, transformers
-
-
-class HFTokenizer:
-    """A Hugging Face tokenizer behind the `Tokenizer` protocol (no special tokens added)."""
-
-    def __init__(self, name: str, hf_tokenizer: Any) -> None:
-        self.name = name
-        self.hf = hf_tokenizer
-        # Fast tokenizers mutate their Rust state per call ("Already borrowed" across threads).
-        self.lock = threading.Lock()
-
-    def encode(self, text: str) -> list[int]:
-        with self.lock:
-            return list(self.hf.encode(text, add_special_tokens=False, verbose=False))
-
-    def decode(self, ids: Sequence[int]) -> str:
-        with self.lock:
-            return str(self.hf.decode(list(ids)))
-
-    def count(self, text: str) -> int:
-        return len(self.encode(text))
-
-    def count_batch(self, texts: Sequence[str]) -> list[int]:
-        if not texts:
-            return []
-        with self.lock:
-            encoded = self.hf(
-                list(texts),
-                add_special_tokens=False,
-                return_attention_mask=False,
-                return_token_type_ids=False,
-                verbose=False,
-            )
-        return [len(ids) for ids in encoded["input_ids"]]
-
-    def encode_prompt(self, prompt: str, *, templated: bool) -> list[int]:
-        """Token ids the model reads: a chat template already holds its special tokens."""
-        with self.lock:
-            return list(self.hf.encode(prompt, add_special_tokens=not templated, verbose=False))
 
 
 class HFBackend:
@@ -135,6 +105,7 @@ class HFBackend:
         except (OSError, ValueError) as exc:
             raise BackendError(f"cannot load model {self.name!r} from {path}: {exc}") from exc
         self._model.eval()
+        install_abort_hooks(self._model)
         self.load_seconds = time.perf_counter() - start
         self._tokenizer = HFTokenizer(self.name, hf_tokenizer)
         if max_context is None:
@@ -314,8 +285,11 @@ class HFBackend:
             kwargs["pad_token_id"] = hf_tokenizer.eos_token_id
         # generate() passes logits_to_keep=1 itself when the model supports it
         # (tests/backends check that), so prefill never builds full-vocabulary logits.
-        with torch.inference_mode():
-            output = model.generate(**kwargs)
+        try:
+            with torch.inference_mode(), abortable(stop_event):
+                output = model.generate(**kwargs)
+        except GenerationAborted:
+            return Finished("cancelled", streamer.pending_tokens)
         generated = output[0, len(prompt_ids) :].tolist()
         if stop_event.is_set():
             finish = "cancelled"

@@ -7,7 +7,8 @@ light; the classes that subclass transformers' own are built on first use.
 from __future__ import annotations
 
 import threading
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass
 from functools import cache
 from typing import Any
@@ -35,6 +36,45 @@ class Failed:
 
 
 StreamItem = TextPiece | Finished | Failed
+
+
+class GenerationAborted(Exception):
+    """Raised inside the model's forward pass when the request was cancelled."""
+
+
+_current = threading.local()
+
+
+def install_abort_hooks(model: Any) -> int:
+    """Let a cancelled request abort mid-forward; return the number of layers hooked.
+
+    Stopping criteria run only between decoding steps, and on a CPU the prefill of a
+    long prompt is one step of many seconds. A pre-hook on every decoder layer checks
+    the stop event of the request its thread is running (thread-local, so requests
+    in other threads are untouched) and raises to leave generate() at once.
+    """
+    decoder = model.get_decoder() if hasattr(model, "get_decoder") else None
+    layers = getattr(decoder, "layers", None)
+    modules = list(layers) if layers is not None else [model]
+    for module in modules:
+        module.register_forward_pre_hook(_abort_if_stopped)
+    return len(modules)
+
+
+def _abort_if_stopped(module: Any, args: Any) -> None:
+    event: threading.Event | None = getattr(_current, "stop_event", None)
+    if event is not None and event.is_set():
+        raise GenerationAborted()
+
+
+@contextmanager
+def abortable(stop_event: threading.Event) -> Iterator[None]:
+    """Context in which this thread's forward passes abort once `stop_event` is set."""
+    _current.stop_event = stop_event
+    try:
+        yield
+    finally:
+        _current.stop_event = None
 
 
 class StopTrimmer:

@@ -109,7 +109,7 @@ def cmd_query(args: argparse.Namespace) -> int:
     if args.format == "json":
         print(json.dumps(rows, indent=2, default=str))
     elif args.format == "csv":
-        writer = csv.DictWriter(sys.stdout, fieldnames=columns)
+        writer = csv.DictWriter(sys.stdout, fieldnames=columns, lineterminator="\n")
         writer.writeheader()
         writer.writerows(rows)
     else:

@@ -46,6 +46,7 @@ _MODEL_KEYS: dict[str, type | tuple[type, ...]] = {
     "api_key_env": str,
     "max_concurrency": int,
 }
+_KIND_NAMES = {int: "an integer", str: "a string", list: "a list", dict: "a table"}
 _CHOICES = {
     "backend": BACKENDS,
     "prompt_format": ("auto", "chat", "plain"),
@@ -97,7 +98,8 @@ def parse_config(data: Mapping[str, Any], path: Path) -> Config:
                 f"{path}: unknown key {key!r} (known: {', '.join(sorted(_TOP_KEYS))})"
             )
         if not isinstance(value, _TOP_KEYS[key]):
-            raise UserInputError(f"{path}: {key} must be a {_TOP_KEYS[key].__name__}")
+            kind = _KIND_NAMES.get(_TOP_KEYS[key], "another type")
+            raise UserInputError(f"{path}: {key} must be {kind}")
     models = {
         name: _parse_model(name, body, path) for name, body in dict(data.get("models", {})).items()
     }
@@ -117,8 +119,8 @@ def _parse_model(name: str, body: Any, path: Path) -> ModelSpec:
         expected = _MODEL_KEYS[key]
         if isinstance(value, bool) or not isinstance(value, expected):
             kinds = expected if isinstance(expected, tuple) else (expected,)
-            names = " or ".join(k.__name__ for k in kinds)
-            raise UserInputError(f"{where}: {key} must be a {names}, not {value!r}")
+            names = " or ".join(_KIND_NAMES.get(k, k.__name__) for k in kinds)
+            raise UserInputError(f"{where}: {key} must be {names}, not {value!r}")
         if key in _CHOICES and value not in _CHOICES[key]:
             raise UserInputError(
                 f"{where}: {key} = {value!r} is not one of {', '.join(_CHOICES[key])}"

@@ -1,165 +1,207 @@
-"""Open a results file (read-write with migrations, or read-only) with clear errors."""
+"""Open a results file (read-write with migrations, or read-only) and say plainly why not.
+
+A read-write Store owns the one StoreWriter of its file; readers take their own cursor.
+"""
 
 from __future__ import annotations
 
 import re
 import threading
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
+from types import TracebackType
 from typing import Any
 
 import duckdb
 import pyarrow as pa
 
 from lctui.core.errors import StoreError
+from lctui.core.paths import default_db_path
 from lctui.core.types import Example, Generation, ModelSpec, Score
 from lctui.store import queries
-from lctui.store.schema import MIGRATIONS, SCHEMA_VERSION, create_views
+from lctui.store.schema import SCHEMA_VERSION, migrate
 from lctui.store.writer import StoreWriter
 
-_LOCK_PID = re.compile(r"\(PID (\d+)\)")
+MEMORY = ":memory:"
+_PID = re.compile(r"\(PID (\d+)\)")
 
 
 class Store:
-    """A DuckDB results file. Read-write stores own the one writer of the file."""
+    """An open results file. Methods of the engine's ResultStore go to the writer."""
 
-    def __init__(self, con: duckdb.DuckDBPyConnection, path: Path, read_only: bool) -> None:
-        self.con = con
+    def __init__(
+        self, con: duckdb.DuckDBPyConnection, path: Path | None, read_only: bool, migrated_from: int
+    ) -> None:
+        self._con = con
         self.path = path
         self.read_only = read_only
-        self._lock = threading.RLock()
-        self.writer = StoreWriter(con, self._lock) if not read_only else None
+        self.schema_version = SCHEMA_VERSION
+        self.migrated_from = migrated_from  # version before this open; equal if none applied
+        self._writer: StoreWriter | None = None
+        self._lock = threading.Lock()
 
-    # -- the engine's view (lctui.engine.runner.ResultStore) --------------------------
+    @property
+    def where(self) -> str:
+        return str(self.path) if self.path else "the in-memory database"
 
-    def _w(self) -> StoreWriter:
-        if self.writer is None:
-            raise StoreError(f"{self.path} is open read-only")
-        return self.writer
+    def cursor(self) -> duckdb.DuckDBPyConnection:
+        """A new cursor for one thread: DuckDB connections must not be shared by threads."""
+        return self._con.cursor()
+
+    @property
+    def writer(self) -> StoreWriter:
+        """The file's one writer (created on first use)."""
+        with self._lock:
+            if self.read_only:
+                raise StoreError(f"{self.where} is open read-only; nothing can be written to it")
+            if self._writer is None:
+                self._writer = StoreWriter(self.cursor(), where=self.where)
+            return self._writer
+
+    # -- the engine's ResultStore protocol (lctui.engine.runner) -------------------------
 
     def add_model(self, spec: ModelSpec, model_id: str, tokenizer: str, max_context: int) -> None:
-        self._w().add_model(spec, model_id, tokenizer, max_context)
+        self.writer.add_model(spec, model_id, tokenizer, max_context)
 
-    def start_run(self, run_id: str, command: dict[str, object]) -> None:
-        self._w().start_run(run_id, command)
+    def start_run(self, run_id: str, command: Mapping[str, Any]) -> None:
+        self.writer.start_run(run_id, command)
 
     def finish_run(self, run_id: str, status: str) -> None:
-        self._w().finish_run(run_id, status)
+        self.writer.finish_run(run_id, status)
 
     def add_example(self, example: Example) -> None:
-        self._w().add_example(example)
+        self.writer.add_example(example)
 
-    def add_generation(self, generation: Generation, config: dict[str, object]) -> None:
-        self._w().add_generation(generation, config)
+    def add_generation(self, generation: Generation, config: Mapping[str, Any]) -> None:
+        self.writer.add_generation(generation, config)
 
     def add_score(self, generation_id: str, score: Score) -> None:
-        self._w().add_score(generation_id, score)
+        self.writer.add_score(generation_id, score)
 
-    def flush(self) -> None:
-        if self.writer is not None:
-            self.writer.flush()
+    def flush(self, force: bool = False) -> None:
+        if self._writer is not None:
+            self._writer.flush(force=force)
+
+    def flush_if_due(self, max_age_s: float = 1.0) -> None:
+        if self._writer is not None:
+            self._writer.flush_if_due(max_age_s)
 
     def stored_keys(self, keys: Sequence[str]) -> set[str]:
-        with self._lock:
-            return queries.stored_keys(self.con, keys)
+        return queries.stored_keys(self, keys)
 
-    # -- reads ------------------------------------------------------------------------
+    # -- reads (see queries.py) ---------------------------------------------------------
 
     def cell_summary(
-        self, models: Sequence[str], tasks: Sequence[str], lengths: Sequence[int]
+        self,
+        models: Sequence[str] | None = None,
+        tasks: Sequence[str] | None = None,
+        lengths: Sequence[int] | None = None,
+        run_id: str | None = None,
     ) -> list[dict[str, Any]]:
-        with self._lock:
-            return queries.cell_summary(self.con, models, tasks, lengths)
+        """`cell_scores` as dicts, for the CLI's final table."""
+        cells = queries.cell_scores(
+            self, run_id=run_id, models=models, tasks=tasks, lengths=lengths
+        )
+        return [cell.as_dict() for cell in cells]
 
     def get_generation(self, generation_id: str) -> dict[str, Any] | None:
-        with self._lock:
-            return queries.get_generation(self.con, generation_id)
+        return queries.get_generation(self, generation_id)
 
-    def query_arrow(self, sql: str) -> pa.Table:
-        with self._lock:
-            try:
-                return self.con.execute(sql).fetch_arrow_table()
-            except duckdb.Error as exc:
-                raise StoreError(f"query failed: {exc}") from None
+    def query_arrow(self, sql: str, limit: int | None = None) -> pa.Table:
+        return queries.query_arrow(self, sql, limit=limit)
+
+    # -- lifetime --------------------------------------------------------------------------
 
     def close(self) -> None:
-        with self._lock:
-            if self.writer is not None:
-                self.writer.flush()
-            self.con.close()
-
-
-def open_store(path: str | Path, read_only: bool = False) -> Store:
-    """Open (creating and migrating, unless read-only) the results file at `path`."""
-    path = Path(path).expanduser()
-    if read_only and not path.exists():
-        raise StoreError(f"database {path} does not exist (run `lctui run --db {path}` first)")
-    if not read_only:
+        """Write what the writer still buffers, then close the file (and its lock)."""
+        writer, self._writer = self._writer, None
         try:
-            path.parent.mkdir(parents=True, exist_ok=True)
-        except OSError as exc:
-            raise StoreError(f"cannot create the folder of {path}: {exc.strerror}") from None
-    try:
-        con = duckdb.connect(str(path), read_only=read_only)
-    except duckdb.Error as exc:
-        raise StoreError(_explain_open_error(path, exc)) from None
-    try:
-        version = _current_version(con)
-        if version > SCHEMA_VERSION:
-            raise StoreError(
-                f"{path} was written by a newer lctui (schema {version} > {SCHEMA_VERSION}); "
-                "upgrade lctui to open it"
-            )
+            if writer is not None:
+                writer.close()
+        finally:
+            self._con.close()
+
+    def __enter__(self) -> Store:
+        return self
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        self.close()
+
+
+def open_store(path: str | Path | None = None, read_only: bool = False) -> Store:
+    """Open the results file at `path` (default: the XDG data dir; ":memory:" for tests).
+
+    Read-write opens create the file and its folders and apply missing migrations.
+    Every failure is a StoreError whose message says what to do.
+    """
+    if path is not None and str(path) == MEMORY:
         if read_only:
-            if version == 0:
-                raise StoreError(f"{path} is a DuckDB file but not an lctui results database")
-        else:
-            _migrate(con, version)
-    except BaseException:
+            raise StoreError("an in-memory database cannot be opened read-only")
+        con = duckdb.connect(MEMORY)
+        return Store(con, None, False, migrate(con, "the in-memory database"))
+    file = Path(path).expanduser() if path is not None else default_db_path()
+    _check_path(file, read_only)
+    try:
+        con = duckdb.connect(str(file), read_only=read_only)
+    except duckdb.Error as err:
+        raise StoreError(_open_error(file, err, read_only)) from err
+    try:
+        before = migrate(con, str(file), read_only=read_only)
+    except StoreError:
         con.close()
         raise
-    return Store(con, path, read_only)
+    except duckdb.Error as err:
+        con.close()
+        raise StoreError(f"cannot read {file}: {err}") from err
+    return Store(con, file, read_only, before)
 
 
-def _explain_open_error(path: Path, exc: duckdb.Error) -> str:
-    message = str(exc)
-    if "lock" in message.lower():
-        pid = _LOCK_PID.search(message)
+def _check_path(file: Path, read_only: bool) -> None:
+    if file.is_dir():
+        raise StoreError(f"{file} is a folder; give the path of a database file (--db)")
+    if read_only:
+        if not file.exists():
+            raise StoreError(
+                f"{file} does not exist, so there is no database to read; run an evaluation "
+                "first (lctui run) or pass --db with the path of an existing file"
+            )
+        return
+    try:
+        file.parent.mkdir(parents=True, exist_ok=True)
+    except OSError as err:
+        raise StoreError(
+            f"cannot create the folder {file.parent} for the database: {err.strerror}; "
+            "pass --db with a path you can write"
+        ) from err
+
+
+def _open_error(file: Path, err: duckdb.Error, read_only: bool) -> str:
+    message = str(err)
+    lowered = message.lower()
+    if "could not set lock" in lowered or "conflicting lock" in lowered:
+        pid = _PID.search(message)
         holder = f" (PID {pid.group(1)})" if pid else ""
         return (
-            f"{path} is in use by another process{holder}: a DuckDB file has one writer at a "
-            "time. Wait for that lctui run to finish, or pass --db to use another file."
+            f"{file} is in use by another process{holder}: another lctui process is writing "
+            "it, and DuckDB lets no other process open a file while one writes it. Pass --db "
+            "to use another file, or open this one read-only once that process has ended."
         )
-    if "not a valid DuckDB database" in message:
-        return f"{path} exists but is not a DuckDB database; pass --db to use another file"
-    if "Permission denied" in message or "permission" in message.lower():
-        return f"cannot open {path}: permission denied"
-    return f"cannot open {path}: {message}"
-
-
-def _current_version(con: duckdb.DuckDBPyConnection) -> int:
-    exists = con.execute(
-        "SELECT count(*) FROM information_schema.tables WHERE table_name = 'schema_version'"
-    ).fetchone()
-    if not exists or not exists[0]:
-        return 0
-    row = con.execute("SELECT max(version) FROM schema_version").fetchone()
-    return int(row[0]) if row and row[0] is not None else 0
-
-
-def _migrate(con: duckdb.DuckDBPyConnection, version: int) -> None:
-    if version == SCHEMA_VERSION:
-        return
-    con.begin()
-    try:
-        con.execute(
-            "CREATE TABLE IF NOT EXISTS schema_version (version INTEGER, applied_at TIMESTAMP)"
+    if "not a valid duckdb database" in lowered:
+        return (
+            f"{file} is not a DuckDB database (or it is damaged): move it away, or pass --db "
+            "to use another file"
         )
-        for target in range(version + 1, SCHEMA_VERSION + 1):
-            MIGRATIONS[target - 1](con)
-            con.execute("INSERT INTO schema_version VALUES (?, current_timestamp)", [target])
-        create_views(con)
-        con.commit()
-    except BaseException:
-        con.rollback()
-        raise
+    if "permission denied" in lowered:
+        mode = "read" if read_only else "read and write"
+        return (
+            f"permission denied: cannot {mode} {file} (or its folder); fix its permissions "
+            "or pass --db with a path you can use"
+        )
+    if "version" in lowered and ("storage" in lowered or "newer" in lowered):
+        return f"{file} was written by a newer DuckDB than this one; upgrade duckdb: {message}"
+    return f"cannot open {file}: {message}"

@@ -1,193 +1,216 @@
-"""The DuckDB schema, its forward migrations, and the documented views.
+"""Tables of the lctui database and the numbered forward migrations that create them.
 
-Views (stable; later versions add columns, never remove or rename them):
-
-- `results`: one row per generation key, the latest attempt only, with its score:
-  run_id, model, task, category, length (target tokens), prompt_tokens, example_id,
-  generation_id, status (ok | unparsed | error), score, output, plus gen_key, suite,
-  seed, idx, depth, truncated, metric, score_status, generation_status, error,
-  ttft_s, latency_s, output_tokens, spurious, reference, model_id, started_at.
-- `rubric`: one row per rubric point of the latest generation of each key:
-  generation_id, model, task, length, point, capabilities, weight, earned,
-  explanation, idx.
+Opening a file applies the migrations it lacks in one transaction; views (views.py) are
+recreated after every batch of migrations because they hold no data.
 """
 
 from __future__ import annotations
 
+import datetime as dt
 from collections.abc import Callable
+from dataclasses import dataclass
 
 import duckdb
 
-SCHEMA_VERSION = 1
+from lctui.core.errors import StoreError
+from lctui.store.views import create_views
 
-_INITIAL = """
-CREATE TABLE models (
-    model_id TEXT PRIMARY KEY,           -- backend fingerprint
-    name TEXT NOT NULL,
-    backend TEXT NOT NULL,
-    path TEXT,
-    params JSON,
-    tokenizer TEXT,
-    max_context INTEGER,
-    reference BOOLEAN NOT NULL DEFAULT FALSE,
-    created_at TIMESTAMP DEFAULT current_timestamp
-);
-CREATE TABLE runs (
-    run_id TEXT PRIMARY KEY,
-    started_at TIMESTAMP,
-    finished_at TIMESTAMP,
-    status TEXT,                         -- running | finished | cancelled | failed
-    command JSON,
-    lctui_version TEXT,
-    host TEXT
-);
-CREATE TABLE examples (
-    example_id TEXT PRIMARY KEY,         -- hash of (task, params, length, seed, index, tokenizer)
-    task TEXT NOT NULL,
-    category TEXT,
-    suite TEXT,
-    length INTEGER,
-    seed INTEGER,
-    idx INTEGER,
-    tokenizer TEXT,
-    params JSON,
-    preamble TEXT,
-    context TEXT,                        -- stored once per example, shared by all models
-    question TEXT,
-    answer_prefix TEXT,
-    gold JSON,
-    max_new_tokens INTEGER,
-    prompt_tokens INTEGER,
-    template_overhead INTEGER,
-    depth DOUBLE,
-    spans JSON,
-    truncated BOOLEAN,
-    metadata JSON
-);
-CREATE TABLE generations (
-    generation_id TEXT PRIMARY KEY,
-    gen_key TEXT NOT NULL,               -- (model fingerprint, example id, config hash)
-    run_id TEXT,
-    model_id TEXT,
-    example_id TEXT,
-    config_hash TEXT,
-    config JSON,
-    status TEXT,                         -- ok | error | cancelled
-    output TEXT,
-    prompt_tokens INTEGER,
-    output_tokens INTEGER,
-    ttft_s DOUBLE,
-    latency_s DOUBLE,
-    finish_reason TEXT,
-    error TEXT,
-    started_at TIMESTAMP,
-    prompt_head TEXT,                    -- prompt = head + preamble + context + question + tail
-    prompt_tail TEXT
-);
-CREATE INDEX generations_key ON generations (gen_key);
-CREATE TABLE scores (
-    generation_id TEXT,
-    scorer TEXT,
-    metric TEXT,
-    value DOUBLE,
-    status TEXT,                         -- ok | unparsed | error
-    extracted JSON,
-    explanation TEXT,
-    extras JSON,
-    scored_at TIMESTAMP DEFAULT current_timestamp
-);
-CREATE TABLE rubric_points (
-    generation_id TEXT,
-    scorer TEXT,
-    idx INTEGER,
-    name TEXT,
-    capabilities TEXT[],
-    weight DOUBLE,
-    earned DOUBLE,
-    explanation TEXT
-);
-CREATE TABLE judge_calls (
-    call_id TEXT PRIMARY KEY,
-    generation_id TEXT,
-    judge_model TEXT,
-    prompt_hash TEXT,
-    prompt TEXT,
-    response TEXT,
-    parsed JSON,
-    created_at TIMESTAMP
-);
-"""
-
-_VIEWS = """
-CREATE OR REPLACE VIEW latest_generations AS
-SELECT * FROM generations
-QUALIFY row_number() OVER (
-    PARTITION BY gen_key ORDER BY started_at DESC, generation_id DESC
-) = 1;
-
-CREATE OR REPLACE VIEW results AS
-SELECT
-    g.run_id,
-    m.name AS model,
-    e.task,
-    e.category,
-    e.length,
-    g.prompt_tokens,
-    g.example_id,
-    g.generation_id,
-    coalesce(s.status, g.status) AS status,
-    s.value AS score,
-    g.output,
-    g.gen_key,
-    e.suite,
-    e.seed,
-    e.idx,
-    e.depth,
-    e.truncated,
-    s.metric,
-    s.status AS score_status,
-    g.status AS generation_status,
-    g.error,
-    g.ttft_s,
-    g.latency_s,
-    g.output_tokens,
-    TRY_CAST(json_extract(s.extras, '$.spurious') AS INTEGER) AS spurious,
-    m.reference,
-    g.model_id,
-    g.started_at
-FROM latest_generations g
-JOIN examples e USING (example_id)
-LEFT JOIN models m ON m.model_id = g.model_id
-LEFT JOIN scores s ON s.generation_id = g.generation_id;
-
-CREATE OR REPLACE VIEW rubric AS
-SELECT
-    r.generation_id,
-    m.name AS model,
-    e.task,
-    e.length,
-    r.name AS point,
-    r.capabilities,
-    r.weight,
-    r.earned,
-    r.explanation,
-    r.idx
-FROM rubric_points r
-JOIN latest_generations g USING (generation_id)
-JOIN examples e ON e.example_id = g.example_id
-LEFT JOIN models m ON m.model_id = g.model_id;
-"""
-
-Migration = Callable[[duckdb.DuckDBPyConnection], None]
+# Every timestamp column holds UTC without a time zone, so files read the same anywhere.
+_INITIAL_TABLES = (
+    """
+    CREATE TABLE schema_version (
+        version    INTEGER PRIMARY KEY,
+        applied_at TIMESTAMP NOT NULL
+    )""",
+    """
+    CREATE TABLE models (
+        model_id    TEXT PRIMARY KEY,  -- the backend's fingerprint
+        name        TEXT NOT NULL,
+        backend     TEXT NOT NULL,
+        path        TEXT,
+        params      JSON,
+        description TEXT,
+        tokenizer   TEXT,
+        max_context INTEGER,
+        reference   BOOLEAN NOT NULL DEFAULT FALSE,  -- gold pseudo-model
+        created_at  TIMESTAMP NOT NULL
+    )""",
+    """
+    CREATE TABLE runs (
+        run_id        TEXT PRIMARY KEY,
+        started_at    TIMESTAMP NOT NULL,
+        finished_at   TIMESTAMP,
+        status        TEXT NOT NULL,  -- running | finished | cancelled | failed
+        command       JSON,           -- argv and resolved options
+        lctui_version TEXT,
+        host          TEXT
+    )""",
+    """
+    CREATE TABLE examples (
+        example_id        TEXT PRIMARY KEY,  -- content hash: same inputs, same id
+        task              TEXT NOT NULL,
+        category          TEXT,
+        suite             TEXT,
+        length            INTEGER,  -- target budget in tokens
+        seed              BIGINT,
+        idx               INTEGER,
+        tokenizer         TEXT,
+        params            JSON,
+        preamble          TEXT,
+        context           TEXT,     -- the long part, stored once per example
+        question          TEXT,
+        answer_prefix     TEXT,
+        gold              JSON,     -- list of accepted answers
+        max_new_tokens    INTEGER,
+        prompt_tokens     INTEGER,
+        template_overhead INTEGER,
+        depth             DOUBLE,
+        spans             JSON,     -- [{start, end, kind, label}] in context offsets
+        truncated         BOOLEAN,
+        metadata          JSON
+    )""",
+    """
+    CREATE TABLE generations (
+        generation_id TEXT PRIMARY KEY,
+        gen_key       TEXT NOT NULL,  -- (model, example, config) hash; retries share it
+        run_id        TEXT NOT NULL,
+        model_id      TEXT NOT NULL,
+        example_id    TEXT NOT NULL,
+        config_hash   TEXT,
+        config        JSON,
+        status        TEXT NOT NULL,  -- ok | error | cancelled
+        output        TEXT,
+        prompt_tokens INTEGER,
+        output_tokens INTEGER,
+        ttft_s        DOUBLE,
+        latency_s     DOUBLE,
+        finish_reason TEXT,
+        error         TEXT,
+        started_at    TIMESTAMP,
+        prompt_head   TEXT,  -- prompt == prompt_head + user text + prompt_tail
+        prompt_tail   TEXT
+    )""",
+    # Scores and points are append-only: a re-score adds rows with a later scored_at and
+    # the views pick the latest, so earlier verdicts stay auditable.
+    """
+    CREATE TABLE scores (
+        generation_id TEXT NOT NULL,
+        scorer        TEXT NOT NULL,
+        metric        TEXT NOT NULL,
+        value         DOUBLE,        -- NULL when status is error
+        status        TEXT NOT NULL, -- ok | unparsed | error
+        extracted     JSON,
+        explanation   TEXT,
+        extras        JSON,
+        scored_at     TIMESTAMP NOT NULL
+    )""",
+    """
+    CREATE TABLE rubric_points (
+        generation_id TEXT NOT NULL,
+        scorer        TEXT NOT NULL,
+        scored_at     TIMESTAMP NOT NULL,  -- equals the scored_at of its score row
+        idx           INTEGER NOT NULL,
+        name          TEXT NOT NULL,
+        capabilities  VARCHAR[],
+        weight        DOUBLE,
+        earned        DOUBLE,  -- fraction in [0, 1] of the weight
+        explanation   TEXT
+    )""",
+    """
+    CREATE TABLE judge_calls (
+        call_id       TEXT PRIMARY KEY,
+        generation_id TEXT,
+        judge_model   TEXT,
+        prompt_hash   TEXT,
+        prompt        TEXT,
+        response      TEXT,
+        parsed        JSON,
+        created_at    TIMESTAMP
+    )""",
+)
 
 
-def _migration_1(con: duckdb.DuckDBPyConnection) -> None:
-    con.execute(_INITIAL)
+def _initial_schema(con: duckdb.DuckDBPyConnection) -> None:
+    for statement in _INITIAL_TABLES:
+        con.execute(statement)
 
 
-# Index i holds the migration from version i to i + 1. Append, never edit.
-MIGRATIONS: list[Migration] = [_migration_1]
+@dataclass(frozen=True)
+class Migration:
+    """One forward step; `apply` runs inside the transaction that records it."""
+
+    version: int
+    description: str
+    apply: Callable[[duckdb.DuckDBPyConnection], None]
 
 
-def create_views(con: duckdb.DuckDBPyConnection) -> None:
-    con.execute(_VIEWS)
+# Append only: never edit a released migration. A change to a view alone also needs a
+# (possibly empty) migration so that existing files get the new view.
+MIGRATIONS: tuple[Migration, ...] = (Migration(1, "initial schema", _initial_schema),)
+SCHEMA_VERSION = MIGRATIONS[-1].version
+
+if [m.version for m in MIGRATIONS] != list(range(1, len(MIGRATIONS) + 1)):
+    raise RuntimeError("store migrations must be numbered 1, 2, 3, ... without gaps")
+
+
+def _utc_now() -> dt.datetime:
+    return dt.datetime.now(dt.timezone.utc).replace(tzinfo=None)
+
+
+def _user_tables(con: duckdb.DuckDBPyConnection) -> set[str]:
+    rows = con.execute(
+        "SELECT table_name FROM duckdb_tables() "
+        "WHERE database_name = current_database() AND NOT temporary"
+    ).fetchall()
+    return {str(row[0]) for row in rows}
+
+
+def schema_version(con: duckdb.DuckDBPyConnection) -> int | None:
+    """Version recorded in the file; 0 for an empty database, None if not lctui's."""
+    tables = _user_tables(con)
+    if "schema_version" not in tables:
+        return 0 if not tables else None
+    row = con.execute("SELECT max(version) FROM schema_version").fetchone()
+    return int(row[0]) if row and row[0] is not None else 0
+
+
+def migrate(con: duckdb.DuckDBPyConnection, where: str, *, read_only: bool = False) -> int:
+    """Bring the database to SCHEMA_VERSION and return the version it had before.
+
+    `where` names the file in messages. A read-only connection cannot be upgraded, so
+    an older file opened read-only raises StoreError, as does a newer file in any mode.
+    """
+    found = schema_version(con)
+    if found is None:
+        raise StoreError(
+            f"{where} is a DuckDB database but not an lctui one (it has tables but no "
+            "schema_version table); pass --db to use another file"
+        )
+    if found > SCHEMA_VERSION:
+        raise StoreError(
+            f"this database was written by a newer lctui (schema {found} > {SCHEMA_VERSION}); "
+            f"upgrade lctui to read {where}"
+        )
+    if found == SCHEMA_VERSION:
+        return found
+    if read_only:
+        if found == 0:
+            raise StoreError(f"{where} is an empty database, not one that lctui has written")
+        raise StoreError(
+            f"{where} uses schema {found}, older than this lctui's {SCHEMA_VERSION}, and it "
+            "was opened read-only so it cannot be upgraded; open it once read-write "
+            "(any lctui command that writes, with --db) and try again"
+        )
+    con.begin()
+    try:
+        for migration in MIGRATIONS[found:]:
+            migration.apply(con)
+            con.execute("INSERT INTO schema_version VALUES (?, ?)", [migration.version, _utc_now()])
+        create_views(con)
+        con.commit()
+    except duckdb.Error as err:
+        con.rollback()
+        raise StoreError(
+            f"could not upgrade {where} from schema {found} to {SCHEMA_VERSION}: {err}"
+        ) from err
+    return found

@@ -1,307 +1,291 @@
-"""The one writer of a results file: buffer rows, insert them as Arrow tables in batches.
+"""The one writer of a results file: buffer rows per table, insert them as Arrow tables.
 
-Rows are buffered per table and inserted with `INSERT ... SELECT FROM arrow_table`
-(never row by row); all tables of a flush go in one transaction, so a generation,
-its score and its rubric points land together or not at all. The engine flushes
-about once a second, so a `kill -9` loses at most that much finished work.
+All tables of one flush go in one transaction, so a generation, its score and its rubric
+points land together or not at all; the engine flushes about once a second, so a
+`kill -9` loses at most about a second of finished work.
 """
 
 from __future__ import annotations
 
-import dataclasses
+import contextlib
 import datetime as dt
-import json
+import platform
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
+from types import TracebackType
 from typing import Any
 
 import duckdb
 import pyarrow as pa
 
 from lctui import __version__
+from lctui.core.errors import StoreError
 from lctui.core.types import Example, Generation, ModelSpec, Score
+from lctui.store import rows
+from lctui.store.rows import Row
 
-_STR, _INT, _DBL, _BOOL, _TS = pa.string(), pa.int64(), pa.float64(), pa.bool_(), pa.timestamp("us")
-_COLUMNS: dict[str, list[tuple[str, pa.DataType]]] = {
-    "models": [
-        ("model_id", _STR),
-        ("name", _STR),
-        ("backend", _STR),
-        ("path", _STR),
-        ("params", _STR),
-        ("tokenizer", _STR),
-        ("max_context", _INT),
-        ("reference", _BOOL),
-    ],
-    "examples": [
-        ("example_id", _STR),
-        ("task", _STR),
-        ("category", _STR),
-        ("suite", _STR),
-        ("length", _INT),
-        ("seed", _INT),
-        ("idx", _INT),
-        ("tokenizer", _STR),
-        ("params", _STR),
-        ("preamble", _STR),
-        ("context", _STR),
-        ("question", _STR),
-        ("answer_prefix", _STR),
-        ("gold", _STR),
-        ("max_new_tokens", _INT),
-        ("prompt_tokens", _INT),
-        ("template_overhead", _INT),
-        ("depth", _DBL),
-        ("spans", _STR),
-        ("truncated", _BOOL),
-        ("metadata", _STR),
-    ],
-    "generations": [
-        ("generation_id", _STR),
-        ("gen_key", _STR),
-        ("run_id", _STR),
-        ("model_id", _STR),
-        ("example_id", _STR),
-        ("config_hash", _STR),
-        ("config", _STR),
-        ("status", _STR),
-        ("output", _STR),
-        ("prompt_tokens", _INT),
-        ("output_tokens", _INT),
-        ("ttft_s", _DBL),
-        ("latency_s", _DBL),
-        ("finish_reason", _STR),
-        ("error", _STR),
-        ("started_at", _TS),
-        ("prompt_head", _STR),
-        ("prompt_tail", _STR),
-    ],
-    "scores": [
-        ("generation_id", _STR),
-        ("scorer", _STR),
-        ("metric", _STR),
-        ("value", _DBL),
-        ("status", _STR),
-        ("extracted", _STR),
-        ("explanation", _STR),
-        ("extras", _STR),
-    ],
-    "rubric_points": [
-        ("generation_id", _STR),
-        ("scorer", _STR),
-        ("idx", _INT),
-        ("name", _STR),
-        ("capabilities", pa.list_(_STR)),
-        ("weight", _DBL),
-        ("earned", _DBL),
-        ("explanation", _STR),
-    ],
-}
-# Tables whose rows are content-addressed: a second insert of the same key is a no-op.
-_IDEMPOTENT = {"models": "model_id", "examples": "example_id"}
+RUN_STATUSES = ("running", "finished", "cancelled", "failed")
+# Insertion order inside a flush; content-addressed tables ignore keys already stored.
 _ORDER = ("models", "examples", "generations", "scores", "rubric_points")
+_IDEMPOTENT = frozenset({"models", "examples"})
+# A flush costs about 10 ms whatever its size (a statement per table plus the commit);
+# at 256 rows that fixed cost was 85 % of the writer's time (bench/store_write.py).
+# Durability comes from the age-based flush, so a larger batch loses nothing.
+DEFAULT_MAX_ROWS = 4096
 
 
-def _json(value: Any) -> str:
-    return json.dumps(value, ensure_ascii=False, default=str)
+def _utc(epoch_s: float) -> dt.datetime:
+    return dt.datetime.fromtimestamp(epoch_s, tz=dt.timezone.utc).replace(tzinfo=None)
 
 
 class StoreWriter:
-    """Buffers rows and writes them in batches through one connection."""
+    """Buffers rows and writes them in batches through its own DuckDB cursor.
+
+    A flush is due when more than `max_rows` rows (or `max_bytes` of example and
+    output text) are buffered, or, through `flush_if_due`, when the oldest buffered row
+    is older than `max_age_s`. A generation waits in the buffer for its score, at most
+    `hold_s` seconds, so that both land in the same transaction; `flush(force=True)`,
+    `finish_run` and `close` write everything. If a flush fails it raises StoreError,
+    the database holds none of its rows, and the rows stay buffered for the next try.
+    """
 
     def __init__(
         self,
         con: duckdb.DuckDBPyConnection,
-        lock: threading.RLock,
-        max_rows: int = 256,
-        on_flush: Callable[[], None] | None = None,
+        *,
+        where: str = "the database",
+        max_rows: int = DEFAULT_MAX_ROWS,
+        max_bytes: int = 64 * 1024 * 1024,
+        hold_s: float = 10.0,
+        clock: Callable[[], float] = time.monotonic,
     ) -> None:
         self._con = con
-        self._lock = lock
+        self._where = where
         self._max_rows = max_rows
-        self._rows: dict[str, list[dict[str, Any]]] = {t: [] for t in _ORDER}
-        self._seen: dict[str, set[str]] = {t: set() for t in _IDEMPOTENT}
-        self._run_updates: list[tuple[str, str, dt.datetime]] = []
-        self._last_flush = time.monotonic()
-        self._on_flush = on_flush
+        self._max_bytes = max_bytes
+        self._hold_s = hold_s
+        self._clock = clock
+        self._lock = threading.RLock()
+        self._rows: dict[str, list[Row]] = {table: [] for table in _ORDER}
+        self._count = 0
+        self._bytes = 0
+        self._oldest: float | None = None  # clock() when the oldest buffered row came
+        self._awaiting: dict[str, float] = {}  # generation_id -> clock() when added
+        self._seen_examples: set[str] = set()
+        self._seen_models: set[str] = set()
+        self._closed = False
+        self.rows_written = 0
 
-    # -- rows -------------------------------------------------------------------------
+    # -- the engine's calls ----------------------------------------------------------
 
     def add_model(self, spec: ModelSpec, model_id: str, tokenizer: str, max_context: int) -> None:
-        self._add(
-            "models",
-            {
-                "model_id": model_id,
-                "name": spec.name,
-                "backend": spec.backend,
-                "path": spec.path,
-                "params": _json(dict(spec.params)),
-                "tokenizer": tokenizer,
-                "max_context": max_context,
-                "reference": spec.reference,
-            },
-        )
-
-    def start_run(self, run_id: str, command: dict[str, object]) -> None:
+        """Record a model; a fingerprint already stored keeps its first record."""
         with self._lock:
-            self._con.execute(
+            if model_id in self._seen_models:
+                return
+            self._seen_models.add(model_id)
+            now = rows.micros(time.time())
+            self._append("models", rows.model_row(spec, model_id, tokenizer, max_context, now))
+
+    def start_run(self, run_id: str, command: Mapping[str, Any]) -> None:
+        """Write the run row now (not buffered), so other readers see it running.
+
+        Starting a run id that exists (a resumed run) marks it running again.
+        """
+        with self._lock:
+            self._check_open()
+            self._execute(
                 "INSERT INTO runs (run_id, started_at, status, command, lctui_version, host) "
-                "VALUES (?, ?, 'running', ?, ?, ?)",
-                [run_id, _now(), _json(command), __version__, str(command.get("host", ""))],
+                "VALUES (?, ?, 'running', ?, ?, ?) "
+                "ON CONFLICT (run_id) DO UPDATE SET status = 'running', finished_at = NULL",
+                [
+                    run_id,
+                    _utc(time.time()),
+                    rows.to_json(dict(command)),
+                    __version__,
+                    platform.node(),
+                ],
             )
 
     def finish_run(self, run_id: str, status: str) -> None:
+        """Write everything buffered, then record the run's final status.
+
+        If the buffered rows cannot be written the run is marked `failed` (if the
+        database still accepts that) and the StoreError is raised.
+        """
+        if status not in RUN_STATUSES:
+            raise ValueError(f"run status must be one of {RUN_STATUSES}, not {status!r}")
         with self._lock:
-            self._run_updates.append((run_id, status, _now()))
+            try:
+                self.flush(force=True)
+            except StoreError:
+                # The flush error says more than a second one would.
+                with contextlib.suppress(StoreError):
+                    self._set_run_status(run_id, "failed")
+                raise
+            self._set_run_status(run_id, status)
 
     def add_example(self, example: Example) -> None:
-        row = {
-            "example_id": example.example_id,
-            "task": example.task,
-            "category": example.category,
-            "suite": example.suite,
-            "length": example.length,
-            "seed": example.seed,
-            "idx": example.index,
-            "tokenizer": example.tokenizer,
-            "params": _json(dict(example.params)),
-            "preamble": example.preamble,
-            "context": example.context,
-            "question": example.question,
-            "answer_prefix": example.answer_prefix,
-            "gold": _json(list(example.gold)),
-            "max_new_tokens": example.max_new_tokens,
-            "prompt_tokens": example.prompt_tokens,
-            "template_overhead": example.template_overhead,
-            "depth": example.depth,
-            "spans": _json([dataclasses.asdict(s) for s in example.spans]),
-            "truncated": example.truncated,
-            "metadata": _json(dict(example.metadata)),
-        }
-        self._add("examples", row)
+        """Buffer an example once; its id is a content hash, so repeats are dropped."""
+        with self._lock:
+            if example.example_id in self._seen_examples:
+                return
+            self._seen_examples.add(example.example_id)
+            self._bytes += len(example.context) + len(example.preamble)
+            self._append("examples", rows.example_row(example))
 
-    def add_generation(self, generation: Generation, config: dict[str, object]) -> None:
-        g = generation
-        self._add(
-            "generations",
-            {
-                "generation_id": g.generation_id,
-                "gen_key": g.gen_key,
-                "run_id": g.run_id,
-                "model_id": g.model_id,
-                "example_id": g.example_id,
-                "config_hash": g.config_hash,
-                "config": _json(config),
-                "status": g.status.value,
-                "output": g.output,
-                "prompt_tokens": g.prompt_tokens,
-                "output_tokens": g.output_tokens,
-                "ttft_s": g.ttft_s,
-                "latency_s": g.latency_s,
-                "finish_reason": g.finish_reason,
-                "error": g.error,
-                "started_at": dt.datetime.fromtimestamp(g.started_at),
-                "prompt_head": g.prompt_head,
-                "prompt_tail": g.prompt_tail,
-            },
-        )
+    def add_generation(self, generation: Generation, config: Mapping[str, Any]) -> None:
+        with self._lock:
+            self._awaiting[generation.generation_id] = self._clock()
+            self._bytes += len(generation.output)
+            self._append("generations", rows.generation_row(generation, rows.to_json(config)))
 
     def add_score(self, generation_id: str, score: Score) -> None:
+        """Buffer a score and its rubric points; they share one `scored_at`."""
         with self._lock:
-            self._rows["scores"].append(
-                {
-                    "generation_id": generation_id,
-                    "scorer": score.scorer,
-                    "metric": score.metric,
-                    "value": score.value,
-                    "status": score.status.value,
-                    "extracted": _json(list(score.extracted)),
-                    "explanation": score.explanation,
-                    "extras": _json(dict(score.extras)),
-                }
-            )
-            for i, p in enumerate(score.points):
-                self._rows["rubric_points"].append(
-                    {
-                        "generation_id": generation_id,
-                        "scorer": score.scorer,
-                        "idx": i,
-                        "name": p.name,
-                        "capabilities": list(p.capabilities),
-                        "weight": p.weight,
-                        "earned": p.earned,
-                        "explanation": p.explanation,
-                    }
-                )
-        self._maybe_flush()
+            scored = rows.micros(time.time())
+            self._awaiting.pop(generation_id, None)
+            points = rows.point_rows(generation_id, score.scorer, scored, score.points)
+            self._rows["rubric_points"].extend(points)
+            self._count += len(points)
+            self._append("scores", rows.score_row(generation_id, score, scored))
 
-    def _add(self, table: str, row: dict[str, Any]) -> None:
-        with self._lock:
-            key_column = _IDEMPOTENT.get(table)
-            if key_column:
-                key = row[key_column]
-                if key in self._seen[table]:
-                    return
-                self._seen[table].add(key)
-            self._rows[table].append(row)
-        self._maybe_flush()
+    # -- flushing ----------------------------------------------------------------------
 
-    # -- flushing ---------------------------------------------------------------------
-
+    @property
     def pending(self) -> int:
+        """Rows buffered and not yet written."""
+        return self._count
+
+    def flush_if_due(self, max_age_s: float = 1.0) -> int:
+        """Flush when the oldest buffered row is at least `max_age_s` old; return rows written."""
         with self._lock:
-            return sum(len(rows) for rows in self._rows.values()) + len(self._run_updates)
+            if self._oldest is None or self._clock() - self._oldest < max_age_s:
+                return 0
+            return self.flush()
 
-    def _maybe_flush(self) -> None:
-        if self.pending() >= self._max_rows:
-            self.flush()
+    def flush(self, *, force: bool = False) -> int:
+        """Write buffered rows in one transaction and return how many were written.
 
-    def flush_if_due(self, max_age_s: float = 1.0) -> None:
-        if time.monotonic() - self._last_flush >= max_age_s:
-            self.flush()
-
-    def flush(self) -> None:
-        """Write everything buffered in one transaction; on failure nothing is written
-        and the rows stay buffered for the next attempt."""
+        Without `force`, generations still waiting for their score (for less than
+        `hold_s`) stay buffered.
+        """
         with self._lock:
-            self._last_flush = time.monotonic()
-            if not self.pending():
+            self._check_open()
+            now = self._clock()
+            held = (
+                set()
+                if force
+                else {gid for gid, since in self._awaiting.items() if now - since < self._hold_s}
+            )
+            batch = {table: self._rows[table] for table in _ORDER if self._rows[table]}
+            kept: list[Row] = []
+            if held and "generations" in batch:
+                kept = [r for r in batch["generations"] if r[0] in held]
+                batch["generations"] = [r for r in batch["generations"] if r[0] not in held]
+            batch = {table: batch_rows for table, batch_rows in batch.items() if batch_rows}
+            if not batch:
+                return 0
+            written = self._write(batch)
+            for table in _ORDER:
+                self._rows[table] = []
+            self._rows["generations"] = kept
+            kept_ids = {r[0] for r in kept}
+            self._awaiting = {g: since for g, since in self._awaiting.items() if g in kept_ids}
+            self._count = len(kept)
+            self._bytes = sum(len(r[8] or "") for r in kept)  # column 8: output
+            self._oldest = min(self._awaiting.values()) if self._awaiting else None
+            self.rows_written += written
+            return written
+
+    def discard(self) -> int:
+        """Drop every buffered row (after a flush failed for good); return how many."""
+        with self._lock:
+            dropped = self._count
+            self._rows = {table: [] for table in _ORDER}
+            self._count, self._bytes, self._oldest = 0, 0, None
+            self._awaiting.clear()
+            return dropped
+
+    def close(self) -> None:
+        """Write everything still buffered and close the writer's cursor."""
+        with self._lock:
+            if self._closed:
                 return
-            con = self._con
+            try:
+                self.flush(force=True)
+            finally:
+                self._closed = True
+                self._con.close()
+
+    def __enter__(self) -> StoreWriter:
+        return self
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        self.close()
+
+    # -- internals ---------------------------------------------------------------------
+
+    def _append(self, table: str, row: Row) -> None:
+        self._check_open()
+        self._rows[table].append(row)
+        self._count += 1
+        if self._oldest is None:
+            self._oldest = self._clock()
+        if self._count > self._max_rows or self._bytes > self._max_bytes:
+            self.flush()
+
+    def _check_open(self) -> None:
+        if self._closed:
+            raise StoreError(f"the writer of {self._where} is closed")
+
+    def _write(self, batch: dict[str, list[Row]]) -> int:
+        n = sum(len(batch_rows) for batch_rows in batch.values())
+        con = self._con
+        views: list[str] = []
+        try:
+            for table, batch_rows in batch.items():
+                views.append(f"_lctui_batch_{table}")
+                con.register(views[-1], rows.to_arrow(table, batch_rows))
             con.begin()
             try:
-                for table in _ORDER:
-                    rows = self._rows[table]
-                    if rows:
-                        self._insert(table, rows)
-                for run_id, status, at in self._run_updates:
-                    con.execute(
-                        "UPDATE runs SET status = ?, finished_at = ? WHERE run_id = ?",
-                        [status, at, run_id],
-                    )
+                for table in batch:
+                    self._insert(table, f"_lctui_batch_{table}")
                 con.commit()
             except BaseException:
                 con.rollback()
                 raise
-            for table in _ORDER:
-                self._rows[table] = []
-            self._run_updates = []
-        if self._on_flush:
-            self._on_flush()
-
-    def _insert(self, table: str, rows: list[dict[str, Any]]) -> None:
-        columns = _COLUMNS[table]
-        schema = pa.schema(columns)
-        batch = pa.Table.from_pylist(rows, schema=schema)
-        names = ", ".join(name for name, _ in columns)
-        verb = "INSERT OR IGNORE" if table in _IDEMPOTENT else "INSERT"
-        self._con.register("_lctui_batch", batch)
-        try:
-            self._con.execute(f"{verb} INTO {table} ({names}) SELECT {names} FROM _lctui_batch")
+        except (duckdb.Error, pa.ArrowException, ValueError, TypeError, OverflowError) as err:
+            raise StoreError(
+                f"could not write {n} rows to {self._where}, so none of them was written "
+                f"(they stay buffered): {err}"
+            ) from err
         finally:
-            self._con.unregister("_lctui_batch")
+            # Outside the transaction: an aborted one would refuse this and hide the error.
+            for view in views:
+                with contextlib.suppress(duckdb.Error):
+                    con.unregister(view)
+        return n
 
+    def _insert(self, table: str, view: str) -> None:
+        verb = "INSERT OR IGNORE INTO" if table in _IDEMPOTENT else "INSERT INTO"
+        # BY NAME keeps inserts valid when later migrations add columns.
+        self._con.execute(f"{verb} {table} BY NAME SELECT * FROM {view}")
 
-def _now() -> dt.datetime:
-    return dt.datetime.now()
+    def _set_run_status(self, run_id: str, status: str) -> None:
+        self._execute(
+            "UPDATE runs SET status = ?, finished_at = ? WHERE run_id = ?",
+            [status, _utc(time.time()), run_id],
+        )
+
+    def _execute(self, sql: str, params: list[Any]) -> None:
+        try:
+            self._con.execute(sql, params)
+        except duckdb.Error as err:
+            raise StoreError(f"could not write to {self._where}: {err}") from err

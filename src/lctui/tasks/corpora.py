@@ -39,7 +39,7 @@ def _package_dir(module: str, pip_name: str, purpose: str) -> Path:
 
 def split_sentences(text: str) -> list[str]:
     """Split prose into sentences; whitespace inside a sentence is collapsed."""
-    out = []
+    out: list[str] = []
     for paragraph in text.split("\n"):
         paragraph = " ".join(paragraph.split())
         if not paragraph:

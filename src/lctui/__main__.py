@@ -1,0 +1,5 @@
+"""`python -m lctui` is the `lctui` command."""
+
+from lctui.cli import entry
+
+entry()

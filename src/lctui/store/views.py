@@ -1,0 +1,143 @@
+"""The documented views that `lctui query`, the TUI and the analysis read.
+
+Later issues may add columns to these views but never rename or drop one. All of them
+see only the LATEST generation per `gen_key` (by `started_at`, then `generation_id`):
+an error followed by a successful retry, or a re-run, shows once, as its newest
+attempt. Re-scoring appends score rows; the views pick the latest per (generation,
+scorer, metric) and the rubric points written with it.
+
+`results`: one row per latest generation and metric.
+
+    run_id          run that produced this generation
+    model           model name (models.name; the fingerprint if the model is unknown)
+    task, category  task name and its category (examples)
+    length          target context length in tokens (the budget asked for)
+    prompt_tokens   tokens the model actually read (from the backend, else as built)
+    example_id, generation_id
+    status          the score status (ok | unparsed | error) where a score exists,
+                    else the generation status (ok | error | cancelled)
+    score           score value in [0, 1]; NULL for errors
+    output          generated text
+    gen_key         (model, example, generation config) key shared by retries
+    seed, idx       example seed and index within (task, length, seed)
+    depth           needle depth in percent of the context, NULL if the task has none
+    metric          metric name of the score
+    score_status    status of the score row alone (NULL when there is no score)
+    error           generation error message, NULL when it succeeded
+    ttft_s, latency_s, output_tokens
+    reference       true for the gold pseudo-model (it echoes the answer)
+    model_id        model fingerprint
+    suite           benchmark suite of the task
+    scorer          scorer name
+    generation_status  status of the generation row alone
+    finish_reason, config_hash, started_at, scored_at
+    extracted       JSON list of answers the scorer extracted
+    explanation     the scorer's explanation
+
+`rubric`: one row per rubric point of the latest score of each latest generation.
+
+    run_id, model, task, category, length, example_id, generation_id, reference
+    scorer, idx     scorer and the point's position in its rubric
+    point           the point's name
+    capabilities    VARCHAR[] of capabilities the point tests
+    weight          the point's weight
+    earned          fraction in [0, 1] of the weight that was earned
+    explanation     why it was (not) earned
+
+Helper views: `latest_generations` (generations, latest per gen_key) and
+`latest_scores` (scores, latest per generation, scorer and metric).
+"""
+
+from __future__ import annotations
+
+import duckdb
+
+VIEWS: dict[str, str] = {
+    "latest_generations": """
+        SELECT * FROM generations
+        QUALIFY row_number() OVER (
+            PARTITION BY gen_key
+            ORDER BY started_at DESC NULLS LAST, generation_id DESC
+        ) = 1
+    """,
+    "latest_scores": """
+        SELECT * FROM scores
+        QUALIFY row_number() OVER (
+            PARTITION BY generation_id, scorer, metric ORDER BY scored_at DESC
+        ) = 1
+    """,
+    "results": """
+        SELECT
+            g.run_id,
+            coalesce(m.name, g.model_id) AS model,
+            e.task,
+            e.category,
+            e.length,
+            coalesce(nullif(g.prompt_tokens, 0), e.prompt_tokens) AS prompt_tokens,
+            g.example_id,
+            g.generation_id,
+            coalesce(s.status, g.status) AS status,
+            s.value AS score,
+            g.output,
+            g.gen_key,
+            e.seed,
+            e.idx,
+            e.depth,
+            s.metric,
+            s.status AS score_status,
+            g.error,
+            g.ttft_s,
+            g.latency_s,
+            g.output_tokens,
+            coalesce(m.reference, false) AS reference,
+            g.model_id,
+            e.suite,
+            s.scorer,
+            g.status AS generation_status,
+            g.finish_reason,
+            g.config_hash,
+            g.started_at,
+            s.scored_at,
+            s.extracted,
+            s.explanation
+        FROM latest_generations AS g
+        LEFT JOIN examples AS e ON e.example_id = g.example_id
+        LEFT JOIN models AS m ON m.model_id = g.model_id
+        LEFT JOIN latest_scores AS s ON s.generation_id = g.generation_id
+    """,
+    # Points of one scorer share the scored_at of the score row written with them.
+    "rubric": """
+        WITH latest_points AS (
+            SELECT * FROM rubric_points
+            QUALIFY dense_rank() OVER (
+                PARTITION BY generation_id, scorer ORDER BY scored_at DESC
+            ) = 1
+        )
+        SELECT
+            g.run_id,
+            coalesce(m.name, g.model_id) AS model,
+            e.task,
+            e.category,
+            e.length,
+            g.example_id,
+            g.generation_id,
+            coalesce(m.reference, false) AS reference,
+            p.scorer,
+            p.idx,
+            p.name AS point,
+            p.capabilities,
+            p.weight,
+            p.earned,
+            p.explanation
+        FROM latest_generations AS g
+        JOIN latest_points AS p ON p.generation_id = g.generation_id
+        LEFT JOIN examples AS e ON e.example_id = g.example_id
+        LEFT JOIN models AS m ON m.model_id = g.model_id
+    """,
+}
+
+
+def create_views(con: duckdb.DuckDBPyConnection) -> None:
+    """(Re)create every view from the current SQL; views hold no data."""
+    for name, sql in VIEWS.items():
+        con.execute(f"CREATE OR REPLACE VIEW {name} AS {sql}")

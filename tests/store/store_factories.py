@@ -1,0 +1,97 @@
+"""Factories for store tests: small but realistic examples, generations and scores."""
+
+from __future__ import annotations
+
+import time
+
+from lctui.core.types import (
+    Example,
+    Generation,
+    GenerationStatus,
+    ModelSpec,
+    RubricPoint,
+    Score,
+    ScoreStatus,
+    Span,
+)
+
+MODEL = ModelSpec(name="tiny", backend="hf", path="/models/tiny", params={"dtype": "bf16"})
+GOLD = ModelSpec(name="gold", backend="gold", reference=True)
+
+
+def make_example(i: int = 0, task: str = "niah_single", length: int = 4096) -> Example:
+    context = f"Haystack {i}. " * 20 + "The magic number is 4217. " + "More hay. " * 10
+    return Example(
+        example_id=f"ex-{task}-{length}-{i}",
+        task=task,
+        category="retrieval",
+        suite="ruler",
+        length=length,
+        seed=2**62 + 7,  # seeds are 63-bit hashes
+        index=i,
+        tokenizer="o200k_base",
+        params={"needles": 1, "haystack": "essay"},
+        preamble="Read the text and answer.\n",
+        context=context,
+        question="\nWhat is the magic number?",
+        answer_prefix="The magic number is",
+        gold=("4217",),
+        max_new_tokens=32,
+        prompt_tokens=3900,
+        template_overhead=12,
+        depth=42.5,
+        spans=(Span(280, 306, "needle", "n0"),),
+        truncated=False,
+        metadata={"metric": "recall"},
+    )
+
+
+def make_generation(
+    example: Example,
+    gen_key: str = "key-0",
+    generation_id: str = "gen-0",
+    status: GenerationStatus = GenerationStatus.OK,
+    started_at: float | None = None,
+    run_id: str = "run-1",
+    model_id: str = "fp-tiny",
+) -> Generation:
+    failed = status is GenerationStatus.ERROR
+    return Generation(
+        generation_id=generation_id,
+        gen_key=gen_key,
+        run_id=run_id,
+        model_id=model_id,
+        example_id=example.example_id,
+        config_hash="cfg-1",
+        status=status,
+        output="" if failed else "4217.",
+        prompt_tokens=0 if failed else 3911,
+        output_tokens=0 if failed else 3,
+        ttft_s=None if failed else 0.25,
+        latency_s=1.5,
+        finish_reason=None if failed else "stop",
+        error="TimeoutError: server did not answer" if failed else None,
+        started_at=time.time() if started_at is None else started_at,
+        prompt_head="<|user|>\n",
+        prompt_tail="\n<|assistant|>\nThe magic number is",
+    )
+
+
+def make_score(value: float = 1.0, status: ScoreStatus = ScoreStatus.OK) -> Score:
+    return Score(
+        scorer="recall",
+        metric="recall",
+        value=None if status is ScoreStatus.ERROR else value,
+        status=status,
+        extracted=("4217",),
+        explanation="all gold values found",
+        points=(
+            RubricPoint("finds the number", 2.0, value, "4217 present", ("retrieval",)),
+            RubricPoint("answers briefly", 1.0, 1.0, "3 tokens", ("format", "brevity")),
+        ),
+        extras={"matched": 1},
+    )
+
+
+def error_score() -> Score:
+    return Score("recall", "recall", None, ScoreStatus.ERROR, (), "request failed")
