@@ -50,11 +50,19 @@ class GoldBackend:
     does not depend on it, so a task set to "chat" still gets its reference run.
     """
 
-    max_context = GOLD_MAX_CONTEXT
     max_concurrency = 8
 
-    def __init__(self, tokenizer: str = DEFAULT_TOKENIZER, *, name: str = "gold") -> None:
+    def __init__(
+        self,
+        tokenizer: str = DEFAULT_TOKENIZER,
+        *,
+        name: str = "gold",
+        max_context: int = GOLD_MAX_CONTEXT,
+    ) -> None:
         self.name = name
+        # A smaller window lets a reference run stand in for a real model's limits
+        # (refusal and --truncate) without loading one.
+        self.max_context = max_context
         self._tokenizer = reference_tokenizer(tokenizer)
         self.fingerprint = stable_hash("gold", self._tokenizer.name)
         self._format = PlainFormat()

@@ -30,7 +30,7 @@ _HF_PARAMS: dict[str, Callable[[Any], Any]] = {
     "max_concurrency": int,
     "attn_implementation": str,
 }
-_GOLD_PARAMS: dict[str, Callable[[Any], Any]] = {"tokenizer": str}
+_GOLD_PARAMS: dict[str, Callable[[Any], Any]] = {"tokenizer": str, "max_context": int}
 _LATER_BACKENDS = ("vllm", "openai")
 _BACKENDS = ("hf", "gold", *_LATER_BACKENDS)
 
@@ -84,11 +84,13 @@ def load_backend(spec: ModelSpec, tokenizer: str | None = None) -> Backend:
         params = _read_params(spec, _HF_PARAMS)
         return HFBackend(spec.path or spec.name, name=spec.name, **params)
     if spec.backend == "gold":
-        from lctui.backends.gold import DEFAULT_TOKENIZER, GoldBackend
+        from lctui.backends.gold import DEFAULT_TOKENIZER, GOLD_MAX_CONTEXT, GoldBackend
 
         params = _read_params(spec, _GOLD_PARAMS)
         return GoldBackend(
-            tokenizer or params.get("tokenizer") or DEFAULT_TOKENIZER, name=spec.name
+            tokenizer or params.get("tokenizer") or DEFAULT_TOKENIZER,
+            name=spec.name,
+            max_context=params.get("max_context", GOLD_MAX_CONTEXT),
         )
     if spec.backend in _LATER_BACKENDS:
         if spec.backend == "vllm" and importlib.util.find_spec("vllm") is None:
