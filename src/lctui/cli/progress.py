@@ -6,7 +6,6 @@ rich's task fields (cheap, thread-safe), and rich repaints on its own timer.
 
 from __future__ import annotations
 
-import time
 from dataclasses import dataclass, field
 
 from rich.console import Console
@@ -16,17 +15,15 @@ from rich.progress import (
     Progress,
     TaskID,
     TextColumn,
-    TimeElapsedColumn,
     TimeRemainingColumn,
 )
 
 from lctui.core.events import (
     CellKey,
-    ChunkReceived,
     Event,
     ExampleFailed,
     ExampleScored,
-    ExampleStarted,
+    GenerationFinished,
     RunFinished,
     RunPlanned,
 )
@@ -37,7 +34,8 @@ from lctui.core.lengths import format_length
 class _Cell:
     task_id: TaskID
     tokens: int = 0
-    busy_s: float = 0.0
+    decode_s: float = 0.0
+    ttfts: list[float] = field(default_factory=list)
     scores: list[float] = field(default_factory=list)
     errors: int = 0
 
@@ -49,19 +47,16 @@ class RichProgressSink:
         self.console = console
         self.progress = Progress(
             TextColumn("{task.description}"),
-            BarColumn(bar_width=20),
+            BarColumn(bar_width=12),
             MofNCompleteColumn(),
             TextColumn("{task.fields[score]}"),
             TextColumn("{task.fields[speed]}"),
             TextColumn("{task.fields[errors]}", style="red"),
-            TimeElapsedColumn(),
-            TextColumn("ETA"),
             TimeRemainingColumn(),
             console=console,
             refresh_per_second=8,
         )
         self._cells: dict[CellKey, _Cell] = {}
-        self._started: dict[str, tuple[CellKey, float]] = {}
         self.errors: list[str] = []
 
     def __enter__(self) -> RichProgressSink:
@@ -74,12 +69,8 @@ class RichProgressSink:
     def __call__(self, event: Event) -> None:
         if isinstance(event, RunPlanned):
             self._plan(event)
-        elif isinstance(event, ExampleStarted):
-            self._started[event.generation_id] = (event.cell, time.monotonic())
-        elif isinstance(event, ChunkReceived):
-            cell = self._cells.get(event.cell)
-            if cell:
-                cell.tokens += event.tokens
+        elif isinstance(event, GenerationFinished):
+            self._timing(event)
         elif isinstance(event, ExampleScored | ExampleFailed):
             self._finish(event)
         elif isinstance(event, RunFinished):
@@ -94,19 +85,29 @@ class RichProgressSink:
             )
             self._cells[key] = _Cell(task_id)
 
+    def _timing(self, event: GenerationFinished) -> None:
+        cell = self._cells.get(event.cell)
+        generation = event.generation
+        if cell is None or generation.ttft_s is None:
+            return
+        cell.ttfts.append(generation.ttft_s)
+        cell.tokens += generation.output_tokens
+        cell.decode_s += max(0.0, generation.latency_s - generation.ttft_s)
+
     def _finish(self, event: ExampleScored | ExampleFailed) -> None:
         cell = self._cells.get(event.cell)
         if cell is None:
             return
-        started = self._started.pop(event.generation.generation_id, None)
-        if started:
-            cell.busy_s += time.monotonic() - started[1]
         if isinstance(event, ExampleScored) and event.score.value is not None:
             cell.scores.append(event.score.value)
         elif isinstance(event, ExampleFailed):
             cell.errors += 1
             self.errors.append(event.message)
         score = f"score {sum(cell.scores) / len(cell.scores):.2f}" if cell.scores else ""
-        speed = f"{cell.tokens / cell.busy_s:.1f} tok/s" if cell.busy_s > 0 else ""
+        speed = ""
+        if cell.ttfts:
+            speed = f"ttft {sum(cell.ttfts) / len(cell.ttfts):.1f}s"
+        if cell.decode_s > 0:
+            speed += f" {cell.tokens / cell.decode_s:.0f} tok/s"
         errors = f"{cell.errors} errors" if cell.errors else ""
         self.progress.update(cell.task_id, advance=1, score=score, speed=speed, errors=errors)

@@ -13,9 +13,10 @@ import asyncio
 import contextlib
 import time
 import uuid
-from collections.abc import Callable, Iterable, Sequence
+from collections import Counter
+from collections.abc import Callable, Coroutine, Iterable, Sequence
 from dataclasses import dataclass
-from typing import Protocol
+from typing import Any, Protocol
 
 from lctui.core.events import (
     CellKey,
@@ -93,6 +94,7 @@ class Engine:
         self._load_backend = load_backend
         self._sink = sink
         self._examples: dict[str, asyncio.Future[Example]] = {}
+        self._uses: Counter[str] = Counter()  # work items still to read each cached example
         self._paused = asyncio.Event()
         self._paused.set()
 
@@ -122,21 +124,23 @@ class Engine:
         self._store.start_run(run_id, request.command)
         self._store.flush()
         self._sink(RunPlanned(run_id, cells, skipped))
+        self._uses = Counter(i.example_id for items in todo.values() for i in items)
         started = time.monotonic()
         counters = {"done": 0, "errors": 0}
         cancelled = False
+        status = "failed"  # unless the run ends or is cancelled; the error propagates
         flusher = asyncio.create_task(self._flush_periodically())
         try:
-            await asyncio.gather(
-                *(self._run_model(run_id, m, todo[m.spec.name], counters) for m in models)
+            await _all_or_none(
+                [self._run_model(run_id, m, todo[m.spec.name], counters) for m in models]
             )
+            status = "finished"
         except asyncio.CancelledError:
-            cancelled = True
+            cancelled, status = True, "cancelled"
         finally:
             flusher.cancel()
             with contextlib.suppress(asyncio.CancelledError):
                 await flusher
-            status = "cancelled" if cancelled else "finished"
             self._store.finish_run(run_id, status)
             self._store.flush()
             await self._close(models)
@@ -186,21 +190,30 @@ class Engine:
     async def _run_model(
         self, run_id: str, model: _Model, items: list[WorkItem], counters: dict[str, int]
     ) -> None:
-        queue: asyncio.Queue[WorkItem] = asyncio.Queue()
-        for item in items:
-            queue.put_nowait(item)
-        workers = max(1, model.backend.max_concurrency)
-        lookahead = asyncio.Semaphore(workers + 1)  # build at most one example ahead
+        """Build examples in order, one ahead of the workers, while they generate."""
+        workers = max(1, min(model.backend.max_concurrency, len(items)))
+        ready: asyncio.Queue[tuple[WorkItem, Example] | None] = asyncio.Queue(maxsize=1)
 
-        async def worker() -> None:
-            while not queue.empty():
-                item = queue.get_nowait()
+        async def produce() -> None:
+            for item in items:
+                await ready.put((item, await self._example(item, model)))
+            for _ in range(workers):
+                await ready.put(None)
+
+        async def consume() -> None:
+            while (entry := await ready.get()) is not None:
                 await self._paused.wait()
-                async with lookahead:
-                    example = await self._example(item, model)
-                await self._generate(run_id, model, item, example, counters)
+                await self._generate(run_id, model, *entry, counters)
+                self._release(entry[0].example_id)
 
-        await asyncio.gather(*(worker() for _ in range(min(workers, len(items)))))
+        await _all_or_none([produce(), *(consume() for _ in range(workers))])
+
+    def _release(self, example_id: str) -> None:
+        """Forget a cached example once no work item needs it (128K contexts are big)."""
+        self._uses[example_id] -= 1
+        if self._uses[example_id] <= 0:
+            self._examples.pop(example_id, None)
+            del self._uses[example_id]
 
     async def _example(self, item: WorkItem, model: _Model) -> Example:
         """Build (or reuse) the example of a work item in a thread."""
@@ -287,6 +300,24 @@ class Engine:
         else:
             counters["done"] += 1
             self._sink(ExampleScored(item.cell, generation, score))
+
+
+async def _all_or_none(coroutines: Sequence[Coroutine[Any, Any, None]]) -> None:
+    """Run coroutines together; the first failure cancels the others and propagates.
+
+    The others have ended by the time this returns or raises, also when it is itself
+    cancelled, so nothing writes to the store after the run is marked finished.
+    """
+    tasks = [asyncio.ensure_future(c) for c in coroutines]
+    try:
+        await asyncio.wait(tasks, return_when=asyncio.FIRST_EXCEPTION)
+    finally:
+        for task in tasks:
+            task.cancel()
+        outcomes = await asyncio.gather(*tasks, return_exceptions=True)
+    for outcome in outcomes:
+        if isinstance(outcome, Exception):  # CancelledError is not an Exception
+            raise outcome
 
 
 def _count_cells(items: Iterable[WorkItem]) -> dict[CellKey, int]:
