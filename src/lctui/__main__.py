@@ -1,5 +1,5 @@
 """`python -m lctui` is the `lctui` command."""
 
-from lctui.cli import entry
+from lctui.main import entry
 
 entry()

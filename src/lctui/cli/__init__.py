@@ -19,17 +19,20 @@ EXIT_INTERRUPTED = 130
 
 
 def build_parser() -> argparse.ArgumentParser:
-    from lctui.cli import browse, run
+    from lctui.cli import browse, run, transfer
 
     parser = argparse.ArgumentParser(
         prog="lctui",
         description="Interactive long-context evaluation: run tasks at any context length, "
-        "stream generations, score them and keep everything in DuckDB.",
+        "stream generations, score them and keep everything in DuckDB. Without a command, "
+        "`lctui` opens the terminal UI (`lctui tui --help`); `lctui serve` serves it in a "
+        "browser.",
     )
     parser.add_argument("--version", action="version", version=f"lctui {__version__}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     run.add_parsers(sub)
     browse.add_parsers(sub)
+    transfer.add_parsers(sub)
     return parser
 
 
@@ -54,7 +57,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
     if args.command is None:
-        args = parser.parse_args(["demo", *(argv or [])])
+        parser.print_help()
+        return EXIT_USER_ERROR
     try:
         return int(args.handler(args))
     except LctuiError as exc:

@@ -1,0 +1,53 @@
+"""`lctui export` and `lctui import runs`: move runs between results files as Parquet."""
+
+from __future__ import annotations
+
+import argparse
+from typing import Any
+
+from rich.console import Console
+
+from lctui.core.config import load_config
+
+
+def add_parsers(sub: Any) -> None:
+    from lctui.cli import common_options
+
+    export = sub.add_parser(
+        "export", help="write runs to a folder of Parquet files (one per table)"
+    )
+    export.add_argument("folder", help="output folder")
+    export.add_argument("--run", action="append", metavar="RUN_ID", help="only these runs")
+    common_options(export)
+    export.set_defaults(handler=cmd_export)
+
+    importer = sub.add_parser("import", help="merge results from elsewhere into a database")
+    kinds = importer.add_subparsers(dest="kind", metavar="KIND", required=True)
+    runs = kinds.add_parser("runs", help="a folder written by `lctui export`")
+    runs.add_argument("folder")
+    common_options(runs)
+    runs.set_defaults(handler=cmd_import_runs)
+
+
+def cmd_export(args: argparse.Namespace) -> int:
+    from lctui.cli.run import resolve_db
+    from lctui.store import open_store
+    from lctui.store.transfer import export_parquet
+
+    db = resolve_db(args, load_config(args.config))
+    with open_store(db, read_only=True) as store:
+        count = export_parquet(store, args.folder, args.run)
+    Console().print(f"Exported {count} generation(s) from {db} to {args.folder}")
+    return 0
+
+
+def cmd_import_runs(args: argparse.Namespace) -> int:
+    from lctui.cli.run import resolve_db
+    from lctui.store import open_store
+    from lctui.store.transfer import import_parquet
+
+    db = resolve_db(args, load_config(args.config))
+    with open_store(db) as store:
+        count = import_parquet(store, args.folder)
+    Console().print(f"Imported {count} new generation(s) from {args.folder} into {db}")
+    return 0

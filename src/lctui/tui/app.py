@@ -1,0 +1,151 @@
+"""The Textual app: owns the results store, themes, global keys and screen changes.
+
+Screens read through `app.store` (a cursor per query, in workers) and start runs with
+`app.start_run`, which hosts the same engine as `lctui run` on the app's event loop.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from pathlib import Path
+from typing import Any, ClassVar
+
+from textual.app import App, SystemCommand
+from textual.binding import Binding, BindingType
+from textual.screen import Screen
+
+from lctui.core.config import Config
+from lctui.core.errors import LctuiError
+from lctui.engine import RunRequest
+from lctui.store import Store, open_store
+from lctui.tui.themes import THEME_ERRORS, initial_theme, load_themes, remember_theme
+
+SAMPLE_RUNS = Path(__file__).resolve().parents[3] / "sample_runs"
+
+
+class LctuiApp(App[None]):
+    """lctui's terminal UI."""
+
+    TITLE = "lctui"
+    CSS_PATH = "app.tcss"
+    ENABLE_COMMAND_PALETTE = True
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("f1,question_mark", "help", "Help", id="help"),
+        Binding("ctrl+r", "show_results", "Results", id="results"),
+        Binding("ctrl+n", "new_run", "New run", id="new_run"),
+        Binding("ctrl+t", "next_theme", "Theme", id="theme"),
+        Binding("ctrl+q", "quit", "Quit", id="quit"),
+    ]
+
+    def __init__(
+        self,
+        db_path: Path,
+        config: Config,
+        *,
+        read_only: bool = False,
+        import_samples: bool = True,
+        samples_dir: Path = SAMPLE_RUNS,
+    ) -> None:
+        super().__init__()
+        self.db_path = db_path
+        self.config = config
+        self.read_only = read_only
+        self.import_samples = import_samples
+        self.samples_dir = samples_dir
+        self._store: Store | None = None
+        self._themes = load_themes()
+        for theme in self._themes.values():
+            self.register_theme(theme)
+        self.theme = initial_theme(self._themes)
+
+    @property
+    def store(self) -> Store:
+        if self._store is None:
+            raise RuntimeError("the store is not open yet")
+        return self._store
+
+    def on_mount(self) -> None:
+        try:
+            self._store = open_store(self.db_path, read_only=self.read_only)
+        except LctuiError as exc:
+            self.exit(return_code=2, message=f"lctui: error: {exc}")
+            return
+        for error in THEME_ERRORS:
+            self.notify(error, title="Theme file skipped", severity="warning")
+        if self.import_samples and not self.read_only and self._is_empty():
+            self._import_samples()
+        self.action_show_results()
+
+    def on_unmount(self) -> None:
+        if self._store is not None:
+            self._store.close()
+
+    def _is_empty(self) -> bool:
+        row = self.store.cursor().execute("SELECT count(*) FROM generations").fetchone()
+        return not row or row[0] == 0
+
+    def _import_samples(self) -> None:
+        from lctui.store.transfer import import_parquet
+
+        folders = sorted(p for p in self.samples_dir.glob("*") if p.is_dir())
+        added = sum(import_parquet(self.store, folder) for folder in folders)
+        if added:
+            self.notify(
+                f"The database was empty: imported {added} sample generations of the "
+                "embedded model so there is something to browse.",
+                title="Sample runs",
+            )
+
+    # -- actions ---------------------------------------------------------------------
+
+    def action_help(self) -> None:
+        from lctui.tui.screens.help import HelpScreen
+
+        self.push_screen(HelpScreen())
+
+    def action_show_results(self) -> None:
+        from lctui.tui.screens.results import ResultsScreen
+
+        self._switch(ResultsScreen())
+
+    def action_new_run(self) -> None:
+        if self.read_only:
+            self.notify("Opened read-only: runs cannot be started.", severity="warning")
+            return
+        from lctui.tui.screens.launch import LaunchScreen
+
+        self.push_screen(LaunchScreen())
+
+    def start_run(self, request: RunRequest) -> None:
+        from lctui.tui.screens.live import RunScreen
+
+        self.push_screen(RunScreen(request))
+
+    def open_generation(self, generation_id: str) -> None:
+        from lctui.tui.screens.inspector import InspectorScreen
+
+        self.push_screen(InspectorScreen(generation_id))
+
+    def action_next_theme(self) -> None:
+        names = sorted(self._themes) or [self.theme]
+        current = names.index(self.theme) if self.theme in names else -1
+        self.theme = names[(current + 1) % len(names)]
+
+    def watch_theme(self, name: str) -> None:
+        if name in self._themes:
+            remember_theme(name)
+
+    def _switch(self, screen: Screen[Any]) -> None:
+        # Results is the home screen: drop whatever is stacked above the base.
+        while len(self.screen_stack) > 1:
+            self.pop_screen()
+        self.push_screen(screen)
+
+    def get_system_commands(self, screen: Screen[Any]) -> Iterable[SystemCommand]:
+        yield from super().get_system_commands(screen)
+        yield SystemCommand(
+            "Results", "The model x task x length heatmap", self.action_show_results
+        )
+        yield SystemCommand("New run", "Pick models, tasks and lengths", self.action_new_run)
+        yield SystemCommand("Help", "Every key of this screen", self.action_help)
+        yield SystemCommand("Next theme", "Cycle the themes of themes/", self.action_next_theme)

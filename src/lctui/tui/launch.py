@@ -1,0 +1,72 @@
+"""Start the terminal UI (`lctui`, `lctui tui`) or serve it in a browser (`lctui serve`)."""
+
+from __future__ import annotations
+
+import argparse
+import os
+import shlex
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+
+
+def parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(
+        prog="lctui",
+        description="Interactive long-context evaluation. Without a command, opens the "
+        "terminal UI; `lctui serve` serves it in a browser; `lctui COMMAND --help` for the "
+        "headless commands (run, demo, tasks, models, query, show, export, import).",
+    )
+    p.add_argument("mode", nargs="?", choices=["tui", "serve"], default="tui")
+    p.add_argument("--db", metavar="PATH", help="results database (default as `lctui run`)")
+    p.add_argument("--config", metavar="PATH", help="lctui.toml to read models from")
+    p.add_argument("--read-only", action="store_true", help="browse without writing")
+    p.add_argument("--no-samples", action="store_true", help="do not import sample runs")
+    p.add_argument("--host", default="127.0.0.1", help="serve: address to bind (localhost)")
+    p.add_argument("--port", type=int, default=8000, help="serve: port")
+    return p
+
+
+def main(argv: Sequence[str]) -> int:
+    os.environ.setdefault("HF_HUB_OFFLINE", "1")
+    os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
+    os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
+    os.environ.setdefault("HF_HUB_DISABLE_PROGRESS_BARS", "1")
+    os.environ.setdefault("TRANSFORMERS_VERBOSITY", "error")
+    args = parser().parse_args(list(argv))
+    if args.mode == "serve":
+        return serve(args)
+    from lctui.cli.run import resolve_db
+    from lctui.core.config import load_config
+    from lctui.core.errors import LctuiError
+    from lctui.tui.app import LctuiApp
+
+    try:
+        config = load_config(args.config)
+        db = resolve_db(args, config)
+    except LctuiError as exc:
+        print(f"lctui: error: {exc}", file=sys.stderr)
+        return 2
+    app = LctuiApp(db, config, read_only=args.read_only, import_samples=not args.no_samples)
+    app.run()
+    return int(app.return_code or 0)
+
+
+def serve(args: argparse.Namespace) -> int:
+    try:
+        from textual_serve.server import Server
+    except ImportError:
+        print(
+            "lctui: error: `lctui serve` needs textual-serve: pip install 'lctui[serve]'",
+            file=sys.stderr,
+        )
+        return 2
+    command = [sys.executable, "-m", "lctui", "tui"]
+    for flag in ("db", "config"):
+        if getattr(args, flag):
+            command += [f"--{flag}", str(Path(getattr(args, flag)).expanduser())]
+    if args.read_only:
+        command.append("--read-only")
+    print(f"Serving lctui on http://{args.host}:{args.port} (Ctrl-C to stop)")
+    Server(shlex.join(command), host=args.host, port=args.port, title="lctui").serve()
+    return 0

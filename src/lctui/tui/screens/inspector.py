@@ -1,0 +1,408 @@
+"""The example inspector: the exact prompt, the output, the gold answer and the rubric.
+
+Opened on one stored generation. The prompt is a virtual-scrolling PromptView with
+needles and gold values marked (n / N / g jump between them); the output shows the
+extracted answers; the rubric lists every point. Actions re-score the stored output,
+re-run the example (same or another model), copy the prompt and export everything.
+Under 110 columns the three panels become tabs (keys 1, 2, 3).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import threading
+from collections.abc import Callable
+from concurrent.futures import Future
+from functools import partial
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, ClassVar, cast
+
+import duckdb
+from textual import work
+from textual.app import ComposeResult
+from textual.binding import Binding, BindingType
+from textual.command import DiscoveryHit, Hit, Hits, Provider
+from textual.containers import Container
+from textual.content import Content
+from textual.screen import Screen
+from textual.widgets import Footer, Static, Tab, Tabs
+
+from lctui.backends import resolve_model
+from lctui.core.errors import LctuiError
+from lctui.core.lengths import format_length
+from lctui.core.types import ModelSpec, Score
+from lctui.store.queries import get_generation
+from lctui.tui.widgets.prompt_actions import (
+    already_stored,
+    export_path,
+    export_payload,
+    model_choices,
+    rerun_request,
+    rescore,
+)
+from lctui.tui.widgets.prompt_model_picker import ModelPicker
+from lctui.tui.widgets.prompt_output import OutputPanel
+from lctui.tui.widgets.prompt_view import MarkedSpan, PromptView
+from lctui.tui.widgets.rubric_table import RubricPanel
+
+if TYPE_CHECKING:
+    from lctui.tui.app import LctuiApp
+
+FIRST_LAYOUT_WAIT_S = 0.15
+PANELS = {"prompt": "#prompt", "output": "#output-panel", "rubric": "#rubric"}
+
+
+class InspectorCommands(Provider):
+    """Command palette entries for every described key of the inspector."""
+
+    def _commands(self) -> list[tuple[str, str, Callable[[], object]]]:
+        screen = self.screen
+        if not isinstance(screen, InspectorScreen):
+            return []
+        out: list[tuple[str, str, Callable[[], object]]] = []
+        for binding in screen.BINDINGS:
+            if isinstance(binding, Binding) and binding.description:
+                title = f"Inspector: {binding.tooltip or binding.description}"
+                out.append(
+                    (title, f"key {binding.key}", partial(screen.run_action, binding.action))
+                )
+        return out
+
+    async def discover(self) -> Hits:
+        for title, help_text, command in self._commands():
+            yield DiscoveryHit(title, command, help=help_text)
+
+    async def search(self, query: str) -> Hits:
+        matcher = self.matcher(query)
+        for title, help_text, command in self._commands():
+            if (score := matcher.match(title)) > 0:
+                yield Hit(score, matcher.highlight(title), command, help=help_text)
+
+
+class InspectorScreen(Screen[None]):
+    """One generation: prompt with marked spans, output, gold, rubric and actions."""
+
+    DEFAULT_CSS = """
+    InspectorScreen { layout: vertical; }
+    #inspector-header { height: 1; padding: 0 1; background: $panel; color: $text-muted; }
+    #panel-tabs { display: none; }
+    #panels { height: 1fr; }
+    #panels > * { border: round $primary 50%; border-title-color: $text; }
+    #panels > *:focus-within { border: round $accent; }
+    #prompt { padding: 0 0 0 1; }
+    #output-panel, #rubric-panel { padding: 0 1; }
+    InspectorScreen.-wide #panels {
+        layout: grid; grid-size: 2 2; grid-columns: 3fr 2fr; grid-rows: 1fr auto;
+    }
+    InspectorScreen.-wide #rubric-panel { row-span: 2; }
+    InspectorScreen.-wide #output-panel { height: auto; max-height: 14; }
+    InspectorScreen.-narrow #panel-tabs { display: block; }
+    InspectorScreen.-narrow #panels > * { display: none; height: 1fr; }
+    InspectorScreen.-narrow.-show-prompt #prompt { display: block; }
+    InspectorScreen.-narrow.-show-output #output-panel { display: block; }
+    InspectorScreen.-narrow.-show-rubric #rubric-panel { display: block; }
+    """
+    HORIZONTAL_BREAKPOINTS = [(0, "-narrow"), (110, "-wide")]  # noqa: RUF012 (Screen's type)
+    AUTO_FOCUS = "#prompt"
+    COMMANDS: ClassVar[set[Any]] = {InspectorCommands}
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("n", "next_span", "Next", id="inspector.next-span", tooltip="Next needle"),
+        Binding(
+            "N,shift+n",
+            "previous_span",
+            "Prev",
+            id="inspector.previous-span",
+            tooltip="Previous needle",
+            show=False,  # the 80-column footer has no room; the prompt's subtitle names it
+        ),
+        Binding("g", "gold", "Gold", id="inspector.gold", tooltip="Jump to the first gold span"),
+        Binding("s", "rescore", "Rescore", id="inspector.rescore", tooltip="Re-score the output"),
+        Binding("r", "rerun", "Rerun", id="inspector.rerun", tooltip="Re-run on the same model"),
+        Binding(
+            "m",
+            "rerun_on_model",
+            "Model",
+            id="inspector.rerun-model",
+            tooltip="Re-run on another model",
+        ),
+        Binding("y", "copy_prompt", "Copy", id="inspector.copy", tooltip="Copy the prompt"),
+        Binding("e", "export", "Export", id="inspector.export", tooltip="Export as JSON"),
+        Binding("escape", "back", "Back", id="inspector.back", tooltip="Back to the list"),
+        Binding("1", "show_panel('prompt')", "Prompt", id="inspector.panel-prompt", show=False),
+        Binding("2", "show_panel('output')", "Output", id="inspector.panel-output", show=False),
+        Binding("3", "show_panel('rubric')", "Rubric", id="inspector.panel-rubric", show=False),
+    ]
+
+    def __init__(self, generation_id: str) -> None:
+        super().__init__()
+        self.generation_id = generation_id
+        self.record: dict[str, Any] | None = None
+        self.panel = "prompt"
+        self._reading: asyncio.Future[dict[str, Any] | None] | None = None
+
+    @property
+    def lctui(self) -> LctuiApp:
+        return cast("LctuiApp", self.app)
+
+    def compose(self) -> ComposeResult:
+        self._reading = asyncio.wrap_future(self._start_read())
+        yield Static("Loading...", id="inspector-header")
+        yield Tabs(
+            Tab("1 Prompt", id="tab-prompt"),
+            Tab("2 Output", id="tab-output"),
+            Tab("3 Rubric", id="tab-rubric"),
+            id="panel-tabs",
+        )
+        with Container(id="panels"):
+            yield PromptView(id="prompt")
+            yield RubricPanel(id="rubric-panel")
+            yield OutputPanel(id="output-panel")
+        yield Footer(compact=True)
+
+    async def on_mount(self) -> None:
+        self.query_one(Tabs).can_focus = False
+        self.add_class("-show-prompt")
+        self.query_one("#prompt", PromptView).border_title = "Prompt"
+        reading = self._reading
+        if reading is None:
+            return
+        # The read usually ends within milliseconds of mounting: showing the record
+        # before the first layout saves a second layout and paint of the whole screen
+        # (~50-100 ms on a 128K prompt). A slow read shows "Loading..." meanwhile.
+        await asyncio.wait({reading}, timeout=FIRST_LAYOUT_WAIT_S)
+        if reading.done():
+            self._receive(reading)
+        else:
+            self._show_when_read(reading)
+
+    # -- loading ---------------------------------------------------------------------
+
+    def _start_read(self) -> Future[dict[str, Any] | None]:
+        """Read the generation in a thread, started before the widgets are built.
+
+        Reading a 128K prompt (~20 ms) then overlaps composing the screen, which
+        matters for the 300 ms open target; `_show_when_read` waits for it.
+        """
+        future: Future[dict[str, Any] | None] = Future()
+        store, generation_id = self.lctui.store, self.generation_id
+
+        def read() -> None:
+            try:
+                cursor = store.cursor()
+                try:
+                    future.set_result(get_generation(cursor, generation_id))
+                finally:
+                    cursor.close()
+            except BaseException as exc:
+                future.set_exception(exc)
+
+        threading.Thread(target=read, name="inspector-read", daemon=True).start()
+        return future
+
+    @work(exclusive=True, group="inspector-load")
+    async def _show_when_read(self, reading: asyncio.Future[dict[str, Any] | None]) -> None:
+        await asyncio.wait({reading})
+        self._receive(reading)
+
+    def _receive(self, reading: asyncio.Future[dict[str, Any] | None]) -> None:
+        try:
+            record = reading.result()
+        except (LctuiError, duckdb.Error) as exc:
+            self._failed(f"could not read the generation: {exc}")
+            return
+        if record is None:
+            self._failed(f"generation {self.generation_id} is not in this results file")
+            return
+        self._show(record)
+
+    def _failed(self, message: str) -> None:
+        self.query_one("#inspector-header", Static).update(Content.styled(message, "$error"))
+        self.notify(message, title="Inspector", severity="error")
+
+    def _show(self, record: dict[str, Any]) -> None:
+        self.record = record
+        self._show_header(record)
+        self._show_prompt(record)
+        self.query_one(OutputPanel).show(record)
+        self.query_one(RubricPanel).show(record)
+
+    def _show_header(self, record: dict[str, Any]) -> None:
+        model = str(record["model"]) + (" (reference)" if record.get("reference") else "")
+        attempts = record.get("attempts") or []
+        parts = [
+            str(record.get("task")),
+            format_length(int(record["length"])) if record.get("length") else "?",
+            f"example {record.get('idx')}",
+            f"seed {record.get('seed')}",
+            model,
+        ]
+        if len(attempts) > 1:
+            ids = [a["generation_id"] for a in attempts]
+            parts.append(f"attempt {ids.index(self.generation_id) + 1} of {len(ids)}")
+        self.query_one("#inspector-header", Static).update("  ·  ".join(parts))
+
+    def _show_prompt(self, record: dict[str, Any]) -> None:
+        view = self.query_one("#prompt", PromptView)
+        prompt = record.get("prompt")
+        if prompt is None:
+            view.load("(the example's text is not stored in this results file)", [])
+            view.border_title = "Prompt"
+            return
+        # Spans are offsets into the context; the prompt puts head and preamble first.
+        shift = len(record.get("prompt_head") or "") + len(record.get("preamble") or "")
+        spans = [
+            MarkedSpan(s["start"] + shift, s["end"] + shift, s["kind"], s.get("label") or "")
+            for s in record.get("spans") or ()
+        ]
+        view.load(prompt, spans)
+        tokens = record.get("prompt_tokens") or record.get("example_prompt_tokens") or 0
+        title = f"Prompt ({tokens:,} tokens"
+        if record.get("depth") is not None:
+            title += f", needle at {float(record['depth']):.0f} %"
+        view.border_title = title + ")"
+
+    # -- panels ----------------------------------------------------------------------
+
+    def action_show_panel(self, panel: str) -> None:
+        self._set_panel(panel)
+        self.query_one(PANELS[panel]).focus()
+
+    def on_tabs_tab_activated(self, event: Tabs.TabActivated) -> None:
+        panel = (event.tab.id or "").removeprefix("tab-")
+        if panel in PANELS:
+            self._set_panel(panel)
+
+    def _set_panel(self, panel: str) -> None:
+        self.panel = panel
+        for name in PANELS:
+            self.set_class(name == panel, f"-show-{name}")
+        tabs = self.query_one(Tabs)
+        if tabs.active != f"tab-{panel}":
+            tabs.active = f"tab-{panel}"
+
+    def _on_prompt(self, move: Callable[[PromptView], MarkedSpan | None], missing: str) -> None:
+        """Run a jump on the prompt, showing its panel first when it is a hidden tab."""
+        view = self.query_one("#prompt", PromptView)
+
+        def jump() -> None:
+            if move(view) is None:
+                self.notify(missing, title="Prompt", severity="warning")
+
+        if self.has_class("-narrow") and self.panel != "prompt":
+            self.action_show_panel("prompt")
+            self.call_after_refresh(jump)  # the view has no size until it is shown
+        else:
+            view.focus()
+            jump()
+
+    def action_next_span(self) -> None:
+        self._on_prompt(PromptView.select_next, "This example marks no needle.")
+
+    def action_previous_span(self) -> None:
+        self._on_prompt(PromptView.select_previous, "This example marks no needle.")
+
+    def action_gold(self) -> None:
+        self._on_prompt(PromptView.select_first_gold, "No gold value is marked in the context.")
+
+    def action_back(self) -> None:
+        self.app.pop_screen()
+
+    # -- actions ---------------------------------------------------------------------
+
+    def _writable(self, what: str) -> bool:
+        if self.record is None:
+            self.notify("Still loading the generation.", severity="warning")
+            return False
+        if self.lctui.read_only or self.lctui.store.read_only:
+            self.notify(f"Opened read-only: cannot {what}.", severity="warning")
+            return False
+        return True
+
+    def action_rescore(self) -> None:
+        if not self._writable("store a new score"):
+            return
+        assert self.record is not None
+        if self.record.get("status") == "error":
+            self.notify(
+                "The request failed, so there is no output to score; re-run it with r.",
+                severity="warning",
+            )
+            return
+        self._rescore(self.record)
+
+    @work(thread=True, exclusive=True, group="inspector-rescore")
+    def _rescore(self, record: dict[str, Any]) -> None:
+        try:
+            score, fresh = rescore(self.lctui.store, record)
+        except (LctuiError, duckdb.Error, ValueError) as exc:
+            self.app.call_from_thread(self.notify, f"Re-scoring failed: {exc}", severity="error")
+            return
+        self.app.call_from_thread(self._rescored, score, fresh)
+
+    def _rescored(self, score: Score, fresh: dict[str, Any]) -> None:
+        self._show(fresh)
+        value = "error" if score.value is None else f"{score.value:.2f}"
+        self.notify(f"Re-scored: {score.metric} {value} ({score.status.value}).", title="Score")
+
+    def action_rerun(self) -> None:
+        if not self._writable("start a run"):
+            return
+        assert self.record is not None
+        if already_stored(self.record):
+            self.notify(
+                f"{self.record['model']} already has a stored answer to this example, so a run "
+                "would skip it (resume). Press m to run it on another model.",
+                severity="warning",
+            )
+            return
+        self._start_rerun(self.record["model"])
+
+    def action_rerun_on_model(self) -> None:
+        if not self._writable("start a run"):
+            return
+        assert self.record is not None
+        models = model_choices(self.lctui.config.models, exclude=self.record["model"])
+
+        def picked(spec: ModelSpec | None) -> None:
+            if spec is not None:
+                self._start_rerun(spec.name)
+
+        self.app.push_screen(ModelPicker(models), picked)
+
+    def _start_rerun(self, model: str) -> None:
+        assert self.record is not None
+        try:
+            spec = resolve_model(model, self.lctui.config.models)
+            request, warning = rerun_request(self.record, spec)
+        except LctuiError as exc:
+            self.notify(f"Cannot re-run: {exc}", severity="error")
+            return
+        if warning:
+            self.notify(warning, title="Re-run", severity="warning")
+        self.lctui.start_run(request)
+
+    def action_copy_prompt(self) -> None:
+        prompt = (self.record or {}).get("prompt")
+        if not prompt:
+            self.notify("No prompt text to copy.", severity="warning")
+            return
+        self.app.copy_to_clipboard(prompt)
+        self.notify(f"Copied the prompt ({len(prompt):,} characters) to the clipboard (OSC 52).")
+
+    def action_export(self) -> None:
+        if self.record is None:
+            self.notify("Still loading the generation.", severity="warning")
+            return
+        self._export(self.record, Path.cwd())
+
+    @work(thread=True, exclusive=True, group="inspector-export")
+    def _export(self, record: dict[str, Any], folder: Path) -> None:
+        path = export_path(record, folder)
+        try:
+            text = json.dumps(export_payload(record), indent=2, ensure_ascii=False, default=str)
+            path.write_text(text + "\n", encoding="utf-8")
+        except OSError as exc:
+            self.app.call_from_thread(self.notify, f"Export failed: {exc}", severity="error")
+            return
+        self.app.call_from_thread(self.notify, f"Exported to {path}", title="Export")

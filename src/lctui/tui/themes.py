@@ -1,0 +1,87 @@
+"""Themes from `themes/*.toml` (Textual Theme fields), and the remembered choice.
+
+Theme files are looked up in $LCTUI_THEMES_DIR, ~/.config/lctui/themes and the
+repository's `themes/` folder; a later file with the same name wins.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+from dataclasses import fields
+from pathlib import Path
+
+from textual.theme import Theme
+
+from lctui.core.paths import data_dir
+
+if sys.version_info >= (3, 11):
+    import tomllib
+else:  # pragma: no cover
+    import tomli as tomllib
+
+DEFAULT_THEME = "lctui-dark"
+SAFE_THEME = "lctui-256"
+_FIELDS = {f.name for f in fields(Theme)}
+
+
+def theme_dirs() -> list[Path]:
+    dirs = [Path(__file__).resolve().parents[3] / "themes"]
+    config = os.environ.get("XDG_CONFIG_HOME")
+    dirs.append((Path(config) if config else Path.home() / ".config") / "lctui" / "themes")
+    if os.environ.get("LCTUI_THEMES_DIR"):
+        dirs.append(Path(os.environ["LCTUI_THEMES_DIR"]))
+    return dirs
+
+
+def load_themes() -> dict[str, Theme]:
+    """Every valid theme file; a broken file is skipped with its error kept for display."""
+    themes: dict[str, Theme] = {}
+    for folder in theme_dirs():
+        for path in sorted(folder.glob("*.toml")) if folder.is_dir() else []:
+            try:
+                data = tomllib.loads(path.read_text(encoding="utf-8"))
+                theme = Theme(**{k: v for k, v in data.items() if k in _FIELDS})
+            except (OSError, tomllib.TOMLDecodeError, TypeError, ValueError) as exc:
+                THEME_ERRORS.append(f"{path}: {exc}")
+                continue
+            themes[theme.name] = theme
+    return themes
+
+
+THEME_ERRORS: list[str] = []
+
+
+def _state_file() -> Path:
+    return data_dir() / "tui-state.json"
+
+
+def remembered_theme() -> str | None:
+    try:
+        value = json.loads(_state_file().read_text(encoding="utf-8")).get("theme")
+    except (OSError, ValueError):
+        return None
+    return value if isinstance(value, str) else None
+
+
+def remember_theme(name: str) -> None:
+    path = _state_file()
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        tmp = path.with_suffix(".tmp")
+        tmp.write_text(json.dumps({"theme": name}), encoding="utf-8")
+        tmp.replace(path)
+    except OSError:
+        pass  # not being able to remember a theme must not break the app
+
+
+def initial_theme(available: dict[str, Theme]) -> str:
+    """The remembered theme, else a 256-colour-safe one when the terminal lacks truecolor."""
+    remembered = remembered_theme()
+    if remembered in available:
+        return str(remembered)
+    truecolor = os.environ.get("COLORTERM", "").lower() in ("truecolor", "24bit")
+    if not truecolor and "256" in os.environ.get("TERM", "") and SAFE_THEME in available:
+        return SAFE_THEME
+    return DEFAULT_THEME if DEFAULT_THEME in available else "textual-dark"

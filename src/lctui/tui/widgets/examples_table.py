@@ -1,0 +1,153 @@
+"""The examples of one heatmap cell: a filtered, limited query and the table showing it.
+
+The query stops at `EXAMPLES_LIMIT` rows and fetches one more to say "500 of more than
+500": the built-in DataTable is fine for hundreds of rows, not for a 100K-row cell.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, ClassVar, Literal
+
+import duckdb
+from rich.text import Text
+from textual.binding import Binding, BindingType
+from textual.widgets import DataTable
+
+from lctui.tui.widgets.heatmap_data import DEPTH_BUCKET, CellKey
+
+ExampleFilter = Literal["all", "failures", "unparsed", "errors"]
+EXAMPLES_LIMIT = 500
+OUTPUT_CHARS = 60
+
+FILTER_NAMES: dict[ExampleFilter, str] = {
+    "all": "all",
+    "failures": "failures (score < 1 or unparsed)",
+    "unparsed": "unparsed only",
+    "errors": "errors only",
+}
+
+_FILTER_SQL: dict[ExampleFilter, str] = {
+    "all": "TRUE",
+    "failures": "(status = 'unparsed' OR (status = 'ok' AND score < 1))",
+    "unparsed": "status = 'unparsed'",
+    "errors": "status = 'error'",
+}
+
+# One row per generation: the results view repeats a generation once per metric.
+_EXAMPLES_SQL = """
+    SELECT generation_id, idx, seed, depth, status, score,
+           left(regexp_replace(
+               CASE WHEN status = 'error' THEN 'error: ' || coalesce(error, explanation, '')
+                    ELSE coalesce(output, '') END,
+               '\\s+', ' ', 'g'), {chars}) AS head
+    FROM results
+    WHERE model = $model AND task = $task AND length = $length
+      AND ($depth IS NULL OR round(depth / $bucket) * $bucket = $depth)
+      AND {where}
+    QUALIFY row_number() OVER (PARTITION BY generation_id ORDER BY metric NULLS LAST) = 1
+    ORDER BY seed, idx, generation_id
+    LIMIT $limit
+"""
+
+
+@dataclass(frozen=True)
+class ExampleRow:
+    generation_id: str
+    idx: int | None
+    seed: int | None
+    depth: float | None
+    status: str
+    score: float | None
+    head: str
+
+
+@dataclass(frozen=True)
+class ExamplesPage:
+    key: CellKey
+    filter: ExampleFilter
+    rows: tuple[ExampleRow, ...]
+    more: bool  # the cell has more matching examples than were fetched
+
+    def title(self, reference: bool = False) -> str:
+        shown = len(self.rows)
+        count = f"{shown} of more than {shown}" if self.more else str(shown)
+        noun = "example" if shown == 1 and not self.more else "examples"
+        return f"{self.key.describe(reference)} · {FILTER_NAMES[self.filter]}: {count} {noun}"
+
+
+def load_examples(
+    cur: duckdb.DuckDBPyConnection,
+    key: CellKey,
+    which: ExampleFilter = "all",
+    limit: int = EXAMPLES_LIMIT,
+) -> ExamplesPage:
+    sql = _EXAMPLES_SQL.format(chars=OUTPUT_CHARS, where=_FILTER_SQL[which])
+    params: dict[str, Any] = {
+        "model": key.model,
+        "task": key.task,
+        "length": key.length,
+        "depth": key.depth,
+        "bucket": DEPTH_BUCKET,
+        "limit": limit + 1,
+    }
+    found = [ExampleRow(*row) for row in cur.execute(sql, params).fetchall()]
+    return ExamplesPage(key, which, tuple(found[:limit]), more=len(found) > limit)
+
+
+class ExamplesTable(DataTable[Any]):
+    """Rows keyed by generation_id; enter (RowSelected) is handled by the screen."""
+
+    # DataTable hides its enter binding; here it is the way into the inspector.
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("enter", "select_cursor", "Inspect", id="examples.inspect"),
+    ]
+
+    DEFAULT_CSS = """
+    ExamplesTable { height: 1fr; }
+    """
+
+    def on_mount(self) -> None:
+        self.cursor_type = "row"
+        self.zebra_stripes = True
+        self.add_column("idx", key="idx")
+        self.add_column("depth", key="depth")
+        self.add_column("status", key="status")
+        self.add_column("score", key="score")
+        self.add_column("output", key="output")
+
+    def show(self, page: ExamplesPage) -> None:
+        self.clear()
+        for row in page.rows:
+            self.add_row(
+                Text(_idx(row), justify="right"),
+                Text("—" if row.depth is None else f"{row.depth:.0f} %", justify="right"),
+                self._status(row.status),
+                Text("—" if row.score is None else f"{row.score:.2f}", justify="right"),
+                Text(row.head),  # model output is plain text, never markup
+                key=row.generation_id,
+            )
+
+    def _status(self, status: str) -> Text:
+        # Theme colours, so the statuses read the same as the heatmap's scale.
+        colours = self.app.theme_variables
+        styles = {
+            "ok": "",
+            "unparsed": f"bold {colours.get('warning', 'yellow')}",
+            "error": f"bold {colours.get('error', 'red')}",
+        }
+        return Text(status, style=styles.get(status, "dim"))
+
+    @property
+    def highlighted_generation(self) -> str | None:
+        if self.row_count == 0:
+            return None
+        key = self.coordinate_to_cell_key(self.cursor_coordinate).row_key
+        return None if key.value is None else str(key.value)
+
+
+def _idx(row: ExampleRow) -> str:
+    # Seeds are shown only when they are not the default, to keep the column narrow.
+    if row.seed:
+        return f"{row.seed}:{row.idx}"
+    return "" if row.idx is None else str(row.idx)

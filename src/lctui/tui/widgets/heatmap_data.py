@@ -1,0 +1,246 @@
+"""The SQL aggregates behind the results heatmap, turned into `HeatGrid`s.
+
+Everything is grouped in DuckDB (one row per cell comes back, never one per generation),
+so the heatmap costs the same for 100 or 100K stored generations. Means follow the
+store's rule: over scored examples (ok and unparsed, unparsed counting 0), errors
+excluded and counted apart.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+
+import duckdb
+
+from lctui.core.lengths import format_length
+from lctui.tui.widgets.heatmap import HeatCell, HeatGrid, HeatRow
+
+# Needle depths are requested on a 10 % grid (RULER's 0, 10, ..., 100) and land a little
+# off it once snapped to sentence boundaries, so rounding recovers the requested depth.
+DEPTH_BUCKET = 10.0
+
+
+@dataclass(frozen=True)
+class CellStats:
+    """The counts of one cell; `mean` is None when nothing in it was scored."""
+
+    mean: float | None
+    stderr: float | None
+    n_scored: int
+    n_unparsed: int
+    n_error: int
+    n_cancelled: int
+
+    @property
+    def n_total(self) -> int:
+        return self.n_scored + self.n_error + self.n_cancelled
+
+
+@dataclass(frozen=True)
+class CellKey:
+    """Which generations a cell stands for (`depth` is a bucket, or None for all)."""
+
+    model: str
+    task: str
+    length: int
+    depth: float | None = None
+
+    def describe(self, reference: bool = False) -> str:
+        model = f"{self.model} (reference)" if reference else self.model
+        parts = [model, self.task]
+        if self.depth is not None:
+            parts.append(f"depth {self.depth:.0f} %")
+        parts.append(format_length(self.length))
+        return " · ".join(parts)
+
+
+@dataclass(frozen=True)
+class RowKey:
+    model: str
+    task: str
+    depth: float | None = None
+
+
+@dataclass(frozen=True)
+class ResultsGrid:
+    """A HeatGrid plus what each of its rows, columns and cells means."""
+
+    grid: HeatGrid
+    rows: tuple[RowKey, ...]
+    lengths: tuple[int, ...]
+    stats: Mapping[tuple[int, int], CellStats] = field(default_factory=dict)
+    references: frozenset[str] = frozenset()
+
+    @property
+    def is_empty(self) -> bool:
+        return not self.rows
+
+    @property
+    def is_depth(self) -> bool:
+        return bool(self.rows) and self.rows[0].depth is not None
+
+    def key(self, row: int, column: int) -> CellKey:
+        r = self.rows[row]
+        return CellKey(r.model, r.task, self.lengths[column], r.depth)
+
+    def find(self, key: CellKey | None) -> tuple[int, int] | None:
+        """Position of `key`'s cell, or None when this grid does not have it."""
+        if key is None:
+            return None
+        row = RowKey(key.model, key.task, key.depth)
+        if row not in self.rows or key.length not in self.lengths:
+            return None
+        return self.rows.index(row), self.lengths.index(key.length)
+
+    def find_row(self, model: str, task: str) -> int | None:
+        for i, r in enumerate(self.rows):
+            if (r.model, r.task) == (model, task):
+                return i
+        return None
+
+    def describe(self, row: int, column: int) -> str:
+        """The status line for a cell: where it is, its mean and every count."""
+        key = self.key(row, column)
+        # The grid already marks reference models; the line stays within 80 columns.
+        where = key.describe()
+        stats = self.stats.get((row, column))
+        if stats is None:
+            return f"{where}: not run"
+        mean = "mean —" if stats.mean is None else f"mean {stats.mean:.2f}"
+        if stats.stderr:  # None for n=1, 0.0 when all scores agree: both say nothing
+            mean += f" ±{stats.stderr:.2f}"
+        parts = [
+            mean,
+            f"{stats.n_scored} scored",
+            f"{stats.n_unparsed} unparsed",
+            f"{stats.n_error} error{'' if stats.n_error == 1 else 's'}",
+        ]
+        if stats.n_cancelled:
+            parts.append(f"{stats.n_cancelled} cancelled")
+        return f"{where}  " + "  ".join(parts)
+
+    def totals(self) -> str:
+        """One line about the whole grid, for the title."""
+        generations = sum(s.n_total for s in self.stats.values())
+        models = len({r.model for r in self.rows})
+        tasks = len({r.task for r in self.rows})
+        return (
+            f"{_count(models, 'model')} · {_count(tasks, 'task')} · "
+            f"{_count(len(self.lengths), 'length')} · {_count(generations, 'generation')}"
+        )
+
+
+def _count(n: int, noun: str) -> str:
+    return f"{n} {noun}{'' if n == 1 else 's'}"
+
+
+def heat_cell(stats: CellStats) -> HeatCell:
+    """'0.67', '0.67 2err', or '2err' in the error colour when nothing was scored: an
+    error is never drawn as a zero score."""
+    errors = f" {stats.n_error}err" if stats.n_error else ""
+    if stats.mean is not None:
+        return HeatCell(stats.mean, f"{stats.mean:.2f}{errors}")
+    if stats.n_error:
+        return HeatCell(None, f"{stats.n_error}err", alert=True)
+    return HeatCell(None, "—")  # only cancelled generations
+
+
+# The same rules as lctui.store.cell_scores (which the CLI's table uses), but counting
+# rows instead of DISTINCT generation ids: the engine writes one score row per
+# generation, and the DISTINCT counts doubled the query time at 100K generations.
+_CELLS_SQL = """
+    SELECT model, task, length,
+           avg(coalesce(score, 0)) FILTER (WHERE status IN ('ok', 'unparsed')) AS mean,
+           stddev_samp(coalesce(score, 0)) FILTER (WHERE status IN ('ok', 'unparsed'))
+               / sqrt(count(*) FILTER (WHERE status IN ('ok', 'unparsed'))) AS stderr,
+           count(*) FILTER (WHERE status IN ('ok', 'unparsed')),
+           count(*) FILTER (WHERE status = 'unparsed'),
+           count(*) FILTER (WHERE status = 'error'),
+           count(*) FILTER (WHERE status = 'cancelled'),
+           bool_or(reference)
+    FROM results
+    WHERE task IS NOT NULL AND length IS NOT NULL
+    GROUP BY ALL
+"""
+
+
+def model_grid(cur: duckdb.DuckDBPyConnection) -> ResultsGrid:
+    """Model x task rows, one column per length: one aggregate row per cell."""
+    found = cur.execute(_CELLS_SQL).fetchall()
+    references = frozenset(str(r[0]) for r in found if r[9])
+    # Models under evaluation first, reference pseudo-models (gold) after them.
+    models = sorted({str(r[0]) for r in found}, key=lambda m: (m in references, m))
+    lengths = tuple(sorted({int(r[2]) for r in found}))
+    tasks_of: dict[str, set[str]] = {}
+    for r in found:
+        tasks_of.setdefault(str(r[0]), set()).add(str(r[1]))
+    rows = tuple(RowKey(model, task) for model in models for task in sorted(tasks_of[model]))
+    row_index = {(r.model, r.task): i for i, r in enumerate(rows)}
+    column_index = {n: i for i, n in enumerate(lengths)}
+    stats = {
+        (row_index[(str(model), str(task))], column_index[int(length)]): CellStats(*counts)
+        for model, task, length, *counts, _reference in found
+    }
+    heat_rows = tuple(
+        HeatRow(f"{r.model} (reference)" if r.model in references else r.model, r.task)
+        for r in rows
+    )
+    grid = HeatGrid(
+        group_title="model",
+        corner="task \\ length",
+        columns=tuple(format_length(n) for n in lengths),
+        rows=heat_rows,
+        cells={position: heat_cell(s) for position, s in stats.items()},
+    )
+    return ResultsGrid(grid, rows, lengths, stats, references)
+
+
+_DEPTH_SQL = """
+    SELECT round(depth / $bucket) * $bucket AS bucket, length,
+           avg(coalesce(score, 0)) FILTER (WHERE status IN ('ok', 'unparsed')) AS mean,
+           stddev_samp(coalesce(score, 0)) FILTER (WHERE status IN ('ok', 'unparsed'))
+               / sqrt(count(*) FILTER (WHERE status IN ('ok', 'unparsed'))) AS stderr,
+           count(*) FILTER (WHERE status IN ('ok', 'unparsed')),
+           count(*) FILTER (WHERE status = 'unparsed'),
+           count(*) FILTER (WHERE status = 'error'),
+           count(*) FILTER (WHERE status = 'cancelled'),
+           bool_or(reference)
+    FROM results
+    WHERE model = $model AND task = $task AND depth IS NOT NULL AND length IS NOT NULL
+    GROUP BY ALL
+    ORDER BY bucket, length
+"""
+
+
+def depth_grid(cur: duckdb.DuckDBPyConnection, model: str, task: str) -> ResultsGrid:
+    """Needle depth (bucketed) x length for one model and task; empty if no depths."""
+    params = {"bucket": DEPTH_BUCKET, "model": model, "task": task}
+    found = cur.execute(_DEPTH_SQL, params).fetchall()
+    buckets = tuple(sorted({float(r[0]) for r in found}))
+    lengths = tuple(sorted({int(r[1]) for r in found}))
+    references = frozenset({model} if any(r[8] for r in found) else ())
+    rows = tuple(RowKey(model, task, b) for b in buckets)
+    stats = {
+        (buckets.index(float(b)), lengths.index(int(n))): CellStats(
+            mean, stderr, scored, unparsed, errors, cancelled
+        )
+        for b, n, mean, stderr, scored, unparsed, errors, cancelled, _ in found
+    }
+    grid = HeatGrid(
+        group_title="task",
+        corner="depth \\ length",
+        columns=tuple(format_length(n) for n in lengths),
+        rows=tuple(HeatRow(task, f"{b:.0f} %") for b in buckets),
+        cells={position: heat_cell(s) for position, s in stats.items()},
+    )
+    return ResultsGrid(grid, rows, lengths, stats, references)
+
+
+def store_signature(cur: duckdb.DuckDBPyConnection) -> tuple[object, ...]:
+    """Changes whenever a generation or score is written; cheap enough to poll."""
+    row = cur.execute(
+        "SELECT (SELECT count(*) FROM generations), (SELECT max(started_at) FROM generations),"
+        " (SELECT count(*) FROM scores), (SELECT max(scored_at) FROM scores)"
+    ).fetchone()
+    return tuple(row) if row else ()

@@ -1,0 +1,87 @@
+"""The output panel of the inspector: what the model answered to the prompt.
+
+Shows the output with the extracted answers highlighted, the gold answer(s) and the
+status. A failed request shows its error in the error colour, never an empty output
+or a zero score (DESIGN.md: errors are excluded from means and shown as errors).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from textual.app import ComposeResult
+from textual.containers import VerticalScroll
+from textual.content import Content
+from textual.theme import Theme
+from textual.widgets import Static
+
+STATUS_STYLES = {"ok": "$success", "unparsed": "$warning", "error": "$error"}
+
+
+class OutputPanel(VerticalScroll):
+    """Output, gold and status of one generation (a record of `get_generation`)."""
+
+    DEFAULT_CSS = """
+    OutputPanel #output-gold, OutputPanel #output-status { margin-top: 1; }
+    """
+
+    def __init__(self, *, id: str | None = None) -> None:
+        super().__init__(id=id)
+        self.record: Mapping[str, Any] | None = None
+        self.status = ""
+
+    def compose(self) -> ComposeResult:
+        yield Static(id="output-text")
+        yield Static(id="output-gold")
+        yield Static(id="output-status")
+
+    def on_mount(self) -> None:
+        self.border_title = "Output"
+        self.app.theme_changed_signal.subscribe(self, self._theme_changed)
+
+    def _theme_changed(self, theme: Theme) -> None:
+        if self.record is not None:
+            self.show(self.record)  # the gold colour is a theme variable, read once
+
+    def show(self, record: Mapping[str, Any]) -> None:
+        self.record = record
+        output = str(record.get("output") or "")
+        failed = record.get("status") == "error"
+        scores = record.get("scores") or []
+        self.status = "error" if failed else str(record.get("score_status") or "not scored")
+        if failed:
+            text = Content.styled(f"The request failed: {record.get('error')}", "bold $error")
+            if output:
+                text = text + Content.styled(f"\n\npartial output:\n{output}", "$text-muted")
+        elif not output:
+            text = Content.styled("(empty output)", "italic $text-muted")
+        else:
+            text = mark_extracted(output, [x for s in scores for x in s.get("extracted") or ()])
+        self.query_one("#output-text", Static).update(text)
+        gold = ", ".join(str(g) for g in record.get("gold") or ()) or "(none)"
+        # `gold` is an lctui theme variable; Textual's own themes lack it.
+        gold_colour = self.app.theme_variables.get("gold", "$success")
+        self.query_one("#output-gold", Static).update(
+            Content.assemble(("Gold: ", "bold"), (gold, f"bold {gold_colour}"))
+        )
+        details = f"  ·  finish {record.get('finish_reason') or '-'}"
+        details += f"  ·  {record.get('output_tokens') or 0} output tokens"
+        style = STATUS_STYLES.get(self.status, "$text-muted")
+        self.query_one("#output-status", Static).update(
+            Content.assemble("status ", (self.status, f"bold {style}"), details)
+        )
+        self.border_title = f"Output: {self.status}"
+
+
+def mark_extracted(output: str, extracted: Sequence[str]) -> Content:
+    """The output with every occurrence of an extracted answer highlighted."""
+    content = Content(output)
+    lowered = output.lower()
+    for answer in {a for a in extracted if a}:
+        needle = answer.lower()  # extraction normalises case, so match without it
+        start = lowered.find(needle)
+        while start != -1:
+            content = content.stylize("bold reverse $accent", start, start + len(needle))
+            start = lowered.find(needle, start + len(needle))
+    return content

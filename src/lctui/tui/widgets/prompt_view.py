@@ -1,0 +1,310 @@
+"""PromptView: a virtual-scrolling viewer for a very long prompt with marked spans.
+
+Modelled on Toolong's log view: a `ScrollView` whose `render_line` paints only the
+visible lines, from an LRU cache of strips. Soft-wrapping is incremental (see
+`prompt_wrap.WrapIndex`): the first screen needs only its own lines, and the rest
+of a 128K-token prompt is wrapped in slices by a worker that yields between them.
+Needles, gold values and distractors are coloured from the theme's `needle` and
+`gold` variables; `select_next` / `select_previous` / `select_first_gold` move
+between them and scroll the chosen one into view.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import re
+import time
+from bisect import bisect_right
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from rich.cells import cell_len
+from rich.color import Color as RichColor
+from rich.segment import Segment
+from rich.style import Style
+from textual import work
+from textual.cache import LRUCache
+from textual.color import Color, ColorParseError
+from textual.events import Resize
+from textual.geometry import Region, Size
+from textual.scroll_view import ScrollView
+from textual.strip import Strip
+from textual.theme import Theme
+
+from lctui.tui.widgets.prompt_wrap import WrapIndex
+
+# Prompts up to this size are wrapped at once (a few ms); longer ones lazily.
+SYNC_WRAP_CHARS = 200_000
+# Higher rank wins where spans overlap (a gold value sits inside its needle).
+KIND_RANK = {"gold": 3, "needle": 2, "distractor": 1}
+TARGET_KINDS = ("needle", "gold")
+# Control characters other than newline would move the cursor; show them as one
+# visible cell each so offsets and widths stay those of the prompt.
+_CONTROL = re.compile(r"[\x00-\x09\x0b-\x1f\x7f]")
+_DISPLAY = {i: "·" for i in range(32) if i != 10} | {9: "→", 127: "·"}
+
+
+@dataclass(frozen=True)
+class MarkedSpan:
+    """A span in prompt offsets (the context's spans shifted by the text before it)."""
+
+    start: int
+    end: int
+    kind: str
+    label: str = ""
+
+
+class PromptView(ScrollView, can_focus=True):
+    """The exact prompt text, soft-wrapped, with needle / gold spans highlighted."""
+
+    DEFAULT_CSS = """
+    PromptView {
+        overflow-x: hidden;
+        overflow-y: scroll;
+        scrollbar-size-vertical: 1;
+    }
+    """
+
+    def __init__(
+        self, *, name: str | None = None, id: str | None = None, classes: str | None = None
+    ) -> None:
+        super().__init__(name=name, id=id, classes=classes)
+        self.text = ""
+        self._display = ""
+        self.spans: list[MarkedSpan] = []
+        self.targets: list[MarkedSpan] = []  # where n / N / g jump to, in text order
+        self.selected: int | None = None  # index into targets
+        self._bounds: list[int] = [0]  # elementary intervals of the span overlay
+        self._ranks: list[int] = [-1]
+        self._index: WrapIndex | None = None
+        self._cache: LRUCache[int, Strip] = LRUCache(1024)
+        self._styles: dict[int, Style] = {}
+        self.first_paint: float | None = None  # perf_counter of the first paint after load
+
+    # -- content ---------------------------------------------------------------------
+
+    def load(self, text: str, spans: Sequence[MarkedSpan]) -> None:
+        """Show `text` with `spans` marked, from the top."""
+        self.text = text
+        self._display = text.translate(_DISPLAY) if _CONTROL.search(text) else text
+        size = len(text)
+        self.spans = sorted(
+            (s for s in spans if 0 <= s.start < s.end <= size), key=lambda s: (s.start, -s.end)
+        )
+        self.targets = _jump_targets(self.spans)
+        self.selected = None
+        self._bounds, self._ranks = _overlay(self.spans, size)
+        self.first_paint = None
+        self._index = None
+        self._rewrap(keep_offset=0)
+        self.scroll_to(y=0, animate=False, immediate=True)
+        self._update_subtitle()
+
+    def on_mount(self) -> None:
+        self._styles = self._span_styles()
+        self.app.theme_changed_signal.subscribe(self, self._theme_changed)
+
+    def _theme_changed(self, theme: Theme) -> None:
+        self._styles = self._span_styles()
+        self._cache.clear()
+        self.refresh()
+
+    def on_resize(self, event: Resize) -> None:
+        width = self._wrap_width()
+        if self._index is None or self._index.width != width:
+            top = self._top_offset()
+            self._rewrap(keep_offset=top)
+
+    def _wrap_width(self) -> int:
+        return self.scrollable_content_region.width
+
+    def _top_offset(self) -> int:
+        index = self._index
+        y = round(self.scroll_y)
+        if index is None or y >= index.wrapped_lines:
+            return 0
+        return index.starts[y]
+
+    def _rewrap(self, keep_offset: int) -> None:
+        width = self._wrap_width()
+        self._cache.clear()
+        if width <= 0:  # hidden (another tab): wrap when it gets a size
+            self._index = None
+            return
+        index = WrapIndex(self._display, width)
+        self._index = index
+        if len(self._display) <= SYNC_WRAP_CHARS:
+            while not index.wrap_some():
+                pass
+        else:
+            index.ensure_line(round(self.scroll_y) + self.size.height)
+            self._finish_wrap(index)
+        self._set_virtual_size()
+        if keep_offset:
+            self.scroll_to(y=index.line_of(keep_offset), animate=False, immediate=True)
+        self.refresh()
+
+    @work(exclusive=True, group="prompt-wrap")
+    async def _finish_wrap(self, index: WrapIndex) -> None:
+        """Wrap the rest in slices, yielding to the event loop between them."""
+        while not index.wrap_some():
+            await asyncio.sleep(0)
+            if index is not self._index:
+                return  # a resize started another pass
+        if index is self._index:
+            self._set_virtual_size()
+
+    def _set_virtual_size(self) -> None:
+        lines = self._index.estimated_lines() if self._index else 0
+        self.virtual_size = Size(self._wrap_width(), lines)
+
+    # -- navigation ------------------------------------------------------------------
+
+    def line_of(self, offset: int) -> int:
+        """The screen line showing `offset` at the current width."""
+        if self._index is None:
+            self._rewrap(keep_offset=0)
+        return self._index.line_of(offset) if self._index else 0
+
+    def select_next(self) -> MarkedSpan | None:
+        if not self.targets:
+            return None
+        if self.selected is None:
+            top = self._top_offset()
+            after = [i for i, t in enumerate(self.targets) if t.start >= top]
+            return self._select(after[0] if after else 0)
+        return self._select((self.selected + 1) % len(self.targets))
+
+    def select_previous(self) -> MarkedSpan | None:
+        if not self.targets:
+            return None
+        if self.selected is None:
+            top = self._top_offset()
+            before = [i for i, t in enumerate(self.targets) if t.start < top]
+            return self._select(before[-1] if before else len(self.targets) - 1)
+        return self._select((self.selected - 1) % len(self.targets))
+
+    def select_first_gold(self) -> MarkedSpan | None:
+        golds = [s for s in self.spans if s.kind == "gold"]
+        if not golds:
+            return None
+        gold = golds[0]
+        inside = [i for i, t in enumerate(self.targets) if t.start <= gold.start < t.end]
+        return self._select(inside[0], show=gold.start) if inside else None
+
+    def _select(self, i: int, show: int | None = None) -> MarkedSpan:
+        """Select target `i` and scroll so that offset `show` (default: its start) is seen."""
+        self.selected = i
+        target = self.targets[i]
+        line = self.line_of(target.start if show is None else show)
+        self._set_virtual_size()
+        # A third down the view, so the text before the needle is visible too.
+        self.scroll_to(y=max(0, line - self.size.height // 3), animate=False, immediate=True)
+        self._cache.clear()
+        self.refresh()
+        self._update_subtitle()
+        return target
+
+    def _update_subtitle(self) -> None:
+        if not self.targets:
+            self.border_subtitle = "no needle marked"
+        elif self.selected is None:
+            self.border_subtitle = "n next  N previous  g gold"
+        else:
+            target = self.targets[self.selected]
+            label = f" {target.label}" if target.label else ""
+            self.border_subtitle = f"{target.kind}{label} {self.selected + 1}/{len(self.targets)}"
+
+    # -- painting --------------------------------------------------------------------
+
+    def render_lines(self, crop: Region) -> list[Strip]:
+        strips = super().render_lines(crop)
+        if self.first_paint is None and self._index is not None:
+            self.first_paint = time.perf_counter()
+        return strips
+
+    def render_line(self, y: int) -> Strip:
+        line = round(self.scroll_y) + y
+        strip = self._cache.get(line)
+        if strip is None:
+            strip = self._render_text_line(line)
+            self._cache[line] = strip
+        return strip
+
+    def _render_text_line(self, line: int) -> Strip:
+        base = self.rich_style
+        width = self.scrollable_content_region.width
+        extent = self._index.line_range(line) if self._index else None
+        if extent is None:
+            return Strip.blank(width, base)
+        start, end = extent
+        selected = self.targets[self.selected] if self.selected is not None else None
+        bounds, ranks, text = self._bounds, self._ranks, self._display
+        segments: list[Segment] = []
+        i = bisect_right(bounds, start) - 1
+        pos = start
+        while pos < end:
+            stop = min(end, bounds[i + 1]) if i + 1 < len(bounds) else end
+            style = base + self._styles[ranks[i]] if ranks[i] >= 0 else base
+            if selected is not None and selected.start <= pos and stop <= selected.end:
+                style += Style(reverse=True)
+            segments.append(Segment(text[pos:stop], style))
+            pos = stop
+            i += 1
+        chunk = text[start:end]
+        cells = len(chunk) if chunk.isascii() else cell_len(chunk)
+        if cells > width:  # a trailing space past the edge (see WrapIndex._break)
+            return Strip(segments).crop(0, width)
+        # One Strip per line, built at its final width: Strip objects are not cheap.
+        segments.append(Segment(" " * (width - cells), base))
+        return Strip(segments, width)
+
+    def _span_styles(self) -> dict[int, Style]:
+        variables = self.app.theme_variables
+        background = _color(variables.get("background"), "black")
+        needle = _color(variables.get("needle") or variables.get("accent"), "yellow")
+        gold = _color(variables.get("gold") or variables.get("success"), "green")
+        other = _color(variables.get("secondary"), "magenta")
+        return {
+            KIND_RANK["gold"]: Style(color=background, bgcolor=gold, bold=True),
+            KIND_RANK["needle"]: Style(color=needle, bold=True, underline=True),
+            KIND_RANK["distractor"]: Style(color=other, italic=True),
+            0: Style(italic=True, dim=True),  # other kinds (demonstrations)
+        }
+
+
+def _color(value: str | None, fallback: str) -> RichColor:
+    """A Rich colour from a theme variable; the fallback when it is missing or invalid."""
+    if value:
+        try:
+            return Color.parse(value).rich_color
+        except ColorParseError:
+            pass
+    return RichColor.parse(fallback)
+
+
+def _jump_targets(spans: Sequence[MarkedSpan]) -> list[MarkedSpan]:
+    """Needles, and gold spans not already inside a needle: one stop per marked place."""
+    needles = [s for s in spans if s.kind == "needle"]
+    out = list(needles)
+    for span in spans:
+        if span.kind == "gold" and not any(n.start <= span.start < n.end for n in needles):
+            out.append(span)
+    return sorted(out, key=lambda s: (s.start, -s.end))
+
+
+def _overlay(spans: Sequence[MarkedSpan], size: int) -> tuple[list[int], list[int]]:
+    """Cut [0, size) at every span edge; each piece gets the rank of its strongest span."""
+    edges = sorted({0, size, *(s.start for s in spans), *(s.end for s in spans)})
+    events: dict[int, list[tuple[int, int]]] = {}
+    for span in spans:
+        rank = KIND_RANK.get(span.kind, 0)
+        events.setdefault(span.start, []).append((rank, 1))
+        events.setdefault(span.end, []).append((rank, -1))
+    open_counts = [0, 0, 0, 0]
+    ranks: list[int] = []
+    for edge in edges:
+        for rank, delta in events.get(edge, ()):
+            open_counts[rank] += delta
+        ranks.append(max((r for r in range(4) if open_counts[r] > 0), default=-1))
+    return edges, ranks

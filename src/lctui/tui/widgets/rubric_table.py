@@ -1,0 +1,157 @@
+"""The rubric panel of the inspector: every score's points, and a summary per score.
+
+Every suite's scorer yields the same shape (points with capabilities, weight, earned
+fraction and explanation), so one table serves all of them. The point column wraps
+and carries the explanation under the point's name, as in SCREENS.md's sketch.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from rich.text import Text
+from textual.app import ComposeResult
+from textual.containers import VerticalScroll
+from textual.content import Content
+from textual.events import Resize
+from textual.theme import Theme
+from textual.widgets import DataTable, Static
+
+Score = Mapping[str, Any]  # a score as `get_generation` returns it, with its `points`
+
+
+class RubricTable(DataTable[Text]):
+    """One row per rubric point; a heading row per score when there are several."""
+
+    DEFAULT_CSS = """
+    RubricTable { width: 1fr; height: auto; max-height: 100%; }
+    """
+
+    def __init__(self, *, id: str | None = None) -> None:
+        super().__init__(id=id, cursor_type="row", zebra_stripes=True, show_cursor=False)
+        self.scores: list[Score] = []
+        self._width = 0
+
+    def on_mount(self) -> None:
+        self.app.theme_changed_signal.subscribe(self, self._theme_changed)
+
+    def _theme_changed(self, theme: Theme) -> None:
+        self._populate()
+
+    def show_scores(self, scores: Sequence[Score]) -> None:
+        self.scores = list(scores)
+        self._populate()
+
+    def on_resize(self, event: Resize) -> None:
+        if event.size.width != self._width:
+            self._populate()
+
+    def point_names(self) -> list[str]:
+        return [str(p["name"]) for s in self.scores for p in s.get("points") or ()]
+
+    def _populate(self) -> None:
+        self._width = self.size.width
+        cursor_row = self.cursor_row
+        self.clear(columns=True)
+        points = [p for s in self.scores for p in s.get("points") or ()]
+        caps = [", ".join(p.get("capabilities") or ()) for p in points]
+        cap_width = min(16, max([4, *map(len, caps)]))
+        weight_width = max([1, *(len(f"{float(p['weight']):g}") for p in points)])
+        # Four columns of padding 1 + 1, and a cell for the scrollbar.
+        fixed = cap_width + weight_width + len("earned") + 4 * 2 + 1
+        point_width = max(12, (self._width or 60) - fixed)
+        self.add_column("point", width=point_width, key="point")
+        self.add_column("caps", width=cap_width, key="capabilities")
+        self.add_column("w", width=weight_width, key="weight")
+        self.add_column("earned", width=len("earned"), key="earned")
+        colours = self.app.theme_variables
+        several = len(self.scores) > 1
+        for score in self.scores:
+            if several:
+                heading = Text(f"{score['scorer']} / {score['metric']}", style="bold")
+                self.add_row(heading, Text(""), Text(""), Text(""))
+            score_points = score.get("points") or ()
+            if not score_points:
+                self.add_row(Text("no rubric points", style="italic dim"), *[Text("")] * 3)
+            for point in score_points:
+                cell = Text(str(point["name"]), style="bold")
+                if point.get("explanation"):
+                    cell.append("\n" + str(point["explanation"]), style="italic dim")
+                earned = float(point["earned"])
+                self.add_row(
+                    cell,
+                    Text(", ".join(point.get("capabilities") or ()) or "-"),
+                    Text(f"{float(point['weight']):g}", justify="right"),
+                    Text(f"{earned:.2f}", style=_earned_style(earned, colours), justify="right"),
+                    height=None,
+                )
+        if self.row_count:
+            self.move_cursor(row=min(cursor_row, self.row_count - 1))
+
+
+def _earned_style(earned: float, colours: Mapping[str, str]) -> str:
+    if earned >= 0.999:
+        return colours.get("success", "green")
+    if earned <= 0.0:
+        return colours.get("error", "red")
+    return colours.get("warning", "yellow")
+
+
+def score_summary(scores: Sequence[Score], generation_error: str | None) -> Content:
+    """One line per score: metric, value and status; errors in the error colour, never as 0."""
+    if generation_error is not None:
+        return Content.assemble(
+            ("error", "bold $error"),
+            (f": the request failed ({generation_error}); excluded from means", "$error"),
+        )
+    if not scores:
+        return Content.styled("not scored yet (s scores it)", "italic $text-muted")
+    parts: list[Content] = []
+    for score in scores:
+        status = str(score["status"])
+        metric = str(score["metric"] or score["scorer"])
+        explanation = str(score.get("explanation") or "")
+        if status == "error" or score["value"] is None:
+            parts.append(
+                Content.assemble(
+                    (f"{metric} ", "bold"),
+                    ("error", "bold $error"),
+                    (f": {explanation} (excluded from means)", "$error"),
+                )
+            )
+            continue
+        style = "$success" if status == "ok" else "$warning"
+        note = "  (no answer extracted: scores 0, counted apart)" if status == "unparsed" else ""
+        parts.append(
+            Content.assemble(
+                (f"{metric} ", "bold"),
+                (f"{float(score['value']):.2f}", "bold"),
+                "  status ",
+                (status, f"bold {style}"),
+                (note, style),
+                ("\n" + explanation, "italic $text-muted"),
+            )
+        )
+    return Content("\n").join(parts)
+
+
+class RubricPanel(VerticalScroll):
+    """The rubric table with the score lines under it, for one generation's record."""
+
+    DEFAULT_CSS = """
+    RubricPanel #score-lines { margin-top: 1; }
+    """
+
+    def compose(self) -> ComposeResult:
+        yield RubricTable(id="rubric")
+        yield Static(id="score-lines")
+
+    def on_mount(self) -> None:
+        self.border_title = "Rubric"
+
+    def show(self, record: Mapping[str, Any]) -> None:
+        scores = record.get("scores") or []
+        self.query_one(RubricTable).show_scores(scores)
+        error = str(record.get("error")) if record.get("status") == "error" else None
+        self.query_one("#score-lines", Static).update(score_summary(scores, error))

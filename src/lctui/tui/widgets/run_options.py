@@ -1,0 +1,197 @@
+"""What the launch screen knows before anything loads: windows, estimates, URL checks.
+
+Windows come from a model's settings or its checkpoint's config.json, never from
+loading weights; the estimate uses the throughput measured on this machine (stored
+generations), so it says "no measurement yet" rather than guess for a new model.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import math
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+from urllib.parse import urlsplit
+
+from lctui.backends.embedded import EMBEDDED_PATH, checkpoint_dir
+from lctui.core.errors import UserInputError
+from lctui.core.lengths import format_length
+from lctui.core.types import ModelSpec
+
+LENGTH_CHOICES = (1024, 2048, 4096, 8192, 16384, 32768, 65536, 131072)
+# SmolLM2-135M's max_position_embeddings, used until its bf16 checkpoint exists to read.
+EMBEDDED_WINDOW = 8192
+_POSITION_KEYS = ("max_position_embeddings", "n_positions", "max_seq_len", "seq_length")
+URL_TIMEOUT_S = 1.5
+
+# Distinct generations: the results view has one row per metric.
+THROUGHPUT_SQL = """
+    SELECT model, sum(prompt_tokens) AS tokens, sum(latency_s) AS seconds
+    FROM (
+        SELECT DISTINCT generation_id, model, prompt_tokens, latency_s FROM results
+        WHERE generation_status = 'ok' AND latency_s > 0 AND prompt_tokens > 0
+    )
+    GROUP BY model
+"""
+
+
+def is_url(text: str) -> bool:
+    return "://" in text
+
+
+def url_spec(text: str) -> ModelSpec:
+    """An OpenAI-compatible endpoint as a model; raises for a malformed URL."""
+    parts = urlsplit(text.strip())
+    try:
+        port = parts.port
+    except ValueError:
+        port = -1
+    if parts.scheme not in ("http", "https") or not parts.hostname or port == -1:
+        raise UserInputError(
+            f"{text!r} is not a valid endpoint URL: write e.g. http://localhost:8000/v1"
+        )
+    return ModelSpec(
+        name=text.strip(),
+        backend="openai",
+        params={"base_url": text.strip()},
+        description="OpenAI-compatible endpoint",
+    )
+
+
+def url_address(spec: ModelSpec) -> tuple[str, int]:
+    parts = urlsplit(str(spec.params.get("base_url", spec.name)))
+    default = 443 if parts.scheme == "https" else 80
+    return parts.hostname or "", parts.port or default
+
+
+async def unreachable(spec: ModelSpec, timeout: float = URL_TIMEOUT_S) -> str | None:
+    """Why the endpoint of a URL model cannot be reached, or None when it answers TCP."""
+    host, port = url_address(spec)
+    try:
+        _, writer = await asyncio.wait_for(asyncio.open_connection(host, port), timeout)
+    except asyncio.TimeoutError:
+        return f"unreachable: no answer from {host}:{port} within {timeout:g} s"
+    except OSError as exc:
+        return f"unreachable: {host}:{port}: {exc.strerror or exc}"
+    writer.close()
+    return None
+
+
+def _config_positions(folder: Path) -> int | None:
+    try:
+        config: Any = json.loads((folder / "config.json").read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+    for section in (config, config.get("text_config") or {}):
+        for key in _POSITION_KEYS:
+            value = section.get(key)
+            if isinstance(value, int) and value > 0:
+                return value
+    return None
+
+
+def model_window(spec: ModelSpec) -> int | None:
+    """The model's window in tokens without loading it; None when unknown or unlimited."""
+    explicit = spec.params.get("max_context")
+    if isinstance(explicit, int):
+        return explicit
+    if spec.backend == "gold":
+        return None  # the reference pseudo-model has no window
+    if spec.backend in ("hf", "vllm"):
+        if spec.path == EMBEDDED_PATH:
+            return _config_positions(checkpoint_dir()) or EMBEDDED_WINDOW
+        folder = Path(spec.path).expanduser()
+        if folder.is_dir():
+            return _config_positions(folder)
+    return None
+
+
+def window_label(spec: ModelSpec, window: int | None) -> str:
+    if spec.backend == "gold" and window is None:
+        return "no limit"
+    return format_length(window) if window else "window ?"
+
+
+def model_prompt(spec: ModelSpec, window: int | None) -> str:
+    """The model's line in the launch list."""
+    if spec.backend == "openai":
+        return f"{spec.name}  openai (later version)"
+    if spec.reference:
+        return f"{spec.name}  reference"
+    return f"{spec.name}  {spec.backend} {window_label(spec, window)}"
+
+
+def too_long(lengths: Sequence[int], windows: Mapping[str, int | None]) -> list[str]:
+    """A message per (model, length) above the model's window."""
+    return [
+        f"{format_length(n)} is above the {format_length(w)} window of {name}"
+        for name, w in windows.items()
+        if w is not None
+        for n in lengths
+        if n > w
+    ]
+
+
+def read_throughput(cursor: Any) -> dict[str, float]:
+    """Prompt tokens per second of latency, per model, from stored generations."""
+    rows = cursor.execute(THROUGHPUT_SQL).fetchall()
+    return {str(model): tokens / seconds for model, tokens, seconds in rows if seconds}
+
+
+@dataclass(frozen=True)
+class Estimate:
+    examples: int
+    prompt_tokens: int
+    seconds: float | None  # None when no chosen model has a measurement
+    unmeasured: tuple[str, ...]
+
+
+def estimate(
+    models: Sequence[str],
+    tasks: int,
+    lengths: Sequence[int],
+    n: int,
+    throughput: Mapping[str, float],
+) -> Estimate:
+    per_model = sum(lengths) * n * tasks
+    measured = [m for m in models if throughput.get(m)]
+    seconds = sum(per_model / throughput[m] for m in measured) if measured else None
+    unmeasured = tuple(m for m in models if m not in measured)
+    return Estimate(
+        len(models) * tasks * len(lengths) * n, per_model * len(models), seconds, unmeasured
+    )
+
+
+def format_tokens(tokens: int) -> str:
+    if tokens >= 1_000_000:
+        return f"{tokens / 1_000_000:.1f}M"
+    if tokens >= 1_000:
+        return f"{tokens / 1_000:.0f}K"
+    return str(tokens)
+
+
+def format_duration(seconds: float) -> str:
+    if seconds < 1:
+        return "under 1 s"
+    if seconds < 90:
+        return f"~{math.ceil(seconds)} s"
+    if seconds < 5400:
+        return f"~{math.ceil(seconds / 60)} min"
+    return f"~{seconds / 3600:.1f} h"
+
+
+def describe(est: Estimate, models: int, tasks: int, lengths: int, n: int) -> str:
+    """The estimate line: `2 models x 2 tasks x 2 lengths x 10 = 80 examples, ...`."""
+    head = (
+        f"{models} model(s) x {tasks} task(s) x {lengths} length(s) x {n} = "
+        f"{est.examples} examples, {format_tokens(est.prompt_tokens)} prompt tokens"
+    )
+    if est.seconds is None:
+        return head + ", duration: no measurement yet"
+    tail = f", {format_duration(est.seconds)}"
+    if est.unmeasured:
+        tail += f" + no measurement yet for {', '.join(est.unmeasured)}"
+    return head + tail

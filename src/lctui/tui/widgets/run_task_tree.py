@@ -1,0 +1,107 @@
+"""The launch screen's task picker: a tree of categories, tasks and their parameters.
+
+Enter (or a click) ticks a task, or every task of a category; space unfolds a task
+to show its parameters with their defaults. The highlighted node's description is
+posted for the detail line under the tree.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from rich.text import Text
+from textual.widgets import Tree
+from textual.widgets.tree import TreeNode
+
+from lctui.core.types import ParamSpec, TaskInfo
+from lctui.tasks import Task
+
+
+@dataclass(frozen=True)
+class TaskNode:
+    """What a tree node stands for: a category, a task or one parameter of a task."""
+
+    kind: str  # "category" | "task" | "param"
+    name: str
+    info: TaskInfo | None = None
+    param: ParamSpec | None = None
+
+
+def describe_node(node: TaskNode) -> str:
+    """The detail line for a highlighted node."""
+    if node.kind == "category":
+        return f"{node.name}: enter ticks every task of the category."
+    if node.info is not None and node.kind == "task":
+        info = node.info
+        params = ", ".join(f"{p.name}={p.default}" for p in info.params) or "none"
+        return (
+            f"{info.name} ({info.suite}): {info.description}. Metric {info.metric}, "
+            f"up to {info.max_new_tokens} answer tokens. Parameters: {params}"
+        )
+    if node.param is not None:
+        return f"{node.name} = {node.param.default}: {node.param.help}"
+    return ""
+
+
+class TaskTree(Tree[TaskNode]):
+    """Tasks by category; `checked` holds the names of the ticked tasks."""
+
+    def __init__(self, tasks: Sequence[Task], *, id: str | None = None) -> None:
+        super().__init__("tasks", id=id)
+        self.show_root = False
+        self.auto_expand = False  # enter ticks; space (toggle_node) unfolds the parameters
+        self.checked: list[str] = []  # in the order ticked, which is the run's order
+        self._tasks = {t.name: t for t in tasks}
+        self._task_nodes: dict[str, TreeNode[TaskNode]] = {}
+        by_category: dict[str, list[Task]] = {}
+        for task in tasks:
+            by_category.setdefault(task.category, []).append(task)
+        for category, members in by_category.items():
+            suites = " / ".join(sorted({t.suite.upper() for t in members}))
+            branch = self.root.add(
+                f"{category} ({suites})", data=TaskNode("category", category), expand=True
+            )
+            for task in members:
+                info = task.info()
+                leaf = branch.add(self._label(info, False), data=TaskNode("task", task.name, info))
+                self._task_nodes[task.name] = leaf
+                for param in info.params:
+                    leaf.add_leaf(
+                        Text.assemble((param.name, "bold"), f" = {param.default}"),
+                        data=TaskNode("param", param.name, info, param),
+                    )
+
+    @staticmethod
+    def _label(info: TaskInfo, checked: bool) -> Text:
+        return Text.assemble(
+            ("[x] " if checked else "[ ] ", "bold" if checked else ""),
+            (info.name, "bold" if checked else ""),
+            ("  " + info.description, "dim"),
+        )
+
+    def selected_tasks(self) -> list[Task]:
+        return [self._tasks[name] for name in self.checked]
+
+    def set_checked(self, name: str, checked: bool) -> None:
+        if checked and name not in self.checked:
+            self.checked.append(name)
+        elif not checked and name in self.checked:
+            self.checked.remove(name)
+        node = self._task_nodes[name]
+        if node.data is not None and node.data.info is not None:
+            node.set_label(self._label(node.data.info, checked))
+
+    def toggle(self, node: TreeNode[TaskNode]) -> bool:
+        """Tick or untick a task, or all tasks of a category; False for other nodes."""
+        data = node.data
+        if data is None or data.kind == "param":
+            return False
+        if data.kind == "task":
+            self.set_checked(data.name, data.name not in self.checked)
+            return True
+        names = [c.data.name for c in node.children if c.data is not None]
+        tick = not all(name in self.checked for name in names)
+        for name in names:
+            self.set_checked(name, tick)
+        return True

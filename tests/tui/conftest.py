@@ -1,0 +1,43 @@
+"""Shared TUI fixtures: a results database with deterministic content, and the app."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import pytest
+
+from lctui.cli import main as cli_main
+from lctui.core.config import Config
+from lctui.tui.app import LctuiApp
+
+_TEMPLATE: dict[str, Path] = {}
+
+
+def _template_db(root: Path) -> Path:
+    """Gold runs over three tasks at 1K and 2K, built once per session and copied."""
+    if "db" not in _TEMPLATE:
+        db = root / "template.duckdb"
+        args = ["run", "--model", "gold", "--tasks", "niah_single_1,vt,json_kv"]
+        assert cli_main([*args, "--lengths", "1k,2k", "--n", "2", "--db", str(db)]) == 0
+        _TEMPLATE["db"] = db
+    return _TEMPLATE["db"]
+
+
+@pytest.fixture
+def results_db(tmp_path: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    source = _template_db(tmp_path_factory.mktemp("template"))
+    target = tmp_path / "results.duckdb"
+    shutil.copy(source, target)
+    return target
+
+
+@pytest.fixture
+def make_app(results_db: Path, tmp_path: Path):  # type: ignore[no-untyped-def]
+    """Build the app on a copy of the template database (no sample import)."""
+
+    def factory(db: Path | None = None, **kwargs: object) -> LctuiApp:
+        options: dict[str, object] = {"import_samples": False, **kwargs}
+        return LctuiApp(db or results_db, Config(), **options)  # type: ignore[arg-type]
+
+    return factory

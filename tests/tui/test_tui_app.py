@@ -1,0 +1,97 @@
+"""The app shell: first launch imports the sample runs, themes switch and are remembered,
+the help screen lists keys, and `lctui` without arguments means the TUI."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import duckdb
+import pytest
+
+from lctui.core.config import Config
+from lctui.core.paths import data_dir
+from lctui.main import main as lctui_main
+from lctui.tui.app import SAMPLE_RUNS, LctuiApp
+from lctui.tui.screens.help import HelpScreen
+
+
+async def test_first_launch_on_an_empty_db_imports_the_sample_runs(tmp_path: Path) -> None:
+    assert any(SAMPLE_RUNS.glob("*/generations.parquet")), "sample_runs/ must ship recorded runs"
+    db = tmp_path / "fresh.duckdb"
+    app = LctuiApp(db, Config())
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.pause()
+        row = app.store.cursor().execute("SELECT count(*), count(DISTINCT model) FROM results")
+        count, models = row.fetchone() or (0, 0)
+        assert count > 0 and models == 1
+    # A second launch finds the data and imports nothing more.
+    app = LctuiApp(db, Config())
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.pause()
+        again = app.store.cursor().execute("SELECT count(*) FROM results").fetchone()
+        assert again == (count,)
+
+
+async def test_samples_are_not_imported_into_a_db_with_results(make_app) -> None:  # type: ignore[no-untyped-def]
+    app = make_app(import_samples=True)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.pause()
+        row = app.store.cursor().execute("SELECT DISTINCT model FROM results").fetchall()
+        assert row == [("gold",)]
+
+
+async def test_theme_switches_and_is_remembered(make_app) -> None:  # type: ignore[no-untyped-def]
+    app = make_app()
+    async with app.run_test(size=(80, 24)) as pilot:
+        first = app.theme
+        assert first.startswith("lctui-")
+        await pilot.press("ctrl+t")
+        second = app.theme
+        assert second != first and second.startswith("lctui-")
+    state = json.loads((data_dir() / "tui-state.json").read_text())
+    assert state["theme"] == second
+    app = make_app()
+    async with app.run_test(size=(80, 24)):
+        assert app.theme == second
+
+
+async def test_help_screen_lists_the_keys(make_app) -> None:  # type: ignore[no-untyped-def]
+    app = make_app()
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.press("f1")
+        await pilot.pause()
+        assert isinstance(app.screen, HelpScreen)
+        table = app.screen.query_one("DataTable")
+        actions = {str(table.get_row_at(i)[1]) for i in range(table.row_count)}  # type: ignore[attr-defined]
+        assert {"Help", "Results", "New run", "Theme", "Quit"} <= actions
+        await pilot.press("escape")
+        assert not isinstance(app.screen, HelpScreen)
+
+
+async def test_read_only_app_refuses_to_start_runs(make_app, results_db: Path) -> None:  # type: ignore[no-untyped-def]
+    app = make_app(read_only=True)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.press("ctrl+n")
+        await pilot.pause()
+        assert "read-only" in " ".join(str(n.message) for n in app._notifications)
+    con = duckdb.connect(str(results_db), read_only=True)
+    assert con.execute("SELECT count(*) FROM generations").fetchone() == (12,)
+
+
+def test_locked_db_gives_a_message_not_a_traceback(tmp_path: Path, capsys) -> None:  # type: ignore[no-untyped-def]
+    bad = tmp_path / "bad.duckdb"
+    bad.write_text("not a database\n" * 100)
+    app = LctuiApp(bad, Config(), import_samples=False)
+    app.run(headless=True, size=(80, 24))
+    assert app.return_code == 2
+
+
+def test_lctui_without_arguments_means_the_tui(monkeypatch: pytest.MonkeyPatch) -> None:
+    seen: list[list[str]] = []
+    monkeypatch.setattr("lctui.tui.launch.main", lambda argv: seen.append(list(argv)) or 0)
+    assert lctui_main([]) == 0 and seen == [[]]
+    assert lctui_main(["--db", "x.duckdb"]) == 0 and seen[-1] == ["--db", "x.duckdb"]
+    assert lctui_main(["serve", "--port", "9000"]) == 0 and seen[-1][0] == "serve"
+    # The other commands go to the headless CLI.
+    assert lctui_main(["tasks", "--format", "json"]) == 0

@@ -1,0 +1,414 @@
+"""Launching and watching runs: the launch screen refuses bad choices with the reason,
+the live screen streams a run into its grid and panel, pauses, cancels and keeps
+finished work, and the real embedded model streams tokens before it finishes."""
+
+from __future__ import annotations
+
+import asyncio
+import socket
+from collections.abc import AsyncIterator, Awaitable, Callable
+from pathlib import Path
+from typing import Any
+
+import duckdb
+import pytest
+from textual.pilot import Pilot
+from textual.screen import Screen
+from textual.widget import Widget
+from textual.widgets import Input, SelectionList
+
+from lctui.backends import builtin_models, load_backend
+from lctui.backends.gold import GoldBackend
+from lctui.core.types import Chunk, ModelSpec, Request
+from lctui.engine import RunRequest
+from lctui.tasks import select_tasks
+from lctui.tui.app import LctuiApp
+from lctui.tui.screens.launch import LaunchScreen
+from lctui.tui.screens.live import RunScreen
+from lctui.tui.widgets.run_task_tree import TaskTree
+from lctui.tui.widgets.stream_panel import StreamPanel
+
+GOLD = next(m for m in builtin_models() if m.name == "gold")
+SMOLLM = next(m for m in builtin_models() if m.name == "smollm2-135m")
+# The conftest's template holds gold runs of niah_single_1, vt, json_kv at 1k/2k, seed 0;
+# these tasks are not in it, so a run has work to do.
+FRESH_TASKS = "niah_single_2,niah_multikey_1"
+
+
+@pytest.fixture(autouse=True)
+def _blank_home(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Start on a blank home screen: the results screen is another module's to test."""
+    monkeypatch.setattr(LctuiApp, "action_show_results", lambda self: self._switch(Screen()))
+
+
+class SlowGold(GoldBackend):
+    """Gold answers a word every `delay` seconds, one request at a time, so a test can
+    act while a run is going (and an error every `fail_every`-th request, if set)."""
+
+    def __init__(self, delay: float = 0.05, fail_every: int = 0) -> None:
+        super().__init__()
+        self.max_concurrency = 1
+        self.delay = delay
+        self.fail_every = fail_every
+        self.calls = 0
+
+    async def stream(self, request: Request) -> AsyncIterator[Chunk]:
+        self.calls += 1
+        if self.fail_every and self.calls % self.fail_every == 0:
+            raise ConnectionError("connection dropped by the fake")
+        async for chunk in super().stream(request):
+            await asyncio.sleep(self.delay)
+            yield chunk
+
+
+def _loader(backend: Any) -> Callable[[ModelSpec, str | None], Any]:
+    return lambda spec, tokenizer: backend
+
+
+def _gold_request(n: int = 2, seed: int = 0, tasks: str = FRESH_TASKS) -> RunRequest:
+    return RunRequest(models=[GOLD], tasks=select_tasks(tasks), lengths=[1024], n=n, seed=seed)
+
+
+async def _until(pilot: Pilot[Any], check: Callable[[], bool], timeout: float = 30.0) -> None:
+    """Poll the app until `check` holds (bounded, so a hang fails instead of blocking)."""
+    for _ in range(int(timeout / 0.05)):
+        if check():
+            return
+        await pilot.pause(0.05)
+    raise AssertionError("timed out waiting for the app")
+
+
+async def _launch(pilot: Pilot[Any]) -> LaunchScreen:
+    await pilot.press("ctrl+n")
+    await pilot.pause()
+    screen = pilot.app.screen
+    assert isinstance(screen, LaunchScreen)
+    return screen
+
+
+def _text(widget: Widget) -> str:
+    """What a widget shows on the terminal, as plain text."""
+    return "\n".join(strip.text for strip in widget.render_lines(widget.size.region))
+
+
+def _flat(widget: Widget) -> str:
+    """The text of a widget with its line wrapping undone."""
+    return " ".join(_text(widget).split())
+
+
+def _errors(screen: Screen[Any]) -> str:
+    return _flat(screen.query_one("#launch-error"))
+
+
+def _notified(app: LctuiApp, severity: str = "error") -> str:
+    return " ".join(str(n.message) for n in app._notifications if n.severity == severity)
+
+
+async def _tick_tasks(pilot: Pilot[Any], screen: LaunchScreen, names: list[str]) -> None:
+    """Tick tasks the way a user does: move the tree's cursor to each, press enter."""
+    tree = screen.query_one(TaskTree)
+    tree.focus()
+    for name in names:
+        tree.move_cursor(tree._task_nodes[name])
+        await pilot.press("enter")
+
+
+# -- launch screen -------------------------------------------------------------------------
+
+
+async def test_start_with_nothing_chosen_says_what_is_missing(make_app: Any) -> None:
+    app = make_app()
+    async with app.run_test(size=(80, 24)) as pilot:
+        screen = await _launch(pilot)
+        await pilot.press("ctrl+s")
+        assert "choose at least one model" in _errors(screen)
+        assert "choose at least one task" in _errors(screen)
+        assert "choose at least one model" in _notified(app)
+        assert app.screen is screen, "nothing may start"
+
+
+async def test_lengths_above_the_smollm2_window_are_disabled_and_refused(make_app: Any) -> None:
+    app = make_app()
+    async with app.run_test(size=(80, 24)) as pilot:
+        screen = await _launch(pilot)
+        models = screen.query_one("#models", SelectionList)
+        assert models.get_option_at_index(models.highlighted or 0).value == SMOLLM.name
+        await pilot.press("space")  # tick the highlighted model: smollm2-135m
+        lengths = screen.query_one("#lengths", SelectionList)
+        for index in range(lengths.option_count):
+            option = lengths.get_option_at_index(index)
+            assert option.disabled == (option.value > 8192), option.value
+            if option.value > 8192:
+                assert "> 8k window" in str(option.prompt)
+        assert "window of smollm2-135m" in _flat(screen.query_one("#length-note"))
+        # Forced past the disabled option (as a config change could), Start refuses it.
+        lengths.select(16384)
+        await _tick_tasks(pilot, screen, ["niah_single_1"])
+        await pilot.press("ctrl+s")
+        assert "16k is above the 8k window of smollm2-135m" in _errors(screen)
+        assert app.screen is screen
+
+
+async def test_bad_numbers_and_an_unreachable_url_are_refused(make_app: Any) -> None:
+    with socket.socket() as probe:  # a port nothing listens on
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    app = make_app()
+    async with app.run_test(size=(80, 24)) as pilot:
+        screen = await _launch(pilot)
+        screen.query_one("#models", SelectionList).select("gold")
+        await _tick_tasks(pilot, screen, ["vt"])
+        screen.query_one("#n", Input).value = "0"
+        await pilot.press("ctrl+s")
+        assert "n per cell must be at least 1" in _errors(screen)
+        screen.query_one("#n", Input).value = "2"
+        add = screen.query_one("#add-model", Input)
+        add.focus()
+        add.value = "ftp://example.org"
+        await pilot.press("enter")
+        assert "not a valid endpoint URL" in _errors(screen)
+        add.value = f"http://127.0.0.1:{port}/v1"
+        await pilot.press("enter")
+        await _until(pilot, lambda: "unreachable" in _errors(screen), timeout=5)
+        await pilot.press("ctrl+s")
+        assert "unreachable" in _errors(screen) and "unreachable" in _notified(app)
+        assert app.screen is screen
+
+
+async def test_a_checkpoint_added_by_path_limits_lengths_by_its_config(
+    make_app: Any, tmp_path: Path
+) -> None:
+    checkpoint = tmp_path / "tiny-ckpt"
+    checkpoint.mkdir()
+    (checkpoint / "config.json").write_text('{"max_position_embeddings": 4096}')
+    app = make_app()
+    async with app.run_test(size=(80, 24)) as pilot:
+        screen = await _launch(pilot)
+        add = screen.query_one("#add-model", Input)
+        add.focus()
+        add.value = str(checkpoint)
+        await pilot.press("enter")
+        await pilot.pause()
+        assert str(checkpoint) in screen.query_one("#models", SelectionList).selected
+        lengths = screen.query_one("#lengths", SelectionList)
+        options = [lengths.get_option_at_index(i) for i in range(lengths.option_count)]
+        disabled = [o.value for o in options if o.disabled]
+        assert disabled == [8192, 16384, 32768, 65536, 131072]
+
+
+async def test_the_estimate_counts_examples_and_tokens(make_app: Any) -> None:
+    app = make_app()
+    async with app.run_test(size=(120, 40)) as pilot:
+        screen = await _launch(pilot)
+        screen.query_one("#models", SelectionList).select(SMOLLM.name)
+        await _tick_tasks(pilot, screen, ["niah_single_1", "vt"])
+        await pilot.pause()
+        line = _flat(screen.query_one("#estimate"))
+        assert "= 20 examples, 82K prompt tokens" in line  # 2 tasks x 4096 x 10
+        assert "no measurement yet" in line
+        screen.query_one("#models", SelectionList).select("gold")  # measured in the template
+        await _until(pilot, lambda: bool(screen.throughput))
+        await pilot.pause()
+        line = _flat(screen.query_one("#estimate"))
+        assert "40 examples" in line and "no measurement yet for smollm2-135m" in line
+
+
+# -- live screen ---------------------------------------------------------------------------
+
+
+async def test_gold_run_started_from_the_launch_screen_completes(
+    make_app: Any, results_db: Path
+) -> None:
+    app = make_app()
+    async with app.run_test(size=(100, 30)) as pilot:
+        screen = await _launch(pilot)
+        screen.query_one("#models", SelectionList).select("gold")
+        lengths = screen.query_one("#lengths", SelectionList)
+        lengths.deselect(4096)
+        lengths.select(1024)
+        await _tick_tasks(pilot, screen, FRESH_TASKS.split(","))
+        screen.query_one("#n", Input).value = "2"
+        await pilot.click("#start")
+        await _until(pilot, lambda: isinstance(app.screen, RunScreen))
+        run = app.screen
+        assert isinstance(run, RunScreen)
+        await _until(pilot, lambda: not run.running)
+        await pilot.pause(0.1)
+        grid = _text(run.query_one("#run-grid"))
+        assert grid.count("2/2 1.00") == 2, grid
+        assert run.state.output_tokens > 0, "chunks must reach the screen"
+        focused = run.state.streams[run.focus_id or ""]
+        assert focused.gold[0] in run.query_one(StreamPanel).text
+        assert "Finished: 4 scored, 0 error(s)" in run.status_line()
+    con = duckdb.connect(str(results_db), read_only=True)
+    rows = con.execute(
+        "SELECT count(*), avg(score) FROM results WHERE task IN ('niah_single_2', "
+        "'niah_multikey_1')"
+    ).fetchone()
+    con.close()
+    assert rows == (4, 1.0)
+
+
+async def test_errors_show_as_errors_not_zeros(make_app: Any) -> None:
+    app = make_app()
+    async with app.run_test(size=(100, 30)) as pilot:
+        run = RunScreen(_gold_request(n=3), loader=_loader(SlowGold(0.0, fail_every=2)))
+        await app.push_screen(run)
+        await _until(pilot, lambda: not run.running)
+        await pilot.pause(0.1)
+        assert (run.state.done, run.state.errors) == (3, 3)
+        grid = _text(run.query_one("#run-grid"))
+        assert "err" in grid and "0.00" not in grid, grid
+        assert "connection dropped" in _flat(run.query_one("#run-error"))
+
+
+async def test_a_run_the_engine_refuses_shows_why_and_the_app_stays(make_app: Any) -> None:
+    small = ModelSpec(name="gold-2k", backend="gold", params={"max_context": 2048}, reference=True)
+    request = RunRequest(models=[small], tasks=select_tasks("vt"), lengths=[4096], n=1)
+    app = make_app()
+    async with app.run_test(size=(100, 30)) as pilot:
+        run = RunScreen(request)
+        await app.push_screen(run)
+        await _until(pilot, lambda: not run.running)
+        await pilot.pause(0.1)
+        assert run.failure and "window of 2048 tokens" in run.failure
+        assert "window of 2048" in _flat(run.query_one("#run-error"))
+        assert run.status_line().startswith("Failed")
+        await pilot.press("escape")
+        assert app.screen is not run
+
+
+async def test_focus_cycles_and_enter_opens_the_inspector(
+    make_app: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    opened: list[str] = []
+    monkeypatch.setattr(LctuiApp, "open_generation", lambda self, gid: opened.append(gid))
+    app = make_app()
+    async with app.run_test(size=(100, 30)) as pilot:
+        run = RunScreen(_gold_request())
+        await app.push_screen(run)
+        await _until(pilot, lambda: not run.running)
+        order = run.state.order
+        assert run.follow and run.focus_id == order[-1]
+        await pilot.press("f")
+        assert not run.follow and run.focus_id == order[0]
+        await pilot.press("tab")
+        assert run.focus_id == order[1]
+        await pilot.press("shift+tab", "enter")
+        assert opened == [order[0]]
+        assert run.state.streams[order[0]].gold[0] in run.query_one(StreamPanel).text
+
+
+async def test_pause_stops_new_examples_and_cancel_keeps_finished_ones(
+    make_app: Any, results_db: Path
+) -> None:
+    app = make_app()
+    async with app.run_test(size=(100, 30)) as pilot:
+        run = RunScreen(_gold_request(n=4), loader=_loader(SlowGold(0.03)))
+        await app.push_screen(run)
+        await _until(pilot, lambda: run.state.started >= 1)
+        await pilot.press("p")
+        assert "Paused" in run.status_line()
+        await _until(pilot, lambda: run.state.in_flight == 0)  # the in-flight one ends
+        started = run.state.started
+        await pilot.pause(0.8)
+        assert run.state.started == started and run.state.in_flight == 0
+        await pilot.press("p")
+        await _until(pilot, lambda: run.state.started > started)
+        await pilot.press("c")
+        await _until(pilot, lambda: not run.running)
+        await pilot.pause(0.1)
+        assert run.state.finished is not None and run.state.finished.cancelled
+        kept = run.state.done + run.state.errors
+        assert 0 < kept < 8
+        assert f"Cancelled: kept {kept}" in run.status_line()
+    con = duckdb.connect(str(results_db), read_only=True)
+    status = con.execute(
+        "SELECT count(*) FROM results WHERE run_id = ?", [run.state.run_id]
+    ).fetchone()
+    run_row = con.execute("SELECT status FROM runs WHERE run_id = ?", [run.state.run_id])
+    assert status == (kept,) and run_row.fetchone() == ("cancelled",)
+    con.close()
+
+
+async def test_escape_while_running_asks_first(make_app: Any) -> None:
+    app = make_app()
+    async with app.run_test(size=(100, 30)) as pilot:
+        run = RunScreen(_gold_request(n=4), loader=_loader(SlowGold(0.05)))
+        await app.push_screen(run)
+        await _until(pilot, lambda: run.state.started >= 1)
+        await pilot.press("escape")
+        assert app.screen is run and "escape again" in _notified(app, "warning")
+        await pilot.press("escape")
+        await _until(pilot, lambda: app.screen is not run)
+        assert run.worker is not None and run.worker.is_cancelled
+
+
+@pytest.mark.slow
+async def test_the_embedded_model_streams_tokens_before_it_finishes(
+    make_app: Any, results_db: Path
+) -> None:
+    # SmolLM2 rambles on niah_multivalue: its answer streams for seconds, word by word,
+    # so a 0.2 s poll sees it half written even on a fast machine.
+    task = select_tasks("niah_multivalue")
+    request = RunRequest(models=[SMOLLM], tasks=task, lengths=[1024], n=1)
+    app = make_app()
+    async with app.run_test(size=(100, 30)) as pilot:
+        run = RunScreen(request, loader=load_backend)
+        await app.push_screen(run)
+        seen_streaming: list[str] = []
+        for _ in range(600):  # 2 minutes at most
+            await pilot.pause(0.2)
+            view = run.state.streams.get(run.focus_id or "")
+            shown = run.query_one(StreamPanel).text
+            if view is not None and not view.finished and view.text.strip():
+                assert view.text in shown, (shown, view.text)
+                seen_streaming.append(view.text)
+            if not run.running:
+                break
+        assert seen_streaming, "tokens must show in the panel while the model generates"
+        assert not run.running and run.state.done + run.state.errors == 1
+        assert run.state.errors == 0, run.state.last_error
+    con = duckdb.connect(str(results_db), read_only=True)
+    rows = con.execute(
+        "SELECT count(*), max(output_tokens) FROM results WHERE model = 'smollm2-135m'"
+    ).fetchone()
+    con.close()
+    assert rows is not None and rows[0] == 1 and rows[1] > 0
+
+
+# -- snapshots -----------------------------------------------------------------------------
+
+
+def _launch_setup() -> Callable[[Pilot[Any]], Awaitable[None]]:
+    async def run_before(pilot: Pilot[Any]) -> None:
+        screen = await _launch(pilot)
+        await pilot.press("space")  # smollm2-135m: lengths over 8k disabled
+        await _tick_tasks(pilot, screen, ["niah_single_1", "vt"])
+        screen.query_one("#models").focus()
+        await pilot.pause()
+
+    return run_before
+
+
+@pytest.mark.parametrize("size", [(80, 24), (120, 40)], ids=["80x24", "120x40"])
+def test_launch_screen_snapshot(make_app: Any, snap_compare: Any, size: tuple[int, int]) -> None:
+    assert snap_compare(make_app(), terminal_size=size, run_before=_launch_setup())
+
+
+@pytest.mark.parametrize("size", [(80, 24), (120, 40)], ids=["80x24", "120x40"])
+def test_finished_run_snapshot(make_app: Any, snap_compare: Any, size: tuple[int, int]) -> None:
+    async def run_before(pilot: Pilot[Any]) -> None:
+        app = pilot.app
+        assert isinstance(app, LctuiApp)
+        app.start_run(_gold_request())
+        await _until(pilot, lambda: isinstance(app.screen, RunScreen))
+        run = app.screen
+        assert isinstance(run, RunScreen)
+        await _until(pilot, lambda: not run.running)
+        await pilot.pause(0.1)
+        # Rates and durations differ run to run; everything else is deterministic.
+        run.query_one("#run-timings").update("tok/s, ttft, elapsed: hidden in snapshots")  # type: ignore[attr-defined]
+        await pilot.pause()
+
+    assert snap_compare(make_app(), terminal_size=size, run_before=run_before)
