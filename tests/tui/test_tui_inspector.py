@@ -408,13 +408,15 @@ async def test_rerun_requests_reproduce_the_example(
     monkeypatch.setattr(app, "start_run", started.append)
     async with app.run_test(size=(80, 24)) as pilot:
         screen = await open_inspector(pilot, ok)
-        await pilot.press("r")  # stored already: resume would skip it, so nothing starts
-        assert started == []
+        await pilot.press("r")  # stored already: a deliberate new attempt under the same key
+        (again,) = started
+        assert again.retry_stored and list(again.example_indices()) == [screen.record["idx"]]
 
         app.pop_screen()
         screen = await open_inspector(pilot, failed)
-        await pilot.press("r")  # every attempt failed: the run retries it
-        (request,) = started
+        await pilot.press("r")  # every attempt failed: an ordinary resume retries it
+        request = started[-1]
+        assert not request.retry_stored
         record = screen.record
         assert record is not None
         assert [m.name for m in request.models] == ["gold"] and request.n == 1
@@ -426,7 +428,7 @@ async def test_rerun_requests_reproduce_the_example(
         assert item.example_id == record["example_id"]
         stored_key = fetch_one(app, "SELECT gen_key FROM generations WHERE generation_id = ?", [ok])
         assert item.gen_key == stored_key  # so the engine would skip or retry that very key
-        example = item.task.generate(2048, 0, 0, tokenizer, record["template_overhead"])
+        example = item.task.generate(2048, 0, record["idx"], tokenizer, record["template_overhead"])
         assert example.context == record["context"] and example.index == record["idx"]
 
         await pilot.press("m")
@@ -438,7 +440,8 @@ async def test_rerun_requests_reproduce_the_example(
         assert [m.name for m in started[-1].models] == [EMBEDDED_NAME]
         overhead = record["template_overhead"]
         task = started[-1].tasks[0]
-        assert task.example_id(2048, 0, 0, "o200k_base", overhead) == record["example_id"]
+        index = record["idx"]
+        assert task.example_id(2048, 0, index, "o200k_base", overhead) == record["example_id"]
 
 
 async def test_a_550k_character_prompt_opens_and_jumps(make_app: MakeApp, results_db: Path) -> None:

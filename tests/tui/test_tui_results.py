@@ -322,5 +322,8 @@ def test_snapshot_results_examples_of_a_cell(make_app: MakeApp, snap_compare: An
         await settle(pilot)
         await pilot.press("down", "right", "enter")
         await settle(pilot)
+        # The list's scrollbar decides the last column's width: let layout finish.
+        await pilot.wait_for_scheduled_animations()
+        await pilot.pause(0.2)
 
     assert snap_compare(make_app(), terminal_size=(80, 24), run_before=open_cell)

@@ -31,6 +31,11 @@ class RunRequest:
     truncate: bool = False
     temperature: float = 0.0
     command: dict[str, object] = field(default_factory=dict)
+    indices: Sequence[int] | None = None  # example indices to run; default range(n)
+    retry_stored: bool = False  # run even keys already stored (a deliberate re-run)
+
+    def example_indices(self) -> Sequence[int]:
+        return self.indices if self.indices is not None else range(self.n)
 
 
 @dataclass(frozen=True)
@@ -93,7 +98,7 @@ def plan_items(
             build_length, truncate_to = length, None
             if length > backend.max_context:
                 truncate_to = backend.max_context - task.max_new_tokens
-            for index in range(request.n):
+            for index in request.example_indices():
                 example_id = task.example_id(length, request.seed, index, tokenizer.name, overhead)
                 if truncate_to is not None:
                     example_id = f"{example_id}-t{truncate_to}"

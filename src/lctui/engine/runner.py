@@ -108,7 +108,11 @@ class Engine:
     async def run(self, request: RunRequest) -> RunOutcome:
         models = await self._prepare(request)
         all_items = [item for m in models for item in m.items]
-        stored = self._store.stored_keys([item.gen_key for item in all_items])
+        stored = (
+            set()
+            if request.retry_stored
+            else self._store.stored_keys([item.gen_key for item in all_items])
+        )
         todo = {m.spec.name: [i for i in m.items if i.gen_key not in stored] for m in models}
         cells = _count_cells(i for items in todo.values() for i in items)
         skipped = _count_cells(i for i in all_items if i.gen_key in stored)

@@ -349,14 +349,9 @@ class InspectorScreen(Screen[None]):
         if not self._writable("start a run"):
             return
         assert self.record is not None
-        if already_stored(self.record):
-            self.notify(
-                f"{self.record['model']} already has a stored answer to this example, so a run "
-                "would skip it (resume). Press m to run it on another model.",
-                severity="warning",
-            )
-            return
-        self._start_rerun(self.record["model"])
+        # A deliberate re-run is a new attempt under the same generation key; the
+        # results view then shows the newest one and keeps the old one as history.
+        self._start_rerun(self.record["model"], retry_stored=already_stored(self.record))
 
     def action_rerun_on_model(self) -> None:
         if not self._writable("start a run"):
@@ -370,11 +365,11 @@ class InspectorScreen(Screen[None]):
 
         self.app.push_screen(ModelPicker(models), picked)
 
-    def _start_rerun(self, model: str) -> None:
+    def _start_rerun(self, model: str, retry_stored: bool = False) -> None:
         assert self.record is not None
         try:
             spec = resolve_model(model, self.lctui.config.models)
-            request, warning = rerun_request(self.record, spec)
+            request, warning = rerun_request(self.record, spec, retry_stored)
         except LctuiError as exc:
             self.notify(f"Cannot re-run: {exc}", severity="error")
             return

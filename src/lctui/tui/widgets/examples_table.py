@@ -114,7 +114,8 @@ class ExamplesTable(DataTable[Any]):
         self.add_column("depth", key="depth")
         self.add_column("status", key="status")
         self.add_column("score", key="score")
-        self.add_column("output", key="output")
+        # A fixed width: auto widths settle a frame late, which made renders differ.
+        self.add_column("output", key="output", width=OUTPUT_CHARS)
 
     def show(self, page: ExamplesPage) -> None:
         self.clear()

@@ -6,7 +6,6 @@ run in worker threads and be tested without a terminal.
 
 from __future__ import annotations
 
-import random
 import re
 from collections.abc import Iterable, Mapping
 from pathlib import Path
@@ -14,48 +13,15 @@ from typing import Any
 
 from lctui.backends import builtin_models
 from lctui.core.errors import StoreError
-from lctui.core.protocols import Tokenizer
-from lctui.core.types import Example, ModelSpec, Score
+from lctui.core.types import ModelSpec, Score
 from lctui.engine import RunRequest
 from lctui.scoring import score_example
 from lctui.store import Store
 from lctui.store.queries import get_generation, load_example
 from lctui.tasks import get_task
-from lctui.tasks.base import Draft, Task
-from lctui.tasks.budget import Budget
 from lctui.tasks.tokenizers import REFERENCE_TOKENIZERS
 
 Record = Mapping[str, Any]
-
-
-class SingleExampleTask(Task):
-    """Example `index` of `task`, as the only example (index 0) of a run.
-
-    A RunRequest runs indices `range(n)`; shifting index 0 to the wanted one keeps the
-    example id (and so the generation key) of the stored example, without building
-    the examples before it. Better: a RunRequest field for the indices to run.
-    """
-
-    def __init__(self, task: Task, index: int) -> None:
-        super().__init__(
-            task.name, task.description, task.max_new_tokens, task.answer_prefix, task.params
-        )
-        self.wrapped = task
-        self.offset = index
-        # Category, suite and metric are class attributes of each task family; shadow
-        # them per instance so readers of `task.metric` see the wrapped task's values.
-        vars(self).update(category=task.category, suite=task.suite, metric=task.metric)
-
-    def generate(
-        self, length: int, seed: int, index: int, tokenizer: Tokenizer, overhead: int = 0
-    ) -> Example:
-        return self.wrapped.generate(length, seed, index + self.offset, tokenizer, overhead)
-
-    def example_id(self, length: int, seed: int, index: int, tokenizer: str, overhead: int) -> str:
-        return self.wrapped.example_id(length, seed, index + self.offset, tokenizer, overhead)
-
-    def build(self, rng: random.Random, budget: Budget, tokenizer: Tokenizer, index: int) -> Draft:
-        return self.wrapped.build(rng, budget, tokenizer, index + self.offset)
 
 
 def already_stored(record: Record) -> bool:
@@ -77,7 +43,9 @@ def model_choices(
     return out
 
 
-def rerun_request(record: Record, spec: ModelSpec) -> tuple[RunRequest, str | None]:
+def rerun_request(
+    record: Record, spec: ModelSpec, retry_stored: bool = False
+) -> tuple[RunRequest, str | None]:
     """A RunRequest for exactly this example on `spec`, and a warning if it cannot be.
 
     The example is rebuilt from (task, params, length, seed, index, tokenizer); an
@@ -85,14 +53,15 @@ def rerun_request(record: Record, spec: ModelSpec) -> tuple[RunRequest, str | No
     model's own tokenizer (so on another model the text may differ).
     """
     task = get_task(str(record["task"])).with_params(dict(record["params"] or {}))
-    single = SingleExampleTask(task, int(record["idx"]))
     tokenizer = record["tokenizer"] if record["tokenizer"] in REFERENCE_TOKENIZERS else None
     config = record.get("config") or {}
     request = RunRequest(
         models=[spec],
-        tasks=[single],
+        tasks=[task],
         lengths=[int(record["length"])],
         n=1,
+        indices=[int(record["idx"])],
+        retry_stored=retry_stored,
         seed=int(record["seed"]),
         tokenizer=tokenizer,
         truncate=bool(record.get("truncated")),
@@ -101,10 +70,10 @@ def rerun_request(record: Record, spec: ModelSpec) -> tuple[RunRequest, str | No
     )
     warning = None
     same_model = spec.name == record.get("model")
-    rebuilt = single.example_id(
+    rebuilt = task.example_id(
         int(record["length"]),
         int(record["seed"]),
-        0,
+        int(record["idx"]),
         str(record["tokenizer"]),
         int(record.get("template_overhead") or 0),
     )
