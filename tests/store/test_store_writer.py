@@ -10,6 +10,7 @@ import textwrap
 import threading
 import time
 from pathlib import Path
+from typing import Any
 
 import pytest
 from store_factories import (
@@ -233,10 +234,10 @@ def test_a_failing_flush_writes_nothing_hand_made_failure(
     writer.add_score("gen-0", make_score())
     real_insert = StoreWriter._insert
 
-    def failing_insert(self: StoreWriter, table: str, view: str) -> None:
+    def failing_insert(self: StoreWriter, con: Any, table: str, view: str) -> None:
         if table == "scores":
             raise OSError("disk full (simulated)")
-        real_insert(self, table, view)
+        real_insert(self, con, table, view)
 
     monkeypatch.setattr(StoreWriter, "_insert", failing_insert)
     with pytest.raises(OSError, match="simulated"):

@@ -145,13 +145,14 @@ def cmd_run(args: argparse.Namespace) -> int:
         tokenizer=args.tokenizer,
         truncate=args.truncate,
         temperature=args.temperature,
-        command={"argv": sys.argv[1:], "host": platform.node()},
+        command={"argv": sys.argv[1:], "host": platform.node(), "pid": os.getpid()},
     )
     if args.tokenizer:
         from lctui.tasks.tokenizers import reference_tokenizer
 
         reference_tokenizer(args.tokenizer)  # reject an unknown name before loading models
-    store = open_store(db)
+    # Shared: the file is held only during each flush, so the TUI can browse it meanwhile.
+    store = open_store(db, shared=True)
     try:
         console.print(
             f"[bold]lctui run[/]: {len(models)} model(s) x {len(tasks)} task(s) x "

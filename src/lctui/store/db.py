@@ -5,12 +5,14 @@ A read-write Store owns the one StoreWriter of its file; readers take their own 
 
 from __future__ import annotations
 
+import contextlib
 import re
 import threading
-from collections.abc import Mapping, Sequence
+import time
+from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
 from types import TracebackType
-from typing import Any
+from typing import IO, Any
 
 import duckdb
 import pyarrow as pa
@@ -27,17 +29,31 @@ _PID = re.compile(r"\(PID (\d+)\)")
 
 
 class Store:
-    """An open results file. Methods of the engine's ResultStore go to the writer."""
+    """An open results file. Methods of the engine's ResultStore go to the writer.
+
+    A store holds its file open for its whole life, or, when `shared`, only while a
+    query or a flush runs: DuckDB lets no other process open a file that one process
+    holds, so a headless run that shares its file can be browsed (read-only) by the
+    TUI while it writes. Both sides retry for a while when they find the file busy.
+    """
 
     def __init__(
-        self, con: duckdb.DuckDBPyConnection, path: Path | None, read_only: bool, migrated_from: int
+        self,
+        con: duckdb.DuckDBPyConnection | None,
+        path: Path | None,
+        read_only: bool,
+        migrated_from: int,
+        shared: bool = False,
     ) -> None:
         self._con = con
         self.path = path
         self.read_only = read_only
+        self.shared = shared
         self.schema_version = SCHEMA_VERSION
         self.migrated_from = migrated_from  # version before this open; equal if none applied
         self._writer: StoreWriter | None = None
+        self._writer_cursor: duckdb.DuckDBPyConnection | None = None
+        self.claim: WriterClaim | None = None
         self._lock = threading.Lock()
 
     @property
@@ -45,8 +61,29 @@ class Store:
         return str(self.path) if self.path else "the in-memory database"
 
     def cursor(self) -> duckdb.DuckDBPyConnection:
-        """A new cursor for one thread: DuckDB connections must not be shared by threads."""
+        """A new cursor for one thread: DuckDB connections must not be shared by threads.
+
+        On a shared store it is a connection of its own, which releases the file as
+        soon as it is dropped: keep it only for the query at hand.
+        """
+        if self._con is None:
+            assert self.path is not None
+            return connect_waiting(self.path, self.read_only)
         return self._con.cursor()
+
+    @contextlib.contextmanager
+    def _writer_connection(self) -> Iterator[duckdb.DuckDBPyConnection]:
+        if self._con is None:
+            assert self.path is not None
+            con = connect_waiting(self.path, read_only=False)
+            try:
+                yield con
+            finally:
+                con.close()
+        else:
+            if self._writer_cursor is None:
+                self._writer_cursor = self._con.cursor()
+            yield self._writer_cursor
 
     @property
     def writer(self) -> StoreWriter:
@@ -55,7 +92,7 @@ class Store:
             if self.read_only:
                 raise StoreError(f"{self.where} is open read-only; nothing can be written to it")
             if self._writer is None:
-                self._writer = StoreWriter(self.cursor(), where=self.where)
+                self._writer = StoreWriter(self._writer_connection, where=self.where)
             return self._writer
 
     # -- the engine's ResultStore protocol (lctui.engine.runner) -------------------------
@@ -119,7 +156,12 @@ class Store:
             if writer is not None:
                 writer.close()
         finally:
-            self._con.close()
+            if self._writer_cursor is not None:
+                self._writer_cursor.close()
+            if self._con is not None:
+                self._con.close()
+            if self.claim is not None:
+                self.claim.release()
 
     def __enter__(self) -> Store:
         return self
@@ -133,10 +175,13 @@ class Store:
         self.close()
 
 
-def open_store(path: str | Path | None = None, read_only: bool = False) -> Store:
+def open_store(
+    path: str | Path | None = None, read_only: bool = False, shared: bool = False
+) -> Store:
     """Open the results file at `path` (default: the XDG data dir; ":memory:" for tests).
 
     Read-write opens create the file and its folders and apply missing migrations.
+    `shared` holds the file only while each query or flush runs (see Store).
     Every failure is a StoreError whose message says what to do.
     """
     if path is not None and str(path) == MEMORY:
@@ -146,19 +191,102 @@ def open_store(path: str | Path | None = None, read_only: bool = False) -> Store
         return Store(con, None, False, migrate(con, "the in-memory database"))
     file = Path(path).expanduser() if path is not None else default_db_path()
     _check_path(file, read_only)
+    # The claim comes first, so a TUI never takes over a file a run is about to write.
+    claim = WriterClaim.take(file) if shared and not read_only else None
     try:
-        con = duckdb.connect(str(file), read_only=read_only)
-    except duckdb.Error as err:
-        raise StoreError(_open_error(file, err, read_only)) from err
+        con = connect_waiting(file, read_only, wait_s=SHARED_WAIT_S if shared else 0.0)
+    except BaseException:
+        if claim is not None:
+            claim.release()
+        raise
     try:
         before = migrate(con, str(file), read_only=read_only)
-    except StoreError:
+    except (StoreError, duckdb.Error) as err:
         con.close()
-        raise
-    except duckdb.Error as err:
-        con.close()
+        if claim is not None:
+            claim.release()
+        if isinstance(err, StoreError):
+            raise
         raise StoreError(f"cannot read {file}: {err}") from err
+    if shared:
+        con.close()
+        store = Store(None, file, read_only, before, shared=True)
+        store.claim = claim
+        return store
     return Store(con, file, read_only, before)
+
+
+class WriterClaim:
+    """An advisory lock on `<db>.writer` held by the process that writes a shared file.
+
+    DuckDB's own lock is released between flushes of a shared store, so this is how
+    another process (the TUI) knows a run is writing the file. The OS drops it when
+    the process ends, even on kill -9.
+    """
+
+    def __init__(self, handle: IO[bytes]) -> None:
+        self._handle = handle
+
+    @staticmethod
+    def path(file: Path) -> Path:
+        return file.with_name(file.name + ".writer")
+
+    @classmethod
+    def take(cls, file: Path) -> WriterClaim:
+        handle = cls.path(file).open("a+b")
+        if not _try_lock(handle):
+            handle.close()
+            raise StoreError(
+                f"{file} is being written by another lctui run; wait for it to finish or "
+                "pass --db to use another file"
+            )
+        return cls(handle)
+
+    def release(self) -> None:
+        self._handle.close()  # closing the descriptor drops the lock
+
+
+def writer_active(file: Path) -> bool:
+    """Whether a process holds the writer claim of `file` (a shared run is writing it)."""
+    claim = WriterClaim.path(Path(file).expanduser())
+    if not claim.exists():
+        return False
+    with claim.open("a+b") as handle:
+        if _try_lock(handle):
+            return False
+    return True
+
+
+def _try_lock(handle: IO[bytes]) -> bool:
+    try:
+        import fcntl
+    except ImportError:  # pragma: no cover - not POSIX: no claim, no detection
+        return True
+    try:
+        fcntl.flock(handle.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except OSError:
+        return False
+    return True
+
+
+SHARED_WAIT_S = 15.0  # how long a shared store waits for another process's flush or query
+
+
+def connect_waiting(
+    file: Path, read_only: bool, wait_s: float = SHARED_WAIT_S
+) -> duckdb.DuckDBPyConnection:
+    """Connect, retrying while another process holds the file (it releases it soon)."""
+    deadline = time.monotonic() + wait_s
+    delay = 0.01
+    while True:
+        try:
+            return duckdb.connect(str(file), read_only=read_only)
+        except duckdb.Error as err:
+            busy = "lock" in str(err).lower()
+            if not busy or time.monotonic() >= deadline:
+                raise StoreError(_open_error(file, err, read_only)) from err
+        time.sleep(delay)
+        delay = min(delay * 2, 0.2)
 
 
 def _check_path(file: Path, read_only: bool) -> None:

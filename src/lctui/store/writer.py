@@ -13,6 +13,7 @@ import platform
 import threading
 import time
 from collections.abc import Callable, Mapping
+from contextlib import AbstractContextManager
 from types import TracebackType
 from typing import Any
 
@@ -52,7 +53,8 @@ class StoreWriter:
 
     def __init__(
         self,
-        con: duckdb.DuckDBPyConnection,
+        connection: duckdb.DuckDBPyConnection
+        | Callable[[], AbstractContextManager[duckdb.DuckDBPyConnection]],
         *,
         where: str = "the database",
         max_rows: int = DEFAULT_MAX_ROWS,
@@ -60,7 +62,11 @@ class StoreWriter:
         hold_s: float = 10.0,
         clock: Callable[[], float] = time.monotonic,
     ) -> None:
-        self._con = con
+        if isinstance(connection, duckdb.DuckDBPyConnection):
+            held = connection
+            connection = lambda: contextlib.nullcontext(held)  # noqa: E731
+        # Each write borrows a cursor: the store's held one, or one opened for the write.
+        self._connection = connection
         self._where = where
         self._max_rows = max_rows
         self._max_bytes = max_bytes
@@ -217,7 +223,6 @@ class StoreWriter:
                 self.flush(force=True)
             finally:
                 self._closed = True
-                self._con.close()
 
     def __enter__(self) -> StoreWriter:
         return self
@@ -247,7 +252,12 @@ class StoreWriter:
 
     def _write(self, batch: dict[str, list[Row]]) -> int:
         n = sum(len(batch_rows) for batch_rows in batch.values())
-        con = self._con
+        with self._connection() as con:
+            return self._write_with(con, batch, n)
+
+    def _write_with(
+        self, con: duckdb.DuckDBPyConnection, batch: dict[str, list[Row]], n: int
+    ) -> int:
         views: list[str] = []
         try:
             for table, batch_rows in batch.items():
@@ -256,7 +266,7 @@ class StoreWriter:
             con.begin()
             try:
                 for table in batch:
-                    self._insert(table, f"_lctui_batch_{table}")
+                    self._insert(con, table, f"_lctui_batch_{table}")
                 con.commit()
             except BaseException:
                 con.rollback()
@@ -273,10 +283,10 @@ class StoreWriter:
                     con.unregister(view)
         return n
 
-    def _insert(self, table: str, view: str) -> None:
+    def _insert(self, con: duckdb.DuckDBPyConnection, table: str, view: str) -> None:
         verb = "INSERT OR IGNORE INTO" if table in _IDEMPOTENT else "INSERT INTO"
         # BY NAME keeps inserts valid when later migrations add columns.
-        self._con.execute(f"{verb} {table} BY NAME SELECT * FROM {view}")
+        con.execute(f"{verb} {table} BY NAME SELECT * FROM {view}")
 
     def _set_run_status(self, run_id: str, status: str) -> None:
         self._execute(
@@ -286,6 +296,7 @@ class StoreWriter:
 
     def _execute(self, sql: str, params: list[Any]) -> None:
         try:
-            self._con.execute(sql, params)
+            with self._connection() as con:
+                con.execute(sql, params)
         except duckdb.Error as err:
             raise StoreError(f"could not write to {self._where}: {err}") from err

@@ -15,9 +15,10 @@ from textual.binding import Binding, BindingType
 from textual.screen import Screen
 
 from lctui.core.config import Config
-from lctui.core.errors import LctuiError
+from lctui.core.errors import LctuiError, StoreError
 from lctui.engine import RunRequest
 from lctui.store import Store, open_store
+from lctui.store.db import writer_active
 from lctui.tui.themes import THEME_ERRORS, initial_theme, load_themes, remember_theme
 
 SAMPLE_RUNS = Path(__file__).resolve().parents[3] / "sample_runs"
@@ -66,7 +67,7 @@ class LctuiApp(App[None]):
 
     def on_mount(self) -> None:
         try:
-            self._store = open_store(self.db_path, read_only=self.read_only)
+            self._store = self._open_store()
         except LctuiError as exc:
             self.exit(return_code=2, message=f"lctui: error: {exc}")
             return
@@ -79,6 +80,27 @@ class LctuiApp(App[None]):
     def on_unmount(self) -> None:
         if self._store is not None:
             self._store.close()
+
+    def _open_store(self) -> Store:
+        """The file read-write, or shared read-only when asked or while another process
+        (a headless `lctui run`) writes it, so browsing never fails with a lock error."""
+        if self.read_only:
+            return open_store(self.db_path, read_only=True, shared=True)
+        if not writer_active(self.db_path):
+            try:
+                return open_store(self.db_path)
+            except StoreError as exc:
+                if "in use by another process" not in str(exc):
+                    raise
+        store = open_store(self.db_path, read_only=True, shared=True)
+        self.read_only = True
+        self.notify(
+            f"{self.db_path} is being written by another process (a headless run?): opened "
+            "read-only; the results refresh as it writes. New runs need another --db.",
+            title="Read-only",
+            timeout=10,
+        )
+        return store
 
     def _is_empty(self) -> bool:
         row = self.store.cursor().execute("SELECT count(*) FROM generations").fetchone()
