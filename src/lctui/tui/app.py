@@ -7,6 +7,7 @@ Screens read through `app.store` (a cursor per query, in workers) and start runs
 from __future__ import annotations
 
 from collections.abc import Iterable
+from functools import partial
 from pathlib import Path
 from typing import Any, ClassVar
 
@@ -171,3 +172,16 @@ class LctuiApp(App[None]):
         yield SystemCommand("New run", "Pick models, tasks and lengths", self.action_new_run)
         yield SystemCommand("Help", "Every key of this screen", self.action_help)
         yield SystemCommand("Next theme", "Cycle the themes of themes/", self.action_next_theme)
+        # Every key binding of the screen is a palette entry too, with its key as help.
+        seen = {"Results", "New run", "Help", "Next theme", "Theme", "Quit"}
+        for key, active in screen.active_bindings.items():
+            binding = active.binding
+            title = binding.description
+            if not title or title in seen or not active.enabled:
+                continue
+            seen.add(title)
+            yield SystemCommand(
+                title,
+                f"{active.tooltip or binding.tooltip or title} (key: {key})",
+                partial(self.run_action, binding.action, active.node),
+            )
