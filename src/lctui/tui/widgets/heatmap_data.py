@@ -149,8 +149,7 @@ def heat_cell(stats: CellStats) -> HeatCell:
 # The same rules as lctui.store.cell_scores (which the CLI's table uses), but counting
 # rows instead of DISTINCT generation ids: the engine writes one score row per
 # generation, and the DISTINCT counts doubled the query time at 100K generations.
-_CELLS_SQL = """
-    SELECT model, task, length,
+_AGGREGATES = """
            avg(coalesce(score, 0)) FILTER (WHERE status IN ('ok', 'unparsed')) AS mean,
            stddev_samp(coalesce(score, 0)) FILTER (WHERE status IN ('ok', 'unparsed'))
                / sqrt(count(*) FILTER (WHERE status IN ('ok', 'unparsed'))) AS stderr,
@@ -159,7 +158,9 @@ _CELLS_SQL = """
            count(*) FILTER (WHERE status = 'error'),
            count(*) FILTER (WHERE status = 'cancelled'),
            bool_or(reference)
-    FROM results
+"""
+_CELLS_SQL = f"""
+    SELECT model, task, length, {_AGGREGATES}    FROM results
     WHERE task IS NOT NULL AND length IS NOT NULL
     GROUP BY ALL
 """
@@ -196,17 +197,8 @@ def model_grid(cur: duckdb.DuckDBPyConnection) -> ResultsGrid:
     return ResultsGrid(grid, rows, lengths, stats, references)
 
 
-_DEPTH_SQL = """
-    SELECT round(depth / $bucket) * $bucket AS bucket, length,
-           avg(coalesce(score, 0)) FILTER (WHERE status IN ('ok', 'unparsed')) AS mean,
-           stddev_samp(coalesce(score, 0)) FILTER (WHERE status IN ('ok', 'unparsed'))
-               / sqrt(count(*) FILTER (WHERE status IN ('ok', 'unparsed'))) AS stderr,
-           count(*) FILTER (WHERE status IN ('ok', 'unparsed')),
-           count(*) FILTER (WHERE status = 'unparsed'),
-           count(*) FILTER (WHERE status = 'error'),
-           count(*) FILTER (WHERE status = 'cancelled'),
-           bool_or(reference)
-    FROM results
+_DEPTH_SQL = f"""
+    SELECT round(depth / $bucket) * $bucket AS bucket, length, {_AGGREGATES}    FROM results
     WHERE model = $model AND task = $task AND depth IS NOT NULL AND length IS NOT NULL
     GROUP BY ALL
     ORDER BY bucket, length
