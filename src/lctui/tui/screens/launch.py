@@ -73,7 +73,16 @@ class LaunchScreen(Screen[None]):
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("ctrl+s", "start", "Start", priority=True, id="launch-start"),
         Binding("escape", "app.pop_screen", "Back", id="launch-back"),
+        # Direct jumps, so no field is more than one key away (Tab also walks them all).
+        Binding("f2", "jump('models')", "Models", priority=True, id="launch-models"),
+        Binding("f3", "jump('tasks')", "Tasks", priority=True, id="launch-tasks"),
+        Binding("f4", "jump('lengths')", "Lengths", priority=True, id="launch-lengths"),
+        Binding("f5", "jump('n')", "n", priority=True, id="launch-n", show=False),
+        Binding("f6", "jump('seed')", "Seed", priority=True, id="launch-seed", show=False),
     ]
+
+    def action_jump(self, target: str) -> None:
+        self.query_one(f"#{target}").focus()
 
     def __init__(self) -> None:
         super().__init__()
@@ -93,7 +102,7 @@ class LaunchScreen(Screen[None]):
         self.windows = {name: model_window(spec) for name, spec in self.specs.items()}
         with Horizontal(id="launch-panels"):
             with Vertical(id="models-panel", classes="panel") as models:
-                models.border_title = "Models"
+                models.border_title = "Models (F2)"
                 yield SelectionList[str](
                     *(
                         Selection(model_prompt(s, self.windows[n]), n)
@@ -105,21 +114,21 @@ class LaunchScreen(Screen[None]):
                     placeholder="+ add: path, hf:name, http://…", id="add-model", compact=True
                 )
             with Vertical(id="tasks-panel", classes="panel") as tasks:
-                tasks.border_title = "Tasks"
+                tasks.border_title = "Tasks (F3)"
                 yield TaskTree(all_tasks(), id="tasks")
                 yield Static("enter: tick · space: parameters", id="task-detail")
             with Vertical(id="lengths-panel", classes="panel") as lengths:
-                lengths.border_title = "Lengths"
+                lengths.border_title = "Lengths (F4)"
                 yield SelectionList[int](
                     *(Selection(format_length(n), n, n == DEFAULT_LENGTH) for n in LENGTH_CHOICES),
                     id="lengths",
                 )
                 yield Static("", id="length-note")
                 with Horizontal(classes="field"):
-                    yield Label("n per cell")
+                    yield Label("n (F5)")
                     yield Input("10", type="integer", id="n", compact=True)
                 with Horizontal(classes="field"):
-                    yield Label("seed")
+                    yield Label("seed (F6)")
                     yield Input("0", type="integer", id="seed", compact=True)
         yield Static("", id="estimate")
         yield Static("", id="launch-error", classes="error-text")
