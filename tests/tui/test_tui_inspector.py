@@ -29,7 +29,7 @@ from lctui.store import open_store
 from lctui.tasks.tokenizers import reference_tokenizer
 from lctui.tui.app import LctuiApp
 from lctui.tui.screens.inspector import InspectorCommands, InspectorScreen
-from lctui.tui.widgets.prompt_model_picker import ModelPicker
+from lctui.tui.screens.model_picker import ModelPicker
 from lctui.tui.widgets.prompt_view import PromptView
 from lctui.tui.widgets.prompt_wrap import WrapIndex
 from lctui.tui.widgets.rubric_table import RubricTable

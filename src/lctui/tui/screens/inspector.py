@@ -33,7 +33,7 @@ from lctui.core.errors import LctuiError
 from lctui.core.lengths import format_length
 from lctui.core.types import ModelSpec, Score
 from lctui.store.queries import get_generation
-from lctui.tui.widgets.prompt_actions import (
+from lctui.tui.inspector_actions import (
     already_stored,
     export_path,
     export_payload,
@@ -41,7 +41,7 @@ from lctui.tui.widgets.prompt_actions import (
     rerun_request,
     rescore,
 )
-from lctui.tui.widgets.prompt_model_picker import ModelPicker
+from lctui.tui.screens.model_picker import ModelPicker
 from lctui.tui.widgets.prompt_output import OutputPanel
 from lctui.tui.widgets.prompt_view import MarkedSpan, PromptView
 from lctui.tui.widgets.rubric_table import RubricPanel
