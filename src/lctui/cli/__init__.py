@@ -1,4 +1,4 @@
-"""Command-line entry points: `lctui run | tasks | models | query | show | demo`.
+"""Command-line entry points: `lctui run | tasks | models | query | show | demo | report`.
 
 Every subcommand takes `--db PATH`; errors a user can act on (LctuiError) print one
 clear message and exit with status 2, never a traceback.
@@ -19,7 +19,7 @@ EXIT_INTERRUPTED = 130
 
 
 def build_parser() -> argparse.ArgumentParser:
-    from lctui.cli import browse, run, transfer
+    from lctui.cli import browse, report, run, transfer
 
     parser = argparse.ArgumentParser(
         prog="lctui",
@@ -33,6 +33,7 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_parsers(sub)
     browse.add_parsers(sub)
     transfer.add_parsers(sub)
+    report.add_parsers(sub)
     return parser
 
 

@@ -1,4 +1,7 @@
-"""`lctui export` and `lctui import runs`: move runs between results files as Parquet."""
+"""`lctui export` and `lctui import runs`: move runs between results files as Parquet.
+
+`lctui import lifbench-scores` loads LIFBench's published per-point score CSVs.
+"""
 
 from __future__ import annotations
 
@@ -27,6 +30,12 @@ def add_parsers(sub: Any) -> None:
     runs.add_argument("folder")
     common_options(runs)
     runs.set_defaults(handler=cmd_import_runs)
+    lif = kinds.add_parser(
+        "lifbench-scores", help="a folder of LIFBench `{scenario}-{task}.csv` score files"
+    )
+    lif.add_argument("folder")
+    common_options(lif)
+    lif.set_defaults(handler=cmd_import_lifbench)
 
 
 def cmd_export(args: argparse.Namespace) -> int:
@@ -50,4 +59,19 @@ def cmd_import_runs(args: argparse.Namespace) -> int:
     with open_store(db) as store:
         count = import_parquet(store, args.folder)
     Console().print(f"Imported {count} new generation(s) from {args.folder} into {db}")
+    return 0
+
+
+def cmd_import_lifbench(args: argparse.Namespace) -> int:
+    from lctui.analysis.lifbench_import import import_lifbench_scores
+    from lctui.cli.run import resolve_db
+    from lctui.store import open_store
+
+    db = resolve_db(args, load_config(args.config))
+    with open_store(db) as store:
+        summary = import_lifbench_scores(store, args.folder)
+    Console().print(
+        f"Imported {summary.added} new response(s) of {len(summary.models)} model(s) "
+        f"({summary.rows} row(s) in {summary.files} file(s)) from {args.folder} into {db}"
+    )
     return 0

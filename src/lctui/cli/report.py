@@ -1,0 +1,73 @@
+"""`lctui report`: LIFEval metrics (ARS, IFP, IFS) per model from a results database."""
+
+from __future__ import annotations
+
+import argparse
+import json
+from typing import Any
+
+from rich.console import Console
+from rich.table import Table
+
+from lctui.core.config import load_config
+from lctui.core.errors import UserInputError
+
+
+def add_parsers(sub: Any) -> None:
+    from lctui.cli import common_options
+
+    report = sub.add_parser(
+        "report",
+        help="LIFEval scores per model: ARS overall/per task/per length, IFP, IFS",
+        description="Compute LIFEval's ARS, IFP (per capability) and IFS (per "
+        "perspective; lower is more stable) from the lifeval rubric points stored in "
+        "the database, e.g. after `lctui import lifbench-scores`.",
+    )
+    report.add_argument(
+        "--model", action="append", metavar="M", help="only this model (repeatable)"
+    )
+    report.add_argument("--format", choices=["table", "json"], default="table")
+    common_options(report)
+    report.set_defaults(handler=cmd_report)
+
+
+def cmd_report(args: argparse.Namespace) -> int:
+    from lctui.analysis.lifbench import PERSPECTIVES, lifbench_reports
+    from lctui.cli.run import resolve_db
+    from lctui.scoring.rubric import CAPABILITIES
+    from lctui.store import open_store
+
+    db = resolve_db(args, load_config(args.config))
+    with open_store(db, read_only=True) as store:
+        reports = lifbench_reports(store, args.model)
+    if not reports:
+        wanted = f" for {', '.join(args.model)}" if args.model else ""
+        raise UserInputError(
+            f"{db} holds no lifeval scores{wanted}; import some with "
+            "`lctui import lifbench-scores DIR --db PATH`"
+        )
+    if args.format == "json":
+        print(json.dumps([r.as_dict() for r in reports], indent=2))
+        return 0
+    # Two tables, so that each fits an 80-column terminal.
+    scores = Table(title="LIFEval ARS and IFP per capability (higher is better)")
+    stability = Table(title="LIFEval IFS per perspective (lower is more stable)")
+    for table, columns in (
+        (scores, ["ARS", *CAPABILITIES]),
+        (stability, [*PERSPECTIVES, "mean"]),
+    ):
+        table.add_column("model", overflow="fold")
+        for column in columns:
+            table.add_column(column, justify="right", no_wrap=True)
+    for r in reports:
+        cells = [r.ars, *(r.ifp[c.lower()] for c in CAPABILITIES)]
+        scores.add_row(r.model, *(_num(v) for v in cells))
+        stability.add_row(r.model, *(_num(r.ifs[p]) for p in (*PERSPECTIVES, "mean")))
+    console = Console()
+    console.print(scores)
+    console.print(stability)
+    return 0
+
+
+def _num(value: float | None) -> str:
+    return "-" if value is None else f"{value:.3f}"

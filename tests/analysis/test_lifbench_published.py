@@ -1,0 +1,117 @@
+"""LIFEval metrics on the published LIFBench scores of 20 models (+ `standard`)."""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from lifbench_data import published_folder, read_published
+
+from lctui.analysis.lifbench import LifbenchReport, lifbench_reports, lifbench_responses
+from lctui.analysis.lifbench_import import import_lifbench_scores
+from lctui.scoring.lifeval_points import LIFEVAL_TASKS
+from lctui.store import Store, open_store
+
+TABLES = ("models", "runs", "examples", "generations", "scores", "rubric_points")
+
+
+@pytest.fixture(scope="module")
+def folder() -> Path:
+    return published_folder()
+
+
+@pytest.fixture(scope="module")
+def store(folder: Path, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Store]:
+    db = tmp_path_factory.mktemp("lifbench") / "lif.duckdb"
+    with open_store(db) as opened:
+        import_lifbench_scores(opened, folder)
+        yield opened
+
+
+@pytest.fixture(scope="module")
+def reports(store: Store) -> dict[str, LifbenchReport]:
+    return {r.model: r for r in lifbench_reports(store)}
+
+
+def test_csv_columns_match_the_point_table(folder: Path) -> None:
+    for task, rows in read_published(folder).items():
+        names = [p.name for p in LIFEVAL_TASKS[task].points]
+        assert list(rows[0])[4:-1] == names, task
+
+
+def test_every_model_is_imported_and_standard_is_the_reference(
+    store: Store, reports: dict[str, LifbenchReport]
+) -> None:
+    assert len(reports) == 21
+    cur = store.cursor()
+    refs = cur.execute("SELECT name FROM models WHERE reference").fetchall()
+    assert refs == [("standard",)]
+
+
+def test_standard_scores_one_everywhere(reports: dict[str, LifbenchReport]) -> None:
+    standard = reports["standard"]
+    assert standard.ars == pytest.approx(1.0, abs=1e-12)
+    assert set(standard.ars_by_task) == set(LIFEVAL_TASKS)
+    assert all(v == pytest.approx(1.0, abs=1e-12) for v in standard.ars_by_task.values())
+    assert list(standard.ars_by_length) == [3, 6, 13, 28, 60, 120]
+    assert set(standard.ifp) == {"ori", "num", "spat", "fmt", "logic", "recog"}
+    assert all(v == pytest.approx(1.0, abs=1e-12) for v in standard.ifp.values())
+    assert all(v == pytest.approx(0.0, abs=1e-12) for v in standard.ifs.values())
+
+
+def test_response_ars_equals_published_total_score(store: Store, folder: Path) -> None:
+    stored = {
+        (r.model, r.task, int(r.expression or -1), int(r.variable or -1), r.length): r.ars
+        for r in lifbench_responses(store)
+    }
+    count = 0
+    for task, rows in read_published(folder).items():
+        for row in rows:
+            key = (row["model"], task, int(row["ins_id"]), int(row["param_id"]), int(row["length"]))
+            assert stored[key] == pytest.approx(float(row["total_score"]), abs=1e-9), key
+            count += 1
+    assert count == len(stored)
+
+
+def test_points_are_stored_as_published(store: Store, folder: Path) -> None:
+    """Including the find_dup_text `ori` values above 1 and the list tasks' lone
+    partial `format` whose response the original scored 0."""
+    cur = store.cursor()
+    over = cur.execute(
+        "SELECT count(*), max(earned) FROM rubric WHERE task = 'find_dup_text' AND point = 'ori' "
+        "AND earned > 1"
+    ).fetchone()
+    assert over == (27, 6.5)
+    lone_format = cur.execute(
+        "SELECT count(*) FROM rubric AS r JOIN latest_scores AS s USING (generation_id) "
+        "WHERE r.point = 'format' AND r.earned = 0.2 AND s.value = 0 AND r.category = 'lifbench'"
+    ).fetchone()
+    assert lone_format == (3611,)
+
+
+def test_overall_ars_matches_plain_python(folder: Path, reports: dict[str, LifbenchReport]) -> None:
+    scores: dict[tuple[str, str], list[float]] = defaultdict(list)
+    for task, rows in read_published(folder).items():
+        for row in rows:
+            scores[row["model"], task].append(float(row["total_score"]))
+    for model, report in reports.items():
+        total = sum(t.total for t in LIFEVAL_TASKS.values())
+        expected = (
+            sum(
+                t.total * sum(scores[model, name]) / len(scores[model, name])
+                for name, t in LIFEVAL_TASKS.items()
+            )
+            / total
+        )
+        assert report.ars == pytest.approx(expected, abs=1e-9), model
+
+
+def test_reimport_adds_nothing(store: Store, folder: Path) -> None:
+    cur = store.cursor()
+    before = {t: cur.execute(f"SELECT count(*) FROM {t}").fetchone() for t in TABLES}
+    summary = import_lifbench_scores(store, folder)
+    after = {t: cur.execute(f"SELECT count(*) FROM {t}").fetchone() for t in TABLES}
+    assert summary.added == 0
+    assert after == before
