@@ -30,17 +30,22 @@ def reference_answer(example: Example) -> str:
     the output, so by default the values are joined with ", ". Tasks whose golds are
     alternatives (QA answers scored by the best match, where extra values would cost
     precision) say so with metadata gold_mode = "any", and then the first one is used.
+    Rubric tasks whose reference is one exact output string (LIFBench: quoting, JSON
+    lists) say gold_mode = "exact" and give it as metadata "reference".
     """
     if not example.gold:
         return ""
-    if _gold_mode(example.metadata) == "any":
+    mode = _gold_mode(example.metadata)
+    if mode == "exact" and isinstance(example.metadata.get("reference"), str):
+        return str(example.metadata["reference"])  # LIFBench: the exact output string
+    if mode == "any":
         return example.gold[0]
     return ", ".join(example.gold)
 
 
 def _gold_mode(metadata: Mapping[str, Any]) -> str:
     mode = metadata.get("gold_mode", "all")
-    return mode if mode in ("all", "any") else "all"
+    return mode if mode in ("all", "any", "exact") else "all"
 
 
 class GoldBackend:

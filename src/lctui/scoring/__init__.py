@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from lctui.core.types import Example, Score
 from lctui.scoring.base import Scorer, error_score
+from lctui.scoring.lifeval import score_lifeval
 from lctui.scoring.recall import score_recall
 
 DEFAULT_SCORER = "recall"
@@ -19,6 +20,9 @@ def register_scorer(name: str, scorer: Scorer, *, replace: bool = False) -> None
     if name in SCORERS and not replace and SCORERS[name] is not scorer:
         raise ValueError(f"a scorer named {name!r} is already registered")
     SCORERS[name] = scorer
+
+
+register_scorer("lifeval", score_lifeval)
 
 
 def score_example(example: Example, output: str) -> Score:
@@ -40,5 +44,6 @@ __all__ = [
     "error_score",
     "register_scorer",
     "score_example",
+    "score_lifeval",
     "score_recall",
 ]

@@ -11,13 +11,20 @@ from lctui.core.errors import UserInputError
 from lctui.tasks.aggregation import aggregation_tasks
 from lctui.tasks.base import Task
 from lctui.tasks.json_kv import json_kv_tasks
+from lctui.tasks.lifbench import lifbench_tasks
 from lctui.tasks.niah import needle_tasks
 from lctui.tasks.tracking import tracking_tasks
 
 
 @lru_cache(maxsize=1)
 def _all() -> dict[str, Task]:
-    tasks = [*needle_tasks(), *tracking_tasks(), *aggregation_tasks(), *json_kv_tasks()]
+    tasks = [
+        *needle_tasks(),
+        *tracking_tasks(),
+        *aggregation_tasks(),
+        *json_kv_tasks(),
+        *lifbench_tasks(),
+    ]
     return {t.name: t for t in tasks}
 
 
