@@ -7,12 +7,12 @@ from pathlib import Path
 
 import pytest
 
+from lctui.core.runtime import prepare_environment
+
 _SESSION_ROOT = Path(os.environ.get("LCTUI_TEST_ROOT", "/tmp/lctui-tests"))
 # The model cache is kept between sessions (materialising SmolLM2 takes ~15 s).
 os.environ.setdefault("LCTUI_CACHE_DIR", str(_SESSION_ROOT / "cache"))
-os.environ.setdefault("HF_HUB_OFFLINE", "1")
-os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
-os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
+prepare_environment()
 
 
 @pytest.fixture(autouse=True)

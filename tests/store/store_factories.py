@@ -2,7 +2,12 @@
 
 from __future__ import annotations
 
+import os
+import subprocess
+import sys
+import textwrap
 import time
+from pathlib import Path
 
 from lctui.core.types import (
     Example,
@@ -95,3 +100,19 @@ def make_score(value: float = 1.0, status: ScoreStatus = ScoreStatus.OK) -> Scor
 
 def error_score() -> Score:
     return Score("recall", "recall", None, ScoreStatus.ERROR, (), "request failed")
+
+
+SRC = Path(__file__).resolve().parents[2] / "src"
+
+
+def start_python(code: str, ready: str) -> subprocess.Popen[str]:
+    """Run `code` (dedented) in another Python process and wait until it prints `ready`."""
+    proc = subprocess.Popen(
+        [sys.executable, "-c", textwrap.dedent(code)],
+        stdout=subprocess.PIPE,
+        text=True,
+        env={**os.environ, "PYTHONPATH": str(SRC)},
+    )
+    assert proc.stdout is not None
+    assert proc.stdout.readline().strip() == ready
+    return proc

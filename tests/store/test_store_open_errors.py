@@ -13,34 +13,24 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from store_factories import SRC, start_python
 
 from lctui.core.errors import StoreError
 from lctui.store import open_store
-
-SRC = Path(__file__).resolve().parents[2] / "src"
 
 
 @pytest.fixture
 def holder(db_path: Path) -> Iterator[subprocess.Popen[str]]:
     """Another Python process that keeps the file open read-write until killed."""
     open_store(db_path).close()
-    code = textwrap.dedent(
-        f"""
+    code = f"""
         import sys, time
         from lctui.store import open_store
         store = open_store({str(db_path)!r})
         print("open", flush=True)
         time.sleep(120)
-        """
-    )
-    proc = subprocess.Popen(
-        [sys.executable, "-c", code],
-        stdout=subprocess.PIPE,
-        text=True,
-        env={**os.environ, "PYTHONPATH": str(SRC)},
-    )
-    assert proc.stdout is not None
-    assert proc.stdout.readline().strip() == "open"
+    """
+    proc = start_python(code, "open")
     yield proc
     proc.kill()
     proc.wait()

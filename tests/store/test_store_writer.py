@@ -4,9 +4,6 @@ from __future__ import annotations
 
 import os
 import signal
-import subprocess
-import sys
-import textwrap
 import threading
 import time
 from pathlib import Path
@@ -20,6 +17,7 @@ from store_factories import (
     make_example,
     make_generation,
     make_score,
+    start_python,
 )
 
 from lctui.core.errors import StoreError
@@ -27,7 +25,6 @@ from lctui.core.types import GenerationStatus, ScoreStatus
 from lctui.store import Store, StoreWriter, get_generation, load_example, open_store, stored_keys
 from lctui.store.views import VIEWS
 
-SRC = Path(__file__).resolve().parents[2] / "src"
 REQUIRED_RESULTS = [
     "run_id", "model", "task", "category", "length", "prompt_tokens", "example_id",
     "generation_id", "status", "score", "output", "gen_key", "seed", "idx", "depth",
@@ -328,8 +325,7 @@ def test_writer_is_safe_from_several_threads(store: Store) -> None:
 
 def test_flushed_rows_survive_kill_9(db_path: Path) -> None:
     open_store(db_path).close()
-    code = textwrap.dedent(
-        f"""
+    code = f"""
         import sys, time
         sys.path.insert(0, {str(Path(__file__).parent)!r})
         from store_factories import make_example, make_generation, make_score
@@ -345,16 +341,9 @@ def test_flushed_rows_survive_kill_9(db_path: Path) -> None:
         store.add_score("late", make_score())  # buffered, never flushed
         print("flushed", flush=True)
         time.sleep(120)
-        """
-    )
-    proc = subprocess.Popen(
-        [sys.executable, "-c", code],
-        stdout=subprocess.PIPE,
-        text=True,
-        env={**os.environ, "PYTHONPATH": str(SRC)},
-    )
+    """
+    proc = start_python(code, "flushed")
     assert proc.stdout is not None
-    assert proc.stdout.readline().strip() == "flushed"
     os.kill(proc.pid, signal.SIGKILL)
     proc.wait()
     proc.stdout.close()

@@ -4,6 +4,6 @@ Importing this package loads neither torch nor transformers; `load_backend` does
 the backends that need them.
 """
 
-from lctui.backends.registry import aload_backend, builtin_models, load_backend, resolve_model
+from lctui.backends.registry import builtin_models, declared_window, load_backend, resolve_model
 
-__all__ = ["aload_backend", "builtin_models", "load_backend", "resolve_model"]
+__all__ = ["builtin_models", "declared_window", "load_backend", "resolve_model"]

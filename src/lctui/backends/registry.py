@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-import asyncio
 import importlib.util
+import json
 from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 
-from lctui.backends.embedded import EMBEDDED_NAME, EMBEDDED_PATH
+from lctui.backends.embedded import EMBEDDED_NAME, EMBEDDED_PATH, checkpoint_dir
 from lctui.core.errors import BackendError, MissingDependencyError, UserInputError
 from lctui.core.protocols import Backend
 from lctui.core.types import ModelSpec
@@ -105,11 +105,6 @@ def load_backend(spec: ModelSpec, tokenizer: str | None = None) -> Backend:
     )
 
 
-async def aload_backend(spec: ModelSpec, tokenizer: str | None = None) -> Backend:
-    """`load_backend` in a worker thread, so the event loop keeps running while it loads."""
-    return await asyncio.to_thread(load_backend, spec, tokenizer)
-
-
 def _read_params(spec: ModelSpec, allowed: Mapping[str, Callable[[Any], Any]]) -> dict[str, Any]:
     unknown = sorted(set(spec.params) - set(allowed))
     if unknown:
@@ -126,3 +121,37 @@ def _read_params(spec: ModelSpec, allowed: Mapping[str, Callable[[Any], Any]]) -
                 f"model {spec.name!r}: setting {key} = {value!r} is invalid"
             ) from exc
     return out
+
+
+# SmolLM2-135M's max_position_embeddings, used until its bf16 checkpoint exists to read.
+EMBEDDED_WINDOW = 8192
+_POSITION_KEYS = ("max_position_embeddings", "n_positions", "max_seq_len", "seq_length")
+
+
+def _config_positions(folder: Path) -> int | None:
+    try:
+        config: Any = json.loads((folder / "config.json").read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+    for section in (config, config.get("text_config") or {}):
+        for key in _POSITION_KEYS:
+            value = section.get(key)
+            if isinstance(value, int) and value > 0:
+                return value
+    return None
+
+
+def declared_window(spec: ModelSpec) -> int | None:
+    """The model's window in tokens without loading it; None when unknown or unlimited."""
+    explicit = spec.params.get("max_context")
+    if isinstance(explicit, int):
+        return explicit
+    if spec.backend == "gold":
+        return None  # the reference pseudo-model has no window
+    if spec.backend in ("hf", "vllm"):
+        if spec.path == EMBEDDED_PATH:
+            return _config_positions(checkpoint_dir()) or EMBEDDED_WINDOW
+        folder = Path(spec.path).expanduser()
+        if folder.is_dir():
+            return _config_positions(folder)
+    return None

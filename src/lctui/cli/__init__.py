@@ -7,12 +7,12 @@ clear message and exit with status 2, never a traceback.
 from __future__ import annotations
 
 import argparse
-import os
 import sys
 from collections.abc import Sequence
 
 from lctui import __version__
 from lctui.core.errors import LctuiError
+from lctui.core.runtime import prepare_environment
 
 EXIT_USER_ERROR = 2
 EXIT_INTERRUPTED = 130
@@ -48,13 +48,7 @@ def common_options(parser: argparse.ArgumentParser) -> None:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    os.environ.setdefault("HF_HUB_OFFLINE", "1")  # a missing file must fail, not hang on the hub
-    os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
-    # Busy-waiting OpenMP threads make CPU generation 10-20x slower as soon as anything
-    # else runs (measured with SmolLM2 on 2 cores); must be set before torch loads.
-    os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
-    os.environ.setdefault("HF_HUB_DISABLE_PROGRESS_BARS", "1")
-    os.environ.setdefault("TRANSFORMERS_VERBOSITY", "error")
+    prepare_environment()
     parser = build_parser()
     args = parser.parse_args(argv)
     if args.command is None:

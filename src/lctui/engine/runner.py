@@ -164,27 +164,26 @@ class Engine:
     async def _prepare(self, request: RunRequest) -> list[_Model]:
         """Load every backend and check every length before any generation starts."""
         models: list[_Model] = []
+        loaded: list[Backend] = []  # closed again if a later model or length is refused
         try:
             for spec in request.models:
                 backend = await asyncio.to_thread(self._load_backend, spec, request.tokenizer)
-                models.append(_Model(spec, backend, backend.tokenizer, []))
+                loaded.append(backend)
                 check_window(spec, backend, request.lengths, request.truncate)
                 tokenizer = (
                     reference_tokenizer(request.tokenizer)
                     if request.tokenizer
                     else backend.tokenizer
                 )
-                models[-1].tokenizer = tokenizer
-                models[-1].items = plan_items(request, spec, backend, tokenizer)
+                items = plan_items(request, spec, backend, tokenizer)
+                models.append(_Model(spec, backend, tokenizer, items))
         except BaseException:
-            await self._close(models)
+            await _close_all(loaded)
             raise
         return models
 
     async def _close(self, models: Sequence[_Model]) -> None:
-        for m in models:
-            with contextlib.suppress(Exception):
-                await m.backend.close()
+        await _close_all([m.backend for m in models])
 
     async def _flush_periodically(self) -> None:
         while True:
@@ -304,6 +303,12 @@ class Engine:
         else:
             counters["done"] += 1
             self._sink(ExampleScored(item.cell, generation, score))
+
+
+async def _close_all(backends: Sequence[Backend]) -> None:
+    for backend in backends:
+        with contextlib.suppress(Exception):
+            await backend.close()
 
 
 async def _all_or_none(coroutines: Sequence[Coroutine[Any, Any, None]]) -> None:

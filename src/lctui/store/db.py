@@ -119,10 +119,6 @@ class Store:
         if self._writer is not None:
             self._writer.flush(force=force)
 
-    def flush_if_due(self, max_age_s: float = 1.0) -> None:
-        if self._writer is not None:
-            self._writer.flush_if_due(max_age_s)
-
     def stored_keys(self, keys: Sequence[str]) -> set[str]:
         return queries.stored_keys(self, keys)
 

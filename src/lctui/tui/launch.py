@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 import argparse
-import os
 import shlex
 import sys
 from collections.abc import Sequence
 from pathlib import Path
+
+from lctui.core.runtime import prepare_environment
 
 
 def parser() -> argparse.ArgumentParser:
@@ -28,11 +29,7 @@ def parser() -> argparse.ArgumentParser:
 
 
 def main(argv: Sequence[str]) -> int:
-    os.environ.setdefault("HF_HUB_OFFLINE", "1")
-    os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
-    os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
-    os.environ.setdefault("HF_HUB_DISABLE_PROGRESS_BARS", "1")
-    os.environ.setdefault("TRANSFORMERS_VERBOSITY", "error")
+    prepare_environment()
     args = parser().parse_args(list(argv))
     if args.mode == "serve":
         return serve(args)

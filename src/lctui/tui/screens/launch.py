@@ -19,7 +19,7 @@ from textual.screen import Screen
 from textual.widgets import Button, Footer, Input, Label, SelectionList, Static, Tree
 from textual.widgets.selection_list import Selection
 
-from lctui.backends import builtin_models, resolve_model
+from lctui.backends import builtin_models, declared_window, resolve_model
 from lctui.core.errors import UserInputError
 from lctui.core.lengths import format_length
 from lctui.core.types import ModelSpec
@@ -31,7 +31,6 @@ from lctui.tui.widgets.run_options import (
     estimate,
     is_url,
     model_prompt,
-    model_window,
     read_throughput,
     too_long,
     unreachable,
@@ -99,7 +98,7 @@ class LaunchScreen(Screen[None]):
     def compose(self) -> ComposeResult:
         for spec in [*self.lctui.config.models.values(), *builtin_models()]:
             self.specs.setdefault(spec.name, spec)
-        self.windows = {name: model_window(spec) for name, spec in self.specs.items()}
+        self.windows = {name: declared_window(spec) for name, spec in self.specs.items()}
         with Horizontal(id="launch-panels"):
             with Vertical(id="models-panel", classes="panel") as models:
                 models.border_title = "Models (F2)"
@@ -260,7 +259,7 @@ class LaunchScreen(Screen[None]):
         models = self.query_one("#models", SelectionList)
         if spec.name not in self.specs:
             self.specs[spec.name] = spec
-            self.windows[spec.name] = model_window(spec)
+            self.windows[spec.name] = declared_window(spec)
             models.add_option(Selection(model_prompt(spec, self.windows[spec.name]), spec.name))
         models.select(spec.name)
         event.input.value = ""

@@ -8,23 +8,17 @@ generations), so it says "no measurement yet" rather than guess for a new model.
 from __future__ import annotations
 
 import asyncio
-import json
 import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
-from lctui.backends.embedded import EMBEDDED_PATH, checkpoint_dir
 from lctui.core.errors import UserInputError
 from lctui.core.lengths import format_length
 from lctui.core.types import ModelSpec
 
 LENGTH_CHOICES = (1024, 2048, 4096, 8192, 16384, 32768, 65536, 131072)
-# SmolLM2-135M's max_position_embeddings, used until its bf16 checkpoint exists to read.
-EMBEDDED_WINDOW = 8192
-_POSITION_KEYS = ("max_position_embeddings", "n_positions", "max_seq_len", "seq_length")
 URL_TIMEOUT_S = 1.5
 
 # Distinct generations: the results view has one row per metric.
@@ -77,35 +71,6 @@ async def unreachable(spec: ModelSpec, timeout: float = URL_TIMEOUT_S) -> str | 
     except OSError as exc:
         return f"unreachable: {host}:{port}: {exc.strerror or exc}"
     writer.close()
-    return None
-
-
-def _config_positions(folder: Path) -> int | None:
-    try:
-        config: Any = json.loads((folder / "config.json").read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        return None
-    for section in (config, config.get("text_config") or {}):
-        for key in _POSITION_KEYS:
-            value = section.get(key)
-            if isinstance(value, int) and value > 0:
-                return value
-    return None
-
-
-def model_window(spec: ModelSpec) -> int | None:
-    """The model's window in tokens without loading it; None when unknown or unlimited."""
-    explicit = spec.params.get("max_context")
-    if isinstance(explicit, int):
-        return explicit
-    if spec.backend == "gold":
-        return None  # the reference pseudo-model has no window
-    if spec.backend in ("hf", "vllm"):
-        if spec.path == EMBEDDED_PATH:
-            return _config_positions(checkpoint_dir()) or EMBEDDED_WINDOW
-        folder = Path(spec.path).expanduser()
-        if folder.is_dir():
-            return _config_positions(folder)
     return None
 
 
