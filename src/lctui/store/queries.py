@@ -97,6 +97,21 @@ class CellScore:
         return asdict(self)
 
 
+# The per-cell rules shared by the CLI's table and the TUI's heatmap: errors and
+# cancelled generations are counted apart and never enter the mean. Rows, not distinct
+# generations, are counted, like the mean (one score row per generation and metric).
+CELL_AGGREGATES = """
+    avg(coalesce(score, 0)) FILTER (WHERE status IN ('ok', 'unparsed')) AS mean_score,
+    stddev_samp(coalesce(score, 0)) FILTER (WHERE status IN ('ok', 'unparsed'))
+        / sqrt(count(*) FILTER (WHERE status IN ('ok', 'unparsed'))) AS stderr,
+    count(*) FILTER (WHERE status IN ('ok', 'unparsed')) AS n_scored,
+    count(*) FILTER (WHERE status = 'unparsed') AS n_unparsed,
+    count(*) FILTER (WHERE status = 'error') AS n_error,
+    count(*) FILTER (WHERE status = 'cancelled') AS n_cancelled,
+    bool_or(reference) AS reference
+"""
+
+
 def cell_scores(
     src: Source,
     *,
@@ -110,18 +125,9 @@ def cell_scores(
     `run_id` keeps cells whose latest generation came from that run; `models` matches
     names or fingerprints. None means no filter.
     """
-    sql = """
-        SELECT model, task, length, min(metric) AS metric,
-               avg(coalesce(score, 0)) FILTER (WHERE status IN ('ok', 'unparsed')) AS mean_score,
-               stddev_samp(coalesce(score, 0)) FILTER (WHERE status IN ('ok', 'unparsed'))
-                   / sqrt(count(*) FILTER (WHERE status IN ('ok', 'unparsed'))) AS stderr,
-               count(DISTINCT generation_id) FILTER (WHERE status IN ('ok', 'unparsed'))
-                   AS n_scored,
-               count(DISTINCT generation_id) FILTER (WHERE status = 'ok') AS n_ok,
-               count(DISTINCT generation_id) FILTER (WHERE status = 'unparsed') AS n_unparsed,
-               count(DISTINCT generation_id) FILTER (WHERE status = 'error') AS n_error,
-               count(DISTINCT generation_id) FILTER (WHERE status = 'cancelled') AS n_cancelled,
-               bool_or(reference) AS reference
+    sql = f"""
+        SELECT model, task, length, min(metric) AS metric, {CELL_AGGREGATES},
+               count(*) FILTER (WHERE status = 'ok') AS n_ok
         FROM results
         WHERE ($run_id IS NULL OR run_id = $run_id)
           AND ($models IS NULL OR list_contains($models, model)

@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 import duckdb
 
 from lctui.core.lengths import format_length
+from lctui.store.queries import CELL_AGGREGATES
 from lctui.tui.widgets.heatmap import HeatCell, HeatGrid, HeatRow
 
 # Needle depths are requested on a 10 % grid (RULER's 0, 10, ..., 100) and land a little
@@ -146,21 +147,10 @@ def heat_cell(stats: CellStats) -> HeatCell:
     return HeatCell(None, "—")  # only cancelled generations
 
 
-# The same rules as lctui.store.cell_scores (which the CLI's table uses), but counting
-# rows instead of DISTINCT generation ids: the engine writes one score row per
-# generation, and the DISTINCT counts doubled the query time at 100K generations.
-_AGGREGATES = """
-           avg(coalesce(score, 0)) FILTER (WHERE status IN ('ok', 'unparsed')) AS mean,
-           stddev_samp(coalesce(score, 0)) FILTER (WHERE status IN ('ok', 'unparsed'))
-               / sqrt(count(*) FILTER (WHERE status IN ('ok', 'unparsed'))) AS stderr,
-           count(*) FILTER (WHERE status IN ('ok', 'unparsed')),
-           count(*) FILTER (WHERE status = 'unparsed'),
-           count(*) FILTER (WHERE status = 'error'),
-           count(*) FILTER (WHERE status = 'cancelled'),
-           bool_or(reference)
-"""
+# The same per-cell rules as the CLI's table (lctui.store.queries.CELL_AGGREGATES).
 _CELLS_SQL = f"""
-    SELECT model, task, length, {_AGGREGATES}    FROM results
+    SELECT model, task, length, {CELL_AGGREGATES}
+    FROM results
     WHERE task IS NOT NULL AND length IS NOT NULL
     GROUP BY ALL
 """
@@ -198,7 +188,8 @@ def model_grid(cur: duckdb.DuckDBPyConnection) -> ResultsGrid:
 
 
 _DEPTH_SQL = f"""
-    SELECT round(depth / $bucket) * $bucket AS bucket, length, {_AGGREGATES}    FROM results
+    SELECT round(depth / $bucket) * $bucket AS bucket, length, {CELL_AGGREGATES}
+    FROM results
     WHERE model = $model AND task = $task AND depth IS NOT NULL AND length IS NOT NULL
     GROUP BY ALL
     ORDER BY bucket, length
