@@ -10,7 +10,7 @@ import pytest
 from lctui.backends.gold import reference_answer
 from lctui.core.types import Example, Score, ScoreStatus
 from lctui.scoring import score_example
-from lctui.scoring.lifeval import edit_distance
+from lctui.scoring.lifeval_text import edit_distance
 from lctui.tasks import get_task
 from lctui.tasks.lifbench.list_context import parse_list
 from lctui.tasks.tokenizers import reference_tokenizer

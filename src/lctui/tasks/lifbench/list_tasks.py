@@ -278,5 +278,5 @@ LIST_TASKS: tuple[ListSpec, ...] = (
 )
 
 
-def lifbench_tasks() -> list[Task]:
+def list_tasks() -> list[Task]:
     return [ListTask(spec) for spec in LIST_TASKS]

@@ -1,0 +1,68 @@
+"""Text helpers shared by LIFEval's rubric programs: cleaning, unwrapping, near misses.
+
+Model output is parsed defensively (JSON first, then a bracketed span, then lines)
+and never evaluated; these helpers are the common parts of that parsing.
+"""
+
+from __future__ import annotations
+
+import re
+
+from lctui.core.types import RubricPoint
+from lctui.scoring.lifeval_points import PointSpec
+from lctui.scoring.rubric import make_point
+
+_CUE = re.compile(r"^\s*(?:output|answer|response)\s*:\s*", re.IGNORECASE)
+_FENCE = re.compile(r"^```[a-zA-Z]*\s*\n?(.*?)\n?```$", re.DOTALL)
+NUMBERING = re.compile(r"^\s*(?:\d+[.)]|[-*•])\s+")
+_MAX_NEAR = 4
+
+
+def norm(text: str) -> str:
+    return " ".join(text.split()).casefold()
+
+
+def near_limit(text: str) -> int:
+    """The largest edit distance still counted as a near miss of `text`."""
+    return max(1, min(_MAX_NEAR, len(text) // 8))
+
+
+def edit_distance(a: str, b: str, limit: int) -> int:
+    """Levenshtein distance of a and b, or limit + 1 once it must exceed `limit`."""
+    if abs(len(a) - len(b)) > limit:
+        return limit + 1
+    prev = list(range(len(b) + 1))
+    for i, ca in enumerate(a, 1):
+        cur = [i]
+        for j, cb in enumerate(b, 1):
+            cur.append(min(prev[j] + 1, cur[j - 1] + 1, prev[j - 1] + (ca != cb)))
+        if min(cur) > limit:
+            return limit + 1
+        prev = cur
+    return min(prev[-1], limit + 1)
+
+
+def clean_output(output: str) -> str:
+    text = _CUE.sub("", output.strip()).strip()
+    fenced = _FENCE.match(text)
+    return fenced.group(1).strip() if fenced else text
+
+
+def unwrap(text: str) -> str:
+    for left, right in (('"', '"'), ("'", "'"), ("[", "]"), ("“", "”")):
+        if len(text) >= 2 and text.startswith(left) and text.endswith(right):
+            return text[1:-1].strip()
+    return text
+
+
+def bracketed(text: str) -> str:
+    start, end = text.find("["), text.rfind("]")
+    return text[start : end + 1] if 0 <= start < end else ""
+
+
+def point(spec: PointSpec, earned: float, explanation: str) -> RubricPoint:
+    return make_point(spec.name, spec.weight, earned, explanation, spec.capabilities)
+
+
+def short(text: str, limit: int = 60) -> str:
+    return text if len(text) <= limit else text[: limit - 3] + "..."
