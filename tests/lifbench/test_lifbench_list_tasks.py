@@ -39,8 +39,8 @@ def _covering_indices(task: ListTask) -> list[int]:
     return [k * n_expr + (k % n_expr) for k in range(max(n_expr, n_var))]
 
 
-def test_the_six_list_tasks_are_registered_under_lifbench() -> None:
-    assert [t.name for t in select_tasks("lifbench")] == NAMES
+def test_the_six_list_tasks_come_first_under_lifbench() -> None:
+    assert [t.name for t in select_tasks("lifbench")][: len(NAMES)] == NAMES
     for name in NAMES:
         task = _task(name)
         assert task.category == task.suite == "lifbench"
@@ -118,6 +118,6 @@ def test_gold_run_through_the_cli_scores_one(
     con = duckdb.connect(str(db), read_only=True)
     rows = con.execute("SELECT task, score, status FROM results").fetchall()
     con.close()
-    assert len(rows) == len(NAMES) * 2
+    assert len(rows) == len(select_tasks("lifbench")) * 2
     assert all(score == 1.0 and status == "ok" for _, score, status in rows), rows
     capsys.readouterr()
