@@ -60,12 +60,19 @@ def generation_key(fingerprint: str, example_id: str, config_hash: str) -> str:
     return stable_hash(fingerprint, example_id, config_hash, length=24)
 
 
-def generation_config(spec: ModelSpec, task: Task, temperature: float) -> GenerationConfig:
+def generation_config(
+    spec: ModelSpec, task: Task, temperature: float, length: int
+) -> GenerationConfig:
     return GenerationConfig(
-        max_new_tokens=task.max_new_tokens,
+        max_new_tokens=task.answer_tokens(length),
         temperature=temperature,
-        prompt_format=str(spec.params.get("prompt_format", "auto")),
+        prompt_format=prompt_format(spec),
     )
+
+
+def prompt_format(spec: ModelSpec) -> str:
+    """How the model's prompts are framed: "auto" (chat template if any), "chat" or "plain"."""
+    return str(spec.params.get("prompt_format", "auto"))
 
 
 def check_window(spec: ModelSpec, backend: Backend, lengths: Sequence[int], truncate: bool) -> None:
@@ -91,13 +98,13 @@ def plan_items(
     """
     items = []
     for task in request.tasks:
-        config = generation_config(spec, task, request.temperature)
-        overhead = backend.template_overhead(task.answer_prefix, config.prompt_format)
-        config_hash = stable_hash(config.as_dict())
+        overhead = backend.template_overhead(task.answer_prefix, prompt_format(spec))
         for length in request.lengths:
+            config = generation_config(spec, task, request.temperature, length)
+            config_hash = stable_hash(config.as_dict())
             build_length, truncate_to = length, None
             if length > backend.max_context:
-                truncate_to = backend.max_context - task.max_new_tokens
+                truncate_to = backend.max_context - config.max_new_tokens
             for index in request.example_indices():
                 example_id = task.example_id(length, request.seed, index, tokenizer.name, overhead)
                 if truncate_to is not None:

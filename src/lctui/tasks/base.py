@@ -67,6 +67,14 @@ class Task(ABC):
         clone.params = {**self.params, **overrides}
         return clone
 
+    def answer_tokens(self, length: int) -> int:
+        """Answer tokens reserved (and generated at most) at `length`.
+
+        `max_new_tokens` by default; a task whose answers grow with the context
+        (LIFBench MultiDoc) reserves less at short lengths so the context still fits.
+        """
+        return self.max_new_tokens
+
     def info(self) -> TaskInfo:
         return TaskInfo(
             name=self.name,
@@ -91,7 +99,8 @@ class Task(ABC):
         """
         identity = self._identity(length, seed, index, tokenizer.name, overhead)
         rng = random.Random(seed_from(*identity))
-        budget = Budget(length=length, reserve=self.max_new_tokens, overhead=overhead)
+        answer_tokens = self.answer_tokens(length)
+        budget = Budget(length=length, reserve=answer_tokens, overhead=overhead)
         draft = self.build(rng, budget, tokenizer, index)
         return Example(
             example_id=stable_hash(*identity),
@@ -108,7 +117,7 @@ class Task(ABC):
             question=draft.question,
             answer_prefix=self.answer_prefix,
             gold=draft.gold,
-            max_new_tokens=self.max_new_tokens,
+            max_new_tokens=answer_tokens,
             prompt_tokens=draft.tokens + overhead,
             template_overhead=overhead,
             depth=draft.depth,
