@@ -115,3 +115,26 @@ def test_reimport_adds_nothing(store: Store, folder: Path) -> None:
     after = {t: cur.execute(f"SELECT count(*) FROM {t}").fetchone() for t in TABLES}
     assert summary.added == 0
     assert after == before
+
+
+def test_lifeval_views_agree_with_the_report(
+    store: Store, reports: dict[str, LifbenchReport]
+) -> None:
+    cur = store.cursor()
+    try:
+        ars = dict(cur.execute("SELECT model, ars FROM lifeval_ars").fetchall())
+        ifp = cur.execute("SELECT model, capability, ifp FROM lifeval_ifp").fetchall()
+        ifs = cur.execute("SELECT model, perspective, ifs FROM lifeval_ifs").fetchall()
+        by_length = cur.execute("SELECT model, length, ars FROM lifeval_length_ars").fetchall()
+    finally:
+        cur.close()
+    assert set(ars) == set(reports)
+    for model, report in reports.items():
+        assert ars[model] == pytest.approx(report.ars, abs=1e-12)
+    assert len(ifp) == 6 * len(reports) and len(ifs) == 3 * len(reports)
+    for model, capability, value in ifp:
+        assert value == pytest.approx(reports[model].ifp[capability.lower()], abs=1e-12)
+    for model, perspective, value in ifs:
+        assert value == pytest.approx(reports[model].ifs[perspective], abs=1e-12)
+    for model, length, value in by_length:
+        assert value == pytest.approx(reports[model].ars_by_length[length // 1024], abs=1e-12)

@@ -79,3 +79,10 @@ def test_parse_length_rejects_bad_values(bad: str) -> None:
 def test_parse_lengths_keeps_order_and_drops_repeats() -> None:
     assert parse_lengths("8k,2k,8192") == [8192, 2048]
     assert format_length(131072) == "128k"
+
+
+def test_length_presets_expand_in_place_and_mix_with_lengths() -> None:
+    assert parse_lengths("lifbench") == [k * 1024 for k in (3, 6, 13, 28, 60, 120)]
+    assert parse_lengths("2k,LIFBench,6k") == [2048, *(k * 1024 for k in (3, 6, 13, 28, 60, 120))]
+    with pytest.raises(UserInputError, match="preset: lifbench, ruler, helmet"):
+        parse_lengths("lifbnch")

@@ -1,17 +1,9 @@
 """LIFEval metrics over stored rubric points: ARS, IFP per capability, IFS per perspective.
 
-The heavy lifting is DuckDB SQL over the `rubric` view (latest score of each latest
-generation) joined to the examples for the expression/variable levels; Python only
-shapes the rows. Definitions follow BENCHMARKS.md section 3:
-
-- ARS of a response = sum(weight * earned) / R_t (as its scorer recorded it, see
-  _RESPONSES); of a task = mean over responses;
-  overall (and per length) = sum_t R_t * ARS_t / sum_t R_t over the tasks present.
-- IFP_c = sum over (task, point) tagged c of mean(weight * earned) / sum of those
-  weights; a point with two capabilities counts for both.
-- IFS_p = mean over tasks of the coefficient of variation (sample std, ddof=1, over
-  mean) of the per-level mean ARS, levels of p being expression (ins_id), variable
-  (param_id) or length; IFS mean = mean of the three. Lower is more stable.
+The SQL (and the definitions, BENCHMARKS.md section 3) live in store/lifeval_views.py,
+which also serves them as the `lifeval_*` views; here they run on a temporary copy of
+the lifeval points, filtered to the models asked for, so the queries do not each
+re-evaluate the `rubric` view. Python only shapes the rows.
 """
 
 from __future__ import annotations
@@ -23,90 +15,23 @@ from typing import Any
 
 from lctui.scoring.rubric import CAPABILITIES
 from lctui.store.db import Store
+from lctui.store.lifeval_views import LIFEVAL_POINTS, PERSPECTIVES, metric_queries
 
 SCORER = "lifeval"
-PERSPECTIVES: tuple[str, ...] = ("expression", "variable", "length")
 
-# The lifeval points with their example's levels, copied once into a temporary table
-# so that the eight metric queries below do not each re-evaluate the `rubric` view.
+# The lifeval points with their example's levels, copied once into a temporary table.
 _POINTS_TABLE = "_lctui_lifeval_points"
 _POINTS = f"""
     CREATE OR REPLACE TEMP TABLE {_POINTS_TABLE} AS
-    SELECT
-        r.model, r.task, r.generation_id, r.length, r.point, r.capabilities,
-        r.weight, r.earned, s.value AS score,
-        json_extract_string(e.metadata, '$.expression') AS expression,
-        json_extract_string(e.metadata, '$.variable') AS variable
-    FROM rubric AS r
-    JOIN examples AS e ON e.example_id = r.example_id
-    LEFT JOIN latest_scores AS s
-        ON s.generation_id = r.generation_id AND s.scorer = r.scorer AND s.metric = 'ars'
-    WHERE r.scorer = $scorer AND coalesce(s.status, 'ok') <> 'error'
-        AND ($models IS NULL OR list_contains($models, r.model))
+    SELECT * FROM ({LIFEVAL_POINTS})
+    WHERE $models IS NULL OR list_contains($models, model)
 """
-
-# One row per response with its ARS, R_t and levels; reused by every metric below.
-# The ARS is the score the scorer recorded, which is sum(weight * earned) / R_t except
-# in LIFBench's published list-task scores: the original code gives 0 to a response
-# whose only credit is a partial `format` (3611 rows, format = 0.2), so recomputing
-# from the points would not reproduce the published ARS.
-_RESPONSES = f"""
-    SELECT
-        model, task, generation_id, length, expression, variable,
-        sum(weight) AS r_t,
-        coalesce(any_value(score), sum(weight * earned) / sum(weight)) AS ars
-    FROM {_POINTS_TABLE}
-    GROUP BY ALL
-"""
-
+_QUERIES = metric_queries(_POINTS_TABLE)
+_RESPONSES = _QUERIES["responses"]
 _RESPONSE_ROWS = f"""
     SELECT model, task, expression, variable, length, ars FROM ({_RESPONSES})
     ORDER BY model, task, length, expression, variable
 """
-
-_TASK_ARS = f"""
-    WITH resp AS ({_RESPONSES})
-    SELECT model, task, max(r_t) AS r_t, avg(ars) AS ars, count(*) AS n
-    FROM resp GROUP BY model, task ORDER BY model, task
-"""
-
-_LENGTH_ARS = f"""
-    WITH resp AS ({_RESPONSES}),
-    cell AS (
-        SELECT model, task, length, max(r_t) AS r_t, avg(ars) AS ars
-        FROM resp GROUP BY model, task, length
-    )
-    SELECT model, length, sum(r_t * ars) / sum(r_t) AS ars
-    FROM cell GROUP BY model, length ORDER BY model, length
-"""
-
-_IFP = f"""
-    WITH pts AS (
-        SELECT model, task, point, capabilities,
-               max(weight) AS weight, avg(weight * earned) AS mean_earned
-        FROM {_POINTS_TABLE}
-        GROUP BY model, task, point, capabilities
-    ),
-    caps AS (SELECT *, unnest(capabilities) AS capability FROM pts)
-    SELECT model, capability, sum(mean_earned) / sum(weight) AS ifp
-    FROM caps GROUP BY model, capability ORDER BY model, capability
-"""
-
-
-def _ifs_sql(level: str) -> str:
-    return f"""
-        WITH resp AS ({_RESPONSES}),
-        lvl AS (
-            SELECT model, task, {level} AS level, avg(ars) AS ars
-            FROM resp GROUP BY model, task, {level}
-        ),
-        cv AS (
-            SELECT model, task,
-                   stddev_samp(ars) / nullif(avg(ars), 0) AS cv
-            FROM lvl GROUP BY model, task
-        )
-        SELECT model, avg(cv) AS ifs FROM cv GROUP BY model ORDER BY model
-    """
 
 
 @dataclass
@@ -136,8 +61,13 @@ def _fetch(
     """Rows of every metric query, run on one cursor (temporary tables are per cursor)."""
     if queries is not None:
         return _run(store, models, queries)
-    queries = {"by_task": _TASK_ARS, "by_length": _LENGTH_ARS, "ifp": _IFP}
-    queries.update({f"ifs_{p}": _ifs_sql(p) for p in PERSPECTIVES})
+    queries = {
+        "by_task": f"SELECT model, task, r_t, ars, n FROM ({_QUERIES['task_ars']}) "
+        "ORDER BY model, task",
+        "by_length": f"SELECT * FROM ({_QUERIES['length_ars']}) ORDER BY model, length",
+        "ifp": f"SELECT * FROM ({_QUERIES['ifp']}) ORDER BY model, capability",
+        "ifs": f"SELECT * FROM ({_QUERIES['ifs']}) ORDER BY model, perspective",
+    }
     return _run(store, models, queries)
 
 
@@ -146,7 +76,7 @@ def _run(
 ) -> dict[str, list[tuple[Any, ...]]]:
     cur = store.cursor()
     try:
-        cur.execute(_POINTS, {"scorer": SCORER, "models": list(models) if models else None})
+        cur.execute(_POINTS, {"models": list(models) if models else None})
         return {name: cur.execute(sql).fetchall() for name, sql in queries.items()}
     finally:
         cur.close()
@@ -197,9 +127,8 @@ def lifbench_reports(store: Store, models: Sequence[str] | None = None) -> list[
         get(model).ifp[str(capability).lower()] = float(ifp)
     for report in reports.values():
         report.ifs = {p: None for p in (*PERSPECTIVES, "mean")}
-    for perspective in PERSPECTIVES:
-        for model, ifs in rows[f"ifs_{perspective}"]:
-            get(model).ifs[perspective] = None if ifs is None else float(ifs)
+    for model, perspective, ifs in rows["ifs"]:
+        get(model).ifs[str(perspective)] = None if ifs is None else float(ifs)
     for report in reports.values():
         values = [report.ifs[p] for p in PERSPECTIVES]
         present = [v for v in values if v is not None]

@@ -69,7 +69,13 @@ def _run_options(p: argparse.ArgumentParser) -> None:
         metavar="T1,T2|CATEGORY",
         help="task names, categories (synthetic), suites (ruler, helmet) or globs (niah_*)",
     )
-    p.add_argument("--lengths", "-l", default="4k", help="context lengths, e.g. 2k,4k,131072")
+    p.add_argument(
+        "--lengths",
+        "-l",
+        default="4k",
+        help="context lengths, e.g. 2k,4k,131072, or a preset: lifbench (3k..120k), "
+        "ruler (4k..128k), helmet (8k..128k)",
+    )
     p.add_argument("--n", "-n", type=int, default=10, help="examples per task x length cell")
     p.add_argument("--seed", type=int, default=0, help="seed of the example generator")
     p.add_argument(

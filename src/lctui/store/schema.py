@@ -146,7 +146,10 @@ class Migration:
 
 # Append only: never edit a released migration. A change to a view alone also needs a
 # (possibly empty) migration so that existing files get the new view.
-MIGRATIONS: tuple[Migration, ...] = (Migration(1, "initial schema", _initial_schema),)
+MIGRATIONS: tuple[Migration, ...] = (
+    Migration(1, "initial schema", _initial_schema),
+    Migration(2, "lifeval_* metric views", lambda con: None),
+)
 SCHEMA_VERSION = MIGRATIONS[-1].version
 
 if [m.version for m in MIGRATIONS] != list(range(1, len(MIGRATIONS) + 1)):

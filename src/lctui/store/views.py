@@ -46,11 +46,16 @@ scorer, metric) and the rubric points written with it.
 
 Helper views: `latest_generations` (generations, latest per gen_key) and
 `latest_scores` (scores, latest per generation, scorer and metric).
+
+LIFEval's metrics (ARS per response, task, length and model; IFP per capability; IFS
+per perspective) are the `lifeval_*` views, documented in store/lifeval_views.py.
 """
 
 from __future__ import annotations
 
 import duckdb
+
+from lctui.store.lifeval_views import LIFEVAL_VIEWS
 
 VIEWS: dict[str, str] = {
     "latest_generations": """
@@ -139,5 +144,5 @@ VIEWS: dict[str, str] = {
 
 def create_views(con: duckdb.DuckDBPyConnection) -> None:
     """(Re)create every view from the current SQL; views hold no data."""
-    for name, sql in VIEWS.items():
+    for name, sql in {**VIEWS, **LIFEVAL_VIEWS}.items():
         con.execute(f"CREATE OR REPLACE VIEW {name} AS {sql}")

