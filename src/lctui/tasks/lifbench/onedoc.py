@@ -89,7 +89,12 @@ def _repeat_plan(template: str, sample: Mapping[str, Any]) -> Plan:
     def answer(layout: DocLayout) -> Answer:
         keys = layout.keys
         chosen = keys[:count] if end == "first" else keys[-count:]
-        extra = {"count": count, "separator": sep, "end": end, "expected_ids": [t.id for t in chosen]}
+        extra = {
+            "count": count,
+            "separator": sep,
+            "end": end,
+            "expected_ids": [t.id for t in chosen],
+        }
         return Answer(
             "\n".join(f"{t.type}{sep}{t.text}" for t in chosen),
             tuple(t.text for t in chosen),
@@ -251,8 +256,7 @@ ONEDOC_TASKS: tuple[OneDocSpec, ...] = (
         "repeat",
         "LIFBench OneDoc: repeat the first or last N key sentences with their types",
         (
-            "List the {end} {count} key sentences of the document together with their types. "
-            "{fmt}",
+            "List the {end} {count} key sentences of the document together with their types. {fmt}",
             "Find the {count} key sentences closest to the {side} of the document and write "
             "each one out with its type. {fmt}",
             "Going through the document in order, repeat its {end} {count} key sentences, each "

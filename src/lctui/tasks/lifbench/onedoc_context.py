@@ -34,6 +34,7 @@ TAGGED_COUNT = sum(KEY_COUNTS.values()) + len(FAKE_TYPES)
 FIRST_DEPTH, LAST_DEPTH = 3.0, 97.0  # percent of the document
 MIN_WORDS, MAX_WORDS, MAX_CHARS = 8, 30, 200  # tagged sentences stay short to repeat
 _FORBIDDEN = ("<", ">", "|", "::", "->", "\n")  # tag and separator characters
+_TYPE_FOLDS = {t.casefold() for t in ALL_TYPES}
 _TOKENS_PER_WORD_LOW = 0.9
 TAGGED = re.compile(r"<([A-Za-z]+)-(\d+)>(.*?)</([A-Za-z]+)-(\d+)>", re.DOTALL)
 
@@ -99,9 +100,13 @@ class BuiltDoc:
 
 
 def _eligible(sentence: str, taken: set[str]) -> bool:
-    words = sentence.count(" ") + 1
+    """Short, plain sentences: a capital first, a stop last (no quotes, bullets, labels)."""
+    words = sentence.split()
     return (
-        MIN_WORDS <= words <= MAX_WORDS
+        MIN_WORDS <= len(words) <= MAX_WORDS
+        and sentence[0].isupper()
+        and sentence[-1] in ".!?"
+        and words[0].strip(",:;-").casefold() not in _TYPE_FOLDS
         and len(sentence) <= MAX_CHARS
         and sentence not in taken
         and not any(mark in sentence for mark in _FORBIDDEN)

@@ -15,10 +15,13 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from lctui.core.errors import UserInputError
-from lctui.core.lengths import format_length
+from lctui.core.lengths import PRESETS, format_length
 from lctui.core.types import ModelSpec
 
-LENGTH_CHOICES = (1024, 2048, 4096, 8192, 16384, 32768, 65536, 131072)
+# Powers of two (RULER, HELMET) and LIFBench's six intervals, ascending.
+LENGTH_CHOICES = tuple(
+    sorted({1024 * 2**i for i in range(8)} | {k * 1024 for k in PRESETS["lifbench"]})
+)
 URL_TIMEOUT_S = 1.5
 
 # Distinct generations: the results view has one row per metric.
