@@ -142,3 +142,16 @@ def test_empty_is_unparsed_and_garbage_scores_low(name: str, o200k) -> None:  # 
     garbage = score_example(example, "I am not sure, sorry. Maybe blue? 42.")
     assert garbage.value is not None and garbage.value < 0.5
     assert score_example(example, reference_answer(example)).value == 1.0
+
+
+@pytest.mark.parametrize("name", ["single_query_id", "offset_query_id", "blur_offset_query_id"])
+def test_answer_wrapped_in_prose_keeps_ori_and_correct_but_loses_format(name: str, o200k) -> None:  # type: ignore[no-untyped-def]
+    example = _example(name, o200k, fmt="plain", uuid=True)
+    expected = example.metadata["expected"][0]
+    for output in (f"Here is the entry you asked for:\n{expected}", f"The answer is {expected}."):
+        score = score_example(example, output)
+        points = _points(score)
+        assert points["format"] == 0.0
+        assert points["ori"] == 1.0, score.explanation
+        assert points.get("correct", points.get("position")) == 1.0, score.explanation
+        assert score.extracted == (expected,)

@@ -12,6 +12,10 @@ from lctui.tasks.budget import Budget
 from lctui.tasks.tokenizers import reference_tokenizer
 
 TASKS = [t.name for t in all_tasks()]
+# Tasks whose gold values are copied from the context. LIFBench's golds are answers
+# (labels, option words, formatted groups); their own tests check that the reference
+# answer scores 1.0 instead.
+RETRIEVAL = [t.name for t in all_tasks() if t.suite != "lifbench"]
 
 
 @pytest.fixture(scope="module")
@@ -33,6 +37,8 @@ def test_gold_present_and_length_within_tolerance(name: str, length: int, o200k)
     assert length - tolerance <= total <= length, (total, length, tolerance)
     assert example.prompt_tokens == total - example.max_new_tokens
     assert example.gold and all(example.gold)
+    if name not in RETRIEVAL:
+        return
     for gold in example.gold:
         assert gold in example.context, gold
     for span in example.spans:
@@ -46,7 +52,7 @@ def test_length_within_tolerance_at_128k(name: str, o200k) -> None:  # type: ign
     example = get_task(name).generate(131072, seed=0, index=0, tokenizer=o200k)
     total, tolerance = _within_tolerance(example, o200k)
     assert 131072 - tolerance <= total <= 131072
-    assert all(g in example.context for g in example.gold)
+    assert name not in RETRIEVAL or all(g in example.context for g in example.gold)
 
 
 @pytest.mark.parametrize("name", TASKS)
@@ -58,7 +64,8 @@ def test_deterministic_per_seed_and_varies_with_seed(name: str, o200k) -> None: 
     assert a == b
     assert a.example_id == task.example_id(2048, 5, 1, "o200k_base", 0)
     assert c.example_id != a.example_id
-    assert c.context != a.context and c.gold != a.gold
+    assert c.context != a.context
+    assert name not in RETRIEVAL or c.gold != a.gold
 
 
 @pytest.mark.parametrize("name", [n for n in TASKS if n.startswith("niah") or n == "json_kv"])

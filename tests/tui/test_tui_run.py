@@ -25,6 +25,7 @@ from lctui.tasks import select_tasks
 from lctui.tui.app import LctuiApp
 from lctui.tui.screens.launch import LaunchScreen
 from lctui.tui.screens.live import RunScreen
+from lctui.tui.widgets.run_options import LENGTH_CHOICES
 from lctui.tui.widgets.run_task_tree import TaskTree
 from lctui.tui.widgets.stream_panel import StreamPanel
 
@@ -193,7 +194,8 @@ async def test_a_checkpoint_added_by_path_limits_lengths_by_its_config(
         lengths = screen.query_one("#lengths", SelectionList)
         options = [lengths.get_option_at_index(i) for i in range(lengths.option_count)]
         disabled = [o.value for o in options if o.disabled]
-        assert disabled == [8192, 16384, 32768, 65536, 131072]
+        assert disabled == [n for n in LENGTH_CHOICES if n > 4096]
+        assert 6144 in disabled and 4096 not in disabled
 
 
 async def test_the_estimate_counts_examples_and_tokens(make_app: Any) -> None:

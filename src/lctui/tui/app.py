@@ -35,6 +35,8 @@ class LctuiApp(App[None]):
         Binding("f1,question_mark", "help", "Help", id="help"),
         Binding("ctrl+r", "show_results", "Results", id="results"),
         Binding("ctrl+n", "new_run", "New run", id="new_run"),
+        # Left out of the footer, which is full at 80 columns; help and ctrl+p list it.
+        Binding("L", "show_lifbench", "LIFBench", id="lifbench", show=False),
         Binding("ctrl+t", "next_theme", "Theme", id="theme"),
         Binding("ctrl+q", "quit", "Quit", id="quit"),
     ]
@@ -130,6 +132,12 @@ class LctuiApp(App[None]):
         from lctui.tui.screens.results import ResultsScreen
 
         self._switch(ResultsScreen())
+
+    def action_show_lifbench(self) -> None:
+        from lctui.tui.screens.lifbench import LifbenchScreen
+
+        if not isinstance(self.screen, LifbenchScreen):
+            self.push_screen(LifbenchScreen())
 
     def action_new_run(self) -> None:
         if self.read_only:

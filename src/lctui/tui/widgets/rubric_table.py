@@ -3,10 +3,17 @@
 Every suite's scorer yields the same shape (points with capabilities, weight, earned
 fraction and explanation), so one table serves all of them. The point column wraps
 and carries the explanation under the point's name, as in SCREENS.md's sketch.
+
+A score whose points name two or more capabilities (LIFEval's) is grouped by
+capability: a heading row per capability with its earned / total weight, then its
+points. A point with several capabilities is listed under each of them, as IFP counts
+it for each, with the others named in its caps column ("+Fmt"). Scores whose points
+share one capability (RULER's, all Recog) stay a flat list.
 """
 
 from __future__ import annotations
 
+import json
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -18,7 +25,23 @@ from textual.events import Resize
 from textual.theme import Theme
 from textual.widgets import DataTable, Static
 
+from lctui.scoring.rubric import CAPABILITIES
+
 Score = Mapping[str, Any]  # a score as `get_generation` returns it, with its `points`
+Point = Mapping[str, Any]
+
+
+def capability_groups(points: Sequence[Point]) -> list[tuple[str, list[Point]]] | None:
+    """(capability, its points) in the canonical capability order, or None when the
+    points name fewer than two capabilities (a grouping would only repeat the score)."""
+    groups: dict[str, list[Point]] = {}
+    for point in points:
+        for capability in point.get("capabilities") or ():
+            groups.setdefault(str(capability), []).append(point)
+    if len(groups) < 2:
+        return None
+    order = {name: i for i, name in enumerate(CAPABILITIES)}
+    return sorted(groups.items(), key=lambda item: (order.get(item[0], len(order)), item[0]))
 
 
 class RubricTable(DataTable[Text]):
@@ -74,20 +97,52 @@ class RubricTable(DataTable[Text]):
             score_points = score.get("points") or ()
             if not score_points:
                 self.add_row(Text("no rubric points", style="italic dim"), *[Text("")] * 3)
-            for point in score_points:
-                cell = Text(str(point["name"]), style="bold")
-                if point.get("explanation"):
-                    cell.append("\n" + str(point["explanation"]), style="italic dim")
-                earned = float(point["earned"])
+            groups = capability_groups(score_points)
+            if groups is None:
+                for point in score_points:
+                    self._add_point(point, colours)
+                continue
+            for capability, members in groups:
+                total = sum(float(p["weight"]) for p in members)
+                earned = sum(float(p["weight"]) * float(p["earned"]) for p in members)
+                fraction = earned / total if total else 0.0
+                heading = Text(capability, style=f"bold {colours.get('primary', 'blue')}")
+                heading.append(f"  {earned:.3g} of {total:g} earned", style="dim")
                 self.add_row(
-                    cell,
-                    Text(", ".join(point.get("capabilities") or ()) or "-"),
-                    Text(f"{float(point['weight']):g}", justify="right"),
-                    Text(f"{earned:.2f}", style=_earned_style(earned, colours), justify="right"),
-                    height=None,
+                    heading,
+                    Text(""),
+                    Text(f"{total:g}", justify="right", style="bold"),
+                    _earned_cell(fraction, colours, bold=True),
                 )
+                for point in members:
+                    self._add_point(point, colours, group=capability)
         if self.row_count:
             self.move_cursor(row=min(cursor_row, self.row_count - 1))
+
+    def _add_point(self, point: Point, colours: Mapping[str, str], group: str = "") -> None:
+        """One point's row; under a capability heading it is indented and its caps cell
+        names only its other capabilities."""
+        indent = "  " if group else ""
+        cell = Text(indent + str(point["name"]), style="bold")
+        if point.get("explanation"):
+            cell.append(f"\n{indent}{point['explanation']}", style="italic dim")
+        capabilities = [str(c) for c in point.get("capabilities") or ()]
+        if group:
+            caps = " ".join(f"+{c}" for c in capabilities if c != group)
+        else:
+            caps = ", ".join(capabilities) or "-"
+        self.add_row(
+            cell,
+            Text(caps, style="dim" if group else ""),
+            Text(f"{float(point['weight']):g}", justify="right"),
+            _earned_cell(float(point["earned"]), colours),
+            height=None,
+        )
+
+
+def _earned_cell(earned: float, colours: Mapping[str, str], bold: bool = False) -> Text:
+    style = _earned_style(earned, colours) + (" bold" if bold else "")
+    return Text(f"{earned:.2f}", style=style, justify="right")
 
 
 def _earned_style(earned: float, colours: Mapping[str, str]) -> str:
@@ -136,14 +191,40 @@ def score_summary(scores: Sequence[Score], generation_error: str | None) -> Cont
     return Content("\n").join(parts)
 
 
+def lifbench_levels(record: Mapping[str, Any]) -> Content | None:
+    """The LIFBench levels of the record's example (scenario, task, expression and
+    variable), or None for other suites. Imported published rows keep LIFBench's
+    ins_id and param_id as their expression and variable."""
+    metadata = record.get("metadata") or {}
+    if isinstance(metadata, str):
+        metadata = json.loads(metadata)
+    if "scenario" not in metadata or "expression" not in metadata:
+        return None
+    params = record.get("params") or {}
+    imported = isinstance(params, Mapping) and "ins_id" in params
+    task = metadata.get("lifeval_task") or record.get("task")
+    fields = [
+        ("scenario", metadata["scenario"]),
+        ("task", task),
+        ("expression (ins_id)" if imported else "expression", metadata["expression"]),
+        ("variable (param_id)" if imported else "variable", metadata.get("variable", "?")),
+    ]
+    parts = [Content.assemble((f"{name} ", "$text-muted"), (str(v), "bold")) for name, v in fields]
+    return Content("  ·  ").join(parts)
+
+
 class RubricPanel(VerticalScroll):
-    """The rubric table with the score lines under it, for one generation's record."""
+    """The rubric table with the score lines under it, for one generation's record;
+    LIFBench examples get a line with their scenario, expression and variable on top."""
 
     DEFAULT_CSS = """
     RubricPanel #score-lines { margin-top: 1; }
+    RubricPanel #example-levels { display: none; margin-bottom: 1; }
+    RubricPanel.-levels #example-levels { display: block; }
     """
 
     def compose(self) -> ComposeResult:
+        yield Static(id="example-levels")
         yield RubricTable(id="rubric")
         yield Static(id="score-lines")
 
@@ -151,6 +232,9 @@ class RubricPanel(VerticalScroll):
         self.border_title = "Rubric"
 
     def show(self, record: Mapping[str, Any]) -> None:
+        levels = lifbench_levels(record)
+        self.set_class(levels is not None, "-levels")
+        self.query_one("#example-levels", Static).update(levels or "")
         scores = record.get("scores") or []
         self.query_one(RubricTable).show_scores(scores)
         error = str(record.get("error")) if record.get("status") == "error" else None

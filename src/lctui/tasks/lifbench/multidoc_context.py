@@ -1,0 +1,330 @@
+"""The MultiDoc scenario's context: a numbered collection of short documents.
+
+Every document has an id (22-character URL-safe base64 of a uuid4), an iD2 (a uuid4),
+a date, a text of 300-500 tokens and usually a title and a source; its fields are
+listed in a shuffled order, one "field: value" line each, under a "### docN" header.
+Texts are factbook "Background" paragraphs and passages of State of the Union
+addresses. About a quarter of the documents copy the text of another document, in
+at most five groups. Documents are whole units for fitting to the token budget; a
+shorter document may close the collection to fill the last gap.
+"""
+
+from __future__ import annotations
+
+import base64
+import random
+import re
+import uuid
+from collections.abc import Sequence
+from dataclasses import dataclass, replace
+
+from lctui.core.protocols import Tokenizer
+from lctui.tasks.budget import Budget, fit_to_budget, longest_fitting, piece_counts, prefix_sums
+from lctui.tasks.corpora import factbook_backgrounds, sotu_speeches, split_sentences
+
+FIELDS: tuple[str, ...] = ("id", "iD2", "title", "date", "source", "text")
+OPTIONAL_FIELDS: tuple[str, ...] = ("title", "source")
+MAX_GROUPS = 5
+MISSING_TITLE = 0.2
+MISSING_SOURCE = 0.25
+# Texts are cut to this estimated token range (sums of sentence counts), safely inside
+# the 300-500 tokens the scenario asks for. The closing document may be cut shorter; it
+# starts longer than any other, so that cutting it can fill any gap a whole one leaves.
+TEXT_MIN, TEXT_MAX = 330, 470
+TAIL_MIN, TAIL_MAX = 485, 500
+_HEADER = re.compile(r"^### doc(\d+)$", re.MULTILINE)
+
+SCENARIO_DESCRIPTION = (
+    "Below is a collection of documents, numbered doc1, doc2 and so on. Each document "
+    "is a block of lines of the form 'field: value'; the fields are id, iD2, title, date, "
+    "source and text, listed in no fixed order, and some documents have no title or no "
+    "source. Read the documents, then follow the instruction after them exactly, in the "
+    "format it asks for, with nothing else.\n\nThe documents:\n\n"
+)
+
+# Publishers of our own invention; a number makes every source unique in an example.
+_OUTLETS: tuple[str, ...] = (
+    "Open Atlas Bulletin", "Civic Archive Review", "Public Papers Digest",
+    "Heritage Records Office", "World Notes Quarterly", "Regional Briefing Library",
+    "Capitol Transcript Service", "Almanac Desk Weekly", "Federal Reading Room",
+    "Continental Survey Press",
+)  # fmt: skip
+
+
+@dataclass(frozen=True)
+class Doc:
+    """One document: its fields (title and source may be missing) and their order."""
+
+    id: str
+    iD2: str
+    title: str | None
+    date: str
+    source: str | None
+    text: str
+    order: tuple[str, ...]
+
+    def value(self, field: str) -> str | None:
+        value: str | None = getattr(self, field)
+        return value
+
+    def body(self) -> str:
+        return "\n".join(f"{f}: {self.value(f)}" for f in self.order)
+
+
+def render_doc(number: int, doc: Doc) -> str:
+    return f"### doc{number}\n{doc.body()}"
+
+
+def render_docs(docs: Sequence[Doc]) -> str:
+    return "\n\n".join(render_doc(k, doc) for k, doc in enumerate(docs, 1))
+
+
+def parse_docs(context: str) -> list[dict[str, str]]:
+    """The fields of every rendered document, in order, each in its listed field order."""
+    parts = _HEADER.split(context)
+    docs: list[dict[str, str]] = []
+    for body in parts[2::2]:
+        fields: dict[str, str] = {}
+        for line in body.strip("\n").splitlines():
+            key, sep, value = line.partition(": ")
+            if sep and key in FIELDS:
+                fields[key] = value
+        docs.append(fields)
+    return docs
+
+
+def dup_groups(docs: Sequence[Doc]) -> list[list[int]]:
+    """Numbers (from 1) of the documents sharing a text, in document order, by first member."""
+    where: dict[str, list[int]] = {}
+    for number, doc in enumerate(docs, 1):
+        where.setdefault(doc.text, []).append(number)
+    return [numbers for numbers in where.values() if len(numbers) > 1]
+
+
+def copies_for(n: int) -> int:
+    """How many of n documents copy another's text: about a quarter, at least one."""
+    return 0 if n < 2 else max(1, (n + 2) // 4)
+
+
+def _short_title(name: str) -> str:
+    """A country name without commas or glosses ("Svalbard (sometimes ...)" -> "Svalbard")."""
+    return re.split(r"[,(]", name, maxsplit=1)[0].strip()
+
+
+_FACTBOOK: dict[str, tuple[tuple[str, str], ...]] = {}
+
+
+def _factbook_texts(tokenizer: Tokenizer) -> tuple[tuple[str, str], ...]:
+    """(title, text) of the factbook paragraphs cut to TEXT_MIN-TEXT_MAX tokens, per tokenizer."""
+    if tokenizer.name not in _FACTBOOK:
+        out: dict[str, tuple[str, str]] = {}
+        titles: set[str] = set()
+        for name, background in factbook_backgrounds():
+            sentences = split_sentences(background)
+            counts = piece_counts(tokenizer).counts(sentences)
+            k, total = 0, 0
+            while k < len(sentences) and total + counts[k] <= TEXT_MAX:
+                total += counts[k]
+                k += 1
+            title = _short_title(name)
+            text = " ".join(sentences[:k])
+            if total >= TEXT_MIN and title not in titles and text not in out:
+                titles.add(title)
+                out[text] = (title, text)
+        _FACTBOOK[tokenizer.name] = tuple(out.values())
+    return _FACTBOOK[tokenizer.name]
+
+
+def _uuid4(rng: random.Random) -> uuid.UUID:
+    return uuid.UUID(int=rng.getrandbits(128), version=4)
+
+
+class DocSource:
+    """Fresh documents from one rng: distinct texts, titles and sources."""
+
+    def __init__(self, rng: random.Random, tokenizer: Tokenizer) -> None:
+        self._rng = rng
+        self._tokenizer = tokenizer
+        self._speeches = sotu_speeches()
+        self._factbook = list(_factbook_texts(tokenizer))
+        rng.shuffle(self._factbook)
+        self._used: set[tuple[int, int]] = set()  # (speech, sentence) already in a text
+        self._titles: set[str] = set()
+        self._sources: set[str] = set()
+
+    def _passage(self, least: int, most: int) -> tuple[str, list[str], str] | None:
+        """(title, sentences, year) of an unused passage of `least` to `most` tokens."""
+        rng = self._rng
+        s = rng.randrange(len(self._speeches))
+        stem, sentences = self._speeches[s]
+        start = rng.randrange(len(sentences))
+        window = list(sentences[start : start + 40])
+        counts = piece_counts(self._tokenizer).counts(window)
+        goal = rng.randint(least, most)
+        k, total = 0, 0
+        while k < len(window) and total < goal and total + counts[k] <= most:
+            if (s, start + k) in self._used:
+                return None
+            total += counts[k]
+            k += 1
+        year, president, number = stem.split("-")
+        suffix = "" if number == "1" else f" ({number})"
+        title = f"{president} address {year}{suffix} passage {start + 1}"
+        if total < least or title in self._titles:
+            return None
+        self._used.update((s, start + i) for i in range(k))
+        return title, window[:k], year
+
+    def _text(self) -> tuple[str, str, str]:
+        """(title, text, year) of a fresh text: a factbook paragraph or an address passage."""
+        rng = self._rng
+        if self._factbook and rng.random() < 0.5:
+            title, text = self._factbook.pop()
+            return title, text, str(rng.randint(2005, 2025))
+        found = None
+        while found is None:
+            found = self._passage(TEXT_MIN, TEXT_MAX)
+        title, sentences, year = found
+        return title, " ".join(sentences), year
+
+    def _fields(self, title: str | None, text: str, year: str, complete: bool = False) -> Doc:
+        rng = self._rng
+        source = None
+        if complete or rng.random() >= MISSING_SOURCE:
+            while source is None or source in self._sources:
+                source = f"{rng.choice(_OUTLETS)} #{rng.randint(100, 9999)}"
+            self._sources.add(source)
+        if title is not None:
+            self._titles.add(title)
+            if not complete and rng.random() < MISSING_TITLE:
+                title = None
+        order = [f for f in FIELDS if f != "title" or title is not None]
+        order = [f for f in order if f != "source" or source is not None]
+        rng.shuffle(order)
+        date = f"{year}-{rng.randint(1, 12):02d}-{rng.randint(1, 28):02d}"
+        ident = base64.urlsafe_b64encode(_uuid4(rng).bytes).decode("ascii").rstrip("=")
+        return Doc(ident, str(_uuid4(rng)), title, date, source, text, tuple(order))
+
+    def unique(self) -> Doc:
+        title, text, year = self._text()
+        return self._fields(title, text, year)
+
+    def copy_of(self, original: Doc) -> Doc:
+        """A document with the text of `original` and fields (and a title) of its own."""
+        found = None
+        while found is None:
+            found = self._passage(TEXT_MIN, TEXT_MAX)  # only its title and year are used
+        return self._fields(found[0], original.text, found[2])
+
+    def tail(self) -> tuple[Doc, list[str]]:
+        """A document whose text may be cut to any number of its words, and its words."""
+        found = None
+        while found is None:
+            found = self._passage(TAIL_MIN, TAIL_MAX)
+        title, sentences, year = found
+        text = " ".join(sentences)
+        return self._fields(title, text, year, complete=True), text.split(" ")
+
+
+@dataclass(frozen=True)
+class BuiltDocs:
+    docs: tuple[Doc, ...]
+    context: str
+    tokens: int
+
+
+class _Closing:
+    """Shortened documents that close the collection and fill the gap whole ones leave.
+
+    A gap too small for even a one-word document (its fields take some 60 tokens) is
+    filled by dropping the last whole document and closing with two shorter ones.
+    """
+
+    def __init__(self, source: DocSource, tokenizer: Tokenizer) -> None:
+        self._docs = (source.tail(), source.tail())
+        self._tokenizer = tokenizer
+        self.found: dict[str, tuple[int, tuple[Doc, ...]]] = {}  # text -> (whole docs, closing)
+
+    def _fill(self, which: int, number: int, space: int) -> tuple[Doc | None, int]:
+        """Document `which` as doc`number`, cut to its longest prefix within `space` tokens."""
+        doc, words = self._docs[which]
+        made: dict[str, Doc] = {}
+
+        def block(k: int) -> str:
+            if not k:
+                return ""
+            cut = replace(doc, text=" ".join(words[:k]))
+            text = "\n\n" + render_doc(number, cut)
+            made[text] = cut
+            return text
+
+        text, count = longest_fitting(block, len(words), space, self._tokenizer)
+        return (made[text], count) if text else (None, 0)
+
+    def __call__(self, n: int, space: int, last_unit: int) -> tuple[str, int]:
+        """(closing text, its tokens net of the n whole documents' estimate)."""
+        first, count = self._fill(0, n + 1, space)
+        if first is not None:
+            return self._remember(n, (first,)), count
+        if n == 0:
+            return "", 0
+        space += last_unit  # drop whole document n, close with two short ones
+        first, count_a = self._fill(0, n, space // 2)
+        second, count_b = self._fill(1, n + 1, space - count_a)
+        if first is None or second is None:
+            return "", 0
+        return self._remember(n - 1, (first, second)), count_a + count_b - last_unit
+
+    def _remember(self, whole: int, closing: tuple[Doc, ...]) -> str:
+        text = "\n\n".join(render_doc(whole + k, doc) for k, doc in enumerate(closing, 1))
+        self.found[text] = (whole, closing)
+        return text
+
+
+def build_docs(
+    rng: random.Random, budget: Budget, tokenizer: Tokenizer, preamble: str, question: str
+) -> BuiltDocs:
+    """Fit a collection of documents between `preamble` and `question` to the budget."""
+    source = DocSource(rng, tokenizer)
+    fixed = tokenizer.count(preamble + question) + 2
+    room = budget.target - fixed
+    n_max = max(4, room // 300 + 3)  # every document takes over 300 tokens
+    d_max = copies_for(n_max)
+    uniques = [source.unique() for _ in range(n_max - d_max)]
+    copies = [source.copy_of(uniques[j % MAX_GROUPS]) for j in range(d_max)]
+    closing = _Closing(source, tokenizer)
+    shuffle_seed = rng.getrandbits(64)
+    counter = piece_counts(tokenizer)
+    unique_counts = counter.counts([d.body() + "\n\n" for d in uniques], remember=False)
+    copy_counts = counter.counts([d.body() + "\n\n" for d in copies], remember=False)
+    headers = counter.counts([f"### doc{k}\n" for k in range(1, n_max + 2)])
+    increments = []  # document n adds a unique text or a copy, keeping a quarter copies
+    for n in range(1, n_max + 1):
+        d = copies_for(n)
+        grown = copy_counts[d - 1] if d > copies_for(n - 1) else unique_counts[n - d - 1]
+        increments.append(grown + headers[n - 1])
+    layouts: dict[int, tuple[Doc, ...]] = {}
+
+    def layout(n: int) -> tuple[Doc, ...]:
+        if n not in layouts:
+            d = copies_for(n)
+            docs = [*uniques[: n - d], *copies[:d]]
+            random.Random(shuffle_seed + n).shuffle(docs)
+            layouts[n] = tuple(docs)
+        return layouts[n]
+
+    def chosen(n: int, extra: str) -> tuple[Doc, ...]:
+        whole, closing_docs = closing.found[extra] if extra else (n, ())
+        return (*layout(whole), *closing_docs)
+
+    def assemble(n: int, extra: str) -> str:
+        return preamble + render_docs(chosen(n, extra)) + question
+
+    def partial(n: int, space: int) -> tuple[str, int]:
+        return closing(n, space, increments[n - 1] if n else 0)
+
+    fitted = fit_to_budget(
+        assemble, prefix_sums(increments), fixed, budget, tokenizer, tail=partial, what="documents"
+    )
+    docs = chosen(fitted.units, fitted.tail)
+    return BuiltDocs(docs, render_docs(docs), fitted.tokens)
