@@ -10,6 +10,7 @@ import json
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Any
 
 from lctui.core.types import Example, RubricPoint
@@ -260,12 +261,18 @@ def _multi_points(
     return [points[name] for name in specs]
 
 
+@lru_cache(maxsize=8)
+def _list_index(context: str) -> ListIndex:
+    """The list of a context, parsed once for all the responses scored against it."""
+    return ListIndex(parse_list(context))
+
+
 def list_points(
     example: Example, output: str, specs: Mapping[str, PointSpec]
 ) -> tuple[tuple[str, ...], list[RubricPoint]]:
     """(extracted answers, rubric points) of one output of a List task."""
     meta = example.metadata
-    index = ListIndex(parse_list(example.context))
+    index = _list_index(example.context)
     if meta["lifeval_task"] == "multi_query_id":
         answers, format_earned = _multi_answers(output)
         return tuple(answers), _multi_points(meta, specs, answers, format_earned, index)

@@ -12,6 +12,7 @@ import json
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Any
 
 from lctui.core.types import Example, RubricPoint
@@ -45,6 +46,12 @@ class Placed:
     ori: float = 0.0  # 1 exact, partial for a near miss, 0 when not found
 
 
+@lru_cache(maxsize=8)
+def _plain_sentences(context: str) -> dict[str, None]:
+    """A document's sentences, normalised, in order: read once per document."""
+    return dict.fromkeys(norm(s) for s in document_sentences(context))
+
+
 class DocIndex:
     """The key, decoy and untagged sentences of an example, for placing quotes."""
 
@@ -56,14 +63,11 @@ class DocIndex:
         ]
         self._exact = {norm(t.text): t for t in self.tagged}
         self._context = example.context
-        self._plain: dict[str, None] | None = None
 
     @property
     def plain(self) -> dict[str, None]:
-        """The document's sentences, normalised, in order (read back once, on demand)."""
-        if self._plain is None:
-            self._plain = dict.fromkeys(norm(s) for s in document_sentences(self._context))
-        return self._plain
+        """The document's sentences, normalised, in order (read back on demand)."""
+        return _plain_sentences(self._context)
 
     def place(self, quote: str) -> Placed:
         text = norm(TAGGED.sub(r"\3", quote))

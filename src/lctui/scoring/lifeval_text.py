@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import re
 
+from rapidfuzz.distance import Levenshtein
+
 from lctui.core.types import RubricPoint
 from lctui.scoring.lifeval_points import PointSpec
 from lctui.scoring.rubric import make_point
@@ -28,18 +30,13 @@ def near_limit(text: str) -> int:
 
 
 def edit_distance(a: str, b: str, limit: int) -> int:
-    """Levenshtein distance of a and b, or limit + 1 once it must exceed `limit`."""
-    if abs(len(a) - len(b)) > limit:
-        return limit + 1
-    prev = list(range(len(b) + 1))
-    for i, ca in enumerate(a, 1):
-        cur = [i]
-        for j, cb in enumerate(b, 1):
-            cur.append(min(prev[j] + 1, cur[j - 1] + 1, prev[j - 1] + (ca != cb)))
-        if min(cur) > limit:
-            return limit + 1
-        prev = cur
-    return min(prev[-1], limit + 1)
+    """Levenshtein distance of a and b, or limit + 1 once it must exceed `limit`.
+
+    rapidfuzz's bit-parallel implementation with a cutoff: about a hundred times
+    faster than a Python dynamic programme, which matters when an answer is looked
+    up among the thousands of entries of a 120K-token list.
+    """
+    return int(Levenshtein.distance(a, b, score_cutoff=limit))
 
 
 def clean_output(output: str) -> str:
