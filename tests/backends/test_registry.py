@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from lctui.backends import builtin_models, embedded, load_backend, resolve_model
-from lctui.core.errors import BackendError, MissingDependencyError, UserInputError
+from lctui.core.errors import MissingDependencyError, UserInputError
 from lctui.core.types import ModelSpec
 
 
@@ -70,16 +70,6 @@ def test_vllm_without_the_package_names_the_extra(monkeypatch: pytest.MonkeyPatc
     )
     with pytest.raises(MissingDependencyError, match=r"lctui\[vllm\]"):
         load_backend(ModelSpec(name="big", backend="vllm", path="/models/big"))
-
-
-def test_later_backends_say_not_available_yet(monkeypatch: pytest.MonkeyPatch) -> None:
-    real = importlib.util.find_spec
-    monkeypatch.setattr(
-        importlib.util, "find_spec", lambda name, *a: object() if name == "vllm" else real(name, *a)
-    )
-    for backend in ("vllm", "openai"):
-        with pytest.raises(BackendError, match="not available yet"):
-            load_backend(ModelSpec(name="m", backend=backend))
 
 
 def test_unknown_backend_and_unknown_setting_are_user_errors() -> None:

@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from lctui.backends.embedded import EMBEDDED_NAME, EMBEDDED_PATH, checkpoint_dir
-from lctui.core.errors import BackendError, MissingDependencyError, UserInputError
+from lctui.core.errors import MissingDependencyError, UserInputError
 from lctui.core.protocols import Backend
 from lctui.core.types import ModelSpec
 
@@ -31,8 +31,7 @@ _HF_PARAMS: dict[str, Callable[[Any], Any]] = {
     "attn_implementation": str,
 }
 _GOLD_PARAMS: dict[str, Callable[[Any], Any]] = {"tokenizer": str, "max_context": int}
-_LATER_BACKENDS = ("vllm", "openai")
-_BACKENDS = ("hf", "gold", *_LATER_BACKENDS)
+_BACKENDS = ("hf", "gold", "vllm", "vllm-server", "openai")
 
 
 def builtin_models() -> list[ModelSpec]:
@@ -92,13 +91,22 @@ def load_backend(spec: ModelSpec, tokenizer: str | None = None) -> Backend:
             name=spec.name,
             max_context=params.get("max_context", GOLD_MAX_CONTEXT),
         )
-    if spec.backend in _LATER_BACKENDS:
-        if spec.backend == "vllm" and importlib.util.find_spec("vllm") is None:
-            raise MissingDependencyError("vllm", "vllm", f"model {spec.name!r} (backend vllm)")
-        raise BackendError(
-            f"model {spec.name!r} uses backend {spec.backend!r}, which is not available yet in "
-            "this version of lctui; use backend 'hf' for now"
-        )
+    if spec.backend == "openai":
+        from lctui.backends.openai_backend import load_openai
+
+        return load_openai(spec)
+    if spec.backend in ("vllm", "vllm-server"):
+        if importlib.util.find_spec("vllm") is None:
+            raise MissingDependencyError(
+                "vllm", "vllm", f"model {spec.name!r} (backend {spec.backend})"
+            )
+        if spec.backend == "vllm":
+            from lctui.backends.vllm_backend import load_vllm
+
+            return load_vllm(spec)
+        from lctui.backends.vllm_server import load_vllm_server
+
+        return load_vllm_server(spec)
     raise UserInputError(
         f"model {spec.name!r} names unknown backend {spec.backend!r}: use one of "
         f"{', '.join(_BACKENDS)}"

@@ -31,8 +31,8 @@ if sys.version_info >= (3, 11):
 else:  # pragma: no cover - exercised on 3.10 only
     import tomli as tomllib
 
-BACKENDS = ("hf", "vllm", "openai", "gold")
-_TOP_KEYS = {"db": str, "models": dict}
+BACKENDS = ("hf", "vllm", "vllm-server", "openai", "gold")
+_TOP_KEYS = {"db": str, "models": dict, "prices": dict}
 _MODEL_KEYS: dict[str, type | tuple[type, ...]] = {
     "backend": str,
     "path": str,
@@ -45,12 +45,25 @@ _MODEL_KEYS: dict[str, type | tuple[type, ...]] = {
     "base_url": (str, list),
     "api_key_env": str,
     "max_concurrency": int,
+    # openai: the model name the server knows, the endpoint, the request policy
+    "model": str,
+    "endpoint": str,
+    "timeout_s": (int, float),
+    "max_retries": int,
+    # vllm and vllm-server: engine settings, extra `vllm serve` arguments
+    "max_model_len": int,
+    "tensor_parallel_size": int,
+    "gpu_memory_utilization": (int, float),
+    "server_args": list,
 }
-_KIND_NAMES = {int: "an integer", str: "a string", list: "a list", dict: "a table"}
+_KIND_NAMES = {
+    int: "an integer", float: "a number", str: "a string", list: "a list", dict: "a table"
+}  # fmt: skip
 _CHOICES = {
     "backend": BACKENDS,
     "prompt_format": ("auto", "chat", "plain"),
     "dtype": ("auto", "bfloat16", "float16", "float32"),
+    "endpoint": ("chat", "completions"),
 }
 
 
@@ -59,6 +72,8 @@ class Config:
     path: Path | None = None
     db: Path | None = None
     models: Mapping[str, ModelSpec] = field(default_factory=dict)
+    # Hosted-API prices in dollars per million tokens: model name -> (input, output).
+    prices: Mapping[str, tuple[float, float]] = field(default_factory=dict)
 
 
 def find_config(explicit: str | None) -> Path | None:
@@ -104,7 +119,27 @@ def parse_config(data: Mapping[str, Any], path: Path) -> Config:
         name: _parse_model(name, body, path) for name, body in dict(data.get("models", {})).items()
     }
     db = Path(str(data["db"])).expanduser() if "db" in data else None
-    return Config(path=path, db=db, models=models)
+    prices = {
+        name: _parse_price(name, body, path) for name, body in dict(data.get("prices", {})).items()
+    }
+    return Config(path=path, db=db, models=models, prices=prices)
+
+
+def _parse_price(name: str, body: Any, path: Path) -> tuple[float, float]:
+    """prices.NAME = { input = 2.5, output = 10.0 } (dollars per million tokens)."""
+    where = f"{path}: prices.{name}"
+    if not isinstance(body, dict) or set(body) != {"input", "output"}:
+        raise UserInputError(
+            f"{where} must be a table with exactly the keys input and output "
+            "(dollars per million tokens), e.g. {{ input = 2.5, output = 10.0 }}"
+        )
+    values = []
+    for key in ("input", "output"):
+        value = body[key]
+        if isinstance(value, bool) or not isinstance(value, (int, float)) or value < 0:
+            raise UserInputError(f"{where}: {key} must be a number >= 0, not {value!r}")
+        values.append(float(value))
+    return values[0], values[1]
 
 
 def _parse_model(name: str, body: Any, path: Path) -> ModelSpec:
@@ -127,7 +162,7 @@ def _parse_model(name: str, body: Any, path: Path) -> ModelSpec:
             )
     if "backend" not in body:
         raise UserInputError(f"{where}: missing key 'backend' ({', '.join(BACKENDS)})")
-    if body["backend"] in ("hf", "vllm") and "path" not in body:
+    if body["backend"] in ("hf", "vllm", "vllm-server") and "path" not in body:
         raise UserInputError(f"{where}: missing key 'path' (a local checkpoint or a model name)")
     if "max_context" in body and body["max_context"] < 256:
         raise UserInputError(f"{where}: max_context must be at least 256")

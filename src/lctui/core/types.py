@@ -122,6 +122,9 @@ class Chunk:
     tokens: int = 1
     finish_reason: str | None = None
     prompt_tokens: int | None = None  # reported once, by backends that know it
+    # The server's count of generated tokens (usage), reported once at the end by
+    # backends that know it; it replaces the sum of the chunks' `tokens`.
+    output_tokens: int | None = None
 
 
 @dataclass

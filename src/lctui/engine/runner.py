@@ -251,10 +251,13 @@ class Engine:
         prompt_tokens = example.prompt_tokens
         finish: str | None = None
         error: str | None = None
+        reported_output: int | None = None
         try:
             async for chunk in model.backend.stream(request):
                 if chunk.prompt_tokens is not None:
                     prompt_tokens = chunk.prompt_tokens
+                if chunk.output_tokens is not None:
+                    reported_output = chunk.output_tokens
                 if chunk.finish_reason:
                     finish = chunk.finish_reason
                 if chunk.text:
@@ -267,6 +270,8 @@ class Engine:
             raise  # unfinished work is not stored; a resume redoes it
         except Exception as exc:
             error = f"{type(exc).__name__}: {exc}"
+        if reported_output is not None:
+            output_tokens = reported_output
         generation = Generation(
             generation_id=generation_id,
             gen_key=item.gen_key,
