@@ -107,3 +107,33 @@ def test_failures_are_errors_not_zeros_and_the_resume_retries_them(tmp_path: Pat
     # The failed attempts stay in the table as history; results shows the latest.
     assert con.execute("SELECT count(*) FROM generations").fetchone() == (16,)
     con.close()
+
+
+class RestartingGoldFake(GoldBackend):
+    """Streams a false start, then retries from scratch the way a backend does after a
+    dropped stream (signalled with Chunk.restart), then the gold answer, then usage."""
+
+    async def stream(self, request: Request) -> AsyncIterator[Chunk]:
+        yield Chunk("FALSE START ", tokens=3)
+        first = True
+        async for chunk in super().stream(request):
+            if first and chunk.text:
+                yield Chunk(chunk.text, chunk.tokens, restart=True)
+                first = False
+            else:
+                yield chunk
+        yield Chunk("", tokens=0, output_tokens=42)
+
+
+def test_a_restarted_stream_keeps_only_the_final_attempt(tmp_path: Path) -> None:
+    events: list[Event] = []
+    db = tmp_path / "r.duckdb"
+    outcome = _run(db, RestartingGoldFake(), events)
+    assert outcome.done == 12 and outcome.errors == 0
+    restarts = [e for e in events if isinstance(e, ChunkReceived) and e.restart]
+    assert len(restarts) == 12
+    con = duckdb.connect(str(db), read_only=True)
+    rows = con.execute("SELECT output, score, output_tokens FROM results").fetchall()
+    con.close()
+    assert all("FALSE START" not in output for output, _, _ in rows)
+    assert all(score == 1.0 and tokens == 42 for _, score, tokens in rows)

@@ -41,6 +41,7 @@ class ChunkReceived:
     generation_id: str
     text: str
     tokens: int
+    restart: bool = False  # the text streamed so far was void (a retry); start over
 
 
 @dataclass(frozen=True)

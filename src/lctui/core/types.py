@@ -125,6 +125,9 @@ class Chunk:
     # The server's count of generated tokens (usage), reported once at the end by
     # backends that know it; it replaces the sum of the chunks' `tokens`.
     output_tokens: int | None = None
+    # True when a backend retried the request from scratch after streaming part of an
+    # answer: the text received so far is void and the answer starts again with `text`.
+    restart: bool = False
 
 
 @dataclass

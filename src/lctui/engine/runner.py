@@ -260,12 +260,19 @@ class Engine:
                     reported_output = chunk.output_tokens
                 if chunk.finish_reason:
                     finish = chunk.finish_reason
-                if chunk.text:
-                    if ttft is None:
+                if chunk.restart:
+                    parts.clear()
+                    output_tokens = 0
+                if chunk.text or chunk.restart:
+                    if ttft is None and chunk.text:
                         ttft = time.monotonic() - started
                     parts.append(chunk.text)
-                    output_tokens += chunk.tokens
-                    self._sink(ChunkReceived(item.cell, generation_id, chunk.text, chunk.tokens))
+                    output_tokens += chunk.tokens if chunk.text else 0
+                    self._sink(
+                        ChunkReceived(
+                            item.cell, generation_id, chunk.text, chunk.tokens, chunk.restart
+                        )
+                    )
         except asyncio.CancelledError:
             raise  # unfinished work is not stored; a resume redoes it
         except Exception as exc:

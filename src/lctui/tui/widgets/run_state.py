@@ -176,6 +176,9 @@ class RunState:
     def _chunk(self, at: float, event: ChunkReceived) -> None:
         view = self.streams.get(event.generation_id)
         if view is not None:
+            if event.restart:  # the backend retried: the text so far is void
+                view.parts.clear()
+                view.tokens = 0
             view.parts.append(event.text)
             view.tokens += event.tokens
             if view.first_token_at is None:
