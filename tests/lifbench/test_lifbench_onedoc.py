@@ -290,3 +290,15 @@ def test_lenient_reading_of_labels_numbering_tags_and_json(o200k) -> None:  # ty
     texts = list(extract.gold)
     labelled = _points(score_example(extract, "\n".join(f"Evidence: {t}" for t in texts)))
     assert labelled["format"] == 0.0 and labelled["correct"] == labelled["ori"] == 1.0
+
+
+def test_repeat_lines_with_the_separator_after_other_words_are_read_not_unparsed(o200k) -> None:  # type: ignore[no-untyped-def]
+    task = get_task("lifbench_repeat")
+    example = task.generate(3072, seed=0, index=0, tokenizer=o200k)
+    sep = str(example.metadata["separator"]).strip()
+    lines = [f"- Item {i}: Evidence {sep} Some sentence of my own." for i in range(1, 4)]
+    score = score_example(example, "\n".join(lines))
+    assert score.status is ScoreStatus.OK
+    points = {p.name: p.earned for p in score.points}
+    assert points["format"] == 0.0 and points["hit"] == 0.0
+    assert score.extracted and all(e.startswith("Evidence") for e in score.extracted)

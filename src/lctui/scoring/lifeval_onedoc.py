@@ -176,8 +176,20 @@ def repeat_entries(output: str, sep: str) -> list[Entry]:
         if m and not TAGGED.search(line):
             entries.append(Entry(m.group(1), unwrap(m.group(2).strip()), True))
         elif line:
-            entries.append(_labelled(line))
+            entries.append(_separated(line, sep.strip()) or _labelled(line))
     return entries
+
+
+def _separated(line: str, sep: str) -> Entry | None:
+    """A line with the asked separator but other words before it ("- Item 1: Topic | ..."):
+    the last type name before the separator labels the text after it (not in shape)."""
+    left, found, right = line.partition(sep)
+    if not found or not right.strip():
+        return None
+    types = [
+        _TYPE_BY_FOLD[w.casefold()] for w in _WORD.findall(left) if w.casefold() in _TYPE_BY_FOLD
+    ]
+    return Entry(types[-1], unwrap(right.strip()), False) if types else None
 
 
 def _repeat_points(
