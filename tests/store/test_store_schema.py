@@ -142,3 +142,32 @@ def test_an_empty_duckdb_file_cannot_be_read_only(tmp_path: Path) -> None:
     duckdb.connect(str(path)).close()
     with pytest.raises(StoreError, match="empty database"):
         open_store(path, read_only=True)
+
+
+def test_an_older_file_opened_read_only_sees_the_current_views(
+    db_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Steps that only change views do not block read-only opens: the views are
+    created per cursor as temporary ones and the file is left untouched."""
+    open_store(db_path).close()
+    nxt = SCHEMA_VERSION + 1
+    views_only = Migration(nxt, "a new view", lambda con: None, views_only=True)
+    monkeypatch.setattr(schema, "MIGRATIONS", (*MIGRATIONS, views_only))
+    monkeypatch.setattr(schema, "SCHEMA_VERSION", nxt)
+    monkeypatch.setitem(schema_views(), "lctui_test_view", "SELECT 42 AS answer")
+    for shared in (False, True):
+        store = open_store(db_path, read_only=True, shared=shared)
+        assert store.migrated_from == SCHEMA_VERSION
+        for _ in range(2):  # every cursor, not only the first
+            cur = store.cursor()
+            assert cur.execute("SELECT answer FROM lctui_test_view").fetchone() == (42,)
+            cur.close()
+        store.close()
+    assert _versions(db_path)[-1] == SCHEMA_VERSION  # nothing was written
+    assert "lctui_test_view" not in _names(db_path, "view")
+
+
+def schema_views() -> dict[str, str]:
+    from lctui.store import views
+
+    return views.VIEWS

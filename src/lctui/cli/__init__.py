@@ -19,7 +19,17 @@ EXIT_INTERRUPTED = 130
 
 
 def build_parser() -> argparse.ArgumentParser:
-    from lctui.cli import browse, report, run, transfer
+    from lctui.cli import (
+        browse,
+        compare,
+        correlate,
+        export_report,
+        judge,
+        report,
+        run,
+        stats,
+        transfer,
+    )
 
     parser = argparse.ArgumentParser(
         prog="lctui",
@@ -34,6 +44,11 @@ def build_parser() -> argparse.ArgumentParser:
     browse.add_parsers(sub)
     transfer.add_parsers(sub)
     report.add_parsers(sub)
+    judge.add_parsers(sub)
+    stats.add_parsers(sub)
+    compare.add_parsers(sub)
+    correlate.add_parsers(sub)
+    export_report.add_parsers(sub)
     return parser
 
 

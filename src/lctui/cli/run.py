@@ -32,6 +32,7 @@ DEMO_ARGS += ["--lengths", "1k,2k", "--n", "2"]
 
 def add_parsers(sub: Any) -> None:
     from lctui.cli import common_options
+    from lctui.cli.judge import judge_options
 
     run = sub.add_parser(
         "run",
@@ -41,6 +42,7 @@ def add_parsers(sub: Any) -> None:
     )
     _run_options(run)
     common_options(run)
+    judge_options(run)
     run.set_defaults(handler=cmd_run)
     demo = sub.add_parser(
         "demo",
@@ -152,7 +154,11 @@ def cmd_run(args: argparse.Namespace) -> int:
         truncate=args.truncate,
         temperature=args.temperature,
         command={"argv": sys.argv[1:], "host": platform.node(), "pid": os.getpid()},
+        judge=resolve_model(args.judge, config.models) if args.judge else None,
+        judge_batch=args.judge_batch,
     )
+    if args.judge_batch and not args.judge:
+        raise UserInputError("--judge-batch needs --judge MODEL")
     if args.tokenizer:
         from lctui.tasks.tokenizers import reference_tokenizer
 
@@ -224,6 +230,15 @@ def _report(
     )
     if rows:
         console.print(_score_table(rows, request))
+    if request.judge is not None and outcome.run_id is not None:
+        from lctui.analysis.accounting import judge_stats
+
+        for j in judge_stats(store, outcome.run_id):
+            console.print(
+                f"Judge {j.judge}: {j.calls} new call(s), {j.unparsed} unparsed, "
+                f"{j.prompt_tokens:,} prompt and {j.output_tokens:,} output tokens "
+                "(details: lctui stats)."
+            )
 
 
 def _score_table(rows: list[dict[str, Any]], request: RunRequest) -> Table:

@@ -33,6 +33,8 @@ class RunRequest:
     command: dict[str, object] = field(default_factory=dict)
     indices: Sequence[int] | None = None  # example indices to run; default range(n)
     retry_stored: bool = False  # run even keys already stored (a deliberate re-run)
+    judge: ModelSpec | None = None  # an LLM judge for examples that ask for one
+    judge_batch: bool = False  # judge through the OpenAI Batch API (openai judges)
 
     def example_indices(self) -> Sequence[int]:
         return self.indices if self.indices is not None else range(self.n)

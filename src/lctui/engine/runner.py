@@ -37,6 +37,7 @@ from lctui.core.types import (
     ModelSpec,
     Score,
 )
+from lctui.engine.judging import Judging
 from lctui.engine.plan import RunRequest, WorkItem, check_window, plan_items
 from lctui.scoring import error_score, score_example
 from lctui.tasks.base import truncate_example
@@ -97,6 +98,7 @@ class Engine:
         self._uses: Counter[str] = Counter()  # work items still to read each cached example
         self._paused = asyncio.Event()
         self._paused.set()
+        self._judging: Judging | None = None
 
     def pause(self) -> None:
         """Stop starting new requests (in-flight ones finish)."""
@@ -106,6 +108,11 @@ class Engine:
         self._paused.set()
 
     async def run(self, request: RunRequest) -> RunOutcome:
+        self._judging = (
+            Judging(request.judge, self._load_backend, self._store, batch=request.judge_batch)
+            if request.judge is not None
+            else None
+        )
         models = await self._prepare(request)
         all_items = [item for m in models for item in m.items]
         stored = (
@@ -138,6 +145,8 @@ class Engine:
             await _all_or_none(
                 [self._run_model(run_id, m, todo[m.spec.name], counters) for m in models]
             )
+            if self._judging is not None:  # after the rule-based scores, never failing the run
+                await self._judging.finish()
             status = "finished"
         except asyncio.CancelledError:
             cancelled, status = True, "cancelled"
@@ -309,6 +318,8 @@ class Engine:
         self._store.add_example(example)
         self._store.add_generation(generation, item.config.as_dict())
         self._store.add_score(generation_id, score)
+        if self._judging is not None and not error:
+            self._judging.collect(example, generation_id, generation.output)
         if error:
             counters["errors"] += 1
             self._sink(ExampleFailed(item.cell, generation, error))

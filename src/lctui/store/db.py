@@ -20,8 +20,9 @@ import pyarrow as pa
 from lctui.core.errors import StoreError
 from lctui.core.paths import default_db_path
 from lctui.core.types import Example, Generation, ModelSpec, Score
-from lctui.store import queries
-from lctui.store.schema import SCHEMA_VERSION, migrate
+from lctui.store import queries, schema
+from lctui.store.schema import migrate
+from lctui.store.views import create_views
 from lctui.store.writer import StoreWriter
 
 MEMORY = ":memory:"
@@ -49,7 +50,7 @@ class Store:
         self.path = path
         self.read_only = read_only
         self.shared = shared
-        self.schema_version = SCHEMA_VERSION
+        self.schema_version = schema.SCHEMA_VERSION  # read at open (tests patch it)
         self.migrated_from = migrated_from  # version before this open; equal if none applied
         self._writer: StoreWriter | None = None
         self._writer_cursor: duckdb.DuckDBPyConnection | None = None
@@ -68,8 +69,13 @@ class Store:
         """
         if self._con is None:
             assert self.path is not None
-            return connect_waiting(self.path, self.read_only)
-        return self._con.cursor()
+            cur = connect_waiting(self.path, self.read_only)
+        else:
+            cur = self._con.cursor()
+        if self.read_only and self.migrated_from < self.schema_version:
+            # An older file seen read-only: the current views, as this cursor's own.
+            create_views(cur, temporary=True)
+        return cur
 
     @contextlib.contextmanager
     def _writer_connection(self) -> Iterator[duckdb.DuckDBPyConnection]:

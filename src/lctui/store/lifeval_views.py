@@ -17,7 +17,8 @@ so the analysis can run them on a filtered temporary copy while the views serve
 
 Views (one row per):
 
-    lifeval_points      rubric point of a latest lifeval score: model, task,
+    lifeval_points      rubric point of a latest lifeval score: model, task (LIFEval's
+                        name: qa, repeat, single_query_id, ...),
                         generation_id, length, point, capabilities, weight, earned,
                         score (the response's ARS), expression, variable
     lifeval_responses   response: model, task, generation_id, length, expression,
@@ -36,7 +37,11 @@ PERSPECTIVES: tuple[str, ...] = ("expression", "variable", "length")
 # Responses whose score is an error are left out (a failed request has no ARS).
 LIFEVAL_POINTS = """
     SELECT
-        r.model, r.task, r.generation_id, r.length, r.point, r.capabilities,
+        r.model,
+        -- LIFEval's task name (qa, not lifbench_qa), so that runs of lctui and the
+        -- imported published scores line up task by task.
+        coalesce(json_extract_string(e.metadata, '$.lifeval_task'), r.task) AS task,
+        r.generation_id, r.length, r.point, r.capabilities,
         r.weight, r.earned, s.value AS score,
         json_extract_string(e.metadata, '$.expression') AS expression,
         json_extract_string(e.metadata, '$.variable') AS variable

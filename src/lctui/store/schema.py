@@ -142,13 +142,19 @@ class Migration:
     version: int
     description: str
     apply: Callable[[duckdb.DuckDBPyConnection], None]
+    # True when the step only changes views: a read-only open of an older file then
+    # gets the new views as temporary ones instead of refusing to open it.
+    views_only: bool = False
 
 
 # Append only: never edit a released migration. A change to a view alone also needs a
 # (possibly empty) migration so that existing files get the new view.
 MIGRATIONS: tuple[Migration, ...] = (
     Migration(1, "initial schema", _initial_schema),
-    Migration(2, "lifeval_* metric views", lambda con: None),
+    Migration(2, "lifeval_* metric views", lambda con: None, views_only=True),
+    Migration(
+        3, "judge_scores, run_model_stats and judge_stats views", lambda con: None, views_only=True
+    ),
 )
 SCHEMA_VERSION = MIGRATIONS[-1].version
 
@@ -195,6 +201,9 @@ def migrate(con: duckdb.DuckDBPyConnection, where: str, *, read_only: bool = Fal
             f"upgrade lctui to read {where}"
         )
     if found == SCHEMA_VERSION:
+        return found
+    if read_only and found > 0 and all(m.views_only for m in MIGRATIONS[found:]):
+        create_views(con, temporary=True)
         return found
     if read_only:
         if found == 0:

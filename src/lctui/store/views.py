@@ -6,7 +6,8 @@ an error followed by a successful retry, or a re-run, shows once, as its newest
 attempt. Re-scoring appends score rows; the views pick the latest per (generation,
 scorer, metric) and the rubric points written with it.
 
-`results`: one row per latest generation and metric.
+`results`: one row per latest generation and rule-based metric (LLM-judge scores are
+in `judge_scores`, so means over `results` never mix the two).
 
     run_id          run that produced this generation
     model           model name (models.name; the fingerprint if the model is unknown)
@@ -44,6 +45,12 @@ scorer, metric) and the rubric points written with it.
     earned          fraction in [0, 1] of the weight that was earned
     explanation     why it was (not) earned
 
+`judge_scores`: one row per latest generation and judge metric (judge_qa, judge_summ):
+run_id, model, task, length, example_id, generation_id, metric, score, status,
+explanation, scored_at; the judge's points are in `rubric` (scorer 'judge').
+
+Accounting: `run_model_stats` and `judge_stats` (store/stats_views.py).
+
 Helper views: `latest_generations` (generations, latest per gen_key) and
 `latest_scores` (scores, latest per generation, scorer and metric).
 
@@ -56,6 +63,7 @@ from __future__ import annotations
 import duckdb
 
 from lctui.store.lifeval_views import LIFEVAL_VIEWS
+from lctui.store.stats_views import STATS_VIEWS
 
 VIEWS: dict[str, str] = {
     "latest_generations": """
@@ -108,7 +116,26 @@ VIEWS: dict[str, str] = {
         FROM latest_generations AS g
         LEFT JOIN examples AS e ON e.example_id = g.example_id
         LEFT JOIN models AS m ON m.model_id = g.model_id
-        LEFT JOIN latest_scores AS s ON s.generation_id = g.generation_id
+        LEFT JOIN latest_scores AS s
+            ON s.generation_id = g.generation_id AND s.scorer <> 'judge'
+    """,
+    "judge_scores": """
+        SELECT
+            g.run_id,
+            coalesce(m.name, g.model_id) AS model,
+            e.task,
+            e.length,
+            g.example_id,
+            g.generation_id,
+            s.metric,
+            s.value AS score,
+            s.status,
+            s.explanation,
+            s.scored_at
+        FROM latest_generations AS g
+        JOIN latest_scores AS s ON s.generation_id = g.generation_id AND s.scorer = 'judge'
+        LEFT JOIN examples AS e ON e.example_id = g.example_id
+        LEFT JOIN models AS m ON m.model_id = g.model_id
     """,
     # Points of one scorer share the scored_at of the score row written with them.
     "rubric": """
@@ -142,7 +169,12 @@ VIEWS: dict[str, str] = {
 }
 
 
-def create_views(con: duckdb.DuckDBPyConnection) -> None:
-    """(Re)create every view from the current SQL; views hold no data."""
-    for name, sql in {**VIEWS, **LIFEVAL_VIEWS}.items():
-        con.execute(f"CREATE OR REPLACE VIEW {name} AS {sql}")
+def create_views(con: duckdb.DuckDBPyConnection, *, temporary: bool = False) -> None:
+    """(Re)create every view from the current SQL; views hold no data.
+
+    `temporary` views live in this connection only (they shadow the file's own views),
+    which is how a read-only connection sees an older file through the current views.
+    """
+    kind = "TEMPORARY VIEW" if temporary else "VIEW"
+    for name, sql in {**VIEWS, **LIFEVAL_VIEWS, **STATS_VIEWS}.items():
+        con.execute(f"CREATE OR REPLACE {kind} {name} AS {sql}")

@@ -1,0 +1,175 @@
+"""Analysis speed on 1M synthetic generations: results pivot, A/B compare, correlation.
+
+Builds two DuckDB files through SQL (INSERT ... SELECT from range(), a few seconds):
+
+- `ab`: two checkpoints, one run each, 500K generations per run on the same 500K
+  examples (10 tasks x 5 lengths x 10,000): the A/B comparison of two 500K-row runs.
+- `many`: 20 models x 50K examples = 1M generations: the correlation matrix.
+
+Eight tasks score pass/fail, two are graded in quarters; about 1 % of generations
+fail and 2 % are unparsed. Both files hold 1M generations, so the results pivot (the
+model x task x length means of the heatmap, via cell_scores) is timed on each.
+Targets: pivot 200 ms, compare 500 ms, correlation 500 ms (median of warm repeats).
+
+    python bench/analysis.py [--repeat 3] [--dir /tmp/lctui-bench-analysis]
+"""
+
+from __future__ import annotations
+
+import argparse
+import re
+import statistics
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import duckdb
+
+from lctui.analysis.compare import compare
+from lctui.analysis.correlation import correlate
+from lctui.store import open_store, queries
+
+TASKS = 10
+LENGTHS = (4096, 8192, 16384, 32768, 65536)
+TARGET_MS = {"pivot": 200.0, "compare": 500.0, "correlation": 500.0}
+
+# Tasks 0-3 synthetic, 4-5 rag, 6-7 icl, 8-9 longqa (graded); 0-1 record a needle depth.
+_EXAMPLES = f"""
+    INSERT INTO examples (example_id, task, category, suite, length, seed, idx, tokenizer,
+                          gold, max_new_tokens, prompt_tokens, depth, truncated)
+    SELECT 'e' || i, 'task_' || (i % {TASKS}),
+           CASE WHEN i % {TASKS} < 4 THEN 'synthetic' WHEN i % {TASKS} < 6 THEN 'rag'
+                WHEN i % {TASKS} < 8 THEN 'icl' ELSE 'longqa' END,
+           'bench', {list(LENGTHS)}[1 + (i // {TASKS}) % {len(LENGTHS)}], 0,
+           i // ({TASKS} * {len(LENGTHS)}), 'o200k_base', '["x"]', 32,
+           {list(LENGTHS)}[1 + (i // {TASKS}) % {len(LENGTHS)}],
+           CASE WHEN i % {TASKS} < 2 THEN (i // ({TASKS} * {len(LENGTHS)})) % 11 * 10.0 END,
+           false
+    FROM range($examples) AS t(i)
+"""
+# p: chance of a pass, from the model's skill, the task and the length.
+_GENERATIONS = """
+    CREATE TEMP TABLE gen AS
+    SELECT 'g' || m || '-' || e.idx_all AS generation_id, m, e.example_id, e.task, e.length,
+           e.category,
+           greatest(0.02, least(0.98, 0.55 + 0.02 * m - 0.03 * (hash(e.task) % 7)
+                    - 0.04 * log2(e.length / 4096) + 0.1 * (random() - 0.5))) AS p,
+           random() AS u, random() AS w
+    FROM (SELECT *, row_number() OVER () - 1 AS idx_all FROM examples) AS e,
+         range($models) AS t(m)
+"""
+_INSERTS = (
+    """
+    INSERT INTO generations (generation_id, gen_key, run_id, model_id, example_id,
+        config_hash, status, output, prompt_tokens, output_tokens, ttft_s, latency_s,
+        finish_reason, error, started_at)
+    SELECT generation_id, generation_id, $run_prefix || (m // $models_per_run), 'model-' || m,
+           example_id, 'c0', CASE WHEN w < 0.01 THEN 'error' ELSE 'ok' END,
+           CASE WHEN w < 0.01 THEN NULL ELSE 'answer' END, length, 8, 0.1, 0.5, 'stop',
+           CASE WHEN w < 0.01 THEN 'timeout' END, TIMESTAMP '2026-01-01' + INTERVAL (m) SECOND
+    FROM gen
+    """,
+    """
+    INSERT INTO scores (generation_id, scorer, metric, value, status, extracted, explanation,
+                        scored_at)
+    SELECT generation_id, 'bench', CASE WHEN category = 'longqa' THEN 'graded' ELSE 'pass' END,
+           CASE WHEN w < 0.01 THEN NULL WHEN w < 0.03 THEN 0.0
+                WHEN category = 'longqa' THEN least(1.0, round((p + u - 0.5) * 4) / 4)
+                ELSE (u < p)::DOUBLE END,
+           CASE WHEN w < 0.01 THEN 'error' WHEN w < 0.03 THEN 'unparsed' ELSE 'ok' END,
+           '[]', '', TIMESTAMP '2026-01-02'
+    FROM gen
+    """,
+    """
+    INSERT INTO models (model_id, name, backend, created_at)
+    SELECT 'model-' || m, $names[m + 1], 'bench', TIMESTAMP '2026-01-01' FROM range($models) t(m)
+    """,
+    """
+    INSERT INTO runs (run_id, started_at, status)
+    SELECT DISTINCT run_id, TIMESTAMP '2026-01-01', 'finished' FROM generations
+    """,
+)
+
+
+def build(path: Path, models: int, examples: int, names: list[str], runs: int) -> float:
+    """A results file of `models` x `examples` generations; returns seconds taken."""
+    path.unlink(missing_ok=True)
+    start = time.perf_counter()
+    open_store(path).close()  # schema and views
+    con = duckdb.connect(str(path))
+    try:
+        con.execute("SELECT setseed(0.42)")
+        con.execute(_EXAMPLES, {"examples": examples})
+        con.execute(_GENERATIONS, {"models": models})
+        params: dict[str, Any] = {
+            "run_prefix": "run-",
+            "models_per_run": max(1, models // runs),
+            "models": models,
+            "names": names,
+        }
+        for sql in _INSERTS:
+            used = set(re.findall(r"\$(\w+)", sql))
+            con.execute(sql, {k: v for k, v in params.items() if k in used})
+        con.execute("CHECKPOINT")
+    finally:
+        con.close()
+    return time.perf_counter() - start
+
+
+def timed(fn: Callable[[], object], repeat: int) -> tuple[float, float]:
+    """(first call, median of `repeat` further calls) in milliseconds."""
+    t0 = time.perf_counter()
+    fn()
+    first = (time.perf_counter() - t0) * 1000
+    times = []
+    for _ in range(repeat):
+        t0 = time.perf_counter()
+        fn()
+        times.append((time.perf_counter() - t0) * 1000)
+    return first, statistics.median(times)
+
+
+def report(name: str, what: str, first: float, warm: float) -> None:
+    target = TARGET_MS[name]
+    print(
+        f"{what:<44} first {first:7.0f} ms  warm {warm:7.0f} ms  target {target:5.0f} ms  "
+        f"warm/target {warm / target:5.2f}"
+    )
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--repeat", type=int, default=3)
+    parser.add_argument("--dir", default="/tmp/lctui-bench-analysis")
+    args = parser.parse_args()
+    folder = Path(args.dir)
+    folder.mkdir(parents=True, exist_ok=True)
+    examples_ab = TASKS * len(LENGTHS) * 10_000
+
+    ab = folder / "ab.duckdb"
+    took = build(ab, 2, examples_ab, ["ckpt-a", "ckpt-b"], runs=2)
+    print(f"built {ab}: 2 runs x {examples_ab:,} generations in {took:.1f} s")
+    with open_store(ab, read_only=True) as store:
+        report("pivot", "results pivot (cell_scores), 1M rows", *timed(
+            lambda: queries.cell_scores(store), args.repeat))  # fmt: skip
+        result = compare(store, "run:run-0", "run:run-1")
+        pairs = sum(c.n for c in result.cells)
+        report("compare", f"A/B run:run-0 vs run:run-1 ({pairs:,} pairs)", *timed(
+            lambda: compare(store, "run:run-0", "run:run-1"), args.repeat))  # fmt: skip
+
+    many = folder / "many.duckdb"
+    names = [f"model-{m:02d}" for m in range(20)]
+    took = build(many, 20, examples_ab // 10, names, runs=1)
+    print(f"built {many}: 20 models x {examples_ab // 10:,} generations in {took:.1f} s")
+    with open_store(many, read_only=True) as store:
+        report("pivot", "results pivot (cell_scores), 1M rows", *timed(
+            lambda: queries.cell_scores(store), args.repeat))  # fmt: skip
+        report("correlation", "correlation by task, all lengths", *timed(
+            lambda: correlate(store), args.repeat))  # fmt: skip
+        report("correlation", "correlation by category @ 64k", *timed(
+            lambda: correlate(store, by="category", length=65536), args.repeat))  # fmt: skip
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,152 @@
+"""Per-run accounting: tokens, throughput, time to first token and estimated cost.
+
+Numbers come from the `run_model_stats` and `judge_stats` SQL (store/stats_views.py);
+costs from the config's price table (dollars per million tokens), looked up by the
+model's name in lctui, then by the name its server knows. A model without a price has
+no cost (None), never a cost of 0.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import asdict, dataclass
+from typing import Any
+
+from lctui.store.queries import Source, query_arrow
+from lctui.store.stats_views import STATS_VIEWS
+
+Prices = Mapping[str, tuple[float, float]]
+_WITH = "WITH " + ", ".join(f"{name} AS ({sql})" for name, sql in STATS_VIEWS.items())
+
+
+@dataclass(frozen=True)
+class ModelStats:
+    run_id: str
+    model: str
+    model_id: str
+    reference: bool
+    generations: int
+    ok: int
+    errors: int
+    cancelled: int
+    prompt_tokens: int
+    output_tokens: int
+    busy_s: float
+    wall_s: float | None
+    output_tok_s: float | None
+    prompt_tok_s: float | None
+    ttft_p50_s: float | None
+    ttft_p90_s: float | None
+    ttft_p99_s: float | None
+    latency_p50_s: float | None
+    cost_usd: float | None
+
+
+@dataclass(frozen=True)
+class JudgeStats:
+    run_id: str | None  # None: calls whose generation is no longer stored
+    judge: str
+    calls: int
+    unparsed: int
+    prompt_tokens: int
+    output_tokens: int
+    cost_usd: float | None
+
+
+@dataclass(frozen=True)
+class RunAccount:
+    run_id: str
+    models: tuple[ModelStats, ...]
+    judges: tuple[JudgeStats, ...]
+
+    @property
+    def cost_usd(self) -> float | None:
+        """Sum of the priced costs; None when nothing in the run has a price."""
+        found = [m.cost_usd for m in self.models] + [j.cost_usd for j in self.judges]
+        costs = [c for c in found if c is not None]
+        return sum(costs) if costs else None
+
+    def as_dict(self) -> dict[str, Any]:
+        return {**asdict(self), "cost_usd": self.cost_usd}
+
+
+def price_of(prices: Prices, *names: str | None) -> tuple[float, float] | None:
+    """The first name with a price."""
+    for name in names:
+        if name and name in prices:
+            return prices[name]
+    return None
+
+
+def estimate_cost(price: tuple[float, float] | None, prompt: int, output: int) -> float | None:
+    if price is None:
+        return None
+    return (prompt * price[0] + output * price[1]) / 1_000_000
+
+
+def _per_second(tokens: int, seconds: float | None) -> float | None:
+    return tokens / seconds if seconds else None
+
+
+def model_stats(
+    src: Source, run_id: str | None = None, prices: Prices | None = None
+) -> list[ModelStats]:
+    """Per run and model, most recent runs first (all runs when `run_id` is None)."""
+    sql = (
+        f"{_WITH} SELECT s.* FROM run_model_stats AS s LEFT JOIN runs USING (run_id) "
+        "WHERE CAST(? AS TEXT) IS NULL OR s.run_id = ? "
+        "ORDER BY runs.started_at DESC NULLS LAST, s.run_id DESC, s.model"
+    )
+    out = []
+    for r in _fetch(src, sql, run_id):
+        served = r.pop("served")
+        price = price_of(prices or {}, r["model"], served)
+        out.append(
+            ModelStats(
+                **r,
+                output_tok_s=_per_second(r["output_tokens"], r["wall_s"]),
+                prompt_tok_s=_per_second(r["prompt_tokens"], r["wall_s"]),
+                cost_usd=estimate_cost(price, r["prompt_tokens"], r["output_tokens"]),
+            )
+        )
+    return out
+
+
+def judge_stats(
+    src: Source, run_id: str | None = None, prices: Prices | None = None
+) -> list[JudgeStats]:
+    """Judge calls per run and judge model."""
+    sql = (
+        f"{_WITH} SELECT * FROM judge_stats WHERE CAST(? AS TEXT) IS NULL OR run_id = ? "
+        "ORDER BY run_id, judge"
+    )
+    out = []
+    for r in _fetch(src, sql, run_id):
+        price = price_of(prices or {}, r["judge"], r.pop("served"))
+        r.pop("judge_model")
+        cost = estimate_cost(price, r["prompt_tokens"], r["output_tokens"])
+        out.append(JudgeStats(**r, cost_usd=cost))
+    return out
+
+
+def run_accounts(
+    src: Source, run_id: str | None = None, prices: Prices | None = None
+) -> list[RunAccount]:
+    """Models and judges of each run, in the order of `model_stats`."""
+    models = model_stats(src, run_id, prices)
+    judges = judge_stats(src, run_id, prices)
+    order = list(dict.fromkeys(m.run_id for m in models))
+    order += [j.run_id for j in judges if j.run_id is not None and j.run_id not in order]
+    return [
+        RunAccount(
+            run,
+            tuple(m for m in models if m.run_id == run),
+            tuple(j for j in judges if j.run_id == run),
+        )
+        for run in order
+    ]
+
+
+def _fetch(src: Source, sql: str, run_id: str | None) -> list[dict[str, Any]]:
+    rows: list[dict[str, Any]] = query_arrow(src, sql, params=[run_id, run_id]).to_pylist()
+    return rows

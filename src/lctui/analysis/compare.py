@@ -1,0 +1,371 @@
+"""A/B comparison of two models, checkpoints or runs, paired by example.
+
+A side is a model name (or fingerprint), `run:RUN_ID`, or `run:RUN_ID@MODEL` when the
+run holds several models. Each side keeps its latest generation per example and metric
+(latest start; ties broken by a hash of the generation id) with its latest score; only
+examples both sides have are compared. Scores follow the per-cell rules of
+store/queries.py: unparsed counts as 0, errors and cancelled generations are left out
+(and counted). One DuckDB query aligns the pairs and returns, as Arrow, per-cell counts,
+the counts of each paired difference and the changed pairs; numpy/scipy compute the
+statistics per task x length cell from those.
+"""
+
+from __future__ import annotations
+
+import difflib
+import re
+from dataclasses import dataclass, field, fields
+from typing import Any
+
+import duckdb
+import numpy as np
+import numpy.typing as npt
+import pyarrow.compute as pc
+
+from lctui.analysis import stats
+from lctui.core.errors import UserInputError
+from lctui.store import queries
+from lctui.store.db import Store
+
+CHANGED_THRESHOLD = 0.5  # |A - B| at or above this makes a pair "changed"
+CHANGED_LIMIT = 1000  # changed pairs fetched (the counts cover all of them)
+
+# $1-$4: model ids and run (or NULL) of A and of B; $5: changed threshold; $6: limit.
+_IN_A = "(list_contains($1, g.model_id) AND ($2 IS NULL OR g.run_id = $2))"
+_IN_B = "(list_contains($3, g.model_id) AND ($4 IS NULL OR g.run_id = $4))"
+# The latest generation of each side per example and metric, with its latest score:
+# one arg_max over a numeric key (started_at, then a hash of the generation id for
+# ties, then scored_at) is much cheaper here than two window functions.
+_KEY = """
+    epoch_us(coalesce(g.started_at, TIMESTAMP '1970-01-01'))::HUGEINT * 10000000000000000000
+    + (hash(g.generation_id) % 1000)::HUGEINT * 10000000000000000
+    + epoch_us(coalesce(s.scored_at, TIMESTAMP '1970-01-01'))
+"""
+_PAIRED = "score_a IS NOT NULL AND score_b IS NOT NULL"
+# One query, three kinds of rows: per-cell counts and means, the counts of each paired
+# difference per cell (all the tests need), and the changed pairs.
+_COMPARE_SQL = f"""
+    WITH j AS (
+        SELECT g.example_id, coalesce(s.metric, '') AS metric, {_IN_A} AS in_a,
+               {_IN_B} AS in_b, g.generation_id AS gen, {_KEY} AS k,
+               CASE WHEN coalesce(s.status, g.status) IN ('ok', 'unparsed')
+                    THEN coalesce(s.value, 0) END AS score
+        FROM generations AS g LEFT JOIN scores AS s ON s.generation_id = g.generation_id
+        WHERE {_IN_A} OR {_IN_B}
+    ), sides AS (
+        SELECT example_id, metric,
+               arg_max(gen, k) FILTER (WHERE in_a) AS generation_a,
+               arg_max(score, k) FILTER (WHERE in_a) AS score_a,
+               arg_max(gen, k) FILTER (WHERE in_b) AS generation_b,
+               arg_max(score, k) FILTER (WHERE in_b) AS score_b
+        FROM j GROUP BY example_id, metric
+    ), p AS MATERIALIZED (
+        SELECT coalesce(e.task, '?') AS task, coalesce(e.length, 0) AS length, sides.*
+        FROM sides LEFT JOIN examples AS e ON e.example_id = sides.example_id
+    )
+    SELECT 'cell' AS kind, task, length, metric,
+           count(*) FILTER (WHERE generation_b IS NULL) AS only_a,
+           count(*) FILTER (WHERE generation_a IS NULL) AS only_b,
+           count(*) FILTER (WHERE generation_b IS NOT NULL AND generation_a IS NOT NULL
+                            AND score_a IS NULL) AS errors_a,
+           count(*) FILTER (WHERE generation_a IS NOT NULL AND generation_b IS NOT NULL
+                            AND score_b IS NULL) AS errors_b,
+           avg(score_a) FILTER (WHERE {_PAIRED}) AS mean_a,
+           avg(score_b) FILTER (WHERE {_PAIRED}) AS mean_b,
+           coalesce(bool_and(score_a IN (0, 1) AND score_b IN (0, 1))
+                    FILTER (WHERE {_PAIRED}), false) AS binary
+    FROM p GROUP BY task, length, metric
+    UNION ALL BY NAME
+    SELECT 'diff' AS kind, task, length, metric, score_a - score_b AS d, count(*) AS count
+    FROM p WHERE {_PAIRED} GROUP BY task, length, metric, d
+    UNION ALL BY NAME
+    (SELECT 'changed' AS kind, task, length, metric, example_id, generation_a, generation_b,
+            score_a, score_b
+     FROM p WHERE abs(score_a - score_b) >= $5
+     ORDER BY abs(score_a - score_b) DESC, task, length, example_id LIMIT $6)
+"""
+
+
+@dataclass(frozen=True)
+class Side:
+    """One side of a comparison as resolved in the database."""
+
+    spec: str  # as the user wrote it
+    model_ids: tuple[str, ...]
+    run_id: str | None
+
+
+@dataclass(frozen=True)
+class CompareCell:
+    """One task x length (x metric) cell: n pairs, means, A - B with its interval, test."""
+
+    task: str
+    length: int
+    metric: str
+    label: str  # the task, with the metric when the task has several
+    n: int
+    mean_a: float
+    mean_b: float
+    diff: float
+    ci: stats.Interval
+    test: str  # mcnemar | wilcoxon
+    p: float | None
+    reason: str | None  # why p is missing
+    a_better: int  # pairs with A - B >= the changed threshold
+    b_better: int
+    only_a: int
+    only_b: int
+    errors_a: int  # pairs left out because A's generation failed or was cancelled
+    errors_b: int
+
+    def as_dict(self) -> dict[str, Any]:
+        return {
+            "task": self.label,
+            "length": self.length,
+            "n": self.n,
+            "mean_a": self.mean_a,
+            "mean_b": self.mean_b,
+            "diff": self.diff,
+            "ci": self.ci.pair(),
+            "test": self.test,
+            "p": self.p,
+        }
+
+
+@dataclass(frozen=True)
+class ChangedExample:
+    """A pair whose scores differ by at least the threshold; open it with side_by_side."""
+
+    task: str
+    length: int
+    metric: str
+    example_id: str
+    generation_a: str
+    generation_b: str
+    score_a: float
+    score_b: float
+
+    @property
+    def a_better(self) -> bool:
+        return self.score_a > self.score_b
+
+
+@dataclass
+class CompareResult:
+    a: Side
+    b: Side
+    cells: list[CompareCell]
+    only_a: int  # examples only A has
+    only_b: int
+    errors_a: int
+    errors_b: int
+    threshold: float
+    changed: list[ChangedExample] = field(default_factory=list)  # the first CHANGED_LIMIT
+
+    @property
+    def a_better(self) -> int:
+        return sum(c.a_better for c in self.cells)
+
+    @property
+    def b_better(self) -> int:
+        return sum(c.b_better for c in self.cells)
+
+    def as_dict(self) -> dict[str, Any]:
+        """The JSON of `lctui compare --format json`."""
+        return {
+            "a": self.a.spec,
+            "b": self.b.spec,
+            "unmatched": {
+                "only_a": self.only_a,
+                "only_b": self.only_b,
+                "errors_a": self.errors_a,
+                "errors_b": self.errors_b,
+            },
+            "cells": [c.as_dict() for c in self.cells],
+        }
+
+
+def resolve_side(cur: duckdb.DuckDBPyConnection, spec: str) -> Side:
+    """A model name or fingerprint, `run:RUN_ID` or `run:RUN_ID@MODEL`."""
+    if spec.startswith("run:"):
+        run_id, _, model = spec[4:].partition("@")
+        in_run = cur.execute(
+            "SELECT DISTINCT g.model_id, coalesce(m.name, g.model_id) FROM generations AS g "
+            "LEFT JOIN models AS m USING (model_id) WHERE g.run_id = ? ORDER BY 2",
+            [run_id],
+        ).fetchall()
+        if not in_run:
+            raise UserInputError(
+                f"no generations of run {run_id!r}; list the runs with "
+                '`lctui query "SELECT run_id, started_at FROM runs"`'
+            )
+        chosen = [mid for mid, name in in_run if not model or model in (mid, name)]
+        names = ", ".join(str(name) for _, name in in_run)
+        if not chosen:
+            raise UserInputError(f"run {run_id} has no model {model!r}; it has {names}")
+        if len(chosen) > 1:
+            raise UserInputError(
+                f"run {run_id} holds several models ({names}); pick one: run:{run_id}@MODEL"
+            )
+        return Side(spec, (str(chosen[0]),), run_id)
+    ids = cur.execute(
+        "SELECT model_id FROM models WHERE name = $1 OR model_id = $1 "
+        "UNION SELECT DISTINCT model_id FROM generations WHERE model_id = $1",
+        [spec],
+    ).fetchall()
+    if not ids:
+        known = [str(r[0]) for r in cur.execute("SELECT name FROM models ORDER BY name").fetchall()]
+        shown = ", ".join(known[:20]) + (", ..." if len(known) > 20 else "")
+        raise UserInputError(
+            f"no model {spec!r} in the database (models: {shown or 'none'}); a side is a "
+            "model name, run:RUN_ID or run:RUN_ID@MODEL"
+        )
+    return Side(spec, tuple(sorted(str(r[0]) for r in ids)), None)
+
+
+def compare(
+    store: Store,
+    a: str,
+    b: str,
+    *,
+    threshold: float = CHANGED_THRESHOLD,
+    resamples: int = stats.BOOTSTRAP_RESAMPLES,
+    level: float = 0.95,
+    seed: int = 0,
+    changed_limit: int = CHANGED_LIMIT,
+) -> CompareResult:
+    """Compare side `a` with side `b` (A - B), cell by cell."""
+    cur = store.cursor()
+    try:
+        side_a, side_b = resolve_side(cur, a), resolve_side(cur, b)
+        if (side_a.model_ids, side_a.run_id) == (side_b.model_ids, side_b.run_id):
+            raise UserInputError(f"{a!r} and {b!r} are the same generations; compare two sides")
+        params = [
+            list(side_a.model_ids), side_a.run_id, list(side_b.model_ids), side_b.run_id,
+            threshold, changed_limit,
+        ]  # fmt: skip
+        rows = queries.query_arrow(cur, _COMPARE_SQL, params)
+    finally:
+        cur.close()
+    kinds = rows.column("kind")
+    by_kind = {k: rows.filter(pc.equal(kinds, k)).to_pylist() for k in ("cell", "diff", "changed")}
+    diffs: dict[tuple[str, int, str], list[tuple[float, int]]] = {}
+    for r in by_kind["diff"]:
+        diffs.setdefault((r["task"], r["length"], r["metric"]), []).append((r["d"], r["count"]))
+    metrics_per_task: dict[str, set[str]] = {}
+    for r in by_kind["cell"]:
+        metrics_per_task.setdefault(r["task"], set()).add(r["metric"])
+    cells: list[CompareCell] = []
+    totals = dict.fromkeys(("only_a", "only_b", "errors_a", "errors_b"), 0)
+    for index, r in enumerate(
+        sorted(by_kind["cell"], key=lambda r: (r["task"], r["length"], r["metric"]))
+    ):
+        counts = {name: int(r[name]) for name in totals}
+        for name, value in counts.items():
+            totals[name] += value
+        cell_key: tuple[str, int, str] = (r["task"], r["length"], r["metric"])
+        if cell_key not in diffs:
+            continue  # no pair both sides scored
+        task, length, metric = cell_key
+        label = task if len(metrics_per_task[task]) == 1 else f"{task} ({metric})"
+        values, weights = zip(*sorted(diffs[cell_key]), strict=True)
+        d = np.repeat(np.asarray(values, dtype=np.float64), np.asarray(weights, dtype=np.int64))
+        rng = np.random.default_rng([seed, index])
+        cells.append(
+            _cell(
+                task, length, metric, label, d, r, counts,
+                threshold=threshold, resamples=resamples, level=level, rng=rng,
+            )
+        )  # fmt: skip
+    names = [f.name for f in fields(ChangedExample)]
+    changed = [ChangedExample(**{name: r[name] for name in names}) for r in by_kind["changed"]]
+    return CompareResult(side_a, side_b, cells, threshold=threshold, changed=changed, **totals)
+
+
+def _cell(
+    task: str,
+    length: int,
+    metric: str,
+    label: str,
+    d: npt.NDArray[np.float64],
+    row: dict[str, Any],
+    counts: dict[str, int],
+    *,
+    threshold: float,
+    resamples: int,
+    level: float,
+    rng: np.random.Generator,
+) -> CompareCell:
+    """Statistics of one cell from its paired differences d = A - B (the functions of
+    stats.py take pairs; (d, 0) is the same pair difference)."""
+    zeros = np.zeros_like(d)
+    test: stats.McNemarResult | stats.WilcoxonResult
+    if row["binary"]:
+        a_only = int(np.count_nonzero(d == 1.0))
+        test = stats.mcnemar_from_counts(a_only, int(np.count_nonzero(d == -1.0)), len(d))
+        ci = stats.t_interval(d, zeros, level=level)
+        reason = None
+    else:
+        test = stats.wilcoxon_signed_rank(d, zeros)
+        ci = stats.bootstrap_interval(d, zeros, resamples=resamples, level=level, seed=rng)
+        reason = test.reason
+    mean_a, mean_b = float(row["mean_a"]), float(row["mean_b"])
+    return CompareCell(
+        task=task,
+        length=length,
+        metric=metric,
+        label=label,
+        n=len(d),
+        mean_a=mean_a,
+        mean_b=mean_b,
+        diff=mean_a - mean_b,
+        ci=ci,
+        test=test.test,
+        p=test.p,
+        reason=reason,
+        a_better=int(np.count_nonzero(d >= threshold)),
+        b_better=int(np.count_nonzero(-d >= threshold)),
+        **counts,
+    )
+
+
+@dataclass(frozen=True)
+class DiffSpan:
+    """A run of the two outputs: `equal`, or text only in A (`delete`), only in B
+    (`insert`), or different (`replace`)."""
+
+    kind: str
+    a: str
+    b: str
+
+
+@dataclass(frozen=True)
+class SideBySide:
+    """Both generations of a changed pair (as queries.get_generation gives them, with
+    their scores and rubric points) and the word-level diff of their outputs."""
+
+    a: dict[str, Any]
+    b: dict[str, Any]
+    diff: list[DiffSpan]
+
+
+_WORDS = re.compile(r"\s+|[^\s]+")
+
+
+def output_diff(a: str, b: str) -> list[DiffSpan]:
+    """Word-level differences of two texts; whitespace is kept so spans join back up."""
+    words_a, words_b = _WORDS.findall(a), _WORDS.findall(b)
+    matcher = difflib.SequenceMatcher(None, words_a, words_b, autojunk=False)
+    return [
+        DiffSpan(kind, "".join(words_a[i1:i2]), "".join(words_b[j1:j2]))
+        for kind, i1, i2, j1, j2 in matcher.get_opcodes()
+    ]
+
+
+def side_by_side(store: Store, changed: ChangedExample) -> SideBySide:
+    """What the side-by-side view shows for one changed pair."""
+    gen_a = queries.get_generation(store, changed.generation_a)
+    gen_b = queries.get_generation(store, changed.generation_b)
+    if gen_a is None or gen_b is None:
+        raise UserInputError(f"a generation of example {changed.example_id} is no longer stored")
+    return SideBySide(gen_a, gen_b, output_diff(gen_a["output"] or "", gen_b["output"] or ""))

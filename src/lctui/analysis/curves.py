@@ -1,0 +1,188 @@
+"""Length and depth views: score vs length per model and task, RULER's effective length,
+and depth x length grids for needle tasks.
+
+Every mean follows store/queries.py's per-cell rules (unparsed counts as 0; errors and
+cancelled generations are counted apart and left out).
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+
+from lctui.core.errors import UserInputError
+from lctui.core.lengths import format_length
+from lctui.store import queries
+from lctui.store.db import Store
+
+# RULER's threshold: Llama-2-7B's mean score at 4K, 85.6 on a 0-100 scale.
+RULER_THRESHOLD = 0.856
+DEPTH_BUCKET = 10.0  # percent of the context
+
+
+@dataclass(frozen=True)
+class CurvePoint:
+    length: int
+    mean: float | None  # None when every generation of the cell failed
+    stderr: float | None
+    n: int  # scored generations (ok + unparsed)
+    n_error: int
+
+
+@dataclass
+class LengthCurve:
+    """Score vs length of one model on one task, shortest length first."""
+
+    model: str
+    task: str
+    reference: bool
+    points: list[CurvePoint]
+
+
+def length_curves(
+    store: Store,
+    *,
+    models: Sequence[str] | None = None,
+    tasks: Sequence[str] | None = None,
+    run_id: str | None = None,
+) -> list[LengthCurve]:
+    """One curve per model and task, from the `results` view."""
+    curves: dict[tuple[str, str], LengthCurve] = {}
+    for cell in queries.cell_scores(store, run_id=run_id, models=models, tasks=tasks):
+        curve = curves.setdefault(
+            (cell.model, cell.task), LengthCurve(cell.model, cell.task, cell.reference, [])
+        )
+        curve.points.append(
+            CurvePoint(cell.length, cell.mean_score, cell.stderr, cell.n_scored, cell.n_error)
+        )
+    for curve in curves.values():
+        curve.points.sort(key=lambda p: p.length)
+    return [curves[k] for k in sorted(curves)]
+
+
+@dataclass(frozen=True)
+class EffectiveLength:
+    """RULER's effective length of one model (see `effective_length`)."""
+
+    model: str
+    threshold: float
+    length: int | None
+    means: dict[int, float]  # length -> mean over the tasks with a score there
+    reason: str | None = None
+
+
+def effective_length(means: Mapping[int, float], threshold: float = RULER_THRESHOLD) -> int | None:
+    """The largest measured length L such that the mean score at every measured length
+    l <= L is strictly above `threshold` (0-1 scale); None when the shortest fails.
+
+    A dip at some length ends the effective length there, even if a longer length
+    recovers: RULER counts a model effective only up to its first failure.
+    """
+    if not 0.0 <= threshold <= 1.0:
+        raise UserInputError(
+            f"threshold {threshold} is not on the 0-1 score scale; e.g. RULER's 85.6 is 0.856"
+        )
+    best = None
+    for length in sorted(means):
+        if not means[length] > threshold:
+            break
+        best = length
+    return best
+
+
+def effective_lengths(
+    curves: Sequence[LengthCurve], threshold: float = RULER_THRESHOLD
+) -> list[EffectiveLength]:
+    """Per model, the mean over its tasks at each length (RULER averages its tasks), then
+    `effective_length` of those means. Reference pseudo-models are left out."""
+    per_length: dict[str, dict[int, list[float]]] = defaultdict(lambda: defaultdict(list))
+    for curve in curves:
+        if curve.reference:
+            continue
+        for point in curve.points:
+            if point.mean is not None:
+                per_length[curve.model][point.length].append(point.mean)
+    out = []
+    for model in sorted(per_length):
+        means = {n: sum(v) / len(v) for n, v in sorted(per_length[model].items())}
+        length = effective_length(means, threshold)
+        reason = None
+        if length is None:
+            shortest = min(means)
+            reason = (
+                f"the mean at the shortest length, {format_length(shortest)}, is "
+                f"{means[shortest]:.3f}, not above {threshold}"
+            )
+        out.append(EffectiveLength(model, threshold, length, means, reason))
+    return out
+
+
+@dataclass
+class DepthGrid:
+    """Mean score per needle-depth bucket (rows) and length (columns) of one model and
+    task; `mean` is None and `n` 0 where a bucket has no scored generation."""
+
+    model: str
+    task: str
+    depths: list[float]  # bucket centres in percent of the context
+    lengths: list[int]
+    mean: list[list[float | None]]
+    n: list[list[int]]
+
+
+_DEPTH_SQL = f"""
+    SELECT model, task, length, round(depth / $bucket) * $bucket AS depth_bucket,
+           {queries.CELL_AGGREGATES}
+    FROM results
+    WHERE depth IS NOT NULL
+      AND ($models IS NULL OR list_contains($models, model))
+      AND ($tasks IS NULL OR list_contains($tasks, task))
+    GROUP BY model, task, length, depth_bucket
+    ORDER BY model, task, depth_bucket, length
+"""
+
+
+def depth_grids(
+    store: Store,
+    *,
+    models: Sequence[str] | None = None,
+    tasks: Sequence[str] | None = None,
+    bucket: float = DEPTH_BUCKET,
+) -> list[DepthGrid]:
+    """One grid per model and task whose examples record a needle depth.
+
+    Depths are rounded to the nearest multiple of `bucket` percent (RULER's depths
+    0, 10, ..., 100 each keep their own row with the default of 10).
+    """
+    if not 0 < bucket <= 100:
+        raise UserInputError(f"depth bucket {bucket} must be in (0, 100] percent")
+    params = {
+        "bucket": float(bucket),
+        "models": None if models is None else list(models),
+        "tasks": None if tasks is None else list(tasks),
+    }
+    cur = store.cursor()
+    try:
+        rows = cur.execute(_DEPTH_SQL, params).fetchall()
+    finally:
+        cur.close()
+    cells: dict[tuple[str, str], dict[tuple[float, int], tuple[float | None, int]]] = {}
+    for model, task, length, depth, mean, _stderr, n_scored, *_ in rows:
+        grid = cells.setdefault((str(model), str(task)), {})
+        grid[float(depth), int(length)] = (None if mean is None else float(mean), int(n_scored))
+    out = []
+    for (model, task), grid in sorted(cells.items()):
+        depths = sorted({d for d, _ in grid})
+        lengths = sorted({n for _, n in grid})
+        out.append(
+            DepthGrid(
+                model,
+                task,
+                depths,
+                lengths,
+                mean=[[grid.get((d, n), (None, 0))[0] for n in lengths] for d in depths],
+                n=[[grid.get((d, n), (None, 0))[1] for n in lengths] for d in depths],
+            )
+        )
+    return out

@@ -1,0 +1,253 @@
+"""Paired tests, confidence intervals and rank correlation as pure functions on arrays.
+
+Each returns a small frozen dataclass; when a value cannot be computed it is None and
+`reason` says why in words a user can act on ("n = 2 pairs: too few for a Wilcoxon
+test"). scipy computes the tests; numpy resamples.
+"""
+
+from __future__ import annotations
+
+import math
+import warnings
+from dataclasses import asdict, dataclass
+from typing import Any
+
+import numpy as np
+import numpy.typing as npt
+from scipy import stats as sps
+
+ArrayLike = npt.ArrayLike
+Seed = int | tuple[int, ...] | np.random.Generator
+
+# Below this many non-zero differences the exact Wilcoxon p-value cannot fall under 0.05
+# (its smallest two-sided value is 2 / 2**n = 0.0625 at n = 4), so none is reported.
+MIN_WILCOXON_PAIRS = 5
+# Fewer than 5 models cannot give an exact two-sided Spearman p below 0.05 (2 / n! at
+# n = 4 is 0.083), and a coefficient over 3 or 4 points is mostly noise.
+MIN_SPEARMAN_N = 5
+BOOTSTRAP_RESAMPLES = 10_000
+# Work allowed for one bootstrap interval, in gathered elements (about 0.2 s here);
+# past it the t interval is used, which the bootstrap approaches at such sizes anyway.
+BOOTSTRAP_BUDGET = 10_000_000
+_BINOMIAL_COST = 10  # one binomial draw costs about ten gathered elements
+
+
+@dataclass(frozen=True)
+class McNemarResult:
+    """Exact McNemar test: a two-sided binomial test on the discordant pairs."""
+
+    n: int  # pairs
+    a_only: int  # pairs where A passed and B failed
+    b_only: int  # pairs where B passed and A failed
+    p: float  # 1.0 when there is no discordant pair (nothing contradicts H0)
+
+    test = "mcnemar"
+
+
+@dataclass(frozen=True)
+class WilcoxonResult:
+    """Wilcoxon signed-rank test of paired differences (scipy's zero_method='wilcox':
+    zero differences are dropped before ranking; `n_nonzero` pairs are tested)."""
+
+    n: int
+    n_nonzero: int
+    statistic: float | None
+    p: float | None
+    reason: str | None = None
+
+    test = "wilcoxon"
+
+
+@dataclass(frozen=True)
+class Interval:
+    """A confidence interval of the mean difference A - B (`method`: bootstrap or t)."""
+
+    low: float | None
+    high: float | None
+    level: float
+    method: str
+    reason: str | None = None
+
+    def pair(self) -> list[float | None]:
+        return [self.low, self.high]
+
+
+@dataclass(frozen=True)
+class SpearmanResult:
+    """Spearman's rho with its two-sided p (scipy's t approximation) over `n` pairs."""
+
+    rho: float | None
+    p: float | None
+    n: int
+    reason: str | None = None
+
+    def as_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+def _paired(a: ArrayLike, b: ArrayLike) -> tuple[npt.NDArray[np.float64], npt.NDArray[np.float64]]:
+    x = np.asarray(a, dtype=np.float64)
+    y = np.asarray(b, dtype=np.float64)
+    if x.shape != y.shape or x.ndim != 1:
+        raise ValueError(
+            f"paired samples must be 1-D and of equal length, not {x.shape}, {y.shape}"
+        )
+    return x, y
+
+
+def is_binary(values: ArrayLike) -> bool:
+    """True when every value is exactly 0 or 1 (pass/fail scores)."""
+    v = np.asarray(values, dtype=np.float64)
+    return bool(np.all((v == 0.0) | (v == 1.0)))
+
+
+def mcnemar_exact(a: ArrayLike, b: ArrayLike) -> McNemarResult:
+    """Exact McNemar on paired 0/1 scores (1 = pass)."""
+    x, y = _paired(a, b)
+    if not (is_binary(x) and is_binary(y)):
+        raise ValueError("McNemar's test needs 0/1 scores on both sides")
+    a_only = int(np.count_nonzero((x == 1.0) & (y == 0.0)))
+    b_only = int(np.count_nonzero((x == 0.0) & (y == 1.0)))
+    return mcnemar_from_counts(a_only, b_only, len(x))
+
+
+def mcnemar_from_counts(a_only: int, b_only: int, n: int) -> McNemarResult:
+    """Exact McNemar from the discordant counts: binomtest(a_only, a_only + b_only, 0.5)."""
+    discordant = a_only + b_only
+    p = 1.0 if discordant == 0 else float(sps.binomtest(a_only, discordant, 0.5).pvalue)
+    return McNemarResult(n=n, a_only=a_only, b_only=b_only, p=min(1.0, p))
+
+
+def wilcoxon_signed_rank(
+    a: ArrayLike, b: ArrayLike, *, min_pairs: int = MIN_WILCOXON_PAIRS
+) -> WilcoxonResult:
+    """scipy.stats.wilcoxon(a, b) with its defaults (two-sided, zero_method='wilcox',
+    method='auto': exact for small samples without ties, else the normal approximation).
+
+    With fewer than `min_pairs` non-zero differences there is no p-value, only a reason.
+    """
+    x, y = _paired(a, b)
+    d = x - y
+    nonzero = int(np.count_nonzero(d))
+    if nonzero < min_pairs:
+        return WilcoxonResult(
+            n=len(d),
+            n_nonzero=nonzero,
+            statistic=None,
+            p=None,
+            reason=f"n = {nonzero} pairs with a non-zero difference (of {len(d)}): too few "
+            f"for a Wilcoxon test (needs {min_pairs})",
+        )
+    result = sps.wilcoxon(x, y)
+    return WilcoxonResult(
+        n=len(d), n_nonzero=nonzero, statistic=float(result.statistic), p=float(result.pvalue)
+    )
+
+
+def t_interval(a: ArrayLike, b: ArrayLike, *, level: float = 0.95) -> Interval:
+    """Student-t interval of the mean paired difference A - B (n - 1 degrees of freedom)."""
+    x, y = _paired(a, b)
+    d = x - y
+    n = len(d)
+    if n < 2:
+        return Interval(None, None, level, "t", f"n = {n} pairs: too few for an interval")
+    mean = float(d.mean())
+    half = float(sps.t.ppf(0.5 + level / 2, n - 1)) * float(d.std(ddof=1)) / math.sqrt(n)
+    return Interval(mean - half, mean + half, level, "t")
+
+
+def bootstrap_interval(
+    a: ArrayLike,
+    b: ArrayLike,
+    *,
+    resamples: int = BOOTSTRAP_RESAMPLES,
+    level: float = 0.95,
+    seed: Seed = 0,
+    budget: int = BOOTSTRAP_BUDGET,
+) -> Interval:
+    """Paired bootstrap percentile interval of the mean difference A - B.
+
+    Pairs are resampled with replacement (the same seed gives the same interval). With
+    few distinct differences the resample means are drawn from the equivalent
+    multinomial counts, which costs O(distinct) per resample instead of O(n). When even
+    the cheaper way exceeds `budget`, the t interval is returned and `reason` says so.
+    """
+    x, y = _paired(a, b)
+    d = x - y
+    n = len(d)
+    if n < 2:
+        return Interval(None, None, level, "bootstrap", f"n = {n} pairs: too few for an interval")
+    values, counts = np.unique(d, return_counts=True)
+    by_counts = resamples * len(values) * _BINOMIAL_COST
+    by_gather = resamples * n
+    if min(by_counts, by_gather) > budget:
+        t = t_interval(x, y, level=level)
+        why = (
+            f"{n} pairs with {len(values)} distinct differences: t interval (bootstrap too costly)"
+        )
+        return Interval(t.low, t.high, level, "t", why)
+    rng = seed if isinstance(seed, np.random.Generator) else np.random.default_rng(seed)
+    if by_counts <= by_gather:
+        means = _means_from_counts(rng, values, counts, n, resamples)
+    else:
+        means = _means_by_gather(rng, d, resamples)
+    low, high = np.quantile(means, [(1 - level) / 2, (1 + level) / 2])
+    return Interval(float(low), float(high), level, "bootstrap")
+
+
+def _means_from_counts(
+    rng: np.random.Generator,
+    values: npt.NDArray[np.float64],
+    counts: npt.NDArray[np.int64],
+    n: int,
+    resamples: int,
+) -> npt.NDArray[np.float64]:
+    # A resample's counts of each distinct value are Multinomial(n, counts / n); draw
+    # them value by value as conditional binomials, vectorised over the resamples.
+    remaining = np.full(resamples, n, dtype=np.int64)
+    total = np.zeros(resamples)
+    left = n
+    for value, count in zip(values[:-1], counts[:-1], strict=True):
+        drawn = rng.binomial(remaining, count / left)
+        total += drawn * value
+        remaining -= drawn
+        left -= int(count)
+    total += remaining * values[-1]
+    return total / n
+
+
+def _means_by_gather(
+    rng: np.random.Generator, d: npt.NDArray[np.float64], resamples: int
+) -> npt.NDArray[np.float64]:
+    n = len(d)
+    means = np.empty(resamples)
+    chunk = max(1, 2_000_000 // n)  # bounded memory: chunk x n indexes at a time
+    for start in range(0, resamples, chunk):
+        rows = min(chunk, resamples - start)
+        idx = rng.integers(0, n, size=(rows, n), dtype=np.int32 if n < 2**31 else np.int64)
+        means[start : start + rows] = d[idx].mean(axis=1)
+    return means
+
+
+def spearman(x: ArrayLike, y: ArrayLike, *, min_n: int = MIN_SPEARMAN_N) -> SpearmanResult:
+    """scipy.stats.spearmanr over the pairs where both values are present (not NaN).
+
+    Ties get average ranks (scipy's default). No coefficient with fewer than `min_n`
+    pairs or when one side is constant.
+    """
+    u, v = _paired(x, y)
+    keep = ~(np.isnan(u) | np.isnan(v))
+    u, v = u[keep], v[keep]
+    n = len(u)
+    if n < min_n:
+        return SpearmanResult(
+            None, None, n, f"n = {n}: too few for a rank correlation (needs {min_n})"
+        )
+    for side, values in (("x", u), ("y", v)):
+        if np.all(values == values[0]):
+            return SpearmanResult(None, None, n, f"{side} is the same for all {n}: no ranking")
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)
+        result = sps.spearmanr(u, v)
+    rho, p = float(result.statistic), float(result.pvalue)
+    return SpearmanResult(rho=None if math.isnan(rho) else rho, p=None if math.isnan(p) else p, n=n)

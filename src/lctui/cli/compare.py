@@ -1,0 +1,159 @@
+"""`lctui compare A B`: paired A/B of two models, checkpoints or runs, cell by cell."""
+
+from __future__ import annotations
+
+import argparse
+import io
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+from rich.console import Console
+from rich.table import Table
+
+from lctui.core.config import load_config
+from lctui.core.errors import UserInputError
+from lctui.core.lengths import format_length
+
+SIDE_HELP = "a model name (or fingerprint), run:RUN_ID, or run:RUN_ID@MODEL"
+
+
+def add_parsers(sub: Any) -> None:
+    from lctui.cli import common_options
+
+    compare = sub.add_parser(
+        "compare",
+        help="paired A/B of two models, checkpoints or runs: deltas, CIs, tests",
+        description="Pair the latest generations of A and B by example and compare them per "
+        "task x length: means, A - B with a 95%% confidence interval, and a paired test "
+        "(exact McNemar for pass/fail scores, Wilcoxon signed-rank with a paired bootstrap "
+        "interval for graded ones). Examples only one side has, and pairs where a side "
+        "failed, are left out and counted.",
+    )
+    compare.add_argument("a", metavar="A", help=SIDE_HELP)
+    compare.add_argument("b", metavar="B", help=SIDE_HELP)
+    compare.add_argument("--format", choices=["table", "json", "md"], default="table")
+    compare.add_argument("--out", metavar="FILE", help="write the output to FILE")
+    compare.add_argument(
+        "--threshold",
+        type=float,
+        default=0.5,
+        help="|A - B| at or above which an example counts as changed (default 0.5)",
+    )
+    compare.add_argument(
+        "--changed", type=int, default=10, metavar="N", help="changed examples listed (table)"
+    )
+    compare.add_argument("--resamples", type=int, default=10_000, help="bootstrap resamples")
+    compare.add_argument("--seed", type=int, default=0, help="bootstrap seed")
+    common_options(compare)
+    compare.set_defaults(handler=cmd_compare)
+
+
+def open_results(args: argparse.Namespace) -> Any:
+    """The results database of --db (or the default), read-only."""
+    from lctui.cli.run import resolve_db
+    from lctui.store import open_store
+
+    return open_store(resolve_db(args, load_config(args.config)), read_only=True)
+
+
+def emit(text: str, out: str | None) -> None:
+    """Print `text`, or write it to the file `out`."""
+    if out is None:
+        sys.stdout.write(text)
+        return
+    try:
+        Path(out).expanduser().write_text(text, encoding="utf-8")
+    except OSError as err:
+        raise UserInputError(f"cannot write {out}: {err.strerror}") from err
+    print(f"wrote {out}", file=sys.stderr)
+
+
+def print_rich(renderables: list[Any], out: str | None) -> None:
+    """Print rich renderables, or write them to `out` as plain text."""
+    if out is None:
+        console = Console()
+        for renderable in renderables:
+            console.print(renderable)
+        return
+    buffer = io.StringIO()
+    console = Console(file=buffer, width=120, color_system=None)
+    for renderable in renderables:
+        console.print(renderable)
+    emit(buffer.getvalue(), out)
+
+
+def cmd_compare(args: argparse.Namespace) -> int:
+    from lctui.analysis.compare import compare
+    from lctui.analysis.report_md import compare_blocks, render
+
+    if args.resamples < 100:
+        raise UserInputError(f"--resamples {args.resamples}: give at least 100")
+    with open_results(args) as store:
+        result = compare(
+            store,
+            args.a,
+            args.b,
+            threshold=args.threshold,
+            resamples=args.resamples,
+            seed=args.seed,
+        )
+    if not result.cells:
+        raise UserInputError(
+            f"{args.a} and {args.b} share no scored example ({result.only_a} only in A, "
+            f"{result.only_b} only in B, {result.errors_a + result.errors_b} failed): run both "
+            "on the same tasks, lengths and seed"
+        )
+    if args.format == "json":
+        emit(json.dumps(result.as_dict(), indent=2) + "\n", args.out)
+    elif args.format == "md":
+        emit(render(compare_blocks(result), "md"), args.out)
+    else:
+        print_rich(_tables(result, args.changed), args.out)
+    return 0
+
+
+def _fmt(value: float | None, signed: bool = False) -> str:
+    if value is None:
+        return "-"
+    return f"{value:+.3f}" if signed else f"{value:.3f}"
+
+
+def _tables(result: Any, shown: int) -> list[Any]:
+    table = Table(title=f"A = {result.a.spec}  vs  B = {result.b.spec}")
+    for name in ("task", "length", "n", "A", "B", "A - B", "95% CI", "test", "p"):
+        table.add_column(name, justify="left" if name in ("task", "test") else "right")
+    for c in result.cells:
+        colour = "green" if c.p is not None and c.p < 0.05 and c.diff > 0 else (
+            "red" if c.p is not None and c.p < 0.05 and c.diff < 0 else ""
+        )  # fmt: skip
+        ci = "-" if c.ci.low is None else f"[{_fmt(c.ci.low, True)}, {_fmt(c.ci.high, True)}]"
+        p = "-" if c.p is None else f"{c.p:.3g}"
+        table.add_row(
+            c.label, format_length(c.length), str(c.n), _fmt(c.mean_a), _fmt(c.mean_b),
+            f"[{colour}]{_fmt(c.diff, True)}[/]" if colour else _fmt(c.diff, True), ci, c.test, p,
+        )  # fmt: skip
+    notes = [
+        f"left out: {result.only_a} example(s) only in A, {result.only_b} only in B, "
+        f"{result.errors_a} failed in A, {result.errors_b} failed in B",
+        f"changed (|A - B| >= {result.threshold:g}): {result.a_better} A better, "
+        f"{result.b_better} B better",
+    ]
+    notes += [
+        f"p missing for {c.label} @ {format_length(c.length)}: {c.reason}"
+        for c in result.cells
+        if c.reason
+    ]
+    out: list[Any] = [table, "\n".join(notes)]
+    if result.changed and shown > 0:
+        changed = Table(title="changed examples (largest |A - B| first)")
+        for name in ("task", "length", "example", "A", "B", "generation A", "generation B"):
+            changed.add_column(name, overflow="fold")
+        for ch in result.changed[:shown]:
+            changed.add_row(
+                ch.task, format_length(ch.length), ch.example_id, _fmt(ch.score_a),
+                _fmt(ch.score_b), ch.generation_a, ch.generation_b,
+            )  # fmt: skip
+        out.append(changed)
+    return out

@@ -1,0 +1,412 @@
+"""Judge finished generations with an LLM judge: cached calls, stored verdicts, no crashes.
+
+A `Judging` collects the generations of a run whose example asks for a judge
+(metadata "judge": "qa" | "summ") and judges them once the run's generations are
+done (or, for `lctui judge`, stored generations afterwards). Every call goes through
+the judge_calls cache first; every verdict becomes an extra score row (scorer
+"judge") with rubric points. A judge that fails leaves an error score, never a
+crashed run. With `batch`, an OpenAI-compatible judge gets one Batch API job.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import io
+import json
+import os
+import time
+import uuid
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any, Protocol, runtime_checkable
+
+import duckdb
+
+from lctui.core.errors import LctuiError, UserInputError
+from lctui.core.hashing import stable_hash
+from lctui.core.protocols import Backend
+from lctui.core.types import Example, ModelSpec, Score
+from lctui.scoring.base import error_score
+from lctui.scoring.judge import (
+    JUDGE_SCORER,
+    METRICS,
+    JudgePrompt,
+    JudgeReply,
+    JudgeTask,
+    ask_judge,
+    judge_prompts,
+    judge_score,
+    judge_task,
+    parse_reply,
+    shorten,
+)
+from lctui.store.judge_calls import (
+    JudgeCall,
+    add_judge_calls,
+    judge_candidates,
+    lookup_judge_calls,
+)
+from lctui.store.queries import load_example
+
+BackendLoader = Callable[[ModelSpec, "str | None"], Backend]
+WRITE_EVERY = 16  # judge calls buffered before they are written
+BATCH_POLL_S = 10.0
+
+
+@runtime_checkable
+class JudgeStore(Protocol):
+    """What judging needs from the store: scores and models go through the writer."""
+
+    def add_model(
+        self, spec: ModelSpec, model_id: str, tokenizer: str, max_context: int
+    ) -> None: ...
+
+    def add_score(self, generation_id: str, score: Score) -> None: ...
+
+    def cursor(self) -> duckdb.DuckDBPyConnection: ...
+
+
+@dataclass
+class JudgeSummary:
+    """What one judging pass did (cached calls cost nothing and are counted apart)."""
+
+    judged: int = 0
+    calls: int = 0
+    cached: int = 0
+    unparsed: int = 0
+    errors: int = 0
+    prompt_tokens: int = 0
+    output_tokens: int = 0
+    messages: list[str] = field(default_factory=list)
+
+
+class Judging:
+    """Judges (generation_id, JudgeTask) items with one judge model."""
+
+    def __init__(
+        self,
+        spec: ModelSpec,
+        load_backend: BackendLoader,
+        store: object,
+        *,
+        batch: bool = False,
+        poll_s: float = BATCH_POLL_S,
+    ) -> None:
+        if not isinstance(store, JudgeStore):
+            raise UserInputError("a judge needs a results store that can be read and written")
+        if batch and spec.backend != "openai":
+            raise UserInputError(
+                "--judge-batch uses the OpenAI Batch API, so the judge must be an openai model; "
+                f"{spec.name} has backend {spec.backend!r}: drop --judge-batch or pick "
+                "another judge"
+            )
+        self.spec = spec
+        self._load_backend = load_backend
+        self.store: JudgeStore = store
+        self._batch = batch
+        self._poll_s = poll_s
+        self._items: list[tuple[str, JudgeTask]] = []
+        self._pending: list[JudgeCall] = []
+        self.summary = JudgeSummary()
+
+    def collect(self, example: Example, generation_id: str, output: str) -> None:
+        """Remember a finished generation if its example asks for a judge."""
+        try:
+            task = judge_task(example, output)
+        except ValueError as exc:
+            self._fail(generation_id, str(example.metadata.get("judge")), str(exc))
+            return
+        if task is not None:
+            self._items.append((generation_id, task))
+
+    async def finish(self) -> JudgeSummary:
+        """Judge everything collected; the judge is loaded only if there is work."""
+        items, self._items = self._items, []
+        return await self.judge(items)
+
+    async def judge(self, items: Sequence[tuple[str, JudgeTask]]) -> JudgeSummary:
+        if not items:
+            return self.summary
+        backend: Backend | None = None
+        try:
+            if self._batch:
+                fingerprint = stable_hash("openai-batch", _client_settings(self.spec))
+                self.store.add_model(self.spec, fingerprint, "", 0)
+            else:
+                backend = await asyncio.to_thread(self._load_backend, self.spec, None)
+                fingerprint = backend.fingerprint
+                self.store.add_model(
+                    self.spec, fingerprint, backend.tokenizer.name, backend.max_context
+                )
+        except Exception as exc:  # a judge that cannot load fails its items, not the run
+            for generation_id, task in items:
+                self._fail(generation_id, task.kind, f"judge {self.spec.name} unavailable: {exc}")
+            return self.summary
+        try:
+            prompts = {gid: judge_prompts(task) for gid, task in items}
+            hashes = {stable_hash(p.text, length=24) for ps in prompts.values() for p in ps}
+            cached = await asyncio.to_thread(self._lookup, fingerprint, hashes)
+            if self._batch:
+                await self._run_batch(fingerprint, items, prompts, cached)
+            else:
+                assert backend is not None
+                await self._run_calls(backend, fingerprint, items, prompts, cached)
+        finally:
+            await asyncio.to_thread(self._write_pending)
+            if backend is not None:
+                await backend.close()
+        return self.summary
+
+    # -- one judge call at a time, bounded by the judge's concurrency --------------------
+
+    async def _run_calls(
+        self,
+        backend: Backend,
+        fingerprint: str,
+        items: Sequence[tuple[str, JudgeTask]],
+        prompts: Mapping[str, Sequence[JudgePrompt]],
+        cached: dict[str, JudgeCall],
+    ) -> None:
+        slots = asyncio.Semaphore(max(1, backend.max_concurrency))
+        inflight: dict[str, asyncio.Future[JudgeCall]] = {}  # one call per prompt hash
+
+        async def call(generation_id: str, prompt: JudgePrompt) -> JudgeCall:
+            key = stable_hash(prompt.text, length=24)
+            if key in cached:
+                self.summary.cached += 1
+                return cached[key]
+            if key not in inflight:
+
+                async def make() -> JudgeCall:
+                    async with slots:
+                        reply = await ask_judge(backend, prompt)
+                    return self._record(fingerprint, generation_id, prompt, reply, batch=False)
+
+                inflight[key] = asyncio.ensure_future(make())
+            else:
+                self.summary.cached += 1
+            return await asyncio.shield(inflight[key])
+
+        async def one(generation_id: str, task: JudgeTask) -> None:
+            try:
+                calls = [await call(generation_id, p) for p in prompts[generation_id]]
+            except asyncio.CancelledError:
+                raise
+            except Exception as exc:
+                self._fail(generation_id, task.kind, f"judge call failed: {_describe(exc)}")
+                return
+            self._score(generation_id, task, prompts[generation_id], calls)
+
+        await asyncio.gather(*(one(gid, task) for gid, task in items))
+
+    def _record(
+        self,
+        fingerprint: str,
+        generation_id: str,
+        prompt: JudgePrompt,
+        reply: JudgeReply,
+        batch: bool,
+    ) -> JudgeCall:
+        record = JudgeCall(
+            call_id=uuid.uuid4().hex,
+            generation_id=generation_id,
+            judge_model=fingerprint,
+            prompt_hash=stable_hash(prompt.text, length=24),
+            prompt=prompt.text,
+            response=reply.text,
+            parsed={
+                "role": prompt.role,
+                "verdict": parse_reply(prompt, reply.text),
+                "prompt_tokens": reply.prompt_tokens,
+                "output_tokens": reply.output_tokens,
+                "latency_s": round(reply.latency_s, 4),
+                "batch": batch,
+            },
+            created_at=time.time(),
+        )
+        self.summary.calls += 1
+        self.summary.prompt_tokens += reply.prompt_tokens
+        self.summary.output_tokens += reply.output_tokens
+        self._pending.append(record)
+        if len(self._pending) >= WRITE_EVERY:
+            self._write_pending()
+        return record
+
+    def _score(
+        self,
+        generation_id: str,
+        task: JudgeTask,
+        prompts: Sequence[JudgePrompt],
+        calls: Sequence[JudgeCall],
+    ) -> None:
+        parsed = {p.role: c.verdict for p, c in zip(prompts, calls, strict=True)}
+        replies = {p.role: c.response for p, c in zip(prompts, calls, strict=True)}
+        extras = {"judge": self.spec.name, "judge_calls": [c.call_id for c in calls]}
+        score = judge_score(task, parsed, replies, extras)
+        self.summary.judged += 1
+        self.summary.unparsed += score.status.value == "unparsed"
+        self.store.add_score(generation_id, score)
+
+    def _fail(self, generation_id: str, kind: str, message: str) -> None:
+        self.summary.errors += 1
+        if message not in self.summary.messages:
+            self.summary.messages.append(message)
+        metric = METRICS.get(kind, "judge")
+        self.store.add_score(
+            generation_id, error_score(message, scorer=JUDGE_SCORER, metric=metric)
+        )
+
+    def _lookup(self, fingerprint: str, hashes: set[str]) -> dict[str, JudgeCall]:
+        return lookup_judge_calls(self.store, fingerprint, hashes)
+
+    def _write_pending(self) -> None:
+        pending, self._pending = self._pending, []
+        add_judge_calls(self.store, pending)
+
+    # -- the OpenAI Batch API --------------------------------------------------------
+
+    async def _run_batch(
+        self,
+        fingerprint: str,
+        items: Sequence[tuple[str, JudgeTask]],
+        prompts: Mapping[str, Sequence[JudgePrompt]],
+        cached: dict[str, JudgeCall],
+    ) -> None:
+        todo: dict[str, tuple[str, JudgePrompt]] = {}  # prompt hash -> first asker, prompt
+        for generation_id, _ in items:
+            for prompt in prompts[generation_id]:
+                key = stable_hash(prompt.text, length=24)
+                if key in cached or key in todo:
+                    self.summary.cached += 1
+                else:
+                    todo[key] = (generation_id, prompt)
+        failed: dict[str, str] = {}
+        if todo:
+            try:
+                results = await _submit_batch(self.spec, todo, self._poll_s)
+            except Exception as exc:  # the batch failing fails its items, not the run
+                results = {k: (None, _describe(exc)) for k in todo}
+            for key, (generation_id, prompt) in todo.items():
+                reply, error = results.get(key, (None, "missing from the batch output"))
+                if reply is None:
+                    failed[key] = error or "no reply"
+                    continue
+                cached[key] = self._record(fingerprint, generation_id, prompt, reply, batch=True)
+        for generation_id, task in items:
+            keys = [stable_hash(p.text, length=24) for p in prompts[generation_id]]
+            errors = [failed[k] for k in keys if k in failed]
+            if errors:
+                self._fail(generation_id, task.kind, errors[0])
+            else:
+                self._score(generation_id, task, prompts[generation_id], [cached[k] for k in keys])
+
+
+async def judge_stored(judging: Judging, run_id: str | None = None) -> tuple[int, JudgeSummary]:
+    """Judge the latest stored generations (of one run) that ask for a judge.
+
+    Returns how many generations were found and what judging them did.
+    """
+    store = judging.store
+    found = await asyncio.to_thread(judge_candidates, store, run_id)
+    examples: dict[str, Example | None] = {}
+    for generation_id, example_id, output in found:
+        if example_id not in examples:
+            examples[example_id] = await asyncio.to_thread(load_example, store, example_id)
+        example = examples[example_id]
+        if example is not None:
+            judging.collect(example, generation_id, output)
+    return len(found), await judging.finish()
+
+
+def _client_settings(spec: ModelSpec) -> dict[str, str]:
+    """base_url (the first if several), API key variable and served model name."""
+    base = spec.params.get("base_url") or "https://api.openai.com/v1"
+    if isinstance(base, list):
+        base = base[0]
+    return {
+        "base_url": str(base),
+        "api_key_env": str(spec.params.get("api_key_env") or "OPENAI_API_KEY"),
+        "model": str(spec.params.get("model") or spec.path or spec.name),
+    }
+
+
+async def _submit_batch(
+    spec: ModelSpec, todo: Mapping[str, tuple[str, JudgePrompt]], poll_s: float
+) -> dict[str, tuple[JudgeReply | None, str | None]]:
+    """Upload the prompts as a JSONL batch, wait for it, and read every result line."""
+    import openai
+
+    settings = _client_settings(spec)
+    key = os.environ.get(settings["api_key_env"])
+    if not key:
+        raise UserInputError(
+            f"judge {spec.name}: set the API key in the environment variable "
+            f"{settings['api_key_env']} (keys are never read from the database)"
+        )
+    lines = [json.dumps(batch_request_line(k, settings["model"], p)) for k, (_, p) in todo.items()]
+    client = openai.AsyncOpenAI(base_url=settings["base_url"], api_key=key)
+    try:
+        upload = await client.files.create(
+            file=("lctui-judge.jsonl", io.BytesIO("\n".join(lines).encode())), purpose="batch"
+        )
+        job = await client.batches.create(
+            input_file_id=upload.id, endpoint="/v1/chat/completions", completion_window="24h"
+        )
+        while job.status not in ("completed", "failed", "expired", "cancelled"):
+            await asyncio.sleep(poll_s)
+            job = await client.batches.retrieve(job.id)
+        results: dict[str, tuple[JudgeReply | None, str | None]] = {}
+        for file_id in (job.output_file_id, job.error_file_id):
+            if file_id:
+                content = await client.files.content(file_id)
+                for raw in content.text.splitlines():
+                    if raw.strip():
+                        custom_id, reply, error = batch_result(json.loads(raw))
+                        results[custom_id] = (reply, error)
+        if job.status != "completed":
+            reason = f"the judge batch {job.id} ended {job.status}"
+            for k in todo:
+                results.setdefault(k, (None, reason))
+        return results
+    except openai.APIError as exc:
+        raise LctuiError(f"judge {spec.name}: the Batch API refused the job: {exc}") from exc
+    finally:
+        await client.close()
+
+
+def batch_request_line(custom_id: str, model: str, prompt: JudgePrompt) -> dict[str, Any]:
+    """One line of an OpenAI Batch API input file (chat completions, greedy)."""
+    return {
+        "custom_id": custom_id,
+        "method": "POST",
+        "url": "/v1/chat/completions",
+        "body": {
+            "model": model,
+            "messages": [{"role": "user", "content": prompt.text}],
+            "max_tokens": prompt.max_new_tokens,
+            "temperature": 0,
+        },
+    }
+
+
+def batch_result(line: Mapping[str, Any]) -> tuple[str, JudgeReply | None, str | None]:
+    """(custom_id, reply, error) from one line of a Batch API output or error file."""
+    custom_id = str(line.get("custom_id", ""))
+    response = line.get("response") or {}
+    body = response.get("body") or {}
+    if line.get("error") or response.get("status_code", 200) != 200 or not body.get("choices"):
+        error = line.get("error") or body.get("error") or f"status {response.get('status_code')}"
+        return custom_id, None, f"batch request failed: {shorten(json.dumps(error), 300)}"
+    usage = body.get("usage") or {}
+    text = body["choices"][0].get("message", {}).get("content") or ""
+    reply = JudgeReply(
+        str(text),
+        int(usage.get("prompt_tokens") or 0),
+        int(usage.get("completion_tokens") or 0),
+        0.0,
+    )
+    return custom_id, reply, None
+
+
+def _describe(exc: BaseException) -> str:
+    return str(exc) if isinstance(exc, LctuiError) else f"{type(exc).__name__}: {exc}"

@@ -1,0 +1,169 @@
+"""A/B comparison on two real gold runs in one file, with rows altered to differ."""
+
+from __future__ import annotations
+
+import shutil
+from collections.abc import Iterator
+from pathlib import Path
+
+import duckdb
+import numpy as np
+import pytest
+from scipy import stats as sps
+
+from lctui.analysis.compare import compare, output_diff, side_by_side
+from lctui.cli import main
+from lctui.core.errors import UserInputError
+from lctui.store import Store, open_store
+
+RUN = ["run", "--model", "gold", "--tasks", "niah_single_1", "--lengths", "1k", "--n", "8"]
+
+
+@pytest.fixture(scope="module")
+def built(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, str, str]:
+    """Two runs of gold on the same 8 examples (the second at another temperature, so a
+    new generation key) and the ids of both runs."""
+    folder = tmp_path_factory.mktemp("compare")
+    db = folder / "ab.duckdb"
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setenv("LCTUI_DATA_DIR", str(folder / "data"))
+        assert main([*RUN, "--db", str(db)]) == 0
+        assert main([*RUN, "--temperature", "0.5", "--db", str(db)]) == 0
+    con = duckdb.connect(str(db))
+    runs = [r[0] for r in con.execute("SELECT run_id FROM runs ORDER BY started_at").fetchall()]
+    con.close()
+    assert len(runs) == 2
+    return db, runs[0], runs[1]
+
+
+def alter(db: Path, run_a: str, run_b: str) -> list[str]:
+    """Examples e0..e7 (by id): B lacks e0 and e1, B failed on e2, B is wrong on e3-e5,
+    A is wrong on e6, both are right on e7. Returns the example ids in that order."""
+    con = duckdb.connect(str(db))
+    examples = [r[0] for r in con.execute("SELECT example_id FROM examples ORDER BY 1").fetchall()]
+
+    def gen(run: str, example: str) -> str:
+        row = con.execute(
+            "SELECT generation_id FROM generations WHERE run_id = ? AND example_id = ?",
+            [run, example],
+        ).fetchone()
+        assert row is not None
+        return str(row[0])
+
+    for example in examples[:2]:
+        con.execute("DELETE FROM generations WHERE generation_id = ?", [gen(run_b, example)])
+    failed = gen(run_b, examples[2])
+    con.execute(
+        "UPDATE generations SET status = 'error', error = 'boom' WHERE generation_id = ?", [failed]
+    )
+    con.execute(
+        "UPDATE scores SET status = 'error', value = NULL WHERE generation_id = ?", [failed]
+    )
+    for example in examples[3:6]:
+        con.execute("UPDATE scores SET value = 0 WHERE generation_id = ?", [gen(run_b, example)])
+    con.execute("UPDATE scores SET value = 0 WHERE generation_id = ?", [gen(run_a, examples[6])])
+    con.execute(
+        "UPDATE generations SET output = 'no idea at all' WHERE generation_id = ?",
+        [gen(run_b, examples[3])],
+    )
+    con.close()
+    return examples
+
+
+@pytest.fixture
+def altered(
+    built: tuple[Path, str, str], tmp_path: Path
+) -> Iterator[tuple[Store, str, str, list[str]]]:
+    db, run_a, run_b = built
+    copy = tmp_path / "ab.duckdb"
+    shutil.copy(db, copy)
+    examples = alter(copy, run_a, run_b)
+    with open_store(copy) as store:
+        yield store, f"run:{run_a}", f"run:{run_b}", examples
+
+
+def test_pairs_only_shared_examples_and_counts_the_rest(
+    altered: tuple[Store, str, str, list[str]],
+) -> None:
+    store, a, b, _ = altered
+    result = compare(store, a, b)
+    assert (result.only_a, result.only_b, result.errors_a, result.errors_b) == (2, 0, 0, 1)
+    (cell,) = result.cells
+    assert (cell.task, cell.length, cell.n) == ("niah_single_1", 1024, 5)
+    assert cell.mean_a == pytest.approx(4 / 5) and cell.mean_b == pytest.approx(2 / 5)
+    assert cell.diff == pytest.approx(0.4)
+    assert cell.test == "mcnemar"
+    assert cell.p == pytest.approx(sps.binomtest(3, 4, 0.5).pvalue)
+    d = np.array([1, 1, 1, -1, 0], dtype=float)
+    expected = sps.ttest_rel(d, np.zeros(5)).confidence_interval()
+    assert cell.ci.pair() == pytest.approx([expected.low, expected.high])
+    assert (cell.a_better, cell.b_better) == (3, 1)
+
+
+def test_changed_pairs_carry_both_generations_and_open_side_by_side(
+    altered: tuple[Store, str, str, list[str]],
+) -> None:
+    store, a, b, examples = altered
+    result = compare(store, a, b)
+    changed = {c.example_id: c for c in result.changed}
+    assert set(changed) == set(examples[3:7])
+    assert [changed[e].a_better for e in examples[3:7]] == [True, True, True, False]
+    view = side_by_side(store, changed[examples[3]])
+    assert view.a["generation_id"] == changed[examples[3]].generation_a
+    assert view.b["output"] == "no idea at all"
+    assert view.a["scores"] and view.b["scores"]
+    assert any(span.kind != "equal" for span in view.diff)
+    assert "".join(s.b for s in view.diff) == "no idea at all"
+
+
+def test_graded_scores_use_wilcoxon_and_a_bootstrap_interval(
+    altered: tuple[Store, str, str, list[str]],
+) -> None:
+    store, a, b, examples = altered
+    cur = store.cursor()
+    cur.execute(
+        "UPDATE scores SET value = 0.5 WHERE generation_id IN (SELECT generation_id FROM "
+        "generations WHERE run_id = ? AND example_id = ?)",
+        [a.removeprefix("run:"), examples[7]],
+    )
+    cur.close()
+    result = compare(store, a, b, seed=3)
+    (cell,) = result.cells
+    assert cell.test == "wilcoxon"
+    # e7: A 0.5, B 1; so d = A - B is 1, 1, 1, -1, -0.5: five non-zero differences.
+    d = np.array([1, 1, 1, -1, -0.5])
+    assert cell.p == pytest.approx(float(sps.wilcoxon(d).pvalue)) and cell.reason is None
+    assert (cell.a_better, cell.b_better) == (3, 2)
+    assert cell.ci.method == "bootstrap" and cell.ci.low is not None and cell.ci.high is not None
+    assert cell.ci.low <= cell.diff <= cell.ci.high
+    assert compare(store, a, b, seed=3).cells[0].ci == cell.ci
+
+
+def test_as_dict_is_the_issue_json(altered: tuple[Store, str, str, list[str]]) -> None:
+    store, a, b, _ = altered
+    out = compare(store, a, b).as_dict()
+    assert set(out) == {"a", "b", "unmatched", "cells"}
+    assert (out["a"], out["b"]) == (a, b)
+    (cell,) = out["cells"]
+    assert list(cell) == ["task", "length", "n", "mean_a", "mean_b", "diff", "ci", "test", "p"]
+    assert len(cell["ci"]) == 2
+
+
+def test_sides_resolve_with_clear_errors(altered: tuple[Store, str, str, list[str]]) -> None:
+    store, a, b, _ = altered
+    assert compare(store, f"{a}@gold", b).cells[0].n == 5
+    with pytest.raises(UserInputError, match=r"no model 'nope'.*models: gold"):
+        compare(store, "nope", b)
+    with pytest.raises(UserInputError, match="no generations of run 'missing'"):
+        compare(store, "run:missing", b)
+    with pytest.raises(UserInputError, match="has no model 'other'"):
+        compare(store, f"{a}@other", b)
+    with pytest.raises(UserInputError, match="same generations"):
+        compare(store, a, a)
+
+
+def test_output_diff_keeps_text_and_marks_changes() -> None:
+    spans = output_diff("the key is 42.", "the key is 17.")
+    assert "".join(s.a for s in spans) == "the key is 42."
+    assert "".join(s.b for s in spans) == "the key is 17."
+    assert [s.kind for s in spans if s.kind != "equal"] == ["replace"]

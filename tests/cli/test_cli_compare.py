@@ -1,0 +1,115 @@
+"""`lctui compare`, `lctui correlate` and `lctui export-report` from the command line."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import duckdb
+import pytest
+
+from lctui.cli import main
+
+RUN = ["run", "--model", "gold", "--tasks", "niah_single_1", "--lengths", "1k", "--n", "4"]
+
+
+@pytest.fixture(scope="module")
+def two_runs(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, str, str]:
+    """Two gold runs; B is made wrong on the first two examples."""
+    folder = tmp_path_factory.mktemp("cli-compare")
+    db = folder / "ab.duckdb"
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setenv("LCTUI_DATA_DIR", str(folder / "data"))
+        assert main([*RUN, "--db", str(db)]) == 0
+        assert main([*RUN, "--temperature", "0.5", "--db", str(db)]) == 0
+    con = duckdb.connect(str(db))
+    run_a, run_b = (
+        r[0] for r in con.execute("SELECT run_id FROM runs ORDER BY started_at").fetchall()
+    )
+    con.execute(
+        "UPDATE scores SET value = 0 WHERE generation_id IN (SELECT generation_id FROM "
+        "generations WHERE run_id = ? ORDER BY example_id LIMIT 2)",
+        [run_b],
+    )
+    con.close()
+    return db, f"run:{run_a}", f"run:{run_b}"
+
+
+def test_compare_json_is_the_issue_shape(
+    two_runs: tuple[Path, str, str], capsys: pytest.CaptureFixture[str]
+) -> None:
+    db, a, b = two_runs
+    assert main(["compare", a, b, "--db", str(db), "--format", "json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert set(out) == {"a", "b", "unmatched", "cells"}
+    assert out["unmatched"] == {"only_a": 0, "only_b": 0, "errors_a": 0, "errors_b": 0}
+    (cell,) = out["cells"]
+    assert {k: cell[k] for k in ("task", "length", "n", "mean_a", "mean_b", "test")} == {
+        "task": "niah_single_1",
+        "length": 1024,
+        "n": 4,
+        "mean_a": 1.0,
+        "mean_b": 0.5,
+        "test": "mcnemar",
+    }
+    assert cell["diff"] == pytest.approx(0.5) and cell["p"] == pytest.approx(0.5)
+    assert len(cell["ci"]) == 2 and cell["ci"][0] < 0.5 < cell["ci"][1]
+
+
+def test_compare_table_and_markdown(
+    two_runs: tuple[Path, str, str],
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+    tmp_path: Path,
+) -> None:
+    db, a, b = two_runs
+    monkeypatch.setenv("COLUMNS", "200")
+    assert main(["compare", a, b, "--db", str(db)]) == 0
+    table = capsys.readouterr().out
+    assert "niah_single_1" in table and "mcnemar" in table and "+0.500" in table
+    assert "changed (|A - B| >= 0.5): 2 A better, 0 B better" in table
+    out = tmp_path / "ab.md"
+    assert main(["compare", a, b, "--db", str(db), "--format", "md", "--out", str(out)]) == 0
+    markdown = out.read_text(encoding="utf-8")
+    assert "| task | length | n | A | B | A - B | 95% CI | test | p |" in markdown
+    assert "| niah_single_1 | 1k | 4 | 1.000 | 0.500 | +0.500 |" in markdown
+
+
+def test_bad_sides_exit_2_with_a_clear_message(
+    two_runs: tuple[Path, str, str], capsys: pytest.CaptureFixture[str]
+) -> None:
+    db, a, _ = two_runs
+    assert main(["compare", a, "nope", "--db", str(db)]) == 2
+    err = capsys.readouterr().err
+    assert "no model 'nope' in the database (models: gold)" in err
+    assert "Traceback" not in err
+    assert main(["compare", "run:xyz", a, "--db", str(db)]) == 2
+    assert "no generations of run 'xyz'" in capsys.readouterr().err
+
+
+def test_correlate_with_too_few_models_says_so(
+    two_runs: tuple[Path, str, str], capsys: pytest.CaptureFixture[str]
+) -> None:
+    db, _, _ = two_runs
+    assert main(["correlate", "--db", str(db), "--length", "1k"]) == 2
+    err = capsys.readouterr().err
+    assert "only 0 model(s) have scores at 1k" in err and "at least 5" in err
+
+
+def test_export_report_of_a_run_in_markdown_and_html(
+    two_runs: tuple[Path, str, str], capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    db, _, b = two_runs
+    run_b = b.removeprefix("run:")
+    assert main(["export-report", "--db", str(db), "--run", run_b]) == 0
+    markdown = capsys.readouterr().out
+    assert f"## Run {run_b}" in markdown
+    assert "| gold / niah_single_1 | 0.50 n=4 |" in markdown
+    out = tmp_path / "run.html"
+    assert (
+        main(["export-report", "--db", str(db), "--run", run_b, "--html", "--out", str(out)]) == 0
+    )
+    page = out.read_text(encoding="utf-8")
+    assert "<table" in page and "background:#" in page and "0.50 n=4" in page
+    assert main(["export-report", "--db", str(db), "--run", "nope"]) == 2
+    assert "no run 'nope'" in capsys.readouterr().err

@@ -1,0 +1,80 @@
+"""`lctui stats` and `lctui judge` from the command line: tables, JSON, prices, clear errors."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import duckdb
+import pytest
+
+from lctui.cli import main
+
+
+@pytest.fixture
+def gold_db(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> Path:
+    db = tmp_path / "gold.duckdb"
+    args = ["run", "--model", "gold", "--tasks", "niah_single_1", "--lengths", "1k", "--n", "2"]
+    assert main([*args, "--db", str(db)]) == 0
+    capsys.readouterr()
+    return db
+
+
+def test_stats_table_and_json_after_a_gold_run(
+    gold_db: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("COLUMNS", "200")
+    assert main(["stats", "--db", str(gold_db)]) == 0
+    table = capsys.readouterr().out
+    assert "gold (reference)" in table and "TTFT p50" in table
+    assert main(["stats", "--db", str(gold_db), "--format", "json"]) == 0
+    (account,) = json.loads(capsys.readouterr().out)
+    (model,) = account["models"]
+    assert (model["model"], model["generations"], model["errors"]) == ("gold", 2, 0)
+    assert model["ttft_p50_s"] is not None and model["output_tok_s"] > 0
+    assert model["cost_usd"] is None and account["cost_usd"] is None
+
+
+def test_stats_cost_comes_from_the_config_price_table(
+    gold_db: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    config = tmp_path / "lctui.toml"
+    config.write_text("[prices.gold]\ninput = 3.0\noutput = 15.0\n", encoding="utf-8")
+    assert main(["stats", "--db", str(gold_db), "--config", str(config), "--format", "json"]) == 0
+    (account,) = json.loads(capsys.readouterr().out)
+    con = duckdb.connect(str(gold_db), read_only=True)
+    sums = con.execute("SELECT sum(prompt_tokens), sum(output_tokens) FROM generations").fetchone()
+    con.close()
+    assert sums is not None
+    expected = (sums[0] * 3.0 + sums[1] * 15.0) / 1e6
+    assert account["models"][0]["cost_usd"] == pytest.approx(expected)
+    assert account["cost_usd"] == pytest.approx(expected)
+
+
+def test_stats_of_an_unknown_run_says_how_to_list_runs(
+    gold_db: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert main(["stats", "--db", str(gold_db), "--run", "nope"]) == 2
+    err = capsys.readouterr().err
+    assert "holds no generations of run nope" in err and "SELECT run_id" in err
+    assert "Traceback" not in err
+
+
+@pytest.mark.parametrize(
+    ("argv", "message"),
+    [
+        (["judge", "--judge", "gold"], "nothing was judged"),
+        (["judge", "--judge", "gold", "--judge-batch"], "the judge must be an openai model"),
+        (["judge", "--judge", "no-such-judge"], "unknown model 'no-such-judge'"),
+        (
+            ["run", "--model", "gold", "--tasks", "niah_single_1", "--judge-batch"],
+            "--judge-batch needs --judge MODEL",
+        ),
+    ],
+)
+def test_judge_options_fail_with_one_clear_line(
+    gold_db: Path, capsys: pytest.CaptureFixture[str], argv: list[str], message: str
+) -> None:
+    assert main([*argv, "--db", str(gold_db)]) == 2
+    err = capsys.readouterr().err
+    assert message in err and "Traceback" not in err
