@@ -13,6 +13,7 @@ from dataclasses import dataclass
 import duckdb
 
 from lctui.core.errors import StoreError
+from lctui.store.latest import add_latest_columns
 from lctui.store.views import create_views
 
 # Every timestamp column holds UTC without a time zone, so files read the same anywhere.
@@ -155,6 +156,7 @@ MIGRATIONS: tuple[Migration, ...] = (
     Migration(
         3, "judge_scores, run_model_stats and judge_stats views", lambda con: None, views_only=True
     ),
+    Migration(4, "latest flags on generations, scores and rubric points", add_latest_columns),
 )
 SCHEMA_VERSION = MIGRATIONS[-1].version
 

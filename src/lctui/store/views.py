@@ -66,19 +66,9 @@ from lctui.store.lifeval_views import LIFEVAL_VIEWS
 from lctui.store.stats_views import STATS_VIEWS
 
 VIEWS: dict[str, str] = {
-    "latest_generations": """
-        SELECT * FROM generations
-        QUALIFY row_number() OVER (
-            PARTITION BY gen_key
-            ORDER BY started_at DESC NULLS LAST, generation_id DESC
-        ) = 1
-    """,
-    "latest_scores": """
-        SELECT * FROM scores
-        QUALIFY row_number() OVER (
-            PARTITION BY generation_id, scorer, metric ORDER BY scored_at DESC
-        ) = 1
-    """,
+    # The `latest` flags are kept by the writer and the import (store/latest.py).
+    "latest_generations": "SELECT * EXCLUDE (latest) FROM generations WHERE latest",
+    "latest_scores": "SELECT * EXCLUDE (latest) FROM scores WHERE latest",
     "results": """
         SELECT
             g.run_id,
@@ -139,12 +129,7 @@ VIEWS: dict[str, str] = {
     """,
     # Points of one scorer share the scored_at of the score row written with them.
     "rubric": """
-        WITH latest_points AS (
-            SELECT * FROM rubric_points
-            QUALIFY dense_rank() OVER (
-                PARTITION BY generation_id, scorer ORDER BY scored_at DESC
-            ) = 1
-        )
+        WITH latest_points AS (SELECT * FROM rubric_points WHERE latest)
         SELECT
             g.run_id,
             coalesce(m.name, g.model_id) AS model,

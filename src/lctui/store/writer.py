@@ -24,6 +24,7 @@ from lctui import __version__
 from lctui.core.errors import StoreError
 from lctui.core.types import Example, Generation, ModelSpec, Score
 from lctui.store import rows
+from lctui.store.latest import refresh_latest
 from lctui.store.rows import Row
 
 RUN_STATUSES = ("running", "finished", "cancelled", "failed")
@@ -267,6 +268,7 @@ class StoreWriter:
             try:
                 for table in batch:
                     self._insert(con, table, f"_lctui_batch_{table}")
+                self._refresh_latest(con, batch)
                 con.commit()
             except BaseException:
                 con.rollback()
@@ -282,6 +284,21 @@ class StoreWriter:
                 with contextlib.suppress(duckdb.Error):
                     con.unregister(view)
         return n
+
+    @staticmethod
+    def _refresh_latest(con: duckdb.DuckDBPyConnection, batch: dict[str, list[Row]]) -> None:
+        """Keep the `latest` flags true only on the newest rows of the keys just written."""
+        gen_keys = "(SELECT gen_key FROM _lctui_batch_generations)"
+        ids = [
+            f"(SELECT generation_id FROM _lctui_batch_{table})"
+            for table in ("scores", "rubric_points")
+            if table in batch
+        ]
+        refresh_latest(
+            con,
+            gen_keys if "generations" in batch else None,
+            f"({' UNION ALL '.join(ids)})" if ids else None,
+        )
 
     def _insert(self, con: duckdb.DuckDBPyConnection, table: str, view: str) -> None:
         verb = "INSERT OR IGNORE INTO" if table in _IDEMPOTENT else "INSERT INTO"
