@@ -37,6 +37,10 @@ class LctuiApp(App[None]):
         Binding("ctrl+n", "new_run", "New run", id="new_run"),
         # Left out of the footer, which is full at 80 columns; help and ctrl+p list it.
         Binding("L", "show_lifbench", "LIFBench", id="lifbench", show=False),
+        Binding("C", "show_compare", "Compare A/B", id="compare", show=False),
+        Binding("S", "show_correlation", "Correlation", id="correlation", show=False),
+        Binding("V", "show_curves", "Length views", id="curves", show=False),
+        Binding("Q,ctrl+e", "show_sql_console", "SQL console", id="sql_console", show=False),
         Binding("ctrl+t", "next_theme", "Theme", id="theme"),
         Binding("ctrl+q", "quit", "Quit", id="quit"),
     ]
@@ -136,8 +140,32 @@ class LctuiApp(App[None]):
     def action_show_lifbench(self) -> None:
         from lctui.tui.screens.lifbench import LifbenchScreen
 
-        if not isinstance(self.screen, LifbenchScreen):
-            self.push_screen(LifbenchScreen())
+        self._push_once(LifbenchScreen)
+
+    def action_show_compare(self) -> None:
+        from lctui.tui.screens.compare import CompareScreen
+
+        self._push_once(CompareScreen)
+
+    def action_show_correlation(self) -> None:
+        from lctui.tui.screens.correlation import CorrelationScreen
+
+        self._push_once(CorrelationScreen)
+
+    def action_show_curves(self) -> None:
+        from lctui.tui.screens.curves import CurvesScreen
+
+        self._push_once(CurvesScreen)
+
+    def action_show_sql_console(self) -> None:
+        from lctui.tui.screens.sql_console import SqlConsoleScreen
+
+        self._push_once(SqlConsoleScreen)
+
+    def _push_once(self, kind: type[Screen[Any]]) -> None:
+        """Push a new `kind` screen unless one is already on top."""
+        if not isinstance(self.screen, kind):
+            self.push_screen(kind())
 
     def action_new_run(self) -> None:
         if self.read_only:

@@ -1,0 +1,333 @@
+"""The A/B comparison screen: two sides picked from the models and runs in the store,
+a task x length table of paired statistics, and the changed examples.
+
+Every number comes from `analysis.compare.compare` in a thread worker; `enter` on a
+changed example opens the side-by-side view of its two outputs, and `e` / `E` write
+the comparison as markdown / HTML (analysis.report_md) under the data directory.
+"""
+
+from __future__ import annotations
+
+import re
+import time
+from typing import TYPE_CHECKING, ClassVar, cast
+
+import duckdb
+from rich.text import Text
+from textual import on, work
+from textual.app import ComposeResult
+from textual.binding import Binding, BindingType
+from textual.containers import Horizontal
+from textual.content import Content
+from textual.screen import Screen
+from textual.widgets import DataTable, Footer, Select, Static
+
+from lctui.analysis.compare import ChangedExample, CompareCell, CompareResult, compare
+from lctui.analysis.report_md import compare_blocks, render
+from lctui.core.errors import LctuiError
+from lctui.core.lengths import format_length
+from lctui.core.paths import data_dir
+from lctui.tui.widgets.query_guard import QueryGuard
+
+if TYPE_CHECKING:
+    from pathlib import Path
+
+    from lctui.tui.app import LctuiApp
+
+SIGNIFICANT = 0.05
+NO_SIDES = "Fewer than two models or runs in the database: nothing to compare yet."
+_SIDES_SQL = """
+    SELECT 'model' AS kind, name AS spec, name AS label, NULL AS started
+    FROM (SELECT DISTINCT coalesce(m.name, g.model_id) AS name
+          FROM generations AS g LEFT JOIN models AS m USING (model_id))
+    UNION ALL
+    SELECT 'run', 'run:' || g.run_id || CASE WHEN count(*) OVER (PARTITION BY g.run_id) > 1
+                                             THEN '@' || coalesce(m.name, g.model_id) ELSE '' END,
+           coalesce(m.name, g.model_id), min(r.started_at)
+    FROM (SELECT DISTINCT run_id, model_id FROM generations) AS g
+    LEFT JOIN models AS m USING (model_id) LEFT JOIN runs AS r USING (run_id)
+    GROUP BY g.run_id, g.model_id, m.name
+    ORDER BY kind, started, spec
+"""
+
+
+def list_sides(cur: duckdb.DuckDBPyConnection) -> list[tuple[str, str]]:
+    """(label, spec) of every model, then of every run (oldest first)."""
+    sides = []
+    for kind, spec, label, _started in cur.execute(_SIDES_SQL).fetchall():
+        if kind == "model":
+            sides.append((f"model {spec}", str(spec)))
+        else:
+            sides.append((f"{spec} ({label})", str(spec)))  # run ids start with the date
+    return sides
+
+
+def default_sides(specs: list[str]) -> tuple[str, str]:
+    """The first two models; with fewer, the two latest runs (older as A)."""
+    models = [s for s in specs if not s.startswith("run:")]
+    runs = [s for s in specs if s.startswith("run:")]
+    if len(models) >= 2:
+        return models[0], models[1]
+    if len(runs) >= 2:
+        return runs[-2], runs[-1]
+    return specs[0], specs[1]
+
+
+def _signed(value: float | None) -> str:
+    return "-" if value is None else f"{value:+.3f}"
+
+
+def p_text(p: float | None) -> str:
+    if p is None:
+        return "-"
+    return f"{p:.2g}" if p < 0.001 else f"{p:.3f}"
+
+
+def ci_text(cell: CompareCell) -> str:
+    if cell.ci.low is None or cell.ci.high is None:
+        return "-"
+    return f"[{cell.ci.low:+.3f}, {cell.ci.high:+.3f}]"
+
+
+def diff_style(cell: CompareCell) -> str:
+    """Green when A is significantly better, red when B is, muted when not significant."""
+    if cell.p is None or cell.p >= SIGNIFICANT or cell.diff == 0:
+        return "dim"
+    return "bold green" if cell.diff > 0 else "bold red"
+
+
+def report_path(result: CompareResult, fmt: str) -> Path:
+    safe = re.sub(r"[^A-Za-z0-9._-]+", "_", f"{result.a.spec}-vs-{result.b.spec}")
+    stamp = time.strftime("%Y%m%d-%H%M%S")
+    return data_dir() / "reports" / f"compare-{safe}-{stamp}.{fmt}"
+
+
+class CompareScreen(Screen[None]):
+    """Pickers for A and B, the per-cell table, then the changed examples."""
+
+    AUTO_FOCUS = "#compare-changed"
+
+    DEFAULT_CSS = """
+    CompareScreen #compare-pickers { height: auto; }
+    CompareScreen #compare-pickers Select { width: 1fr; }
+    CompareScreen #compare-header {
+        height: auto; max-height: 3; padding: 0 1; background: $panel; color: $text;
+    }
+    CompareScreen #compare-cells, CompareScreen #compare-changed {
+        border: round $primary 40%;
+        border-title-color: $text;
+        border-subtitle-color: $text-muted;
+        &:focus { border: round $primary; }
+    }
+    CompareScreen #compare-cells { height: 1fr; }
+    CompareScreen #compare-changed { height: 1fr; }
+    """
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("x", "swap", "Swap A/B", id="compare.swap"),
+        Binding("e", "export('md')", "Export md", id="compare.export-md"),
+        Binding("E", "export('html')", "Export HTML", id="compare.export-html", show=False),
+        Binding("R", "reload", "Reload", id="compare.reload", show=False),
+        Binding("escape", "back", "Back", id="compare.back"),
+    ]
+
+    def __init__(self, a: str | None = None, b: str | None = None) -> None:
+        super().__init__()
+        self.a, self.b = a, b
+        self.sides: list[tuple[str, str]] = []
+        self.result: CompareResult | None = None
+        self.last_export: Path | None = None
+        self._guard = QueryGuard()
+        self._token = 0
+
+    @property
+    def lctui(self) -> LctuiApp:
+        return cast("LctuiApp", self.app)
+
+    def compose(self) -> ComposeResult:
+        with Horizontal(id="compare-pickers"):
+            yield Select[str]([], prompt="A: model or run", id="pick-a", compact=True)
+            yield Select[str]([], prompt="B: model or run", id="pick-b", compact=True)
+        yield Static("Loading the models and runs...", id="compare-header", markup=False)
+        yield DataTable[Text](id="compare-cells", cursor_type="row", zebra_stripes=True)
+        yield DataTable[Text](id="compare-changed", cursor_type="row", zebra_stripes=True)
+        yield Footer(compact=True)
+
+    def on_mount(self) -> None:
+        cells = self.query_one("#compare-cells", DataTable)
+        cells.border_title = "A - B per task x length (paired by example)"
+        for name in ("task", "length", "n", "A", "B", "A - B", "95% CI", "test", "p", "A>B", "B>A"):
+            cells.add_column(name, key=name)
+        changed = self.query_one("#compare-changed", DataTable)
+        changed.border_title = "Changed examples"
+        for name in ("task", "length", "example", "A", "B", "better"):
+            changed.add_column(name, key=name)
+        self._load_sides()
+
+    async def on_unmount(self) -> None:
+        await self._guard.drain()
+
+    # -- queries ----------------------------------------------------------------------
+
+    @work(thread=True, exclusive=True, group="compare-sides", exit_on_error=False)
+    def _load_sides(self) -> None:
+        try:
+            with self._guard.running():
+                cur = self.lctui.store.cursor()
+                try:
+                    sides = list_sides(cur)
+                finally:
+                    cur.close()
+        except (LctuiError, duckdb.Error) as exc:
+            self.app.call_from_thread(self._failed, f"could not list models and runs: {exc}")
+            return
+        self.app.call_from_thread(self._show_sides, sides)
+
+    @work(thread=True, exclusive=True, group="compare-run", exit_on_error=False)
+    def _compare(self, token: int, a: str, b: str) -> None:
+        try:
+            with self._guard.running():
+                result = compare(self.lctui.store, a, b)
+        except (LctuiError, duckdb.Error) as exc:
+            self.app.call_from_thread(self._failed, str(exc), token)
+            return
+        self.app.call_from_thread(self._show_result, token, result)
+
+    def _failed(self, message: str, token: int | None = None) -> None:
+        if token is not None and token != self._token:
+            return
+        self.result = None
+        self._header(Content.styled(message, "$error"))
+        self.query_one("#compare-cells", DataTable).clear()
+        self.query_one("#compare-changed", DataTable).clear()
+        self.refresh_bindings()
+
+    # -- showing ----------------------------------------------------------------------
+
+    def _header(self, text: str | Content) -> None:
+        self.query_one("#compare-header", Static).update(text)
+
+    def _show_sides(self, sides: list[tuple[str, str]]) -> None:
+        self.sides = sides
+        specs = [spec for _, spec in sides]
+        for picker in self.query(Select):
+            picker.set_options(sides)
+        if len(specs) < 2:
+            self._header(NO_SIDES)
+            return
+        if not (self.a and self.b):
+            self.a, self.b = default_sides(specs)
+        self._set_pickers()
+        self._start()
+
+    def _set_pickers(self) -> None:
+        with self.prevent(Select.Changed):
+            for picker, spec in zip(self.query(Select), (self.a, self.b), strict=True):
+                if spec in [s for _, s in self.sides]:
+                    picker.value = spec
+
+    def _start(self) -> None:
+        if not self.a or not self.b:
+            return
+        self._token += 1
+        self._header(f"Comparing {self.a} (A) with {self.b} (B)...")
+        self._compare(self._token, self.a, self.b)
+
+    def _show_result(self, token: int, result: CompareResult) -> None:
+        if token != self._token:
+            return
+        self.result = result
+        self._header(self._summary(result))
+        cells = self.query_one("#compare-cells", DataTable)
+        cells.clear()
+        for c in result.cells:
+            row = [c.label, format_length(c.length), str(c.n), f"{c.mean_a:.3f}",
+                   f"{c.mean_b:.3f}", _signed(c.diff), ci_text(c), c.test, p_text(c.p),
+                   str(c.a_better), str(c.b_better)]  # fmt: skip
+            styled = [
+                Text(t, justify="left" if i in (0, 7) else "right") for i, t in enumerate(row)
+            ]
+            styled[5].stylize(diff_style(c))
+            styled[8].stylize(diff_style(c))
+            cells.add_row(*styled)
+        cells.border_subtitle = f"{len(result.cells)} cells · colour: p < {SIGNIFICANT}"
+        changed = self.query_one("#compare-changed", DataTable)
+        changed.clear()
+        for index, ch in enumerate(result.changed):
+            better = Text("A", style="bold green") if ch.a_better else Text("B", style="bold red")
+            changed.add_row(
+                Text(ch.task), Text(format_length(ch.length), justify="right"),
+                Text(ch.example_id), Text(f"{ch.score_a:.2f}", justify="right"),
+                Text(f"{ch.score_b:.2f}", justify="right"), better, key=str(index),
+            )  # fmt: skip
+        changed.border_title = (
+            f"Changed examples (|A - B| >= {result.threshold:g}): {result.a_better} A right / "
+            f"B wrong, {result.b_better} A wrong / B right"
+        )
+        changed.border_subtitle = "enter: side-by-side" if result.changed else "none"
+        if not isinstance(self.focused, Select):
+            (changed if result.changed else cells).focus()
+        self.refresh_bindings()
+
+    def _summary(self, result: CompareResult) -> Content:
+        pairs = sum(c.n for c in result.cells)
+        return Content.assemble(
+            (f"{result.a.spec}", "bold"), " (A) vs ", (f"{result.b.spec}", "bold"),
+            f" (B) · {pairs} pairs in {len(result.cells)} cells\nunmatched: ",
+            (f"{result.only_a} only A, {result.only_b} only B", "$warning"),
+            " · excluded errors: ",
+            (f"{result.errors_a} of A, {result.errors_b} of B", "$warning"),
+            " · McNemar on pass/fail, Wilcoxon + bootstrap CI on graded",
+        )  # fmt: skip
+
+    # -- events and actions -------------------------------------------------------------
+
+    @on(Select.Changed)
+    def _side_picked(self, event: Select.Changed) -> None:
+        if not isinstance(event.value, str):
+            return
+        if event.select.id == "pick-a":
+            self.a = event.value
+        else:
+            self.b = event.value
+        self._start()
+
+    @on(DataTable.RowSelected, "#compare-changed")
+    def _open_changed(self, event: DataTable.RowSelected) -> None:
+        if self.result is None or event.row_key.value is None:
+            return
+        self.open_side_by_side(self.result.changed[int(event.row_key.value)])
+
+    def open_side_by_side(self, changed: ChangedExample) -> None:
+        from lctui.tui.screens.side_by_side import SideBySideScreen
+
+        assert self.result is not None
+        self.app.push_screen(SideBySideScreen(changed, self.result.a.spec, self.result.b.spec))
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if action == "export":
+            return self.result is not None
+        return True
+
+    def action_swap(self) -> None:
+        self.a, self.b = self.b, self.a
+        self._set_pickers()
+        self._start()
+
+    def action_reload(self) -> None:
+        self._load_sides()
+
+    def action_export(self, fmt: str) -> None:
+        if self.result is None:
+            return
+        path = report_path(self.result, fmt)
+        try:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            path.write_text(render(compare_blocks(self.result), fmt), encoding="utf-8")
+        except OSError as exc:
+            self.notify(f"could not write {path}: {exc}", title="Export", severity="error")
+            return
+        self.last_export = path
+        self.notify(f"Wrote {path}", title="Comparison exported")
+
+    def action_back(self) -> None:
+        self.app.pop_screen()

@@ -1,0 +1,281 @@
+"""The correlation screen: Spearman rho across models between tasks or categories at
+one length (or every model's mean over all lengths), as a heatmap; enter opens the
+scatter of the two scores behind a coefficient, with the model names. A second tab
+sets each model's synthetic score against its downstream mean.
+
+The numbers come from `analysis.correlation` in a thread worker; with too few models
+the screen shows the analysis's message instead of coefficients.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, ClassVar, cast
+
+import duckdb
+from textual import on, work
+from textual.app import ComposeResult
+from textual.binding import Binding, BindingType
+from textual.content import Content
+from textual.screen import Screen
+from textual.widgets import Footer, Static, TabbedContent, TabPane
+
+from lctui.analysis.correlation import (
+    BY,
+    CorrelationMatrix,
+    ScatterPoint,
+    SyntheticDownstream,
+    correlate,
+    synthetic_vs_downstream,
+)
+from lctui.analysis.stats import SpearmanResult
+from lctui.core.errors import LctuiError
+from lctui.core.lengths import format_length
+from lctui.tui.widgets.heatmap import HeatCell, HeatGrid, Heatmap, HeatRow
+from lctui.tui.widgets.query_guard import QueryGuard
+from lctui.tui.widgets.scatter import Point, Scatter
+
+if TYPE_CHECKING:
+    from lctui.tui.app import LctuiApp
+
+
+def rho_text(rho: float | None) -> str:
+    return "n/a" if rho is None else f"{rho:+.2f}"
+
+
+def p_text(p: float | None) -> str:
+    if p is None:
+        return "-"
+    return f"{p:.2g}" if p < 0.001 else f"{p:.3f}"
+
+
+def describe(result: SpearmanResult) -> str:
+    """'rho +0.88  p 0.001  n 20', with the reason when there is no coefficient."""
+    text = f"rho {rho_text(result.rho)}  p {p_text(result.p)}  n {result.n}"
+    return f"{text}  ({result.reason})" if result.reason else text
+
+
+def rho_grid(matrix: CorrelationMatrix) -> HeatGrid:
+    """rho in every cell, coloured from -1 (red) through 0 (amber) to +1 (green)."""
+    labels = matrix.labels
+    cells = {
+        (i, j): HeatCell(None if c.rho is None else (c.rho + 1) / 2, rho_text(c.rho))
+        for i, row in enumerate(matrix.cells)
+        for j, c in enumerate(row)
+    }
+    rows = tuple(HeatRow("", label) for label in labels)
+    return HeatGrid("", matrix.scores.by, tuple(labels), rows, cells)
+
+
+def points(found: list[ScatterPoint]) -> list[Point]:
+    return [Point(p.model, p.x, p.y) for p in found]
+
+
+@dataclass(frozen=True)
+class Loaded:
+    by: str
+    length: int | None
+    matrix: CorrelationMatrix | None
+    message: str | None  # why there is no matrix
+    synthetic: SyntheticDownstream | None
+
+
+class RhoHeatmap(Heatmap):
+    """The heatmap, with enter named for what it opens here."""
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("enter", "select_cell", "Scatter", id="correlation.scatter"),
+    ]
+
+
+class ScatterScreen(Screen[None]):
+    """The two scores of every model behind one coefficient (HELMET's figure 4)."""
+
+    DEFAULT_CSS = """
+    ScatterScreen #scatter-title { height: auto; padding: 0 1; background: $panel; }
+    ScatterScreen Scatter { border: round $primary; padding: 0 1; }
+    """
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("escape", "app.pop_screen", "Back", id="scatter.back"),
+    ]
+
+    def __init__(self, x: str, y: str, found: list[ScatterPoint], result: SpearmanResult) -> None:
+        super().__init__()
+        self.x, self.y, self.found, self.result = x, y, found, result
+
+    def compose(self) -> ComposeResult:
+        yield Static(f"{self.y} vs {self.x}: {describe(self.result)}", id="scatter-title")
+        yield Scatter(id="scatter")
+        yield Footer(compact=True)
+
+    def on_mount(self) -> None:
+        scatter = self.query_one(Scatter)
+        scatter.border_title = f"{len(self.found)} models"
+        scatter.plot(points(self.found), self.x, self.y)
+
+
+class CorrelationScreen(Screen[None]):
+    """Tabs: 1 the rho matrix, 2 synthetic vs downstream."""
+
+    DEFAULT_CSS = """
+    CorrelationScreen #corr-header {
+        height: auto; padding: 0 1; background: $panel; color: $text;
+    }
+    CorrelationScreen #corr-tabs { height: 1fr; }
+    CorrelationScreen TabPane { padding: 0; }
+    CorrelationScreen #corr-message { display: none; padding: 1 2; color: $warning; }
+    CorrelationScreen.-few #corr-message { display: block; }
+    CorrelationScreen.-few #corr-heatmap { display: none; }
+    CorrelationScreen #corr-heatmap, CorrelationScreen #synthetic-scatter {
+        border: round $primary 40%;
+        border-title-color: $text;
+        &:focus { border: round $primary; }
+    }
+    CorrelationScreen #corr-cell { height: auto; padding: 0 1; }
+    CorrelationScreen #synthetic-note { height: auto; padding: 0 1; }
+    """
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("1", "show_tab('matrix')", "Matrix", id="correlation.matrix", show=False),
+        Binding("2", "show_tab('synthetic')", "Synthetic", id="correlation.synthetic", show=False),
+        Binding("t", "toggle_by", "Task/category", id="correlation.by"),
+        Binding("n", "next_length", "Length", id="correlation.length"),
+        Binding("escape", "back", "Back", id="correlation.back"),
+    ]
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.by = "task"
+        self.length: int | None = None
+        self.lengths: list[int | None] = [None]
+        self.loaded: Loaded | None = None
+        self._guard = QueryGuard()
+
+    @property
+    def lctui(self) -> LctuiApp:
+        return cast("LctuiApp", self.app)
+
+    def compose(self) -> ComposeResult:
+        yield Static("Loading...", id="corr-header")
+        with TabbedContent(id="corr-tabs", initial="matrix"):
+            with TabPane("1 Matrix", id="matrix"):
+                yield Static(id="corr-message", markup=False)
+                yield RhoHeatmap(id="corr-heatmap")
+                yield Static(id="corr-cell")
+            with TabPane("2 Synthetic vs downstream", id="synthetic"):
+                yield Static(id="synthetic-note")
+                yield Scatter(id="synthetic-scatter")
+        yield Footer(compact=True)
+
+    def on_mount(self) -> None:
+        self._load(self.by, self.length, first=True)
+
+    async def on_unmount(self) -> None:
+        await self._guard.drain()
+
+    # -- queries ----------------------------------------------------------------------
+
+    @work(thread=True, exclusive=True, group="correlation", exit_on_error=False)
+    def _load(self, by: str, length: int | None, first: bool = False) -> None:
+        store = self.lctui.store
+        matrix, message, synthetic = None, None, None
+        lengths: list[int] | None = None
+        try:
+            with self._guard.running():
+                if first:
+                    cur = store.cursor()
+                    try:
+                        sql = "SELECT DISTINCT length FROM results WHERE NOT reference ORDER BY 1"
+                        lengths = [int(r[0]) for r in cur.execute(sql).fetchall()]
+                    finally:
+                        cur.close()
+                try:
+                    matrix = correlate(store, by=by, length=length)
+                except LctuiError as exc:  # too few models, said in the analysis's words
+                    message = str(exc)
+                synthetic = synthetic_vs_downstream(store, length=length)
+        except (LctuiError, duckdb.Error) as exc:
+            message = f"could not read the results: {exc}"
+        self.app.call_from_thread(
+            self._show, Loaded(by, length, matrix, message, synthetic), lengths
+        )
+
+    # -- showing ----------------------------------------------------------------------
+
+    def _show(self, loaded: Loaded, lengths: list[int] | None) -> None:
+        if lengths is not None:
+            self.lengths = [None, *lengths]
+        if (loaded.by, loaded.length) != (self.by, self.length):
+            return  # an answer to a superseded choice
+        self.loaded = loaded
+        at = (
+            "all lengths (each model's mean)"
+            if loaded.length is None
+            else format_length(loaded.length)
+        )
+        matrix = loaded.matrix
+        self.set_class(matrix is None, "-few")
+        heatmap = self.query_one(Heatmap)
+        if matrix is None:
+            self.query_one("#corr-message", Static).update(loaded.message or "")
+            self.query_one("#corr-cell", Static).update("")
+            header = f"Spearman rho by {loaded.by} @ {at}"
+        else:
+            header = f"Spearman rho across {len(matrix.models)} models by {loaded.by} @ {at}"
+            heatmap.border_title = f"rho by {loaded.by} (-1 red · 0 amber · +1 green)"
+            heatmap.set_grid(rho_grid(matrix), heatmap.cursor)
+            if self.query_one(TabbedContent).active == "matrix":
+                heatmap.focus()
+        keys = "  ·  t: task/category  n: length  enter: scatter  2: synthetic"
+        self.query_one("#corr-header", Static).update(
+            Content.assemble((header, "bold"), (keys, "$text-muted"))
+        )
+        self._show_synthetic(loaded.synthetic)
+
+    def _show_synthetic(self, synthetic: SyntheticDownstream | None) -> None:
+        note = self.query_one("#synthetic-note", Static)
+        scatter = self.query_one("#synthetic-scatter", Scatter)
+        if synthetic is None:
+            note.update("")
+            scatter.plot([], "synthetic", "downstream")
+            return
+        lines = [f"synthetic vs downstream mean: {describe(synthetic.overall)}"]
+        lines += [f"  synthetic vs {c}: {describe(r)}" for c, r in synthetic.per_category.items()]
+        note.update("\n".join(lines))
+        scatter.border_title = "each model: synthetic score (x) vs downstream mean (y)"
+        scatter.plot(points(synthetic.points), "synthetic", "downstream mean")
+
+    @on(Heatmap.CellHighlighted)
+    def _cell_highlighted(self, event: Heatmap.CellHighlighted) -> None:
+        matrix = self.loaded.matrix if self.loaded else None
+        if matrix is None:
+            return
+        x, y = matrix.labels[event.column], matrix.labels[event.row]
+        text = f"{y} / {x}: {describe(matrix.cells[event.row][event.column])}"
+        self.query_one("#corr-cell", Static).update(text)
+
+    @on(Heatmap.CellSelected)
+    def _cell_selected(self, event: Heatmap.CellSelected) -> None:
+        matrix = self.loaded.matrix if self.loaded else None
+        if matrix is None:
+            return
+        x, y = matrix.labels[event.column], matrix.labels[event.row]
+        self.app.push_screen(
+            ScatterScreen(x, y, matrix.scatter(x, y), matrix.cells[event.row][event.column])
+        )
+
+    # -- actions ----------------------------------------------------------------------
+
+    def action_show_tab(self, tab: str) -> None:
+        self.query_one(TabbedContent).active = tab
+
+    def action_toggle_by(self) -> None:
+        self.by = BY[(BY.index(self.by) + 1) % len(BY)]
+        self._load(self.by, self.length)
+
+    def action_next_length(self) -> None:
+        index = self.lengths.index(self.length) if self.length in self.lengths else 0
+        self.length = self.lengths[(index + 1) % len(self.lengths)]
+        self._load(self.by, self.length)
+
+    def action_back(self) -> None:
+        self.app.pop_screen()

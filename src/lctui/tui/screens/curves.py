@@ -1,0 +1,258 @@
+"""Length and depth views: score vs length per model and task (a table with a sparkline
+per curve), RULER's effective length per model with a threshold set on the screen,
+and depth x length heatmaps of the needle tasks (the results screen's heatmap widget).
+
+The data come from `analysis.curves` in one thread worker; a new threshold is applied
+to the curves already loaded, without a query.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, ClassVar, cast
+
+import duckdb
+from rich.text import Text
+from textual import on, work
+from textual.app import ComposeResult
+from textual.binding import Binding, BindingType
+from textual.containers import Horizontal, Vertical
+from textual.screen import Screen
+from textual.widgets import DataTable, Footer, Input, OptionList, Static, TabbedContent, TabPane
+
+from lctui.analysis.curves import (
+    RULER_THRESHOLD,
+    DepthGrid,
+    EffectiveLength,
+    LengthCurve,
+    depth_grids,
+    effective_lengths,
+    length_curves,
+)
+from lctui.core.errors import LctuiError
+from lctui.core.lengths import format_length
+from lctui.tui.widgets.heatmap import HeatCell, HeatGrid, Heatmap, HeatRow
+from lctui.tui.widgets.query_guard import QueryGuard
+
+if TYPE_CHECKING:
+    from lctui.tui.app import LctuiApp
+
+BARS = "▁▂▃▄▅▆▇█"
+EMPTY_MESSAGE = "No results yet: run some tasks at several lengths (ctrl+n), then R reloads."
+
+
+def sparkline(values: list[float | None]) -> str:
+    """One bar per value on a fixed 0..1 scale (so curves compare); × where none."""
+    out = []
+    for v in values:
+        if v is None:
+            out.append("×")
+        else:
+            out.append(BARS[min(len(BARS) - 1, max(0, round(v * (len(BARS) - 1))))])
+    return "".join(out)
+
+
+def mean_text(value: float | None) -> Text:
+    if value is None:
+        return Text("err", style="bold red", justify="right")
+    return Text(f"{value:.2f}", justify="right")
+
+
+def depth_heat_grid(grid: DepthGrid) -> HeatGrid:
+    """A DepthGrid from the analysis in the heatmap's terms (n shown in each cell)."""
+    cells = {
+        (i, j): HeatCell(mean, f"{mean:.2f} n{n}") if mean is not None else HeatCell(None, "—")
+        for i, row in enumerate(grid.mean)
+        for j, (mean, n) in enumerate(zip(row, grid.n[i], strict=True))
+        if n or mean is not None
+    }
+    return HeatGrid(
+        group_title="task",
+        corner="depth \\ length",
+        columns=tuple(format_length(n) for n in grid.lengths),
+        rows=tuple(HeatRow(grid.task, f"{d:.0f} %") for d in grid.depths),
+        cells=cells,
+    )
+
+
+class DepthHeatmap(Heatmap):
+    """The heatmap without its enter key: a depth cell opens nothing here."""
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("enter", "select_cell", "Examples", id="curves.depth-select", show=False),
+    ]
+
+
+@dataclass(frozen=True)
+class CurveData:
+    curves: list[LengthCurve]
+    depths: list[DepthGrid]
+
+
+class CurvesScreen(Screen[None]):
+    """Tabs: 1 score vs length, 2 effective length, 3 depth x length."""
+
+    DEFAULT_CSS = """
+    CurvesScreen #curves-header { height: 1; padding: 0 1; background: $panel; }
+    CurvesScreen #curves-empty { display: none; padding: 1 2; color: $text-muted; }
+    CurvesScreen.-empty #curves-empty { display: block; }
+    CurvesScreen.-empty #curves-tabs { display: none; }
+    CurvesScreen #curves-tabs { height: 1fr; }
+    CurvesScreen TabPane { padding: 0; }
+    CurvesScreen #curves-table, CurvesScreen #effective-table, CurvesScreen #depth-pairs,
+    CurvesScreen #depth-heatmap {
+        border: round $primary 40%;
+        border-title-color: $text;
+        &:focus { border: round $primary; }
+    }
+    CurvesScreen #threshold-bar { height: 1; }
+    CurvesScreen #threshold-label { width: auto; padding: 0 1; }
+    CurvesScreen #threshold { width: 12; }
+    CurvesScreen #depth-pairs { width: 40; max-width: 40%; }
+    """
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("1", "show_tab('curves')", "Curves", id="curves.curves", show=False),
+        Binding("2", "show_tab('effective')", "Effective", id="curves.effective", show=False),
+        Binding("3", "show_tab('depth')", "Depth", id="curves.depth", show=False),
+        Binding("R", "reload", "Reload", id="curves.reload", show=False),
+        Binding("escape", "back", "Back", id="curves.back"),
+    ]
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.data: CurveData | None = None
+        self.threshold = RULER_THRESHOLD
+        self.effective: list[EffectiveLength] = []
+        self._guard = QueryGuard()
+
+    @property
+    def lctui(self) -> LctuiApp:
+        return cast("LctuiApp", self.app)
+
+    def compose(self) -> ComposeResult:
+        yield Static("Loading...", id="curves-header")
+        yield Static(EMPTY_MESSAGE, id="curves-empty", markup=False)
+        with TabbedContent(id="curves-tabs", initial="curves"):
+            with TabPane("1 Score vs length", id="curves"):
+                yield DataTable[Text](id="curves-table", cursor_type="row", zebra_stripes=True)
+            with TabPane("2 Effective length", id="effective"), Vertical():
+                with Horizontal(id="threshold-bar"):
+                    yield Static("threshold (0-100, RULER: 85.6)", id="threshold-label")
+                    yield Input(f"{RULER_THRESHOLD * 100:g}", id="threshold", compact=True)
+                yield DataTable[Text](id="effective-table", cursor_type="row", zebra_stripes=True)
+            with TabPane("3 Depth x length", id="depth"), Horizontal():
+                yield OptionList(id="depth-pairs")
+                yield DepthHeatmap(id="depth-heatmap")
+        yield Footer(compact=True)
+
+    def on_mount(self) -> None:
+        self.query_one("#depth-pairs").border_title = "needle tasks"
+        self._load()
+
+    async def on_unmount(self) -> None:
+        await self._guard.drain()
+
+    @work(thread=True, exclusive=True, group="curves", exit_on_error=False)
+    def _load(self) -> None:
+        store = self.lctui.store
+        try:
+            with self._guard.running():
+                data = CurveData(length_curves(store), depth_grids(store))
+        except (LctuiError, duckdb.Error) as exc:
+            self.app.call_from_thread(self._failed, f"could not read the results: {exc}")
+            return
+        self.app.call_from_thread(self._show, data)
+
+    def _failed(self, message: str) -> None:
+        self.query_one("#curves-header", Static).update(message)
+        self.notify(message, title="Length views", severity="error")
+
+    # -- showing ----------------------------------------------------------------------
+
+    def _show(self, data: CurveData) -> None:
+        self.data = data
+        self.set_class(not data.curves, "-empty")
+        models = {c.model for c in data.curves}
+        self.query_one("#curves-header", Static).update(
+            f"{len(data.curves)} curves of {len(models)} models · "
+            f"{len(data.depths)} needle grids · 1 2 3: tabs"
+        )
+        lengths = sorted({p.length for c in data.curves for p in c.points})
+        table = self.query_one("#curves-table", DataTable)
+        table.clear(columns=True)
+        table.border_title = "Mean score by length (errors excluded; × all failed)"
+        for name in ("model", "task", "curve", *(format_length(n) for n in lengths)):
+            table.add_column(name, key=name)
+        for curve in data.curves:
+            by_length = {p.length: p for p in curve.points}
+            means = [by_length[n].mean if n in by_length else None for n in lengths]
+            cells = [mean_text(by_length[n].mean) if n in by_length else Text("") for n in lengths]
+            shown = [m for n, m in zip(lengths, means, strict=True) if n in by_length]
+            model = f"{curve.model} (ref)" if curve.reference else curve.model
+            table.add_row(Text(model), Text(curve.task), Text(sparkline(shown)), *cells)
+        self._show_effective()
+        pairs = self.query_one("#depth-pairs", OptionList)
+        pairs.clear_options()
+        pairs.add_options(f"{g.model} · {g.task}" for g in data.depths)
+        if data.depths:
+            pairs.highlighted = 0
+
+    def _show_effective(self) -> None:
+        if self.data is None:
+            return
+        self.effective = effective_lengths(self.data.curves, self.threshold)
+        lengths = sorted({n for e in self.effective for n in e.means})
+        table = self.query_one("#effective-table", DataTable)
+        table.clear(columns=True)
+        table.border_title = (
+            f"RULER effective length: longest L with the task mean > {self.threshold * 100:g} "
+            "at every length up to L"
+        )
+        table.border_subtitle = (
+            ""
+            if self.effective
+            else "no model under evaluation (references such as gold are left out)"
+        )
+        for name in ("model", "effective", *(format_length(n) for n in lengths)):
+            table.add_column(name, key=name)
+        for e in self.effective:
+            found = Text(format_length(e.length), style="bold") if e.length else Text("none")
+            cells = []
+            for n in lengths:
+                mean = e.means.get(n)
+                style = "" if mean is None else "green" if mean > self.threshold else "red"
+                cells.append(
+                    Text("" if mean is None else f"{mean:.3f}", style=style, justify="right")
+                )
+            table.add_row(Text(e.model), found, *cells)
+
+    @on(Input.Changed, "#threshold")
+    def _threshold_changed(self, event: Input.Changed) -> None:
+        try:
+            value = float(event.value) / 100
+        except ValueError:
+            value = -1.0
+        if not 0.0 <= value <= 1.0:
+            event.input.add_class("-invalid")
+            return
+        event.input.remove_class("-invalid")
+        self.threshold = value
+        self._show_effective()
+
+    @on(OptionList.OptionHighlighted, "#depth-pairs")
+    def _pair_highlighted(self, event: OptionList.OptionHighlighted) -> None:
+        if self.data is None:
+            return
+        grid = self.data.depths[event.option_index]
+        heatmap = self.query_one("#depth-heatmap", Heatmap)
+        heatmap.border_title = f"{grid.model} · {grid.task}: mean score by needle depth x length"
+        heatmap.set_grid(depth_heat_grid(grid))
+
+    def action_show_tab(self, tab: str) -> None:
+        self.query_one(TabbedContent).active = tab
+
+    def action_reload(self) -> None:
+        self._load()
+
+    def action_back(self) -> None:
+        self.app.pop_screen()

@@ -1,0 +1,140 @@
+"""Side by side: the two outputs of one changed example, with their word-level
+differences highlighted, and both rubric breakdowns under them.
+
+The question and gold both sides were asked sit on top; `a` / `b` open either
+generation in the inspector (its full prompt, attempts and re-run keys).
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any, ClassVar, cast
+
+import duckdb
+from textual import work
+from textual.app import ComposeResult
+from textual.binding import Binding, BindingType
+from textual.containers import Horizontal, Vertical, VerticalScroll
+from textual.content import Content
+from textual.screen import Screen
+from textual.widgets import Footer, Static
+
+from lctui.analysis.compare import ChangedExample, SideBySide, side_by_side
+from lctui.core.errors import LctuiError
+from lctui.core.lengths import format_length
+from lctui.tui.widgets.diff_view import changed_words, side_text
+from lctui.tui.widgets.query_guard import QueryGuard
+from lctui.tui.widgets.rubric_table import RubricPanel
+
+if TYPE_CHECKING:
+    from lctui.tui.app import LctuiApp
+
+QUESTION_CHARS = 400
+
+
+class SideBySideScreen(Screen[None]):
+    """Two columns, A and B: output with differences, then the rubric panel."""
+
+    DEFAULT_CSS = """
+    SideBySideScreen #sbs-header {
+        height: auto; max-height: 6; padding: 0 1; background: $panel; color: $text;
+    }
+    SideBySideScreen .sbs-side { width: 1fr; height: 1fr; }
+    SideBySideScreen .sbs-output, SideBySideScreen RubricPanel {
+        border: round $primary 40%;
+        border-title-color: $text;
+        padding: 0 1;
+        &:focus, &:focus-within { border: round $primary; }
+    }
+    SideBySideScreen .sbs-output { height: 1fr; }
+    SideBySideScreen RubricPanel { height: 1fr; }
+    """
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("a", "inspect('a')", "Inspect A", id="side-by-side.inspect-a"),
+        Binding("b", "inspect('b')", "Inspect B", id="side-by-side.inspect-b"),
+        Binding("escape", "back", "Back", id="side-by-side.back"),
+    ]
+
+    def __init__(self, changed: ChangedExample, a_label: str, b_label: str) -> None:
+        super().__init__()
+        self.changed = changed
+        self.labels = {"a": a_label, "b": b_label}
+        self.view: SideBySide | None = None
+        self._guard = QueryGuard()
+
+    @property
+    def lctui(self) -> LctuiApp:
+        return cast("LctuiApp", self.app)
+
+    def compose(self) -> ComposeResult:
+        yield Static("Loading both generations...", id="sbs-header")
+        with Horizontal():
+            for side in ("a", "b"):
+                with Vertical(classes="sbs-side", id=f"sbs-{side}"):
+                    with VerticalScroll(classes="sbs-output", id=f"sbs-output-{side}"):
+                        yield Static(id=f"sbs-text-{side}")
+                    yield RubricPanel(id=f"sbs-rubric-{side}")
+        yield Footer(compact=True)
+
+    def on_mount(self) -> None:
+        for side, score in (("a", self.changed.score_a), ("b", self.changed.score_b)):
+            output = self.query_one(f"#sbs-output-{side}")
+            output.border_title = f"{side.upper()}: {self.labels[side]}  score {score:.2f}"
+            self.query_one(f"#sbs-rubric-{side}").border_title = f"Rubric of {side.upper()}"
+        self._load()
+
+    async def on_unmount(self) -> None:
+        await self._guard.drain()
+
+    @work(thread=True, exclusive=True, group="side-by-side", exit_on_error=False)
+    def _load(self) -> None:
+        try:
+            with self._guard.running():
+                view = side_by_side(self.lctui.store, self.changed)
+        except (LctuiError, duckdb.Error) as exc:
+            message = f"could not read example {self.changed.example_id}: {exc}"
+            self.app.call_from_thread(self._failed, message)
+            return
+        self.app.call_from_thread(self._show, view)
+
+    def _failed(self, message: str) -> None:
+        self.query_one("#sbs-header", Static).update(Content.styled(message, "$error"))
+
+    def _show(self, view: SideBySide) -> None:
+        self.view = view
+        self.query_one("#sbs-header", Static).update(self._header(view))
+        only_a, only_b = changed_words(view.diff)
+        for side, record, only in (("a", view.a, only_a), ("b", view.b, only_b)):
+            self.query_one(f"#sbs-text-{side}", Static).update(side_text(view.diff, side))
+            self.query_one(f"#sbs-output-{side}").border_subtitle = f"{only} word(s) only here"
+            self.query_one(f"#sbs-rubric-{side}", RubricPanel).show(record)
+        self.query_one("#sbs-output-a").focus()
+
+    def _header(self, view: SideBySide) -> Content:
+        ch = self.changed
+        question = _shorten(str(view.a.get("question") or "").strip())
+        gold = ", ".join(str(g) for g in _gold(view.a)) or "-"
+        return Content.assemble(
+            ("example ", "$text-muted"), (ch.example_id, "bold"),
+            ("  task ", "$text-muted"), ch.task, ("  length ", "$text-muted"),
+            format_length(ch.length), ("  metric ", "$text-muted"), ch.metric or "-",
+            ("\nquestion ", "$text-muted"), question or "-",
+            ("\ngold ", "$text-muted"), (gold, "bold $success"),
+            ("   a / b: the full prompt in the inspector", "$text-muted"),
+        )  # fmt: skip
+
+    def action_inspect(self, side: str) -> None:
+        generation = self.changed.generation_a if side == "a" else self.changed.generation_b
+        self.lctui.open_generation(generation)
+
+    def action_back(self) -> None:
+        self.app.pop_screen()
+
+
+def _shorten(text: str) -> str:
+    text = " ".join(text.split())
+    return text if len(text) <= QUESTION_CHARS else text[: QUESTION_CHARS - 1] + "…"
+
+
+def _gold(record: dict[str, Any]) -> list[Any]:
+    gold = record.get("gold") or []
+    return list(gold) if isinstance(gold, list | tuple) else [gold]
