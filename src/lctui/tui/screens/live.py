@@ -30,6 +30,7 @@ from lctui.engine import Engine, RunOutcome, RunRequest
 from lctui.engine.runner import BackendLoader
 from lctui.tui.widgets.run_grid import RunGrid
 from lctui.tui.widgets.run_state import EventBuffer, RunState, StreamView, cycle
+from lctui.tui.widgets.server_log import ServerLogPanel
 from lctui.tui.widgets.stream_panel import StreamPanel
 
 if TYPE_CHECKING:
@@ -105,6 +106,10 @@ class RunScreen(Screen[None]):
                 yield RunGrid(self.state, id="run-grid")
             with Vertical(id="run-side"):
                 yield StreamPanel(id="stream")
+                # Servers lctui starts itself: their log explains a slow start or a crash.
+                for spec in self.request.models:
+                    if spec.backend == "vllm-server":
+                        yield ServerLogPanel(spec.name, classes="server-log")
                 yield Static("", id="run-timings")
                 yield Static("", id="run-counts")
         yield Static("", id="run-status")
