@@ -151,12 +151,13 @@ def _config_positions(folder: Path) -> int | None:
 
 def declared_window(spec: ModelSpec) -> int | None:
     """The model's window in tokens without loading it; None when unknown or unlimited."""
-    explicit = spec.params.get("max_context")
-    if isinstance(explicit, int):
-        return explicit
+    for key in ("max_context", "max_model_len"):
+        explicit = spec.params.get(key)
+        if isinstance(explicit, int):
+            return explicit
     if spec.backend == "gold":
         return None  # the reference pseudo-model has no window
-    if spec.backend in ("hf", "vllm"):
+    if spec.backend in ("hf", "vllm", "vllm-server"):
         if spec.path == EMBEDDED_PATH:
             return _config_positions(checkpoint_dir()) or EMBEDDED_WINDOW
         folder = Path(spec.path).expanduser()

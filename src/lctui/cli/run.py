@@ -176,6 +176,11 @@ def cmd_run(args: argparse.Namespace) -> int:
                     f"[yellow]{spec.name} is a reference pseudo-model: it answers "
                     "with the gold answer, to validate the scorers.[/]"
                 )
+            elif spec.backend == "vllm-server":
+                console.print(
+                    f"starting the vLLM server of {spec.name} (minutes on a CPU; its log is "
+                    "in the data folder's servers/ directory) ..."
+                )
         outcome = _execute(request, store, console)
         _report(outcome, request, store, console, db)
     finally:

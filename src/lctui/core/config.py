@@ -6,7 +6,7 @@ Every unknown key or bad value is rejected with the file, the key and the reason
     db = "~/evals/lctui.duckdb"          # optional default database
 
     [models.llama-8b]
-    backend = "hf"                       # hf | vllm | openai | gold
+    backend = "hf"                       # hf | vllm | vllm-server | openai | gold
     path = "/models/Llama-3.1-8B-Instruct"
     description = "base checkpoint"
     prompt_format = "chat"               # auto | chat | plain
