@@ -56,6 +56,7 @@ class WorkItem:
     config_hash: str
     build_length: int  # the length the example is built at (before truncation)
     truncate_to: int | None  # prompt-token limit when the length exceeds the window
+    context_key: str | None = None  # examples with the same key share a long prompt prefix
 
 
 def generation_key(fingerprint: str, example_id: str, config_hash: str) -> str:
@@ -95,10 +96,11 @@ def plan_items(
 ) -> list[WorkItem]:
     """The work items of one model, in the order they should run.
 
-    Examples that share a context (the same haystack asked several ways) come back
-    to back so a server's prefix cache can hit; within a task, lengths ascend.
+    Examples that share a context (Task.context_key: all LIFBench instructions over one
+    list or document) come back to back, across tasks, so a server's prefix cache hits;
+    otherwise tasks come in the order asked and, within a task, lengths ascend.
     """
-    items = []
+    items: list[WorkItem] = []
     for task in request.tasks:
         overhead = backend.template_overhead(task.answer_prefix, prompt_format(spec))
         for length in request.lengths:
@@ -125,6 +127,22 @@ def plan_items(
                         config_hash=config_hash,
                         build_length=build_length,
                         truncate_to=truncate_to,
+                        context_key=task.context_key(
+                            length, request.seed, index, tokenizer.name, overhead
+                        ),
                     )
                 )
-    return items
+    return group_by_context(items)
+
+
+def group_by_context(items: Sequence[WorkItem]) -> list[WorkItem]:
+    """Items sharing a context key moved up behind the first one with that key.
+
+    Stable: groups come in the order of their first item, items keep their order
+    within a group, and items without a key stay where they were relative to others.
+    """
+    groups: dict[object, list[WorkItem]] = {}
+    for position, item in enumerate(items):
+        key = item.context_key if item.context_key is not None else ("own", position)
+        groups.setdefault(key, []).append(item)
+    return [item for group in groups.values() for item in group]

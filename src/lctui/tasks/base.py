@@ -129,6 +129,13 @@ class Task(ABC):
         """The id `generate` would give, without building the example (for resume)."""
         return stable_hash(*self._identity(length, seed, index, tokenizer, overhead))
 
+    def context_key(
+        self, length: int, seed: int, index: int, tokenizer_name: str, overhead: int
+    ) -> str | None:
+        """A name for the context example `index` shares with others (they share a long
+        prompt prefix), without building it; None when its context is its own."""
+        return None
+
     def _identity(
         self, length: int, seed: int, index: int, tokenizer: str, overhead: int
     ) -> tuple[object, ...]:

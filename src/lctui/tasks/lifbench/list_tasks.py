@@ -23,7 +23,9 @@ from lctui.tasks.lifbench.list_context import (
     SCENARIO_DESCRIPTION,
     ListLayout,
     build_list,
+    list_stream,
 )
+from lctui.tasks.lifbench.shared import LifbenchTask
 
 SINGLE_FORMATS: dict[str, str] = {
     "plain": "Reply with that entry alone, exactly as written in the list, without its number.",
@@ -73,21 +75,12 @@ def _positions_text(positions: Sequence[int]) -> str:
     return words[0] if len(words) == 1 else ", ".join(words[:-1]) + " and " + words[-1]
 
 
-class ListTask(Task):
-    category: ClassVar[str] = "lifbench"
-    suite: ClassVar[str] = "lifbench"
-    metric: ClassVar[str] = "lifeval_ars"
+class ListTask(LifbenchTask):
+    scenario: ClassVar[str] = "list"
+    spec: ListSpec
 
     def __init__(self, spec: ListSpec) -> None:
-        super().__init__(
-            f"lifbench_{spec.name}", spec.description, spec.max_new_tokens, "Output:", {}
-        )
-        self.spec = spec
-
-    def choice(self, index: int) -> tuple[int, int]:
-        """(expression id, variable id) of example `index`."""
-        n_expr = len(self.spec.expressions)
-        return index % n_expr, (index // n_expr) % len(self.spec.variables)
+        super().__init__(spec, spec.max_new_tokens)
 
     def build(self, rng: random.Random, budget: Budget, tokenizer: Tokenizer, index: int) -> Draft:
         expression, variable = self.choice(index)
@@ -119,7 +112,8 @@ class ListTask(Task):
             }
             return "\n\n" + template.format(**fields)
 
-        built = build_list(rng, budget, tokenizer, SCENARIO_DESCRIPTION, make_question)
+        seed, key = self.shared(budget, tokenizer)
+        built = build_list(list_stream(seed, tokenizer), rng, budget, tokenizer, make_question)
         layout = built.layout
         q = query(layout)
         expected_positions: list[int] = q["expected"]
@@ -128,6 +122,7 @@ class ListTask(Task):
         metadata: dict[str, Any] = {
             "scorer": "lifeval",
             "scenario": "list",
+            "context_key": key,
             "lifeval_task": kind,
             "expression": expression,
             "variable": variable,

@@ -23,8 +23,10 @@ from lctui.tasks.lifbench.multidoc_context import (
     SCENARIO_DESCRIPTION,
     Doc,
     build_docs,
+    docs_stream,
     dup_groups,
 )
+from lctui.tasks.lifbench.shared import LifbenchTask
 
 MAX_NEW_TOKENS = 4096
 DUP_FORMATS: dict[str, str] = {
@@ -91,24 +93,17 @@ class MultiDocSpec:
     variables: tuple[Mapping[str, Any], ...]
 
 
-class MultiDocTask(Task):
-    category: ClassVar[str] = "lifbench"
-    suite: ClassVar[str] = "lifbench"
-    metric: ClassVar[str] = "lifeval_ars"
+class MultiDocTask(LifbenchTask):
+    scenario: ClassVar[str] = "multidoc"
+    spec: MultiDocSpec
 
     def __init__(self, spec: MultiDocSpec) -> None:
-        super().__init__(f"lifbench_{spec.name}", spec.description, MAX_NEW_TOKENS, "Output:", {})
-        self.spec = spec
+        super().__init__(spec, MAX_NEW_TOKENS)
 
     def answer_tokens(self, length: int) -> int:
         # Answers grow with the number of documents (about one per 450 tokens); an
         # eighth of the length leaves room for the context at short lengths.
         return min(MAX_NEW_TOKENS, max(256, length // 8))
-
-    def choice(self, index: int) -> tuple[int, int]:
-        """(expression id, variable id) of example `index`."""
-        n_expr = len(self.spec.expressions)
-        return index % n_expr, (index // n_expr) % len(self.spec.variables)
 
     def build(self, rng: random.Random, budget: Budget, tokenizer: Tokenizer, index: int) -> Draft:
         expression, variable = self.choice(index)
@@ -125,11 +120,13 @@ class MultiDocTask(Task):
             fmt_text = LABEL_FORMAT.format(a=a, b=b)
             names = ", ".join(f'"{label}"' for label in labels)
             question = "\n\n" + template.format(rules=rules, fmt=fmt_text, labels=names)
-        built = build_docs(rng, budget, tokenizer, SCENARIO_DESCRIPTION, question)
+        seed, key = self.shared(budget, tokenizer)
+        built = build_docs(docs_stream(seed, tokenizer), budget, tokenizer, question)
         docs = built.docs
         metadata: dict[str, Any] = {
             "scorer": "lifeval",
             "scenario": "multidoc",
+            "context_key": key,
             "lifeval_task": self.spec.name,
             "expression": expression,
             "variable": variable,

@@ -6,12 +6,15 @@ listed in a shuffled order, one "field: value" line each, under a "### docN" hea
 Texts are factbook "Background" paragraphs and passages of State of the Union
 addresses. About a quarter of the documents copy the text of another document, in
 at most five groups. Documents are whole units for fitting to the token budget; a
-shorter document may close the collection to fill the last gap.
+shorter document may close the collection to fill the last gap. The collection is a
+prefix of the scenario's stream at the seed (`shared`), so both MultiDoc tasks at
+one seed and length read the same documents up to the last one or two.
 """
 
 from __future__ import annotations
 
 import base64
+import itertools
 import random
 import re
 import uuid
@@ -19,8 +22,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
 from lctui.core.protocols import Tokenizer
-from lctui.tasks.budget import Budget, fit_to_budget, longest_fitting, piece_counts, prefix_sums
+from lctui.tasks.budget import Budget, fit_to_budget, longest_fitting, piece_counts
 from lctui.tasks.corpora import factbook_backgrounds, sotu_speeches, split_sentences
+from lctui.tasks.lifbench.shared import Stream, StreamCache, extend_prefix, stream_rng
 
 FIELDS: tuple[str, ...] = ("id", "iD2", "title", "date", "source", "text")
 OPTIONAL_FIELDS: tuple[str, ...] = ("title", "source")
@@ -33,6 +37,7 @@ MISSING_SOURCE = 0.25
 TEXT_MIN, TEXT_MAX = 330, 470
 TAIL_MIN, TAIL_MAX = 485, 500
 _HEADER = re.compile(r"^### doc(\d+)$", re.MULTILINE)
+_BATCH = 8  # documents made and counted at a time
 
 SCENARIO_DESCRIPTION = (
     "Below is a collection of documents, numbered doc1, doc2 and so on. Each document "
@@ -71,6 +76,9 @@ class Doc:
         return "\n".join(f"{f}: {self.value(f)}" for f in self.order)
 
 
+Tail = tuple[Doc, list[str]]  # a closing document and the words its text may be cut to
+
+
 def render_doc(number: int, doc: Doc) -> str:
     return f"### doc{number}\n{doc.body()}"
 
@@ -99,11 +107,6 @@ def dup_groups(docs: Sequence[Doc]) -> list[list[int]]:
     for number, doc in enumerate(docs, 1):
         where.setdefault(doc.text, []).append(number)
     return [numbers for numbers in where.values() if len(numbers) > 1]
-
-
-def copies_for(n: int) -> int:
-    """How many of n documents copy another's text: about a quarter, at least one."""
-    return 0 if n < 2 else max(1, (n + 2) // 4)
 
 
 def _short_title(name: str) -> str:
@@ -216,7 +219,7 @@ class DocSource:
             found = self._passage(TEXT_MIN, TEXT_MAX)  # only its title and year are used
         return self._fields(found[0], original.text, found[2])
 
-    def tail(self) -> tuple[Doc, list[str]]:
+    def tail(self) -> Tail:
         """A document whose text may be cut to any number of its words, and its words."""
         found = None
         while found is None:
@@ -224,6 +227,62 @@ class DocSource:
         title, sentences, year = found
         text = " ".join(sentences)
         return self._fields(title, text, year, complete=True), text.split(" ")
+
+
+class DocsStream(Stream):
+    """The MultiDoc collection at one seed and tokenizer, extended on demand.
+
+    Documents come in blocks of four, one of which (at a random slot) copies the text
+    of an earlier document: the first MAX_GROUPS copies each start a group, later ones
+    join a random group. So every prefix of the collection has about a quarter copies
+    in at most five groups, and any collection of three or more documents has a group.
+    The two closing documents are drawn first, so no whole document repeats their
+    text, title or source. Texts are cut by token counts, so the stream depends on the
+    tokenizer as well as the seed.
+    """
+
+    def __init__(self, seed: int, tokenizer: Tokenizer) -> None:
+        super().__init__()
+        self._rng = stream_rng("multidoc", seed)
+        self._source = DocSource(self._rng, tokenizer)
+        self.closing = (self._source.tail(), self._source.tail())
+        self.docs: list[Doc] = []
+        self._originals: list[Doc] = []
+        self._copy_slot = 0
+
+    def _next(self) -> Doc:
+        block, slot = divmod(len(self.docs), 4)
+        rng = self._rng
+        if slot == 0:
+            self._copy_slot = rng.randrange(1, 3) if block == 0 else rng.randrange(4)
+        if slot != self._copy_slot:
+            return self._source.unique()
+        if len(self._originals) < MAX_GROUPS:
+            known = {doc.text for doc in self._originals}
+            fresh = [doc for doc in self.docs if doc.text not in known]
+            self._originals.append(rng.choice(fresh))
+            original = self._originals[-1]
+        else:
+            original = rng.choice(self._originals)
+        return self._source.copy_of(original)
+
+    def grow(self, tokenizer: Tokenizer) -> None:
+        first = len(self.docs) + 1
+        for _ in range(_BATCH):
+            self.docs.append(self._next())  # _next reads how many documents came before
+        fresh = self.docs[first - 1 :]
+        counter = piece_counts(tokenizer)
+        bodies = counter.counts([doc.body() + "\n\n" for doc in fresh], remember=False)
+        headers = counter.counts([f"### doc{first + k}\n" for k in range(_BATCH)])
+        extend_prefix(self.prefix, [b + h for b, h in zip(bodies, headers, strict=True)])
+
+
+_STREAMS = StreamCache(DocsStream)
+
+
+def docs_stream(seed: int, tokenizer: Tokenizer) -> DocsStream:
+    """The shared MultiDoc stream of `seed` (cached with its counts for `tokenizer`)."""
+    return _STREAMS.get(seed, tokenizer)
 
 
 @dataclass(frozen=True)
@@ -240,8 +299,8 @@ class _Closing:
     filled by dropping the last whole document and closing with two shorter ones.
     """
 
-    def __init__(self, source: DocSource, tokenizer: Tokenizer) -> None:
-        self._docs = (source.tail(), source.tail())
+    def __init__(self, docs: tuple[Tail, Tail], tokenizer: Tokenizer) -> None:
+        self._docs = docs
         self._tokenizer = tokenizer
         self.found: dict[str, tuple[int, tuple[Doc, ...]]] = {}  # text -> (whole docs, closing)
 
@@ -282,49 +341,31 @@ class _Closing:
 
 
 def build_docs(
-    rng: random.Random, budget: Budget, tokenizer: Tokenizer, preamble: str, question: str
+    stream: DocsStream, budget: Budget, tokenizer: Tokenizer, question: str
 ) -> BuiltDocs:
-    """Fit a collection of documents between `preamble` and `question` to the budget."""
-    source = DocSource(rng, tokenizer)
-    fixed = tokenizer.count(preamble + question) + 2
-    room = budget.target - fixed
-    n_max = max(4, room // 300 + 3)  # every document takes over 300 tokens
-    d_max = copies_for(n_max)
-    uniques = [source.unique() for _ in range(n_max - d_max)]
-    copies = [source.copy_of(uniques[j % MAX_GROUPS]) for j in range(d_max)]
-    closing = _Closing(source, tokenizer)
-    shuffle_seed = rng.getrandbits(64)
-    counter = piece_counts(tokenizer)
-    unique_counts = counter.counts([d.body() + "\n\n" for d in uniques], remember=False)
-    copy_counts = counter.counts([d.body() + "\n\n" for d in copies], remember=False)
-    headers = counter.counts([f"### doc{k}\n" for k in range(1, n_max + 2)])
-    increments = []  # document n adds a unique text or a copy, keeping a quarter copies
-    for n in range(1, n_max + 1):
-        d = copies_for(n)
-        grown = copy_counts[d - 1] if d > copies_for(n - 1) else unique_counts[n - d - 1]
-        increments.append(grown + headers[n - 1])
-    layouts: dict[int, tuple[Doc, ...]] = {}
+    """Fit a prefix of the shared collection between the description and `question`.
 
-    def layout(n: int) -> tuple[Doc, ...]:
-        if n not in layouts:
-            d = copies_for(n)
-            docs = [*uniques[: n - d], *copies[:d]]
-            random.Random(shuffle_seed + n).shuffle(docs)
-            layouts[n] = tuple(docs)
-        return layouts[n]
+    Whole documents are a prefix of the stream, the same for every example at the
+    length; the exact fit only changes how many and the closing document(s).
+    """
+    fixed = tokenizer.count(SCENARIO_DESCRIPTION + question) + 2
+    prefix = stream.cover(budget.target, tokenizer)
+    increments = [b - a for a, b in itertools.pairwise(prefix)]
+    closing = _Closing(stream.closing, tokenizer)
+    whole = stream.docs[: len(increments)]
 
     def chosen(n: int, extra: str) -> tuple[Doc, ...]:
-        whole, closing_docs = closing.found[extra] if extra else (n, ())
-        return (*layout(whole), *closing_docs)
+        count, closing_docs = closing.found[extra] if extra else (n, ())
+        return (*whole[:count], *closing_docs)
 
     def assemble(n: int, extra: str) -> str:
-        return preamble + render_docs(chosen(n, extra)) + question
+        return SCENARIO_DESCRIPTION + render_docs(chosen(n, extra)) + question
 
     def partial(n: int, space: int) -> tuple[str, int]:
         return closing(n, space, increments[n - 1] if n else 0)
 
     fitted = fit_to_budget(
-        assemble, prefix_sums(increments), fixed, budget, tokenizer, tail=partial, what="documents"
+        assemble, prefix, fixed, budget, tokenizer, tail=partial, what="documents"
     )
     docs = chosen(fitted.units, fitted.tail)
     return BuiltDocs(docs, render_docs(docs), fitted.tokens)

