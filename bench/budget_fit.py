@@ -27,7 +27,7 @@ def _tokenizer(name: str) -> Tokenizer:
         from lctui.backends.embedded import embedded_checkpoint
         from lctui.backends.hf import HFTokenizer
 
-        return HFTokenizer("smollm2-135m", AutoTokenizer.from_pretrained(embedded_checkpoint()))
+        return HFTokenizer(AutoTokenizer.from_pretrained(embedded_checkpoint()))
     return reference_tokenizer(name)
 
 

@@ -55,7 +55,8 @@ def test_model_facts(smollm2: Any) -> None:
     assert smollm2.max_context == 8192
     assert smollm2.max_concurrency == 1
     assert smollm2.dtype == "bfloat16"
-    assert smollm2.tokenizer.name == "smollm2-135m"
+    # Named by content, so every backend of this checkpoint builds the same examples.
+    assert smollm2.tokenizer.name.startswith("hf-") and len(smollm2.tokenizer.name) == 15
 
 
 def test_tokenizer_counts_match_encode(smollm2: Any) -> None:

@@ -47,3 +47,13 @@ def test_serving_settings_are_typed() -> None:
         parse_config({"models": {"srv": {**body, "endpoint": "responses"}}}, WHERE)
     with pytest.raises(UserInputError, match="missing key 'path'"):
         parse_config({"models": {"v": {"backend": "vllm-server"}}}, WHERE)
+
+
+def test_engine_switches_are_booleans_and_sizes_integers() -> None:
+    body = {"backend": "vllm", "path": "/m", "enforce_eager": True, "kv_cache_memory_bytes": 2**30}
+    spec = parse_config({"models": {"v": body}}, WHERE).models["v"]
+    assert spec.params["enforce_eager"] is True
+    with pytest.raises(UserInputError, match="enforce_eager must be true or false"):
+        parse_config({"models": {"v": {**body, "enforce_eager": "yes"}}}, WHERE)
+    with pytest.raises(UserInputError, match="max_context must be an integer"):
+        parse_config({"models": {"v": {**body, "max_context": True}}}, WHERE)

@@ -1,13 +1,14 @@
 """HF vs vLLM on the same checkpoint and the same examples, stored in one DuckDB file.
 
-Both runs go through the CLI. The examples are built with a reference tokenizer so
-their ids do not depend on the model's name (a model's own tokenizer is named after
-the model); the prompts then are the same text on both sides, and the query below
-lines the two models' greedy outputs up by example id.
+Both runs go through the CLI, each model counting with its own tokenizer. A tokenizer
+is named by its content, so both backends of one checkpoint build the same examples
+(same ids, same prompt text); the query below and `lctui compare` line the two
+models' greedy outputs up by example id.
 """
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import duckdb
@@ -46,7 +47,7 @@ def test_hf_and_vllm_runs_line_up_example_by_example(
     )
     db = tmp_path / "ab.duckdb"
     common = ["--tasks", ",".join(TASKS), "--lengths", "1k", "--n", str(N)]
-    common += ["--tokenizer", "o200k_base", "--db", str(db), "--config", str(config)]
+    common += ["--db", str(db), "--config", str(config)]
     for model in (HF_MODEL, VLLM_MODEL):
         assert main(["run", "--model", model, *common]) == 0
         assert f"{len(TASKS) * N} done, 0 error(s)" in capsys.readouterr().out
@@ -86,6 +87,12 @@ def test_hf_and_vllm_runs_line_up_example_by_example(
     for _id, models_seen, distinct_pieces, head in per_example:
         assert (models_seen, distinct_pieces) == (2, 1) and "<|im_start|>" in head
     con.close()
+
+    # The A/B comparison pairs every example: n per cell, nothing unmatched.
+    assert main(["compare", HF_MODEL, VLLM_MODEL, "--db", str(db), "--format", "json"]) == 0
+    result = json.loads(capsys.readouterr().out)
+    assert result["unmatched"]["only_a"] == result["unmatched"]["only_b"] == 0
+    assert sorted((c["task"], c["n"]) for c in result["cells"]) == [(t, N) for t in TASKS]
 
     differing = [r for r in rows if r[2] != r[3]]
     # Not asserted either way (greedy text may differ across kernels); shown in the log.

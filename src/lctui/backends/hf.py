@@ -107,7 +107,7 @@ class HFBackend:
         self._model.eval()
         install_abort_hooks(self._model)
         self.load_seconds = time.perf_counter() - start
-        self._tokenizer = HFTokenizer(self.name, hf_tokenizer)
+        self._tokenizer = HFTokenizer(hf_tokenizer)
         if max_context is None:
             positions: Any = getattr(self._model.config, "max_position_embeddings", None)
             if positions is None:

@@ -2,16 +2,37 @@
 
 from __future__ import annotations
 
+import hashlib
+import json
 import threading
 from collections.abc import Sequence
 from typing import Any
 
 
-class HFTokenizer:
-    """A Hugging Face tokenizer behind the `Tokenizer` protocol (no special tokens added)."""
+def tokenizer_identity(hf_tokenizer: Any) -> str:
+    """A name derived from the tokenizer's content ("hf-" + 12 hex digits).
 
-    def __init__(self, name: str, hf_tokenizer: Any) -> None:
-        self.name = name
+    Example ids include the tokenizer's name, so naming it by content rather than by the
+    model gives the same examples to every backend of one checkpoint (hf, vllm, a
+    server with its local tokenizer): their runs then pair up for an A/B comparison.
+    """
+    backend = getattr(hf_tokenizer, "backend_tokenizer", None)
+    if backend is not None and hasattr(backend, "to_str"):
+        content = str(backend.to_str())
+    else:  # a slow tokenizer: its vocabulary and special tokens
+        vocab = sorted(hf_tokenizer.get_vocab().items())
+        content = json.dumps([vocab, sorted(map(str, hf_tokenizer.all_special_tokens))])
+    return "hf-" + hashlib.sha256(content.encode("utf-8")).hexdigest()[:12]
+
+
+class HFTokenizer:
+    """A Hugging Face tokenizer behind the `Tokenizer` protocol (no special tokens added).
+
+    Its name defaults to `tokenizer_identity` of the tokenizer.
+    """
+
+    def __init__(self, hf_tokenizer: Any, name: str | None = None) -> None:
+        self.name = name or tokenizer_identity(hf_tokenizer)
         self.hf = hf_tokenizer
         # Fast tokenizers mutate their Rust state per call ("Already borrowed" across threads).
         self.lock = threading.Lock()

@@ -328,7 +328,7 @@ def _load_tokenizer(settings: OpenAISettings) -> tuple[Tokenizer, Any | None]:
         hf = AutoTokenizer.from_pretrained(str(source), local_files_only=True)
     except (OSError, ValueError) as exc:
         raise BackendError(f"cannot load the tokenizer in {source}: {exc}") from exc
-    return HFTokenizer(str(source), hf), hf
+    return HFTokenizer(hf), hf
 
 
 def _prompt_format(

@@ -199,7 +199,7 @@ class VLLMBackend:
             )
         except (OSError, ValueError) as exc:
             raise BackendError(f"cannot load model {self.name!r} from {path}: {exc}") from exc
-        self._tokenizer = HFTokenizer(self.name, hf_tokenizer)
+        self._tokenizer = HFTokenizer(hf_tokenizer)
         self._special_added = len(hf_tokenizer.encode("", add_special_tokens=True))
         self._formats: dict[str, PromptFormat] = {}
         self._overheads: dict[tuple[str, str], int] = {}

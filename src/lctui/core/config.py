@@ -55,9 +55,12 @@ _MODEL_KEYS: dict[str, type | tuple[type, ...]] = {
     "tensor_parallel_size": int,
     "gpu_memory_utilization": (int, float),
     "server_args": list,
+    "kv_cache_memory_bytes": int,
+    "enforce_eager": bool,
 }
 _KIND_NAMES = {
-    int: "an integer", float: "a number", str: "a string", list: "a list", dict: "a table"
+    int: "an integer", float: "a number", str: "a string", list: "a list", dict: "a table",
+    bool: "true or false",
 }  # fmt: skip
 _CHOICES = {
     "backend": BACKENDS,
@@ -152,7 +155,7 @@ def _parse_model(name: str, body: Any, path: Path) -> ModelSpec:
                 f"{where}: unknown key {key!r} (known: {', '.join(sorted(_MODEL_KEYS))})"
             )
         expected = _MODEL_KEYS[key]
-        if isinstance(value, bool) or not isinstance(value, expected):
+        if (isinstance(value, bool) and expected is not bool) or not isinstance(value, expected):
             kinds = expected if isinstance(expected, tuple) else (expected,)
             names = " or ".join(_KIND_NAMES.get(k, k.__name__) for k in kinds)
             raise UserInputError(f"{where}: {key} must be {names}, not {value!r}")
