@@ -28,6 +28,7 @@ import duckdb
 
 from lctui.backends.embedded import EMBEDDED_NAME, EMBEDDED_PATH
 from lctui.core.types import GenerationConfig, ModelSpec, Request
+from workers import stream_all
 
 TASKS = ("niah_single_1", "vt")
 LENGTH = 1024
@@ -92,19 +93,7 @@ def sweep_requests(backend: Any, levels: Sequence[int], per_level: int) -> list[
 
 async def drive(backend: Any, requests: Sequence[Request], concurrency: int) -> float:
     """Examples per minute with `concurrency` requests in flight."""
-    queue: asyncio.Queue[Request] = asyncio.Queue()
-    for request in requests:
-        queue.put_nowait(request)
-
-    async def worker() -> None:
-        while not queue.empty():
-            request = queue.get_nowait()
-            async for _ in backend.stream(request):
-                pass
-
-    started = time.perf_counter()
-    await asyncio.gather(*(worker() for _ in range(concurrency)))
-    return len(requests) / (time.perf_counter() - started) * 60
+    return len(requests) / await stream_all(backend, requests, concurrency) * 60
 
 
 def saturation(levels: Sequence[int], rates: Sequence[float]) -> int:

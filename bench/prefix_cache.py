@@ -26,6 +26,7 @@ from lctui.backends.vllm_backend import EngineStats, VLLMBackend
 from lctui.core.types import Example, GenerationConfig, Request
 from lctui.tasks.corpora import sotu_sentences
 from lctui.tasks.niah import needle_sentence, random_key, random_value
+from workers import stream_all
 
 # SmolLM2-135M keeps 30 layers x 3 KV heads x 64 dims of K and V in bf16 per token.
 KV_BYTES_PER_TOKEN = 2 * 30 * 3 * 64 * 2
@@ -102,20 +103,8 @@ async def run_order(
     """Run `requests` in order with `concurrency` workers, as the engine's runner does."""
     await backend.reset_prefix_cache()
     await asyncio.sleep(0.5)  # let the reset reach the scheduler before the first lookup
-    queue: asyncio.Queue[Request] = asyncio.Queue()
-    for request in requests:
-        queue.put_nowait(request)
-
-    async def worker() -> None:
-        while not queue.empty():
-            request = queue.get_nowait()
-            async for _ in backend.stream(request):
-                pass
-
     before = backend.engine_stats()
-    started = time.perf_counter()
-    await asyncio.gather(*(worker() for _ in range(concurrency)))
-    seconds = time.perf_counter() - started
+    seconds = await stream_all(backend, requests, concurrency)
     await asyncio.sleep(0.5)  # the last step's stats arrive just after its output
     return OrderResult(name, seconds, backend.engine_stats().since(before))
 

@@ -11,29 +11,17 @@ import numpy as np
 import pytest
 from scipy import stats as sps
 
+from gold_runs import two_gold_runs
 from lctui.analysis.compare import compare, output_diff, side_by_side
-from lctui.cli import main
 from lctui.core.errors import UserInputError
 from lctui.store import Store, open_store
-
-RUN = ["run", "--model", "gold", "--tasks", "niah_single_1", "--lengths", "1k", "--n", "8"]
 
 
 @pytest.fixture(scope="module")
 def built(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, str, str]:
     """Two runs of gold on the same 8 examples (the second at another temperature, so a
     new generation key) and the ids of both runs."""
-    folder = tmp_path_factory.mktemp("compare")
-    db = folder / "ab.duckdb"
-    with pytest.MonkeyPatch.context() as mp:
-        mp.setenv("LCTUI_DATA_DIR", str(folder / "data"))
-        assert main([*RUN, "--db", str(db)]) == 0
-        assert main([*RUN, "--temperature", "0.5", "--db", str(db)]) == 0
-    con = duckdb.connect(str(db))
-    runs = [r[0] for r in con.execute("SELECT run_id FROM runs ORDER BY started_at").fetchall()]
-    con.close()
-    assert len(runs) == 2
-    return db, runs[0], runs[1]
+    return two_gold_runs(tmp_path_factory.mktemp("compare"), 8)
 
 
 def alter(db: Path, run_a: str, run_b: str) -> list[str]:

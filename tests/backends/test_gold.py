@@ -6,6 +6,7 @@ import dataclasses
 
 import pytest
 
+from example_factory import make_test_example
 from lctui.backends import load_backend, resolve_model
 from lctui.backends.gold import GoldBackend, reference_answer
 from lctui.core.errors import BackendError
@@ -14,23 +15,14 @@ from lctui.tasks.tokenizers import reference_tokenizer
 
 
 def example(gold: tuple[str, ...], **metadata: str) -> Example:
-    return Example(
+    return make_test_example(
         example_id="ex-gold",
         task="niah_multivalue",
-        category="retrieval",
-        suite="ruler",
-        length=1024,
-        seed=0,
-        index=0,
-        tokenizer="o200k_base",
-        params={},
         preamble="Read the text.\n",
         context="The special magic numbers for cat are 311, 4096 and 77.\n" * 20,
         question="What are the special magic numbers for cat?",
         answer_prefix="Answer:",
         gold=gold,
-        max_new_tokens=32,
-        prompt_tokens=0,
         metadata=metadata,
     )
 

@@ -8,39 +8,13 @@ import time
 from typing import Any
 
 import pytest
+from smollm2_examples import COUNTING, NEEDLE_TEXT
+from smollm2_examples import smol_example as example
 
 from lctui.core.errors import BackendError
-from lctui.core.types import Chunk, Example, GenerationConfig, Request
+from lctui.core.types import Chunk, GenerationConfig, Request
 
 pytestmark = pytest.mark.slow
-
-NEEDLE_TEXT = (
-    "Many people keep notes about their day. The special magic number for Lisbon is 7351. "
-    "Gardens need water in the summer, and bicycles need air in their tyres.\n"
-)
-# A plain continuation a small model keeps going for hundreds of tokens.
-COUNTING = "1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12,"
-
-
-def example(context: str, question: str = "", answer_prefix: str = "", **kw: Any) -> Example:
-    return Example(
-        example_id=kw.get("example_id", "ex-smol"),
-        task="niah_single",
-        category="retrieval",
-        suite="ruler",
-        length=1024,
-        seed=0,
-        index=0,
-        tokenizer="smollm2-135m",
-        params={},
-        preamble="",
-        context=context,
-        question=question,
-        answer_prefix=answer_prefix,
-        gold=("7351",),
-        max_new_tokens=32,
-        prompt_tokens=0,
-    )
 
 
 async def collect(backend: Any, request: Request) -> list[Chunk]:

@@ -11,6 +11,7 @@ from typing import Any
 
 import pytest
 
+from example_factory import make_test_example
 from lctui.backends.fingerprint import checkpoint_identity
 from lctui.backends.hf import HFBackend
 from lctui.core.errors import BackendError, UserInputError
@@ -18,23 +19,17 @@ from lctui.core.types import Chunk, Example, GenerationConfig, Request
 
 
 def example(text: str, answer_prefix: str = "") -> Example:
-    return Example(
+    return make_test_example(
         example_id="ex-tiny",
         task="t",
         category="c",
         suite="s",
         length=256,
-        seed=0,
-        index=0,
         tokenizer="tiny",
-        params={},
-        preamble="",
         context=text,
-        question="",
         answer_prefix=answer_prefix,
         gold=("cat",),
         max_new_tokens=8,
-        prompt_tokens=0,
     )
 
 

@@ -6,6 +6,7 @@ from typing import Any
 
 import pytest
 
+from example_factory import make_test_example
 from lctui.backends.prompting import (
     ChatFormat,
     PlainFormat,
@@ -20,23 +21,15 @@ USER_TEXT = "the secret number is 42 .\nwhat is the secret number ?"
 
 
 def example(answer_prefix: str = "Answer:") -> Example:
-    return Example(
+    return make_test_example(
         example_id="ex1",
         task="niah",
-        category="retrieval",
-        suite="ruler",
-        length=1024,
-        seed=0,
-        index=0,
-        tokenizer="o200k_base",
-        params={},
         preamble="the ",
         context="secret number is 42 .\n",
         question="what is the secret number ?",
         answer_prefix=answer_prefix,
         gold=("42",),
         max_new_tokens=8,
-        prompt_tokens=0,
     )
 
 

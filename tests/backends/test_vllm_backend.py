@@ -18,35 +18,13 @@ from lctui.core.types import Chunk, Example, GenerationConfig, ModelSpec, Reques
 
 pytest.importorskip("vllm")
 
-from lctui.backends.vllm_backend import VLLMBackend, load_vllm
+from smollm2_examples import COUNTING, NEEDLE_TEXT, smol_example
 
-# A plain continuation a small model keeps going for hundreds of tokens.
-COUNTING = "1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12,"
-NEEDLE_TEXT = (
-    "Many people keep notes about their day. The special magic number for Lisbon is 7351. "
-    "Gardens need water in the summer, and bicycles need air in their tyres.\n"
-)
+from lctui.backends.vllm_backend import VLLMBackend, load_vllm
 
 
 def example(context: str, question: str = "", example_id: str = "ex-vllm") -> Example:
-    return Example(
-        example_id=example_id,
-        task="niah_single",
-        category="retrieval",
-        suite="ruler",
-        length=1024,
-        seed=0,
-        index=0,
-        tokenizer="smollm2-135m",
-        params={},
-        preamble="",
-        context=context,
-        question=question,
-        answer_prefix="",
-        gold=("7351",),
-        max_new_tokens=32,
-        prompt_tokens=0,
-    )
+    return smol_example(context, question, example_id=example_id)
 
 
 def counting_request(backend: VLLMBackend, max_new_tokens: int, ident: str = "count") -> Request:

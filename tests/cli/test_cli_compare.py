@@ -8,24 +8,15 @@ from pathlib import Path
 import duckdb
 import pytest
 
+from gold_runs import two_gold_runs
 from lctui.cli import main
-
-RUN = ["run", "--model", "gold", "--tasks", "niah_single_1", "--lengths", "1k", "--n", "4"]
 
 
 @pytest.fixture(scope="module")
 def two_runs(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, str, str]:
     """Two gold runs; B is made wrong on the first two examples."""
-    folder = tmp_path_factory.mktemp("cli-compare")
-    db = folder / "ab.duckdb"
-    with pytest.MonkeyPatch.context() as mp:
-        mp.setenv("LCTUI_DATA_DIR", str(folder / "data"))
-        assert main([*RUN, "--db", str(db)]) == 0
-        assert main([*RUN, "--temperature", "0.5", "--db", str(db)]) == 0
+    db, run_a, run_b = two_gold_runs(tmp_path_factory.mktemp("cli-compare"), 4)
     con = duckdb.connect(str(db))
-    run_a, run_b = (
-        r[0] for r in con.execute("SELECT run_id FROM runs ORDER BY started_at").fetchall()
-    )
     con.execute(
         "UPDATE scores SET value = 0 WHERE generation_id IN (SELECT generation_id FROM "
         "generations WHERE run_id = ? ORDER BY example_id LIMIT 2)",

@@ -13,12 +13,12 @@ import pytest
 from lctui.cli import main
 
 
-def tiny_gold_run(db: Path) -> list[str]:
-    """One gold example into `db`: the cheapest real run."""
+def tiny_run(db: Path, model: str = "gold") -> list[str]:
+    """One example of `model` into `db`: with gold, the cheapest real run."""
     return [
         "run",
         "--model",
-        "gold",
+        model,
         "--tasks",
         "vt",
         "--lengths",
@@ -77,7 +77,7 @@ def test_db_locked_by_another_process(tmp_path: Path, capsys: pytest.CaptureFixt
     )
     try:
         assert holder.stdout is not None and holder.stdout.readline().strip() == "ready"
-        code, out = run_cli(tiny_gold_run(db), capsys)
+        code, out = run_cli(tiny_run(db), capsys)
     finally:
         holder.communicate("")
     assert code == 2
@@ -87,7 +87,7 @@ def test_db_locked_by_another_process(tmp_path: Path, capsys: pytest.CaptureFixt
 def test_db_that_is_not_a_database(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     db = tmp_path / "notes.duckdb"
     db.write_text("these are my notes, not a database\n" * 200)
-    code, out = run_cli(tiny_gold_run(db), capsys)
+    code, out = run_cli(tiny_run(db), capsys)
     assert code == 2 and "not a DuckDB database" in out
     assert db.read_text().startswith("these are my notes")  # nothing overwritten
 
@@ -99,7 +99,7 @@ def test_query_on_missing_db(tmp_path: Path, capsys: pytest.CaptureFixture[str])
 
 def test_query_is_read_only(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     db = tmp_path / "r.duckdb"
-    assert main(tiny_gold_run(db)) == 0
+    assert main(tiny_run(db)) == 0
     code, out = run_cli(["query", "--db", str(db), "DELETE FROM generations"], capsys)
     assert code == 2 and "read-only" in out.lower()
     con = duckdb.connect(str(db), read_only=True)
@@ -116,17 +116,7 @@ def test_missing_optional_dependency_names_the_extra(tmp_path: Path) -> None:
             sys.executable,
             "-m",
             "lctui",
-            "run",
-            "--model",
-            "smollm2-135m",
-            "--tasks",
-            "vt",
-            "--lengths",
-            "1k",
-            "--n",
-            "1",
-            "--db",
-            str(tmp_path / "r.duckdb"),
+            *tiny_run(tmp_path / "r.duckdb", "smollm2-135m"),
         ],
         capture_output=True,
         text=True,

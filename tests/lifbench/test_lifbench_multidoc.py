@@ -8,49 +8,32 @@ import uuid
 from collections import Counter
 from pathlib import Path
 
-import duckdb
 import pytest
+from lifbench_checks import (
+    check_covers_every_sample,
+    check_deterministic_per_seed,
+    check_fits,
+    check_gold_run_scores_one,
+    check_reference_score,
+    covering_indices,
+    earned_points,
+)
 
 from lctui.backends.gold import reference_answer
-from lctui.cli import main
-from lctui.core.types import Example, Score, ScoreStatus
+from lctui.core.types import Example, ScoreStatus
 from lctui.scoring import score_example
-from lctui.scoring.lifeval_points import LIFEVAL_TASKS
 from lctui.tasks import get_task, select_tasks
-from lctui.tasks.budget import Budget
 from lctui.tasks.lifbench.multidoc import MultiDocTask
 from lctui.tasks.lifbench.multidoc_context import FIELDS, parse_docs
-from lctui.tasks.tokenizers import reference_tokenizer
 
 NAMES = ["lifbench_find_dup_text", "lifbench_batch_label"]
 ID22 = re.compile(r"^[A-Za-z0-9_-]{22}$")
-
-
-@pytest.fixture(scope="module")
-def o200k():  # type: ignore[no-untyped-def]
-    return reference_tokenizer("o200k_base")
 
 
 def _task(name: str) -> MultiDocTask:
     task = get_task(name)
     assert isinstance(task, MultiDocTask)
     return task
-
-
-def _covering_indices(task: MultiDocTask) -> list[int]:
-    n_expr, n_var = len(task.spec.expressions), len(task.spec.variables)
-    return [k * n_expr + (k % n_expr) for k in range(max(n_expr, n_var))]
-
-
-def _points(score: Score) -> dict[str, float]:
-    return {p.name: p.earned for p in score.points}
-
-
-def _fits(example: Example, o200k) -> None:  # type: ignore[no-untyped-def]
-    length = example.length
-    real = o200k.count(example.user_text) + example.max_new_tokens
-    tolerance = Budget(length, example.max_new_tokens).tolerance
-    assert length - tolerance <= real <= length, (length, real, tolerance)
 
 
 def test_both_tasks_are_registered_after_the_list_tasks() -> None:
@@ -69,14 +52,9 @@ def _check_reference(task: MultiDocTask, length: int, index: int, o200k) -> Exam
     meta = example.metadata
     assert (meta["expression"], meta["variable"]) == task.choice(index)
     assert meta["scenario"] == "multidoc" and meta["scorer"] == "lifeval"
-    score = score_example(example, reference_answer(example))
-    assert score.status is ScoreStatus.OK and score.value == 1.0, score.explanation
-    spec = LIFEVAL_TASKS[task.spec.name]
-    assert [p.name for p in score.points] == [p.name for p in spec.points]
-    assert [p.weight for p in score.points] == [p.weight for p in spec.points]
-    assert [p.capabilities for p in score.points] == [p.capabilities for p in spec.points]
+    score = check_reference_score(example, reference_answer(example), task.spec.name)
     assert all(p.earned == 1.0 for p in score.points)
-    _fits(example, o200k)
+    check_fits(example, o200k)
     assert len(parse_docs(example.context)) == meta["n_docs"]
     return example
 
@@ -89,10 +67,9 @@ def test_reference_scores_one_for_every_expression_and_variable(
     task = _task(name)
     seen = {
         (e.metadata["expression"], e.metadata["variable"])
-        for e in (_check_reference(task, length, i, o200k) for i in _covering_indices(task))
+        for e in (_check_reference(task, length, i, o200k) for i in covering_indices(task))
     }
-    assert {e for e, _ in seen} == set(range(len(task.spec.expressions)))
-    assert {v for _, v in seen} == set(range(len(task.spec.variables)))
+    check_covers_every_sample(task, seen)
 
 
 @pytest.mark.parametrize("name", NAMES)
@@ -104,7 +81,7 @@ def test_every_short_prompt_fits_the_budget(o200k) -> None:  # type: ignore[no-u
     """Small gaps are filled by closing documents (one, or two in place of a whole one)."""
     task = _task("lifbench_batch_label")
     for index in range(16):
-        _fits(task.generate(3072, seed=index, index=index, tokenizer=o200k), o200k)
+        check_fits(task.generate(3072, seed=index, index=index, tokenizer=o200k), o200k)
 
 
 def test_documents_have_the_asked_fields_and_duplicates(o200k) -> None:  # type: ignore[no-untyped-def]
@@ -162,7 +139,7 @@ def test_a_group_missing_a_document_loses_correct_and_num_text(o200k) -> None:  
     groups = [list(g) for g in example.metadata["groups"]]
     groups[0] = groups[0][:-1]
     score = score_example(example, _dup_lines(example, groups))
-    points = _points(score)
+    points = earned_points(score)
     assert points["correct"] < 1.0 and points["num_text"] < 1.0
     assert points["ori"] == 1.0 and points["format"] == 1.0
     assert "missed (doc" in score.explanation
@@ -173,7 +150,7 @@ def test_an_extra_group_loses_only_num_text(o200k) -> None:  # type: ignore[no-u
     groups = [list(g) for g in example.metadata["groups"]]
     grouped = {k for g in groups for k in g}
     loners = [k for k in range(1, example.metadata["n_docs"] + 1) if k not in grouped]
-    points = _points(score_example(example, _dup_lines(example, [*groups, loners[:2]])))
+    points = earned_points(score_example(example, _dup_lines(example, [*groups, loners[:2]])))
     assert points["num_text"] < 1.0
     assert points["correct"] == points["ori"] == points["format"] == 1.0
 
@@ -181,7 +158,7 @@ def test_an_extra_group_loses_only_num_text(o200k) -> None:  # type: ignore[no-u
 def test_the_wrong_field_loses_ori_and_correct(o200k) -> None:  # type: ignore[no-untyped-def]
     example = _dup_example(o200k)
     score = score_example(example, _dup_lines(example, example.metadata["groups"], "iD2"))
-    points = _points(score)
+    points = earned_points(score)
     assert points["ori"] == 0.0 and points["correct"] == 0.0
     assert points["num_text"] == 1.0 and points["format"] == 1.0
     assert "no id matches" in score.explanation
@@ -192,7 +169,7 @@ def test_misspelled_ids_earn_part_of_ori(o200k) -> None:  # type: ignore[no-unty
     reference = example.metadata["reference"]
     first = json.loads(reference.splitlines()[0])[0]
     typo = first[:5] + ("x" if first[5] != "x" else "y") + first[6:]
-    points = _points(score_example(example, reference.replace(first, typo, 1)))
+    points = earned_points(score_example(example, reference.replace(first, typo, 1)))
     assert 0.0 < points["ori"] < 1.0
     assert points["correct"] == points["num_text"] == points["format"] == 1.0
 
@@ -200,12 +177,12 @@ def test_misspelled_ids_earn_part_of_ori(o200k) -> None:  # type: ignore[no-unty
 def test_the_wrong_list_format_loses_only_format(o200k) -> None:  # type: ignore[no-untyped-def]
     example = _dup_example(o200k, "title", "bare")
     as_json = _dup_lines(example, example.metadata["groups"])
-    points = _points(score_example(example, as_json))
+    points = earned_points(score_example(example, as_json))
     assert points["format"] == 0.0
     assert points["correct"] == points["num_text"] == points["ori"] == 1.0
     json_example = _dup_example(o200k, "id", "json")
     lines = _dup_lines(json_example, json_example.metadata["groups"]).splitlines()
-    points = _points(score_example(json_example, "[" + ", ".join(lines) + "]"))
+    points = earned_points(score_example(json_example, "[" + ", ".join(lines) + "]"))
     assert points["format"] == 0.25 and points["correct"] == 1.0
 
 
@@ -234,7 +211,7 @@ def test_one_wrong_label_loses_part_of_logit_correct(o200k) -> None:  # type: ig
     right = answer["doc3"]
     answer["doc3"] = _other(labels, right)
     score = score_example(example, json.dumps(answer))
-    points = _points(score)
+    points = earned_points(score)
     assert points["logit_correct"] == pytest.approx((n - 1) / n)
     assert points["candi_ori"] == points["num_doc"] == points["format"] == 1.0
     assert f"doc3: expected {right!r}, got {answer['doc3']!r}" in score.explanation
@@ -243,7 +220,7 @@ def test_one_wrong_label_loses_part_of_logit_correct(o200k) -> None:  # type: ig
 def test_a_label_outside_the_set_loses_candi_ori(o200k) -> None:  # type: ignore[no-untyped-def]
     example, answer = _label_example(o200k)
     answer["doc2"] = "purple"
-    points = _points(score_example(example, json.dumps(answer)))
+    points = earned_points(score_example(example, json.dumps(answer)))
     assert points["candi_ori"] < 1.0 and points["logit_correct"] < 1.0
     assert points["num_doc"] == points["format"] == 1.0
 
@@ -254,46 +231,34 @@ def test_missing_and_extra_documents_lose_num_doc(o200k) -> None:  # type: ignor
     missing = dict(answer)
     del missing["doc5"]
     score = score_example(example, json.dumps(missing))
-    points = _points(score)
+    points = earned_points(score)
     assert points["num_doc"] == pytest.approx((n - 1) / n) and "missing doc5" in score.explanation
     assert points["candi_ori"] == points["format"] == 1.0
     extra = {**answer, f"doc{n + 1}": answer["doc1"]}
-    points = _points(score_example(example, json.dumps(extra)))
+    points = earned_points(score_example(example, json.dumps(extra)))
     assert points["num_doc"] < 1.0 and points["logit_correct"] == 1.0
 
 
 def test_prose_instead_of_json_loses_format(o200k) -> None:  # type: ignore[no-untyped-def]
     example, answer = _label_example(o200k)
     lines = "\n".join(f"{key}: {label}" for key, label in answer.items())
-    points = _points(score_example(example, lines))
+    points = earned_points(score_example(example, lines))
     assert points["format"] == 0.0
     assert points["candi_ori"] == points["logit_correct"] == points["num_doc"] == 1.0
     wrapped = "Here are the labels:\n" + json.dumps(answer) + "\nDone."
-    assert _points(score_example(example, wrapped))["format"] == 0.5
+    assert earned_points(score_example(example, wrapped))["format"] == 0.5
     counts = Counter(answer.values())
     assert sum(counts.values()) == example.metadata["n_docs"]
 
 
 @pytest.mark.parametrize("name", NAMES)
 def test_deterministic_per_seed(name: str, o200k) -> None:  # type: ignore[no-untyped-def]
-    task = _task(name)
-    a = task.generate(3072, seed=5, index=4, tokenizer=o200k)
-    b = task.generate(3072, seed=5, index=4, tokenizer=o200k)
-    c = task.generate(3072, seed=6, index=4, tokenizer=o200k)
-    assert a == b
-    assert a.example_id == task.example_id(3072, 5, 4, "o200k_base", 0)
-    assert c.context != a.context and c.metadata["reference"] != a.metadata["reference"]
+    a, c = check_deterministic_per_seed(_task(name), o200k)
+    assert c.metadata["reference"] != a.metadata["reference"]
 
 
 def test_gold_run_through_the_cli_scores_one(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    db = tmp_path / "multidoc.duckdb"
-    args = ["run", "--model", "gold", "--tasks", ",".join(NAMES), "--lengths", "3k", "--n", "2"]
-    assert main([*args, "--db", str(db)]) == 0
-    con = duckdb.connect(str(db), read_only=True)
-    rows = con.execute("SELECT score, status FROM results").fetchall()
-    con.close()
-    assert len(rows) == 4
-    assert all(score == 1.0 and status == "ok" for score, status in rows), rows
+    check_gold_run_scores_one(tmp_path / "multidoc.duckdb", ",".join(NAMES), 4)
     capsys.readouterr()

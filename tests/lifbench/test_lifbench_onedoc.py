@@ -6,42 +6,31 @@ import json
 from collections import Counter
 from pathlib import Path
 
-import duckdb
 import pytest
+from lifbench_checks import (
+    check_covers_every_sample,
+    check_deterministic_per_seed,
+    check_fits,
+    check_gold_run_scores_one,
+    check_reference_score,
+    covering_indices,
+    earned_points,
+)
 
 from lctui.backends.gold import reference_answer
-from lctui.cli import main
-from lctui.core.types import Example, Score, ScoreStatus
+from lctui.core.types import Example, ScoreStatus
 from lctui.scoring import score_example
-from lctui.scoring.lifeval_points import LIFEVAL_TASKS
 from lctui.tasks import get_task, select_tasks
-from lctui.tasks.budget import Budget
 from lctui.tasks.lifbench.onedoc import NONE_WORD, OneDocTask
 from lctui.tasks.lifbench.onedoc_context import ABSENT_TYPE, parse_tagged
-from lctui.tasks.tokenizers import reference_tokenizer
 
 NAMES = ["lifbench_repeat", "lifbench_extract", "lifbench_qa"]
-
-
-@pytest.fixture(scope="module")
-def o200k():  # type: ignore[no-untyped-def]
-    return reference_tokenizer("o200k_base")
 
 
 def _task(name: str) -> OneDocTask:
     (task,) = select_tasks(name)
     assert isinstance(task, OneDocTask)
     return task
-
-
-def _covering_indices(task: OneDocTask) -> list[int]:
-    """Indices whose examples use every expression and every variable sample."""
-    n_expr, n_var = len(task.spec.expressions), len(task.spec.variables)
-    return [k * n_expr + (k % n_expr) for k in range(max(n_expr, n_var))]
-
-
-def _points(score: Score) -> dict[str, float]:
-    return {p.name: p.earned for p in score.points}
 
 
 def _example(name: str, o200k, **want: object) -> Example:  # type: ignore[no-untyped-def]
@@ -73,14 +62,8 @@ def _check_reference(task: OneDocTask, length: int, index: int, o200k) -> Exampl
     answer = reference_answer(example)
     assert answer == meta["reference"]
     assert o200k.count(answer) < example.max_new_tokens
-    score = score_example(example, answer)
-    assert score.status is ScoreStatus.OK and score.value == 1.0, score.explanation
-    spec = LIFEVAL_TASKS[task.spec.name]
-    assert [p.name for p in score.points] == [p.name for p in spec.points]
-    assert [p.weight for p in score.points] == [p.weight for p in spec.points]
-    assert [p.capabilities for p in score.points] == [p.capabilities for p in spec.points]
-    real = o200k.count(example.user_text) + example.max_new_tokens
-    assert length - Budget(length, example.max_new_tokens).tolerance <= real <= length
+    check_reference_score(example, answer, task.spec.name)
+    check_fits(example, o200k)
     return example
 
 
@@ -90,10 +73,9 @@ def test_reference_scores_one_for_every_expression_and_variable(
     name: str, length: int, o200k
 ) -> None:  # type: ignore[no-untyped-def]
     task = _task(name)
-    seen = {task.choice(index) for index in _covering_indices(task)}
-    assert {e for e, _ in seen} == set(range(len(task.spec.expressions)))
-    assert {v for _, v in seen} == set(range(len(task.spec.variables)))
-    for index in _covering_indices(task):
+    seen = {task.choice(index) for index in covering_indices(task)}
+    check_covers_every_sample(task, seen)
+    for index in covering_indices(task):
         _check_reference(task, length, index, o200k)
 
 
@@ -124,13 +106,7 @@ def test_tag_counts_fakes_and_spread(o200k) -> None:  # type: ignore[no-untyped-
 
 @pytest.mark.parametrize("name", NAMES)
 def test_deterministic_per_seed(name: str, o200k) -> None:  # type: ignore[no-untyped-def]
-    task = _task(name)
-    a = task.generate(3072, seed=5, index=4, tokenizer=o200k)
-    b = task.generate(3072, seed=5, index=4, tokenizer=o200k)
-    c = task.generate(3072, seed=6, index=4, tokenizer=o200k)
-    assert a == b
-    assert a.example_id == task.example_id(3072, 5, 4, "o200k_base", 0)
-    assert c.context != a.context
+    check_deterministic_per_seed(_task(name), o200k)
 
 
 def _repeat_lines(example: Example) -> list[tuple[str, str]]:
@@ -148,23 +124,25 @@ def test_repeat_wrong_answers_lose_the_right_points(o200k) -> None:  # type: ign
     sep = example.metadata["separator"]
     lines = _repeat_lines(example)
     fake = example.metadata["fakes"][0]
-    with_fake = _points(
+    with_fake = earned_points(
         score_example(example, _render([*lines[:4], (fake["type"], fake["text"])], sep))
     )
     assert with_fake["hit"] == 0.8 and with_fake["num"] == 1.0 and with_fake["ori"] == 1.0
     assert with_fake["correct"] == 1.0 and with_fake["format"] == 1.0
     other = "Topic" if lines[0][0] != "Topic" else "Evidence"
-    wrong_type = _points(score_example(example, _render([(other, lines[0][1]), *lines[1:]], sep)))
+    wrong_type = earned_points(
+        score_example(example, _render([(other, lines[0][1]), *lines[1:]], sep))
+    )
     assert wrong_type["correct"] == 0.8 and wrong_type["hit"] == 1.0 and wrong_type["format"] == 1.0
-    few = _points(score_example(example, _render(lines[:3], sep)))
+    few = earned_points(score_example(example, _render(lines[:3], sep)))
     assert few["num"] == pytest.approx(0.6) and few["hit"] == 1.0 and few["correct"] == 1.0
     other_sep = " = " if sep != " = " else " | "
     bad_sep = score_example(example, _render(lines, other_sep))
-    assert _points(bad_sep)["format"] == 0.0 and _points(bad_sep)["num"] == 1.0
+    assert earned_points(bad_sep)["format"] == 0.0 and earned_points(bad_sep)["num"] == 1.0
     assert "line 1" in bad_sep.explanation
     label, text = lines[1]
     typo = text[:10] + ("x" if text[10] != "x" else "y") + text[11:]
-    typo_points = _points(
+    typo_points = earned_points(
         score_example(example, _render([lines[0], (label, typo), *lines[2:]], sep))
     )
     assert 0.8 < typo_points["ori"] < 1.0 and typo_points["hit"] == 1.0
@@ -177,33 +155,33 @@ def test_repeat_plain_sentence_and_wrong_end(o200k) -> None:  # type: ignore[no-
     sep = example.metadata["separator"]
     keys = example.metadata["keys"]
     late = [(k["type"], k["text"]) for k in keys[-3:]]
-    points = _points(score_example(example, _render(late, sep)))
+    points = earned_points(score_example(example, _render(late, sep)))
     assert points["hit"] == 0.0 and points["correct"] == 1.0 and points["ori"] == 1.0
     plain = score_example(
         example, _render([*_repeat_lines(example)[:2], ("Topic", "We must act now, friends.")], sep)
     )
-    assert _points(plain)["hit"] == pytest.approx(2 / 3) and _points(plain)["ori"] < 1.0
+    assert earned_points(plain)["hit"] == pytest.approx(2 / 3) and earned_points(plain)["ori"] < 1.0
 
 
 def test_extract_order_missing_extra_and_format(o200k) -> None:  # type: ignore[no-untyped-def]
     example = _example("extract", o200k, format="lines", types=["Transition"])
     texts = list(example.gold)
     assert len(texts) == 5
-    swapped = _points(score_example(example, "\n".join(texts[::-1])))
+    swapped = earned_points(score_example(example, "\n".join(texts[::-1])))
     assert swapped["order"] < 1.0 and swapped["correct"] == 1.0 and swapped["format"] == 1.0
-    missing = _points(score_example(example, "\n".join(texts[:-1])))
+    missing = earned_points(score_example(example, "\n".join(texts[:-1])))
     assert missing["correct"] == 0.8 and missing["order"] == 1.0
     fake = next(f for f in example.metadata["fakes"] if f["type"] == "Transition")
     with_fake = score_example(example, "\n".join([*texts, fake["text"]]))
-    assert _points(with_fake)["correct"] == pytest.approx(5 / 6)
+    assert earned_points(with_fake)["correct"] == pytest.approx(5 / 6)
     assert "decoy" in with_fake.explanation
-    numbered = _points(
+    numbered = earned_points(
         score_example(example, "\n".join(f"{i}. {t}" for i, t in enumerate(texts, 1)))
     )
     assert numbered["format"] == 0.0 and numbered["correct"] == 1.0
-    as_json = _points(score_example(example, json.dumps(texts)))
+    as_json = earned_points(score_example(example, json.dumps(texts)))
     assert as_json["format"] == 0.0 and as_json["correct"] == 1.0 and as_json["order"] == 1.0
-    said_none = _points(score_example(example, NONE_WORD))
+    said_none = earned_points(score_example(example, NONE_WORD))
     assert said_none["correct"] == said_none["order"] == said_none["ori"] == 0.0
 
 
@@ -211,9 +189,9 @@ def test_extract_json_format(o200k) -> None:  # type: ignore[no-untyped-def]
     example = _example("extract", o200k, format="json", types=["Concession"])
     texts = list(example.gold)
     assert score_example(example, "Output: " + json.dumps(texts)).value == 1.0
-    wrapped = _points(score_example(example, "Here they are: " + json.dumps(texts)))
+    wrapped = earned_points(score_example(example, "Here they are: " + json.dumps(texts)))
     assert wrapped["format"] == 0.5 and wrapped["correct"] == 1.0
-    lines = _points(score_example(example, "\n".join(texts)))
+    lines = earned_points(score_example(example, "\n".join(texts)))
     assert lines["format"] == 0.0 and lines["correct"] == 1.0
 
 
@@ -223,12 +201,12 @@ def test_extract_of_the_absent_type_wants_the_none_word(fmt: str, o200k) -> None
     assert example.metadata["reference"] == NONE_WORD and example.gold == (NONE_WORD,)
     right = score_example(example, NONE_WORD)
     assert right.value == 1.0 and right.extracted == (NONE_WORD,)
-    lower = _points(score_example(example, "none."))
+    lower = earned_points(score_example(example, "none."))
     assert lower["correct"] == 1.0 and lower["format"] == 0.5
     topics = [k["text"] for k in example.metadata["keys"] if k["type"] == "Topic"]
     some = score_example(example, "\n".join(topics) if fmt == "lines" else json.dumps(topics))
     assert some.status is ScoreStatus.OK and some.value is not None and some.value < 0.5
-    assert _points(some)["correct"] == 0.0 and _points(some)["order"] == 0.0
+    assert earned_points(some)["correct"] == 0.0 and earned_points(some)["order"] == 0.0
 
 
 def test_qa_options(o200k) -> None:  # type: ignore[no-untyped-def]
@@ -239,13 +217,15 @@ def test_qa_options(o200k) -> None:  # type: ignore[no-untyped-def]
         assert example.metadata["reference"] == right
         assert example.metadata["sentence"] in example.context
         assert score_example(example, f'"{right}".').value == 1.0
-        flipped = _points(score_example(example, wrong))
+        flipped = earned_points(score_example(example, wrong))
         assert flipped == {"correct": 0.0, "format": 1.0}
-        chatty = _points(score_example(example, f"{right}, because of its tags."))
+        chatty = earned_points(score_example(example, f"{right}, because of its tags."))
         assert chatty == {"correct": 1.0, "format": 0.5}
     example = _example("qa", o200k, ask="fake", options=["apple", "banana"])
     foreign = score_example(example, "No")
-    assert _points(foreign) == {"correct": 1.0, "format": 0.0} and foreign.extracted == ("No",)
+    assert earned_points(foreign) == {"correct": 1.0, "format": 0.0} and foreign.extracted == (
+        "No",
+    )
 
 
 @pytest.mark.parametrize("name", ["repeat", "extract", "qa"])
@@ -260,14 +240,7 @@ def test_garbage_is_unparsed(name: str, o200k) -> None:  # type: ignore[no-untyp
 def test_gold_run_through_the_cli_scores_one(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    db = tmp_path / "onedoc.duckdb"
-    args = ["run", "--model", "gold", "--tasks", ",".join(NAMES), "--lengths", "3k", "--n", "2"]
-    assert main([*args, "--db", str(db)]) == 0
-    con = duckdb.connect(str(db), read_only=True)
-    rows = con.execute("SELECT score, status FROM results").fetchall()
-    con.close()
-    assert len(rows) == 6
-    assert all(score == 1.0 and status == "ok" for score, status in rows), rows
+    check_gold_run_scores_one(tmp_path / "onedoc.duckdb", ",".join(NAMES), 6)
     capsys.readouterr()
 
 
@@ -276,19 +249,19 @@ def test_lenient_reading_of_labels_numbering_tags_and_json(o200k) -> None:  # ty
     sep = example.metadata["separator"]
     lines = _repeat_lines(example)
     numbered = "\n".join(f"{i}. {label}{sep}{text}" for i, (label, text) in enumerate(lines, 1))
-    points = _points(score_example(example, numbered))
+    points = earned_points(score_example(example, numbered))
     assert points["format"] == 0.0 and points["correct"] == points["hit"] == points["num"] == 1.0
     keys = {k["text"]: k["id"] for k in example.metadata["keys"]}
     tagged = "\n".join(f"<{lab}-{keys[t]}>{t}</{lab}-{keys[t]}>" for lab, t in lines)
-    points = _points(score_example(example, tagged))
+    points = earned_points(score_example(example, tagged))
     assert points["format"] == 0.0 and points["correct"] == points["hit"] == 1.0
-    pairs = _points(score_example(example, json.dumps([list(pair) for pair in lines])))
+    pairs = earned_points(score_example(example, json.dumps([list(pair) for pair in lines])))
     assert pairs["format"] == 0.0 and pairs["correct"] == pairs["ori"] == 1.0
     extract = _example("extract", o200k, format="lines", types=["Evidence"])
     ids = example.metadata["expected_ids"]
     assert ids == sorted(ids)
     texts = list(extract.gold)
-    labelled = _points(score_example(extract, "\n".join(f"Evidence: {t}" for t in texts)))
+    labelled = earned_points(score_example(extract, "\n".join(f"Evidence: {t}" for t in texts)))
     assert labelled["format"] == 0.0 and labelled["correct"] == labelled["ori"] == 1.0
 
 

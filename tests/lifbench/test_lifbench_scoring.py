@@ -13,14 +13,8 @@ from lctui.scoring import score_example
 from lctui.scoring.lifeval_text import edit_distance
 from lctui.tasks import get_task
 from lctui.tasks.lifbench.list_context import parse_list
-from lctui.tasks.tokenizers import reference_tokenizer
 
 HEX32 = re.compile(r"^[0-9a-f]{32}$")
-
-
-@pytest.fixture(scope="module")
-def o200k():  # type: ignore[no-untyped-def]
-    return reference_tokenizer("o200k_base")
 
 
 def _points(score: Score) -> dict[str, float]:

@@ -26,7 +26,6 @@ from lctui.tasks.lifbench.shared import (
     clear_streams,
     shared_prefix,
 )
-from lctui.tasks.tokenizers import reference_tokenizer
 
 LENGTH = 32768
 SCENARIOS = {
@@ -59,11 +58,6 @@ class CountingTokenizer:
     def count_batch(self, texts: Sequence[str]) -> list[int]:
         self.batched.append(sum(map(len, texts)))
         return self._inner.count_batch(texts)
-
-
-@pytest.fixture(scope="module")
-def o200k():  # type: ignore[no-untyped-def]
-    return reference_tokenizer("o200k_base")
 
 
 def _task(name: str) -> LifbenchTask:

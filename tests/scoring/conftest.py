@@ -7,6 +7,7 @@ from typing import Any
 
 import pytest
 
+from example_factory import make_test_example
 from lctui.core.types import Example
 
 NUMBER7 = r"\b\d{7}\b"
@@ -27,16 +28,11 @@ def build_example(
         meta["value_pattern"] = value_pattern
     if candidates is not None:
         meta["candidates"] = candidates
-    return Example(
-        example_id="ex-1",
+    return make_test_example(
         task="niah_test",
         category="synthetic",
-        suite="ruler",
         length=4096,
-        seed=0,
-        index=0,
         tokenizer="test",
-        params={},
         preamble="Some text.\n",
         context="haystack",
         question=question,

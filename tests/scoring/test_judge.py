@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pytest
 
+from example_factory import make_test_example
 from lctui.core.types import Example, ScoreStatus
 from lctui.engine.judging import batch_request_line, batch_result
 from lctui.scoring.judge import (
@@ -28,22 +29,13 @@ PRECISION_3 = JudgePrompt(ROLE_PRECISION, "", 240, items=3)
 
 
 def _example(metadata: dict[str, object], gold: tuple[str, ...] = ()) -> Example:
-    return Example(
-        example_id="ex-1",
+    return make_test_example(
         task="toy",
         category="test",
         suite="test",
-        length=1024,
-        seed=0,
-        index=0,
-        tokenizer="o200k_base",
-        params={},
-        preamble="",
         context="A very long document that the judge must never see. " * 50,
         question="\n\nWhere was the treaty signed?",
-        answer_prefix="",
         gold=gold,
-        max_new_tokens=32,
         prompt_tokens=900,
         metadata=metadata,
     )

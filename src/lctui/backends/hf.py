@@ -17,14 +17,7 @@ from typing import Any
 
 from lctui.backends.embedded import EMBEDDED_PATH, embedded_checkpoint
 from lctui.backends.fingerprint import checkpoint_identity
-from lctui.backends.hf_tokenizer import HFTokenizer
-from lctui.backends.prompting import (
-    ChatFormat,
-    check_prompt_format,
-    choose_format,
-    effective_format,
-    make_request,
-)
+from lctui.backends.prompting import PromptRenderer, RendersPrompts, check_prompt_format
 from lctui.backends.streaming import (
     Failed,
     Finished,
@@ -39,8 +32,7 @@ from lctui.backends.streaming import (
 )
 from lctui.core.errors import BackendError, MissingDependencyError, UserInputError
 from lctui.core.hashing import stable_hash
-from lctui.core.protocols import PromptFormat
-from lctui.core.types import Chunk, Example, GenerationConfig, Request
+from lctui.core.types import Chunk, GenerationConfig, Request
 
 DTYPES = ("auto", "bfloat16", "float16", "float32")
 
@@ -62,7 +54,7 @@ def import_hf() -> tuple[Any, Any]:
     return torch, transformers
 
 
-class HFBackend:
+class HFBackend(RendersPrompts):
     """A transformers model; loading blocks (call it from a thread), streaming does not."""
 
     def __init__(
@@ -81,7 +73,7 @@ class HFBackend:
         self.name = name or str(path)
         self.device = resolve_device(torch, device)
         self.dtype = resolve_dtype(torch, dtype, self.device)
-        self.prompt_format = check_prompt_format(prompt_format)
+        check_prompt_format(prompt_format)
         source, gguf_file, local = _locate(str(path))
         kwargs: dict[str, Any] = {"gguf_file": gguf_file} if gguf_file else {}
         if local:
@@ -107,7 +99,7 @@ class HFBackend:
         self._model.eval()
         install_abort_hooks(self._model)
         self.load_seconds = time.perf_counter() - start
-        self._tokenizer = HFTokenizer(hf_tokenizer)
+        self._prompts = PromptRenderer(hf_tokenizer, prompt_format)
         if max_context is None:
             positions: Any = getattr(self._model.config, "max_position_embeddings", None)
             if positions is None:
@@ -118,23 +110,13 @@ class HFBackend:
         self.max_context = max_context
         self.max_concurrency = max_concurrency or 1
         self._slots = threading.BoundedSemaphore(self.max_concurrency)
-        self._formats: dict[str, PromptFormat] = {}
-        self._overheads: dict[tuple[str, str], int] = {}
-        self._special_added = len(hf_tokenizer.encode("", add_special_tokens=True))
-        self.prompt_format_for("auto")  # a model set to "chat" without a template fails now
         self.fingerprint = stable_hash(
             "hf",
             checkpoint_identity(Path(_identity_source(source, gguf_file, transformers))),
             self.dtype,
             # The prompt the model reads depends on these as much as on the weights.
-            self.prompt_format,
-            getattr(hf_tokenizer, "chat_template", None) or "",
-            len(hf_tokenizer),
+            *self._prompts.identity(),
         )
-
-    @property
-    def tokenizer(self) -> HFTokenizer:
-        return self._tokenizer
 
     @property
     def hf_model(self) -> Any:
@@ -142,34 +124,12 @@ class HFBackend:
             raise BackendError(f"model {self.name!r} was closed")
         return self._model
 
-    def prompt_format_for(self, requested: str) -> PromptFormat:
-        """The prompt format for a config's `prompt_format` ("auto" defers to the model)."""
-        resolved = effective_format(
-            GenerationConfig(1, prompt_format=requested), self.prompt_format
-        )
-        if resolved not in self._formats:
-            self._formats[resolved] = choose_format(resolved, self._tokenizer.hf)
-        return self._formats[resolved]
-
-    def template_overhead(self, answer_prefix: str, prompt_format: str = "auto") -> int:
-        """Tokens the format adds around the user text, with what the tokenizer adds itself."""
-        fmt = self.prompt_format_for(prompt_format)
-        key = (type(fmt).__name__, answer_prefix)
-        if key not in self._overheads:
-            head, tail = fmt.render("", answer_prefix)
-            added = 0 if isinstance(fmt, ChatFormat) else self._special_added
-            self._overheads[key] = self._tokenizer.count(head) + self._tokenizer.count(tail) + added
-        return self._overheads[key]
-
-    def build_request(self, example: Example, config: GenerationConfig) -> Request:
-        return make_request(example, config, self.prompt_format_for(config.prompt_format))
-
     async def stream(self, request: Request) -> AsyncIterator[Chunk]:
         model = self.hf_model
         config = request.config
         templated = bool(request.messages)
         prompt_ids = await asyncio.to_thread(
-            self._tokenizer.encode_prompt, request.prompt, templated=templated
+            self.tokenizer.encode_prompt, request.prompt, templated=templated
         )
         self._check_fits(len(prompt_ids), config.max_new_tokens)
         loop = asyncio.get_running_loop()
@@ -264,8 +224,8 @@ class HFBackend:
         import torch
         from transformers import StoppingCriteriaList
 
-        hf_tokenizer = self._tokenizer.hf
-        streamer = make_streamer(hf_tokenizer, self._tokenizer.lock, post)
+        hf_tokenizer = self.tokenizer.hf
+        streamer = make_streamer(hf_tokenizer, self.tokenizer.lock, post)
         input_ids = torch.tensor([prompt_ids], dtype=torch.long, device=self.device)
         kwargs: dict[str, Any] = {
             "input_ids": input_ids,

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from lctui.backends.hf_tokenizer import HFTokenizer
 from lctui.core.errors import BackendError, UserInputError
 from lctui.core.protocols import PromptFormat
 from lctui.core.types import Example, GenerationConfig, Request
@@ -118,3 +119,73 @@ def make_request(
         prompt_tail=tail,
         reference=reference,
     )
+
+
+class PromptRenderer:
+    """A model's prompts through its Hugging Face tokenizer (the `hf` and `vllm` backends).
+
+    Holds the tokenizer, the formats resolved so far and the template overheads counted
+    so far; the model's own `prompt_format` is what a config's "auto" defers to.
+    """
+
+    def __init__(self, hf_tokenizer: Any, prompt_format: str = "auto") -> None:
+        self.prompt_format = check_prompt_format(prompt_format)
+        self.tokenizer = HFTokenizer(hf_tokenizer)
+        self._special_added = len(hf_tokenizer.encode("", add_special_tokens=True))
+        self._formats: dict[str, PromptFormat] = {}
+        self._overheads: dict[tuple[str, str], int] = {}
+        self.format_for("auto")  # a model set to "chat" without a template fails now
+
+    def format_for(self, requested: str) -> PromptFormat:
+        """The prompt format for a config's `prompt_format` ("auto" defers to the model)."""
+        resolved = effective_format(
+            GenerationConfig(1, prompt_format=requested), self.prompt_format
+        )
+        if resolved not in self._formats:
+            self._formats[resolved] = choose_format(resolved, self.tokenizer.hf)
+        return self._formats[resolved]
+
+    def template_overhead(self, answer_prefix: str, prompt_format: str = "auto") -> int:
+        """Tokens the format adds around the user text, with what the tokenizer adds itself."""
+        fmt = self.format_for(prompt_format)
+        key = (type(fmt).__name__, answer_prefix)
+        if key not in self._overheads:
+            head, tail = fmt.render("", answer_prefix)
+            added = 0 if isinstance(fmt, ChatFormat) else self._special_added
+            self._overheads[key] = self.tokenizer.count(head) + self.tokenizer.count(tail) + added
+        return self._overheads[key]
+
+    def build_request(self, example: Example, config: GenerationConfig) -> Request:
+        return make_request(example, config, self.format_for(config.prompt_format))
+
+    def identity(self) -> tuple[str, str, int]:
+        """What the prompt the model reads depends on, besides the weights (for fingerprints)."""
+        hf_tokenizer = self.tokenizer.hf
+        template = getattr(hf_tokenizer, "chat_template", None) or ""
+        return self.prompt_format, template, len(hf_tokenizer)
+
+
+class RendersPrompts:
+    """Mixin for a backend whose prompts a `PromptRenderer` renders (set `self._prompts`)."""
+
+    _prompts: PromptRenderer
+
+    @property
+    def tokenizer(self) -> HFTokenizer:
+        return self._prompts.tokenizer
+
+    @property
+    def prompt_format(self) -> str:
+        """The model's own prompt format, what a config's "auto" defers to."""
+        return self._prompts.prompt_format
+
+    def prompt_format_for(self, requested: str) -> PromptFormat:
+        """The prompt format for a config's `prompt_format` ("auto" defers to the model)."""
+        return self._prompts.format_for(requested)
+
+    def template_overhead(self, answer_prefix: str, prompt_format: str = "auto") -> int:
+        """Tokens the format adds around the user text, with what the tokenizer adds itself."""
+        return self._prompts.template_overhead(answer_prefix, prompt_format)
+
+    def build_request(self, example: Example, config: GenerationConfig) -> Request:
+        return self._prompts.build_request(example, config)

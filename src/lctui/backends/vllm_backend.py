@@ -22,22 +22,13 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 from lctui.backends.fingerprint import checkpoint_identity
-from lctui.backends.hf import _identity_source, _locate, import_hf
-from lctui.backends.hf_tokenizer import HFTokenizer
-from lctui.backends.prompting import (
-    ChatFormat,
-    check_prompt_format,
-    choose_format,
-    effective_format,
-    make_request,
-)
+from lctui.backends.hf import DTYPES, _identity_source, _locate, import_hf
+from lctui.backends.prompting import PromptRenderer, RendersPrompts, check_prompt_format
 from lctui.core.errors import BackendError, UserInputError
 from lctui.core.hashing import stable_hash
-from lctui.core.protocols import PromptFormat
-from lctui.core.types import Chunk, Example, GenerationConfig, ModelSpec, Request
+from lctui.core.types import Chunk, GenerationConfig, ModelSpec, Request
 
 T = TypeVar("T")
-DTYPES = ("auto", "bfloat16", "float16", "float32")
 # Enough requests in flight for continuous batching to fill a GPU; vLLM queues the rest.
 DEFAULT_MAX_CONCURRENCY = 64
 # vLLM on CPU sizes its KV cache as a fraction of *total* RAM (0.9 by default) and refuses
@@ -161,7 +152,7 @@ class _Failed:
 _END = object()  # the engine's stream ended
 
 
-class VLLMBackend:
+class VLLMBackend(RendersPrompts):
     """A vLLM engine in this process; loading blocks (call it from a thread), streaming does not."""
 
     def __init__(
@@ -186,7 +177,7 @@ class VLLMBackend:
         self.name = name or str(path)
         if dtype not in DTYPES:
             raise UserInputError(f"unknown dtype {dtype!r}: use one of {', '.join(DTYPES)}")
-        self.prompt_format = check_prompt_format(prompt_format)
+        check_prompt_format(prompt_format)
         source, gguf_file, local = _locate(str(path))
         if gguf_file:
             raise UserInputError(
@@ -199,11 +190,7 @@ class VLLMBackend:
             )
         except (OSError, ValueError) as exc:
             raise BackendError(f"cannot load model {self.name!r} from {path}: {exc}") from exc
-        self._tokenizer = HFTokenizer(hf_tokenizer)
-        self._special_added = len(hf_tokenizer.encode("", add_special_tokens=True))
-        self._formats: dict[str, PromptFormat] = {}
-        self._overheads: dict[tuple[str, str], int] = {}
-        self.prompt_format_for("auto")  # a model set to "chat" without a template fails now
+        self._prompts = PromptRenderer(hf_tokenizer, prompt_format)
         self._stats = _StatsSink()
         vllm_config = self._engine_config(
             source,
@@ -232,9 +219,7 @@ class VLLMBackend:
             "vllm",
             checkpoint_identity(Path(_identity_source(source, None, transformers))),
             self.dtype,
-            self.prompt_format,
-            getattr(hf_tokenizer, "chat_template", None) or "",
-            len(hf_tokenizer),
+            *self._prompts.identity(),
         )
 
     def _engine_config(self, source: str, **settings: Any) -> Any:
@@ -287,10 +272,6 @@ class VLLMBackend:
         )
 
     @property
-    def tokenizer(self) -> HFTokenizer:
-        return self._tokenizer
-
-    @property
     def engine(self) -> Any:
         """The vLLM `AsyncLLM` (for benches and tests); its loop is the engine thread's."""
         if self._engine is None:
@@ -306,33 +287,11 @@ class VLLMBackend:
         engine = self.engine
         await self._thread.run(engine.reset_prefix_cache())
 
-    def prompt_format_for(self, requested: str) -> PromptFormat:
-        """The prompt format for a config's `prompt_format` ("auto" defers to the model)."""
-        resolved = effective_format(
-            GenerationConfig(1, prompt_format=requested), self.prompt_format
-        )
-        if resolved not in self._formats:
-            self._formats[resolved] = choose_format(resolved, self._tokenizer.hf)
-        return self._formats[resolved]
-
-    def template_overhead(self, answer_prefix: str, prompt_format: str = "auto") -> int:
-        """Tokens the format adds around the user text, with what the tokenizer adds itself."""
-        fmt = self.prompt_format_for(prompt_format)
-        key = (type(fmt).__name__, answer_prefix)
-        if key not in self._overheads:
-            head, tail = fmt.render("", answer_prefix)
-            added = 0 if isinstance(fmt, ChatFormat) else self._special_added
-            self._overheads[key] = self._tokenizer.count(head) + self._tokenizer.count(tail) + added
-        return self._overheads[key]
-
-    def build_request(self, example: Example, config: GenerationConfig) -> Request:
-        return make_request(example, config, self.prompt_format_for(config.prompt_format))
-
     async def stream(self, request: Request) -> AsyncIterator[Chunk]:
         engine = self.engine
         config = request.config
         prompt_ids = await asyncio.to_thread(
-            self._tokenizer.encode_prompt, request.prompt, templated=bool(request.messages)
+            self.tokenizer.encode_prompt, request.prompt, templated=bool(request.messages)
         )
         self._check_fits(len(prompt_ids), config.max_new_tokens)
         request_id = f"lctui-{request.example_id[:16]}-{uuid.uuid4().hex[:12]}"

@@ -17,9 +17,10 @@ from lctui.core.types import Example, RubricPoint
 from lctui.scoring.lifeval_points import PointSpec
 from lctui.scoring.lifeval_text import (
     NUMBERING,
-    bracketed,
     clean_output,
     edit_distance,
+    in_spec_order,
+    json_list,
     near_limit,
     norm,
     point,
@@ -193,7 +194,7 @@ def _single_points(
         else:
             why, earned = f"expected the element at {wanted}, got the one at {match.position}", 0.0
         points["correct"] = point(specs["correct"], earned, why)
-    return answer, [points[name] for name in specs]
+    return answer, in_spec_order(specs, points)
 
 
 def _multi_answers(output: str) -> tuple[list[str], float]:
@@ -201,18 +202,13 @@ def _multi_answers(output: str) -> tuple[list[str], float]:
     text = clean_output(output)
     if not text:
         return [], 0.0
-    for candidate, earned in ((text, 1.0), (bracketed(text), 0.5)):
-        if not candidate:
-            continue
-        try:
-            value: Any = json.loads(candidate)
-        except ValueError:
-            continue
-        if isinstance(value, list):
-            strings = all(isinstance(v, str) for v in value)
-            return [v if isinstance(v, str) else json.dumps(v) for v in value], (
-                earned if strings else earned / 2
-            )
+    value, whole = json_list(text)
+    if value is not None:
+        earned = 1.0 if whole else 0.5
+        strings = all(isinstance(v, str) for v in value)
+        return [v if isinstance(v, str) else json.dumps(v) for v in value], (
+            earned if strings else earned / 2
+        )
     lines = [unwrap(NUMBERING.sub("", line).strip().rstrip(",")) for line in text.splitlines()]
     return [line for line in lines if line], 0.0
 
@@ -258,7 +254,7 @@ def _multi_points(
             + (f"; {'; '.join(misplaced[:3])}" if misplaced else ""),
         ),
     }
-    return [points[name] for name in specs]
+    return in_spec_order(specs, points)
 
 
 @lru_cache(maxsize=8)

@@ -23,6 +23,7 @@ from lctui.scoring.lifeval_text import (
     bracketed,
     clean_output,
     edit_distance,
+    in_spec_order,
     near_limit,
     norm,
     point,
@@ -174,7 +175,7 @@ def _dup_points(
         "ori": point(specs["ori"], ori, ori_why),
         "format": point(specs["format"], format_earned, format_why),
     }
-    return [points[name] for name in specs]
+    return in_spec_order(specs, points)
 
 
 class _Pairs(list[tuple[str, Any]]):
@@ -266,7 +267,7 @@ def _label_points(
         "num_doc": point(specs["num_doc"], max(0.0, share(len(given) - len(extra), n)), num_why),
         "format": point(specs["format"], format_earned, format_why),
     }
-    return [points[name] for name in specs]
+    return in_spec_order(specs, points)
 
 
 def multidoc_points(

@@ -19,9 +19,10 @@ from lctui.core.types import Example, RubricPoint
 from lctui.scoring.lifeval_points import PointSpec
 from lctui.scoring.lifeval_text import (
     NUMBERING,
-    bracketed,
     clean_output,
     edit_distance,
+    in_spec_order,
+    json_list,
     near_limit,
     norm,
     point,
@@ -110,20 +111,6 @@ def _ori_point(spec: PointSpec, placed: Sequence[Placed], what: str) -> RubricPo
     return point(spec, earned, why)
 
 
-def _json_list(text: str) -> tuple[list[Any] | None, bool]:
-    """A JSON list in `text` and whether it is the whole text."""
-    for candidate, whole in ((text, True), (bracketed(text), False)):
-        if not candidate:
-            continue
-        try:
-            value: Any = json.loads(candidate)
-        except ValueError:
-            continue
-        if isinstance(value, list):
-            return value, whole
-    return None, False
-
-
 @dataclass(frozen=True)
 class Entry:
     """One answered item of repeat: the type label given (if any), the quote, its shape."""
@@ -166,7 +153,7 @@ def repeat_entries(output: str, sep: str) -> list[Entry]:
     text = clean_output(output)
     if not text:
         return []
-    values, _ = _json_list(text)
+    values, _ = json_list(text)
     if values:
         return [_json_entry(v) for v in values]
     shape = re.compile(rf"^({'|'.join(ALL_TYPES)})\s*{re.escape(sep.strip())}\s*(\S.*)$")
@@ -237,7 +224,7 @@ def _repeat_points(
         ),
         "correct": point(specs["correct"], share(len(right), len(on_keys)), correct_why),
     }
-    return [points[name] for name in specs]
+    return in_spec_order(specs, points)
 
 
 @dataclass(frozen=True)
@@ -261,7 +248,7 @@ def extract_answer(output: str, fmt: str, none_word: str) -> Extracted:
         return Extracted([], True, 1.0, f"the word {none_word}, as asked")
     if _is_none_word(text, none_word):
         return Extracted([], True, 0.5, f"{short(text)!r} instead of the word {none_word}")
-    values, whole = _json_list(text)
+    values, whole = json_list(text)
     if values is not None:
         items = [v if isinstance(v, str) else json.dumps(v) for v in values]
         if not items or (len(items) == 1 and _is_none_word(items[0], none_word)):
@@ -314,7 +301,7 @@ def _extract_points(
             if answer.none
             else _ori_point(specs["ori"], placed, "item"),
         }
-        return [points[name] for name in specs]
+        return in_spec_order(specs, points)
     ids = [p.tagged.id for p in placed if p.tagged is not None and p.tagged.id in expected]
     first = list(dict.fromkeys(ids))
     missing = [str(i) for i in expected if i not in first]
@@ -340,7 +327,7 @@ def _extract_points(
         ),
         "ori": _ori_point(specs["ori"], placed, "item"),
     }
-    return [points[name] for name in specs]
+    return in_spec_order(specs, points)
 
 
 def qa_answer(output: str, options: Sequence[str]) -> tuple[str, bool | None, float, str]:
@@ -379,7 +366,7 @@ def _qa_points(
         "correct": point(specs["correct"], float(right), why),
         "format": point(specs["format"], format_earned, format_why),
     }
-    return [points[name] for name in specs]
+    return in_spec_order(specs, points)
 
 
 def onedoc_points(

@@ -6,7 +6,10 @@ and never evaluated; these helpers are the common parts of that parsing.
 
 from __future__ import annotations
 
+import json
 import re
+from collections.abc import Mapping
+from typing import Any
 
 from rapidfuzz.distance import Levenshtein
 
@@ -63,3 +66,24 @@ def point(spec: PointSpec, earned: float, explanation: str) -> RubricPoint:
 
 def short(text: str, limit: int = 60) -> str:
     return text if len(text) <= limit else text[: limit - 3] + "..."
+
+
+def in_spec_order(
+    specs: Mapping[str, PointSpec], points: Mapping[str, RubricPoint]
+) -> list[RubricPoint]:
+    """The points of a task, in the order of its rubric."""
+    return [points[name] for name in specs]
+
+
+def json_list(text: str) -> tuple[list[Any] | None, bool]:
+    """A JSON list in `text` (or in its bracketed part) and whether it is the whole text."""
+    for candidate, whole in ((text, True), (bracketed(text), False)):
+        if not candidate:
+            continue
+        try:
+            value: Any = json.loads(candidate)
+        except ValueError:
+            continue
+        if isinstance(value, list):
+            return value, whole
+    return None, False

@@ -11,7 +11,6 @@ import threading
 import time
 from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
-from types import TracebackType
 from typing import IO, Any
 
 import duckdb
@@ -21,6 +20,7 @@ from lctui.core.errors import StoreError
 from lctui.core.paths import default_db_path
 from lctui.core.types import Example, Generation, ModelSpec, Score
 from lctui.store import queries, schema
+from lctui.store.closing import ClosesOnExit
 from lctui.store.schema import migrate
 from lctui.store.views import create_views
 from lctui.store.writer import StoreWriter
@@ -29,7 +29,7 @@ MEMORY = ":memory:"
 _PID = re.compile(r"\(PID (\d+)\)")
 
 
-class Store:
+class Store(ClosesOnExit):
     """An open results file. Methods of the engine's ResultStore go to the writer.
 
     A store holds its file open for its whole life, or, when `shared`, only while a
@@ -164,17 +164,6 @@ class Store:
                 self._con.close()
             if self.claim is not None:
                 self.claim.release()
-
-    def __enter__(self) -> Store:
-        return self
-
-    def __exit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        tb: TracebackType | None,
-    ) -> None:
-        self.close()
 
 
 def open_store(

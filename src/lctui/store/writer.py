@@ -14,7 +14,6 @@ import threading
 import time
 from collections.abc import Callable, Mapping
 from contextlib import AbstractContextManager
-from types import TracebackType
 from typing import Any
 
 import duckdb
@@ -24,6 +23,7 @@ from lctui import __version__
 from lctui.core.errors import StoreError
 from lctui.core.types import Example, Generation, ModelSpec, Score
 from lctui.store import rows
+from lctui.store.closing import ClosesOnExit
 from lctui.store.latest import refresh_latest
 from lctui.store.rows import Row
 
@@ -41,7 +41,7 @@ def _utc(epoch_s: float) -> dt.datetime:
     return dt.datetime.fromtimestamp(epoch_s, tz=dt.timezone.utc).replace(tzinfo=None)
 
 
-class StoreWriter:
+class StoreWriter(ClosesOnExit):
     """Buffers rows and writes them in batches through its own DuckDB cursor.
 
     A flush is due when more than `max_rows` rows (or `max_bytes` of example and
@@ -224,17 +224,6 @@ class StoreWriter:
                 self.flush(force=True)
             finally:
                 self._closed = True
-
-    def __enter__(self) -> StoreWriter:
-        return self
-
-    def __exit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        tb: TracebackType | None,
-    ) -> None:
-        self.close()
 
     # -- internals ---------------------------------------------------------------------
 

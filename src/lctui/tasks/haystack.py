@@ -9,11 +9,13 @@ repeats across examples, so after the first example fitting is mostly lookups.
 from __future__ import annotations
 
 import random
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 from lctui.core.protocols import Tokenizer
 from lctui.core.types import Span
+from lctui.tasks.base import Draft
 from lctui.tasks.budget import (
     Budget,
     Fitted,
@@ -145,3 +147,36 @@ def fit_haystack(
     fitted = fit_to_budget(build, prefix, fixed, budget, tokenizer, tail=partial)
     context, spans = built[fitted.units, fitted.tail]
     return fitted, context, spans
+
+
+def needle_draft(
+    make_pieces: Callable[[int], Pieces],
+    needles: Sequence[Needle],
+    preamble: str,
+    question: str,
+    gold: tuple[str, ...],
+    budget: Budget,
+    tokenizer: Tokenizer,
+    metadata: Mapping[str, Any],
+) -> Draft:
+    """The draft of a needle task: preamble + fitted haystack + question.
+
+    Its depth is that of the needle labelled "asked".
+    """
+
+    def wrap(context: str) -> str:
+        return preamble + context + question
+
+    fitted, context, spans = fit_haystack(
+        make_pieces, needles, wrap, preamble + question, budget, tokenizer
+    )
+    return Draft(
+        preamble=preamble,
+        context=context,
+        question=question,
+        gold=gold,
+        tokens=fitted.tokens,
+        depth=realized_depth(spans, context, "asked"),
+        spans=tuple(spans),
+        metadata=metadata,
+    )

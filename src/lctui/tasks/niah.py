@@ -17,10 +17,9 @@ from lctui.tasks.corpora import adjectives, nouns
 from lctui.tasks.haystack import (
     Needle,
     Pieces,
-    fit_haystack,
+    needle_draft,
     noise_haystack,
     prose_haystack,
-    realized_depth,
 )
 
 DEFAULT_DEPTHS = tuple(range(0, 101, 10))
@@ -111,22 +110,10 @@ class NeedleTask(Task):
                 return self._distractors(rng, words, set(keys), key_kind, value_kind)
             return prose_haystack(rng, words)
 
-        def wrap(context: str) -> str:
-            return preamble + context + question
-
-        fitted, context, spans = fit_haystack(
-            make_pieces, needles, wrap, preamble + question, budget, tokenizer
-        )
         pattern = UUID_PATTERN if value_kind == "uuid" else rf"\b\d{{{int(p['value_digits'])}}}\b"
-        return Draft(
-            preamble=preamble,
-            context=context,
-            question=question,
-            gold=gold,
-            tokens=fitted.tokens,
-            depth=realized_depth(spans, context, "asked"),
-            spans=tuple(spans),
-            metadata={"value_pattern": pattern, "keys": queried},
+        metadata = {"value_pattern": pattern, "keys": queried}
+        return needle_draft(
+            make_pieces, needles, preamble, question, gold, budget, tokenizer, metadata
         )
 
     @staticmethod

@@ -16,7 +16,7 @@ from typing import Any, ClassVar
 from lctui.core.protocols import Tokenizer
 from lctui.tasks.base import Draft, Task
 from lctui.tasks.budget import Budget
-from lctui.tasks.haystack import Needle, fit_haystack, noise_haystack, realized_depth
+from lctui.tasks.haystack import Needle, needle_draft, noise_haystack
 
 
 def _names(rng: random.Random, count: int, length: int) -> list[str]:
@@ -81,26 +81,16 @@ class VariableTracking(Task):
                 gold = tuple(chain_names)
         question = "\n\n" + _question(values[0])
 
-        def wrap(context: str) -> str:
-            return preamble + context + question
-
-        fitted, context, spans = fit_haystack(
+        metadata = {"value_pattern": rf"\b[A-Z]{{{length}}}\b", "value": values[0]}
+        return needle_draft(
             lambda words: noise_haystack(rng, words),
             needles,
-            wrap,
-            preamble + question,
+            preamble,
+            question,
+            gold,
             budget,
             tokenizer,
-        )
-        return Draft(
-            preamble=preamble,
-            context=context,
-            question=question,
-            gold=gold,
-            tokens=fitted.tokens,
-            depth=realized_depth(spans, context, "asked"),
-            spans=tuple(spans),
-            metadata={"value_pattern": rf"\b[A-Z]{{{length}}}\b", "value": values[0]},
+            metadata,
         )
 
 

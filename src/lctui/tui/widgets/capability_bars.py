@@ -9,12 +9,10 @@ from collections.abc import Mapping, Sequence
 
 from rich.text import Text
 from textual.color import Color
-from textual.events import Resize
-from textual.theme import Theme
-from textual.widgets import DataTable
 
 from lctui.analysis.lifbench import LifbenchReport
 from lctui.scoring.rubric import CAPABILITIES
+from lctui.tui.widgets.fitted_table import FittedTable
 
 EIGHTHS = " ▏▎▍▌▋▊▉█"
 MODEL_WIDTH = (16, 28)  # the model column's least and most width
@@ -50,7 +48,7 @@ def bar_cell(value: float | None, width: int, colours: Mapping[str, str]) -> Tex
     return cell
 
 
-class CapabilityTable(DataTable[Text]):
+class CapabilityTable(FittedTable):
     """One row per model (best ARS first): ARS then IFP of each capability.
 
     Enter on a row posts DataTable.RowSelected with the model's name as row key.
@@ -62,19 +60,8 @@ class CapabilityTable(DataTable[Text]):
     COLUMNS = ("ARS", *CAPABILITIES)
 
     def __init__(self, *, id: str | None = None) -> None:
-        super().__init__(id=id, cursor_type="row", zebra_stripes=True)
+        super().__init__(id=id)
         self.reports: list[LifbenchReport] = []
-        self._width = 0
-
-    def on_mount(self) -> None:
-        self.app.theme_changed_signal.subscribe(self, self._theme_changed)
-
-    def _theme_changed(self, theme: Theme) -> None:
-        self._populate()
-
-    def on_resize(self, event: Resize) -> None:
-        if event.size.width != self._width:
-            self._populate()
 
     def show_reports(self, reports: Sequence[LifbenchReport]) -> None:
         self.reports = sorted(reports, key=lambda r: (-(r.ars or 0.0), r.model))

@@ -21,11 +21,10 @@ from rich.text import Text
 from textual.app import ComposeResult
 from textual.containers import VerticalScroll
 from textual.content import Content
-from textual.events import Resize
-from textual.theme import Theme
-from textual.widgets import DataTable, Static
+from textual.widgets import Static
 
 from lctui.scoring.rubric import CAPABILITIES
+from lctui.tui.widgets.fitted_table import FittedTable
 
 Score = Mapping[str, Any]  # a score as `get_generation` returns it, with its `points`
 Point = Mapping[str, Any]
@@ -44,7 +43,7 @@ def capability_groups(points: Sequence[Point]) -> list[tuple[str, list[Point]]] 
     return sorted(groups.items(), key=lambda item: (order.get(item[0], len(order)), item[0]))
 
 
-class RubricTable(DataTable[Text]):
+class RubricTable(FittedTable):
     """One row per rubric point; a heading row per score when there are several."""
 
     DEFAULT_CSS = """
@@ -52,23 +51,12 @@ class RubricTable(DataTable[Text]):
     """
 
     def __init__(self, *, id: str | None = None) -> None:
-        super().__init__(id=id, cursor_type="row", zebra_stripes=True, show_cursor=False)
+        super().__init__(id=id, show_cursor=False)
         self.scores: list[Score] = []
-        self._width = 0
-
-    def on_mount(self) -> None:
-        self.app.theme_changed_signal.subscribe(self, self._theme_changed)
-
-    def _theme_changed(self, theme: Theme) -> None:
-        self._populate()
 
     def show_scores(self, scores: Sequence[Score]) -> None:
         self.scores = list(scores)
         self._populate()
-
-    def on_resize(self, event: Resize) -> None:
-        if event.size.width != self._width:
-            self._populate()
 
     def point_names(self) -> list[str]:
         return [str(p["name"]) for s in self.scores for p in s.get("points") or ()]

@@ -9,12 +9,10 @@ from collections.abc import Mapping
 
 from rich.text import Text
 from textual.content import Content
-from textual.events import Resize
-from textual.theme import Theme
-from textual.widgets import DataTable
 
 from lctui.analysis.lifbench_levels import ModelStability
 from lctui.tui.widgets.capability_bars import bar, scale_colour
+from lctui.tui.widgets.fitted_table import FittedTable
 
 TASK_WIDTH = (16, 26)
 LEVEL_WIDTH = 5  # means with two decimals, CVs with three
@@ -25,7 +23,7 @@ def level_label(perspective: str, level: str) -> str:
     return f"{level}k" if perspective == "length" else level
 
 
-class StabilityTable(DataTable[Text]):
+class StabilityTable(FittedTable):
     """Task rows x (CV, then a column per level) of one model's per-level mean ARS."""
 
     DEFAULT_CSS = """
@@ -33,20 +31,9 @@ class StabilityTable(DataTable[Text]):
     """
 
     def __init__(self, *, id: str | None = None) -> None:
-        super().__init__(id=id, cursor_type="row", zebra_stripes=True)
+        super().__init__(id=id)
         self.stability: ModelStability | None = None
         self.perspective = "expression"
-        self._width = 0
-
-    def on_mount(self) -> None:
-        self.app.theme_changed_signal.subscribe(self, self._theme_changed)
-
-    def _theme_changed(self, theme: Theme) -> None:
-        self._populate()
-
-    def on_resize(self, event: Resize) -> None:
-        if event.size.width != self._width:
-            self._populate()
 
     def show(self, stability: ModelStability, perspective: str) -> None:
         self.stability = stability
