@@ -62,7 +62,7 @@ def run_suite(model: str, n: int, workdir: Path, config: Path) -> tuple[float, i
     wall = time.perf_counter() - started
     con = duckdb.connect(str(db), read_only=True)
     row = con.execute(
-        "SELECT count(*), max(started_at + latency_s) - min(started_at), "
+        "SELECT count(*), max(epoch(started_at) + latency_s) - min(epoch(started_at)), "
         "count(*) FILTER (WHERE status = 'error') FROM results"
     ).fetchone()
     con.close()
