@@ -42,10 +42,15 @@ def test_reference_scores_one_and_garbage_scores_low(task) -> None:  # type: ign
 
 
 def _other_values(example) -> set[str]:  # type: ignore[no-untyped-def]
+    """Values of the asked kind in the context that are not the answer (none for tasks
+    whose answers are not values copied from the context: LIFBench MultiDoc and OneDoc
+    have their own wrong-answer tests per rubric point)."""
     if "candidates" in example.metadata:
         values = set(example.metadata["candidates"])
-    else:
+    elif "value_pattern" in example.metadata:
         values = set(re.findall(example.metadata["value_pattern"], example.context))
+    else:
+        return set()
     return values - set(example.gold)
 
 
