@@ -120,6 +120,9 @@ class ServerProcess:
             text=True,
             errors="replace",
             start_new_session=True,  # its own process group: stopped as a whole
+            # The server writes to its log file, not the terminal: INFO, even when an
+            # in-process engine quietened vLLM for this process (VLLM_LOGGING_LEVEL).
+            env={**os.environ, "VLLM_LOGGING_LEVEL": "INFO"},
         )
         atexit.register(self.stop)
         with _running_lock:
