@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import shutil
 from pathlib import Path
 
 import pytest
@@ -19,3 +20,26 @@ prepare_environment()
 def _isolated_data_dir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("LCTUI_DATA_DIR", str(tmp_path / "data"))
     monkeypatch.delenv("LCTUI_DB", raising=False)
+
+
+@pytest.fixture(scope="session")
+def _published_lifbench_template(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The published LIFBench scores (20 models) imported once per session."""
+    from lctui.analysis.lifbench_import import import_lifbench_scores
+    from lctui.store import open_store
+    from lifbench_data import published_folder
+
+    db = tmp_path_factory.mktemp("published-lifbench") / "template.duckdb"
+    with open_store(db) as store:
+        import_lifbench_scores(store, published_folder())
+    return db
+
+
+@pytest.fixture(scope="module")
+def published_db(
+    _published_lifbench_template: Path, tmp_path_factory: pytest.TempPathFactory
+) -> Path:
+    """A module's own copy of the imported published scores (tests may write to it)."""
+    db = tmp_path_factory.mktemp("published") / "published.duckdb"
+    shutil.copy(_published_lifbench_template, db)
+    return db

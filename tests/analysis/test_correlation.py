@@ -7,13 +7,12 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from lifbench_data import published_folder, read_published
 from scipy import stats as sps
 
 from lctui.analysis.correlation import correlate, synthetic_vs_downstream
-from lctui.analysis.lifbench_import import import_lifbench_scores
 from lctui.core.errors import UserInputError
 from lctui.store import Store, open_store
+from lifbench_data import published_folder, read_published
 
 
 @pytest.fixture(scope="module")
@@ -22,10 +21,8 @@ def folder() -> Path:
 
 
 @pytest.fixture(scope="module")
-def store(folder: Path, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Store]:
-    db = tmp_path_factory.mktemp("lifbench-corr") / "lif.duckdb"
-    with open_store(db) as opened:
-        import_lifbench_scores(opened, folder)
+def store(published_db: Path) -> Iterator[Store]:
+    with open_store(published_db) as opened:
         yield opened
 
 

@@ -7,12 +7,12 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from lifbench_data import published_folder, read_published
 
 from lctui.analysis.lifbench import LifbenchReport, lifbench_reports, lifbench_responses
 from lctui.analysis.lifbench_import import import_lifbench_scores
 from lctui.scoring.lifeval_points import LIFEVAL_TASKS
 from lctui.store import Store, open_store
+from lifbench_data import published_folder, read_published
 
 TABLES = ("models", "runs", "examples", "generations", "scores", "rubric_points")
 
@@ -23,10 +23,8 @@ def folder() -> Path:
 
 
 @pytest.fixture(scope="module")
-def store(folder: Path, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Store]:
-    db = tmp_path_factory.mktemp("lifbench") / "lif.duckdb"
-    with open_store(db) as opened:
-        import_lifbench_scores(opened, folder)
+def store(published_db: Path) -> Iterator[Store]:
+    with open_store(published_db) as opened:
         yield opened
 
 

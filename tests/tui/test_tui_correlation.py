@@ -5,8 +5,7 @@ analysis's message replaces the numbers."""
 
 from __future__ import annotations
 
-import sys
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -16,7 +15,6 @@ from textual.pilot import Pilot
 from textual.widgets import Static, TabbedContent
 
 from lctui.analysis.correlation import CorrelationMatrix, correlate, synthetic_vs_downstream
-from lctui.analysis.lifbench_import import import_lifbench_scores
 from lctui.core.errors import UserInputError
 from lctui.store import open_store
 from lctui.tui.app import LctuiApp
@@ -30,18 +28,7 @@ from lctui.tui.screens.correlation import (
 from lctui.tui.widgets.heatmap import Heatmap
 from lctui.tui.widgets.scatter import Scatter
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "analysis"))
-from lifbench_data import published_folder
-
 MakeApp = Callable[..., LctuiApp]
-
-
-@pytest.fixture(scope="module")
-def published_db(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
-    db = tmp_path_factory.mktemp("correlation-tui") / "published.duckdb"
-    with open_store(db) as store:
-        import_lifbench_scores(store, published_folder())
-    yield db
 
 
 def analysis(db: Path, length: int | None = None, by: str = "task") -> CorrelationMatrix:

@@ -6,8 +6,7 @@ line on a lifeval generation."""
 from __future__ import annotations
 
 import statistics
-import sys
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -18,7 +17,6 @@ from textual.pilot import Pilot
 from textual.widgets import OptionList, Static, TabbedContent
 
 from lctui.analysis.lifbench import LifbenchReport, lifbench_reports
-from lctui.analysis.lifbench_import import import_lifbench_scores
 from lctui.cli import main as cli_main
 from lctui.store import open_store
 from lctui.store.lifeval_views import PERSPECTIVES
@@ -28,19 +26,8 @@ from lctui.tui.widgets.capability_bars import CapabilityTable, bar
 from lctui.tui.widgets.rubric_table import RubricTable, capability_groups
 from lctui.tui.widgets.stability_table import StabilityTable
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "analysis"))
-from lifbench_data import published_folder
-
 MakeApp = Callable[..., LctuiApp]
 MODEL = "gpt-4o-2024-08-06"
-
-
-@pytest.fixture(scope="module")
-def published_db(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
-    db = tmp_path_factory.mktemp("lifbench-tui") / "published.duckdb"
-    with open_store(db) as store:
-        import_lifbench_scores(store, published_folder())
-    yield db
 
 
 @pytest.fixture(scope="module")
