@@ -182,8 +182,7 @@ _RUNS_SQL = """
         FROM g
         LEFT JOIN examples AS e ON e.example_id = g.example_id
         LEFT JOIN models AS m ON m.model_id = g.model_id
-        LEFT JOIN latest_scores AS s
-            ON s.generation_id = g.generation_id AND s.scorer <> 'judge'
+        LEFT JOIN rule_scores AS s ON s.generation_id = g.generation_id
     ), agg AS (
         SELECT run_id,
                count(DISTINCT generation_id) AS n,

@@ -51,8 +51,9 @@ explanation, scored_at; the judge's points are in `rubric` (scorer 'judge').
 
 Accounting: `run_model_stats` and `judge_stats` (store/stats_views.py).
 
-Helper views: `latest_generations` (generations, latest per gen_key) and
-`latest_scores` (scores, latest per generation, scorer and metric).
+Helper views: `latest_generations` (generations, latest per gen_key),
+`latest_scores` (scores, latest per generation, scorer and metric) and `rule_scores`
+(the latest scores of every scorer but the LLM judge).
 
 LIFEval's metrics (ARS per response, task, length and model; IFP per capability; IFS
 per perspective) are the `lifeval_*` views, documented in store/lifeval_views.py.
@@ -69,6 +70,8 @@ VIEWS: dict[str, str] = {
     # The `latest` flags are kept by the writer and the import (store/latest.py).
     "latest_generations": "SELECT * EXCLUDE (latest) FROM generations WHERE latest",
     "latest_scores": "SELECT * EXCLUDE (latest) FROM scores WHERE latest",
+    # What means are taken over: every latest score but the LLM judge's (judge_scores).
+    "rule_scores": "SELECT * FROM latest_scores WHERE scorer <> 'judge'",
     "results": """
         SELECT
             g.run_id,
@@ -106,8 +109,7 @@ VIEWS: dict[str, str] = {
         FROM latest_generations AS g
         LEFT JOIN examples AS e ON e.example_id = g.example_id
         LEFT JOIN models AS m ON m.model_id = g.model_id
-        LEFT JOIN latest_scores AS s
-            ON s.generation_id = g.generation_id AND s.scorer <> 'judge'
+        LEFT JOIN rule_scores AS s ON s.generation_id = g.generation_id
     """,
     "judge_scores": """
         SELECT
