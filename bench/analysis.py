@@ -7,8 +7,11 @@ Builds two DuckDB files through SQL (INSERT ... SELECT from range(), a few secon
 - `many`: 20 models x 50K examples = 1M generations: the correlation matrix.
 
 Eight tasks score pass/fail, two are graded in quarters; about 1 % of generations
-fail and 2 % are unparsed. Both files hold 1M generations, so the results pivot (the
-model x task x length means of the heatmap, via cell_scores) is timed on each.
+fail and 2 % are unparsed. Ids are shaped like the engine's: 16 hex characters for
+examples and generation keys, 32 for generation ids (uuid4().hex). Both files hold
+1M generations, so the results pivot (the model x task x length means of the heatmap,
+via cell_scores) is timed on each, and beside it the same pivot joining on text ids
+(as before store migration 5) for the ratio.
 Targets: pivot 200 ms, compare 500 ms, correlation 500 ms (median of warm repeats).
 
     python bench/analysis.py [--repeat 3] [--dir /tmp/lctui-bench-analysis]
@@ -29,6 +32,7 @@ import duckdb
 from lctui.analysis.compare import compare
 from lctui.analysis.correlation import correlate
 from lctui.store import open_store, queries
+from lctui.store.derived import fill_derived
 
 TASKS = 10
 LENGTHS = (4096, 8192, 16384, 32768, 65536)
@@ -38,7 +42,7 @@ TARGET_MS = {"pivot": 200.0, "compare": 500.0, "correlation": 500.0}
 _EXAMPLES = f"""
     INSERT INTO examples (example_id, task, category, suite, length, seed, idx, tokenizer,
                           gold, max_new_tokens, prompt_tokens, depth, truncated)
-    SELECT 'e' || i, 'task_' || (i % {TASKS}),
+    SELECT left(md5('e' || i), 16), 'task_' || (i % {TASKS}),
            CASE WHEN i % {TASKS} < 4 THEN 'synthetic' WHEN i % {TASKS} < 6 THEN 'rag'
                 WHEN i % {TASKS} < 8 THEN 'icl' ELSE 'longqa' END,
            'bench', {list(LENGTHS)}[1 + (i // {TASKS}) % {len(LENGTHS)}], 0,
@@ -51,7 +55,7 @@ _EXAMPLES = f"""
 # p: chance of a pass, from the model's skill, the task and the length.
 _GENERATIONS = """
     CREATE TEMP TABLE gen AS
-    SELECT 'g' || m || '-' || e.idx_all AS generation_id, m, e.example_id, e.task, e.length,
+    SELECT md5('g' || m || '-' || e.idx_all) AS generation_id, m, e.example_id, e.task, e.length,
            e.category,
            greatest(0.02, least(0.98, 0.55 + 0.02 * m - 0.03 * (hash(e.task) % 7)
                     - 0.04 * log2(e.length / 4096) + 0.1 * (random() - 0.5))) AS p,
@@ -64,8 +68,8 @@ _INSERTS = (
     INSERT INTO generations (generation_id, gen_key, run_id, model_id, example_id,
         config_hash, status, output, prompt_tokens, output_tokens, ttft_s, latency_s,
         finish_reason, error, started_at)
-    SELECT generation_id, generation_id, $run_prefix || (m // $models_per_run), 'model-' || m,
-           example_id, 'c0', CASE WHEN w < 0.01 THEN 'error' ELSE 'ok' END,
+    SELECT generation_id, left(generation_id, 16), $run_prefix || (m // $models_per_run),
+           'model-' || m, example_id, 'c0', CASE WHEN w < 0.01 THEN 'error' ELSE 'ok' END,
            CASE WHEN w < 0.01 THEN NULL ELSE 'answer' END, length, 8, 0.1, 0.5, 'stop',
            CASE WHEN w < 0.01 THEN 'timeout' END, TIMESTAMP '2026-01-01' + INTERVAL (m) SECOND
     FROM gen
@@ -92,6 +96,33 @@ _INSERTS = (
 )
 
 
+# The pivot as it was before store migration 5: scores joined on the text generation
+# id and the task and length read from the examples table (the naive way).
+_TEXT_JOIN_PIVOT = f"""
+    SELECT model, e.task, e.length, {queries.CELL_AGGREGATES}
+    FROM (
+        SELECT coalesce(m.name, g.model_id) AS model, g.example_id,
+               coalesce(s.status, g.status) AS status, s.value AS score,
+               coalesce(m.reference, false) AS reference
+        FROM generations AS g
+        LEFT JOIN models AS m ON m.model_id = g.model_id
+        LEFT JOIN scores AS s
+            ON s.generation_id = g.generation_id AND s.latest AND s.scorer <> 'judge'
+        WHERE g.latest
+    ) AS g
+    LEFT JOIN examples AS e ON e.example_id = g.example_id
+    GROUP BY ALL
+"""
+
+
+def text_join_pivot(store: Any) -> object:
+    cur = store.cursor()
+    try:
+        return cur.execute(_TEXT_JOIN_PIVOT).fetchall()
+    finally:
+        cur.close()
+
+
 def build(path: Path, models: int, examples: int, names: list[str], runs: int) -> float:
     """A results file of `models` x `examples` generations; returns seconds taken."""
     path.unlink(missing_ok=True)
@@ -111,6 +142,7 @@ def build(path: Path, models: int, examples: int, names: list[str], runs: int) -
         for sql in _INSERTS:
             used = set(re.findall(r"\$(\w+)", sql))
             con.execute(sql, {k: v for k, v in params.items() if k in used})
+        fill_derived(con)  # what the writer does after each flush
         con.execute("CHECKPOINT")
     finally:
         con.close()
@@ -130,12 +162,13 @@ def timed(fn: Callable[[], object], repeat: int) -> tuple[float, float]:
     return first, statistics.median(times)
 
 
-def report(name: str, what: str, first: float, warm: float) -> None:
+def report(name: str, what: str, first: float, warm: float) -> tuple[float, float]:
     target = TARGET_MS[name]
     print(
         f"{what:<44} first {first:7.0f} ms  warm {warm:7.0f} ms  target {target:5.0f} ms  "
         f"warm/target {warm / target:5.2f}"
     )
+    return first, warm
 
 
 def main() -> None:
@@ -151,8 +184,11 @@ def main() -> None:
     took = build(ab, 2, examples_ab, ["ckpt-a", "ckpt-b"], runs=2)
     print(f"built {ab}: 2 runs x {examples_ab:,} generations in {took:.1f} s")
     with open_store(ab, read_only=True) as store:
-        report("pivot", "results pivot (cell_scores), 1M rows", *timed(
+        _, naive = timed(lambda: text_join_pivot(store), args.repeat)
+        _, ours = report("pivot", "results pivot (cell_scores), 1M rows", *timed(
             lambda: queries.cell_scores(store), args.repeat))  # fmt: skip
+        print(f"{'  same pivot joining on text ids':<44} warm {naive:7.0f} ms  "
+              f"text/ours {naive / ours:5.2f}")  # fmt: skip
         result = compare(store, "run:run-0", "run:run-1")
         pairs = sum(c.n for c in result.cells)
         report("compare", f"A/B run:run-0 vs run:run-1 ({pairs:,} pairs)", *timed(

@@ -22,6 +22,7 @@ from typing import Any
 
 from lctui.core.config import Config
 from lctui.store import open_store
+from lctui.store.derived import fill_derived
 
 TARGET_MS = 500.0
 MODELS = ("ckpt-a", "ckpt-b", "llama-8b", "qwen-7b", "gold")
@@ -116,6 +117,7 @@ def build(path: Path, n: int) -> None:
         FROM generations AS g JOIN examples AS e USING (example_id)
         """
     )
+    fill_derived(con)  # what the writer does after each flush
     con.commit()
     con.close()
     store.close()

@@ -15,6 +15,7 @@ from lctui.analysis.curves import (
 )
 from lctui.core.errors import UserInputError
 from lctui.store import Store, open_store
+from lctui.store.derived import fill_derived
 
 # model -> length -> scores of its 10 examples at depths 0, 10, ..., 90 (None: error).
 SCORES: dict[str, dict[int, list[float | None]]] = {
@@ -60,6 +61,7 @@ def store(tmp_path: Path) -> Iterator[Store]:
                         "scored_at) VALUES (?, 's', 'm', ?, ?, now())",
                         [gen, score, status],
                     )
+        fill_derived(cur)  # rows inserted by hand, not by the writer
         cur.close()
         yield opened
 

@@ -27,6 +27,14 @@ def test_mcnemar_on_a_known_table() -> None:
     assert result.p == pytest.approx(sps.binomtest(1, 10, 0.5).pvalue)
 
 
+@pytest.mark.parametrize("discordant", [1, 2, 7, 30, 31, 200, 5001])
+def test_mcnemar_from_counts_equals_scipy_binomtest(discordant: int) -> None:
+    for a_only in sorted({0, 1, discordant // 3, discordant // 2, discordant - 1, discordant}):
+        expected = sps.binomtest(a_only, discordant, 0.5).pvalue
+        result = stats.mcnemar_from_counts(a_only, discordant - a_only, discordant + 5)
+        assert result.p == pytest.approx(min(1.0, expected), rel=1e-9, abs=1e-300)
+
+
 def test_mcnemar_without_discordant_pairs_is_one_and_refuses_graded_scores() -> None:
     assert stats.mcnemar_exact([1, 0, 1], [1, 0, 1]).p == 1.0
     with pytest.raises(ValueError, match="0/1"):

@@ -33,35 +33,37 @@ CHANGED_LIMIT = 1000  # changed pairs fetched (the counts cover all of them)
 # $1-$4: model ids and run (or NULL) of A and of B; $5: changed threshold; $6: limit.
 _IN_A = "(list_contains($1, g.model_id) AND ($2 IS NULL OR g.run_id = $2))"
 _IN_B = "(list_contains($3, g.model_id) AND ($4 IS NULL OR g.run_id = $4))"
-# The latest generation of each side per example and metric, with its latest score:
-# one arg_max over a numeric key (started_at, then a hash of the generation id for
-# ties, then scored_at) is much cheaper here than two window functions.
+# The latest generation of each side per example and metric, with its latest score
+# (the `latest` flag of scores): one arg_max over an integer key (started_at, then the
+# generation's hash for ties) is much cheaper here than window functions. Everything
+# is carried as integers (store/derived.py: scores join on gen_hash, the task and
+# length come with the generation); the ids of the changed pairs alone are looked up.
+# (A modulo of the 128-bit hash costs ~3 s per 1M rows; its top 10 bits cost ~5 ms.)
 _KEY = """
-    epoch_us(coalesce(g.started_at, TIMESTAMP '1970-01-01'))::HUGEINT * 10000000000000000000
-    + (hash(g.generation_id) % 1000)::HUGEINT * 10000000000000000
-    + epoch_us(coalesce(s.scored_at, TIMESTAMP '1970-01-01'))
+    epoch_us(coalesce(g.started_at, TIMESTAMP '1970-01-01')) * 1024
+    + (g.gen_hash >> 118)::BIGINT
 """
 _PAIRED = "score_a IS NOT NULL AND score_b IS NOT NULL"
+_CHANGED_ORDER = "ORDER BY abs(score_a - score_b) DESC, task, length, example_id, metric"
 # One query, three kinds of rows: per-cell counts and means, the counts of each paired
 # difference per cell (all the tests need), and the changed pairs.
 _COMPARE_SQL = f"""
     WITH j AS (
-        SELECT g.example_id, coalesce(s.metric, '') AS metric, {_IN_A} AS in_a,
-               {_IN_B} AS in_b, g.generation_id AS gen, {_KEY} AS k,
+        SELECT g.example_id, g.task, g.length, coalesce(s.metric, '') AS metric,
+               {_IN_A} AS in_a, {_IN_B} AS in_b, g.gen_hash AS gen, {_KEY} AS k,
                CASE WHEN coalesce(s.status, g.status) IN ('ok', 'unparsed')
                     THEN coalesce(s.value, 0) END AS score
-        FROM generations AS g LEFT JOIN scores AS s ON s.generation_id = g.generation_id
+        FROM generations AS g
+        LEFT JOIN scores AS s ON s.gen_hash = g.gen_hash AND s.latest
         WHERE {_IN_A} OR {_IN_B}
-    ), sides AS (
-        SELECT example_id, metric,
+    ), p AS MATERIALIZED (
+        SELECT coalesce(any_value(task), '?') AS task, coalesce(any_value(length), 0) AS length,
+               example_id, metric,
                arg_max(gen, k) FILTER (WHERE in_a) AS generation_a,
                arg_max(score, k) FILTER (WHERE in_a) AS score_a,
                arg_max(gen, k) FILTER (WHERE in_b) AS generation_b,
                arg_max(score, k) FILTER (WHERE in_b) AS score_b
         FROM j GROUP BY example_id, metric
-    ), p AS MATERIALIZED (
-        SELECT coalesce(e.task, '?') AS task, coalesce(e.length, 0) AS length, sides.*
-        FROM sides LEFT JOIN examples AS e ON e.example_id = sides.example_id
     )
     SELECT 'cell' AS kind, task, length, metric,
            count(*) FILTER (WHERE generation_b IS NULL) AS only_a,
@@ -79,10 +81,14 @@ _COMPARE_SQL = f"""
     SELECT 'diff' AS kind, task, length, metric, score_a - score_b AS d, count(*) AS count
     FROM p WHERE {_PAIRED} GROUP BY task, length, metric, d
     UNION ALL BY NAME
-    (SELECT 'changed' AS kind, task, length, metric, example_id, generation_a, generation_b,
-            score_a, score_b
-     FROM p WHERE abs(score_a - score_b) >= $5
-     ORDER BY abs(score_a - score_b) DESC, task, length, example_id LIMIT $6)
+    SELECT 'changed' AS kind, c.task, c.length, c.metric, c.example_id,
+           ga.generation_id AS generation_a, gb.generation_id AS generation_b,
+           c.score_a, c.score_b, c.rank
+    FROM (SELECT *, row_number() OVER ({_CHANGED_ORDER}) AS rank
+          FROM (SELECT * FROM p WHERE abs(score_a - score_b) >= $5 {_CHANGED_ORDER} LIMIT $6)
+    ) AS c
+    JOIN generations AS ga ON ga.gen_hash = c.generation_a
+    JOIN generations AS gb ON gb.gen_hash = c.generation_b
 """
 
 
@@ -278,7 +284,8 @@ def compare(
             )
         )  # fmt: skip
     names = [f.name for f in fields(ChangedExample)]
-    changed = [ChangedExample(**{name: r[name] for name in names}) for r in by_kind["changed"]]
+    in_order = sorted(by_kind["changed"], key=lambda r: r["rank"])  # joins do not keep it
+    changed = [ChangedExample(**{name: r[name] for name in names}) for r in in_order]
     return CompareResult(side_a, side_b, cells, threshold=threshold, changed=changed, **totals)
 
 

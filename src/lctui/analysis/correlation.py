@@ -28,7 +28,7 @@ TIE_DECIMALS = 12  # scores equal to this many decimals rank as ties
 _SCORES = f"""
     WITH cells AS (
         SELECT model, task, min(category) AS category, length, {queries.CELL_AGGREGATES}
-        FROM results
+        FROM results_core
         WHERE NOT reference AND ($length IS NULL OR length = $length)
           AND ($models IS NULL OR list_contains($models, model))
         GROUP BY model, task, length

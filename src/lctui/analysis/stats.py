@@ -112,9 +112,16 @@ def mcnemar_exact(a: ArrayLike, b: ArrayLike) -> McNemarResult:
 
 
 def mcnemar_from_counts(a_only: int, b_only: int, n: int) -> McNemarResult:
-    """Exact McNemar from the discordant counts: binomtest(a_only, a_only + b_only, 0.5)."""
+    """Exact McNemar from the discordant counts: binomtest(a_only, a_only + b_only, 0.5).
+
+    Binomial(k, 1/2) is symmetric, so binomtest's two-sided p (the outcomes no likelier
+    than the one seen) is 2 * P(X <= min(a_only, b_only)), capped at 1: one cdf call
+    instead of binomtest's search (~2 ms a cell, most of a 50-cell comparison's stats).
+    """
     discordant = a_only + b_only
-    p = 1.0 if discordant == 0 else float(sps.binomtest(a_only, discordant, 0.5).pvalue)
+    p = 1.0
+    if discordant:
+        p = 2.0 * float(sps.binom.cdf(min(a_only, b_only), discordant, 0.5))
     return McNemarResult(n=n, a_only=a_only, b_only=b_only, p=min(1.0, p))
 
 

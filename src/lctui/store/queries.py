@@ -120,7 +120,7 @@ def cell_scores(
     tasks: Sequence[str] | None = None,
     lengths: Sequence[int] | None = None,
 ) -> list[CellScore]:
-    """Mean score and status counts per cell, from the `results` view.
+    """Mean score and status counts per cell, from the `results_core` view.
 
     `run_id` keeps cells whose latest generation came from that run; `models` matches
     names or fingerprints. None means no filter.
@@ -128,7 +128,7 @@ def cell_scores(
     sql = f"""
         SELECT model, task, length, min(metric) AS metric, {CELL_AGGREGATES},
                count(*) FILTER (WHERE status = 'ok') AS n_ok
-        FROM results
+        FROM results_core
         WHERE ($run_id IS NULL OR run_id = $run_id)
           AND ($models IS NULL OR list_contains($models, model)
                OR list_contains($models, model_id))
@@ -177,12 +177,11 @@ _RUNS_SQL = """
             PARTITION BY run_id, gen_key ORDER BY started_at DESC NULLS LAST, generation_id DESC
         ) = 1
     ), r AS (
-        SELECT g.run_id, g.generation_id, coalesce(m.name, g.model_id) AS model, e.task,
-               e.length, coalesce(s.status, g.status) AS status, s.value AS score
+        SELECT g.run_id, g.generation_id, coalesce(m.name, g.model_id) AS model, g.task,
+               g.length, coalesce(s.status, g.status) AS status, s.value AS score
         FROM g
-        LEFT JOIN examples AS e ON e.example_id = g.example_id
         LEFT JOIN models AS m ON m.model_id = g.model_id
-        LEFT JOIN rule_scores AS s ON s.generation_id = g.generation_id
+        LEFT JOIN rule_scores AS s ON s.gen_hash = g.gen_hash
     ), agg AS (
         SELECT run_id,
                count(DISTINCT generation_id) AS n,
@@ -245,7 +244,8 @@ def get_generation(src: Source, generation_id: str) -> dict[str, Any] | None:
     with _cursor(src) as cur:
         cur.execute(
             """
-            SELECT g.*, coalesce(m.name, g.model_id) AS model,
+            SELECT g.* EXCLUDE (gen_hash, task, category, length),
+                   coalesce(m.name, g.model_id) AS model,
                    coalesce(m.reference, false) AS reference, m.backend,
                    e.task, e.category, e.suite, e.length, e.seed, e.idx, e.tokenizer,
                    e.params, e.preamble, e.context, e.question, e.answer_prefix, e.gold,

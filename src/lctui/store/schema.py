@@ -13,6 +13,7 @@ from dataclasses import dataclass
 import duckdb
 
 from lctui.core.errors import StoreError
+from lctui.store.derived import add_derived_columns
 from lctui.store.latest import add_latest_columns
 from lctui.store.views import create_views
 
@@ -157,6 +158,7 @@ MIGRATIONS: tuple[Migration, ...] = (
         3, "judge_scores, run_model_stats and judge_stats views", lambda con: None, views_only=True
     ),
     Migration(4, "latest flags on generations, scores and rubric points", add_latest_columns),
+    Migration(5, "integer join keys, example columns on generations", add_derived_columns),
 )
 SCHEMA_VERSION = MIGRATIONS[-1].version
 

@@ -15,7 +15,7 @@ import duckdb
 
 from lctui.core.errors import StoreError
 from lctui.store.db import Store
-from lctui.store.latest import refresh_latest
+from lctui.store.derived import refresh_derived
 
 TABLES = ("models", "runs", "examples", "generations", "scores", "rubric_points")
 _KEYED = {"models": "model_id", "runs": "run_id", "examples": "example_id"}
@@ -82,7 +82,7 @@ def import_parquet(store: Store, folder: str | Path) -> int:
                 verb, where = "INSERT", " WHERE generation_id IN (SELECT * FROM _new_generations)"
             con.execute(f"{verb} INTO {table} ({names}) SELECT {names} FROM {src}{where}")
         imported = "(SELECT generation_id FROM _new_generations)"
-        refresh_latest(
+        refresh_derived(
             con, f"(SELECT gen_key FROM generations WHERE generation_id IN {imported})", imported
         )
         con.commit()

@@ -35,6 +35,10 @@ in `judge_scores`, so means over `results` never mix the two).
     extracted       JSON list of answers the scorer extracted
     explanation     the scorer's explanation
 
+`results_core`: the same rows as `results` without the columns read from the example
+(prompt_tokens, seed, idx, depth, suite); aggregates over it skip the join with the
+examples table (the task, category and length are copied onto each generation).
+
 `rubric`: one row per rubric point of the latest score of each latest generation.
 
     run_id, model, task, category, length, example_id, generation_id, reference
@@ -61,10 +65,69 @@ per perspective) are the `lifeval_*` views, documented in store/lifeval_views.py
 
 from __future__ import annotations
 
+import re
+
 import duckdb
 
 from lctui.store.lifeval_views import LIFEVAL_VIEWS
 from lctui.store.stats_views import STATS_VIEWS
+
+# The columns of `results` (name, SQL); those reading the example (e.) are left out of
+# `results_core`, which then needs no join with the examples table.
+_RESULT_COLUMNS: tuple[tuple[str, str], ...] = (
+    ("run_id", "g.run_id"),
+    ("model", "coalesce(m.name, g.model_id)"),
+    ("task", "g.task"),
+    ("category", "g.category"),
+    ("length", "g.length"),
+    ("prompt_tokens", "coalesce(nullif(g.prompt_tokens, 0), e.prompt_tokens)"),
+    ("example_id", "g.example_id"),
+    ("generation_id", "g.generation_id"),
+    ("status", "coalesce(s.status, g.status)"),
+    ("score", "s.value"),
+    ("output", "g.output"),
+    ("gen_key", "g.gen_key"),
+    ("seed", "e.seed"),
+    ("idx", "e.idx"),
+    ("depth", "e.depth"),
+    ("metric", "s.metric"),
+    ("score_status", "s.status"),
+    ("error", "g.error"),
+    ("ttft_s", "g.ttft_s"),
+    ("latency_s", "g.latency_s"),
+    ("output_tokens", "g.output_tokens"),
+    ("reference", "coalesce(m.reference, false)"),
+    ("model_id", "g.model_id"),
+    ("suite", "e.suite"),
+    ("scorer", "s.scorer"),
+    ("generation_status", "g.status"),
+    ("finish_reason", "g.finish_reason"),
+    ("config_hash", "g.config_hash"),
+    ("started_at", "g.started_at"),
+    ("scored_at", "s.scored_at"),
+    ("extracted", "s.extracted"),
+    ("explanation", "s.explanation"),
+)
+
+
+_READS_EXAMPLE = re.compile(r"\be\.")
+
+
+def _results_sql(*, with_examples: bool) -> str:
+    columns = ",\n            ".join(
+        f"{sql} AS {name}" if sql != f"g.{name}" else sql
+        for name, sql in _RESULT_COLUMNS
+        if with_examples or not _READS_EXAMPLE.search(sql)
+    )
+    examples = "\n        LEFT JOIN examples AS e ON e.example_id = g.example_id" * with_examples
+    return f"""
+        SELECT
+            {columns}
+        FROM latest_generations AS g{examples}
+        LEFT JOIN models AS m ON m.model_id = g.model_id
+        LEFT JOIN rule_scores AS s ON s.gen_hash = g.gen_hash
+    """
+
 
 VIEWS: dict[str, str] = {
     # The `latest` flags are kept by the writer and the import (store/latest.py).
@@ -72,51 +135,14 @@ VIEWS: dict[str, str] = {
     "latest_scores": "SELECT * EXCLUDE (latest) FROM scores WHERE latest",
     # What means are taken over: every latest score but the LLM judge's (judge_scores).
     "rule_scores": "SELECT * FROM latest_scores WHERE scorer <> 'judge'",
-    "results": """
-        SELECT
-            g.run_id,
-            coalesce(m.name, g.model_id) AS model,
-            e.task,
-            e.category,
-            e.length,
-            coalesce(nullif(g.prompt_tokens, 0), e.prompt_tokens) AS prompt_tokens,
-            g.example_id,
-            g.generation_id,
-            coalesce(s.status, g.status) AS status,
-            s.value AS score,
-            g.output,
-            g.gen_key,
-            e.seed,
-            e.idx,
-            e.depth,
-            s.metric,
-            s.status AS score_status,
-            g.error,
-            g.ttft_s,
-            g.latency_s,
-            g.output_tokens,
-            coalesce(m.reference, false) AS reference,
-            g.model_id,
-            e.suite,
-            s.scorer,
-            g.status AS generation_status,
-            g.finish_reason,
-            g.config_hash,
-            g.started_at,
-            s.scored_at,
-            s.extracted,
-            s.explanation
-        FROM latest_generations AS g
-        LEFT JOIN examples AS e ON e.example_id = g.example_id
-        LEFT JOIN models AS m ON m.model_id = g.model_id
-        LEFT JOIN rule_scores AS s ON s.generation_id = g.generation_id
-    """,
+    "results": _results_sql(with_examples=True),
+    "results_core": _results_sql(with_examples=False),
     "judge_scores": """
         SELECT
             g.run_id,
             coalesce(m.name, g.model_id) AS model,
-            e.task,
-            e.length,
+            g.task,
+            g.length,
             g.example_id,
             g.generation_id,
             s.metric,
@@ -125,8 +151,7 @@ VIEWS: dict[str, str] = {
             s.explanation,
             s.scored_at
         FROM latest_generations AS g
-        JOIN latest_scores AS s ON s.generation_id = g.generation_id AND s.scorer = 'judge'
-        LEFT JOIN examples AS e ON e.example_id = g.example_id
+        JOIN latest_scores AS s ON s.gen_hash = g.gen_hash AND s.scorer = 'judge'
         LEFT JOIN models AS m ON m.model_id = g.model_id
     """,
     # Points of one scorer share the scored_at of the score row written with them.
@@ -135,9 +160,9 @@ VIEWS: dict[str, str] = {
         SELECT
             g.run_id,
             coalesce(m.name, g.model_id) AS model,
-            e.task,
-            e.category,
-            e.length,
+            g.task,
+            g.category,
+            g.length,
             g.example_id,
             g.generation_id,
             coalesce(m.reference, false) AS reference,
@@ -149,8 +174,7 @@ VIEWS: dict[str, str] = {
             p.earned,
             p.explanation
         FROM latest_generations AS g
-        JOIN latest_points AS p ON p.generation_id = g.generation_id
-        LEFT JOIN examples AS e ON e.example_id = g.example_id
+        JOIN latest_points AS p ON p.gen_hash = g.gen_hash
         LEFT JOIN models AS m ON m.model_id = g.model_id
     """,
 }

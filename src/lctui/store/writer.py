@@ -24,7 +24,7 @@ from lctui.core.errors import StoreError
 from lctui.core.types import Example, Generation, ModelSpec, Score
 from lctui.store import rows
 from lctui.store.closing import ClosesOnExit
-from lctui.store.latest import refresh_latest
+from lctui.store.derived import refresh_derived
 from lctui.store.rows import Row
 
 RUN_STATUSES = ("running", "finished", "cancelled", "failed")
@@ -257,7 +257,7 @@ class StoreWriter(ClosesOnExit):
             try:
                 for table in batch:
                     self._insert(con, table, f"_lctui_batch_{table}")
-                self._refresh_latest(con, batch)
+                self._refresh_derived(con, batch)
                 con.commit()
             except BaseException:
                 con.rollback()
@@ -275,15 +275,16 @@ class StoreWriter(ClosesOnExit):
         return n
 
     @staticmethod
-    def _refresh_latest(con: duckdb.DuckDBPyConnection, batch: dict[str, list[Row]]) -> None:
-        """Keep the `latest` flags true only on the newest rows of the keys just written."""
+    def _refresh_derived(con: duckdb.DuckDBPyConnection, batch: dict[str, list[Row]]) -> None:
+        """Fill the join keys of the rows just written and keep the `latest` flags true
+        only on the newest rows of their keys (store/derived.py)."""
         gen_keys = "(SELECT gen_key FROM _lctui_batch_generations)"
         ids = [
             f"(SELECT generation_id FROM _lctui_batch_{table})"
             for table in ("scores", "rubric_points")
             if table in batch
         ]
-        refresh_latest(
+        refresh_derived(
             con,
             gen_keys if "generations" in batch else None,
             f"({' UNION ALL '.join(ids)})" if ids else None,

@@ -150,7 +150,7 @@ def heat_cell(stats: CellStats) -> HeatCell:
 # The same per-cell rules as the CLI's table (lctui.store.queries.CELL_AGGREGATES).
 _CELLS_SQL = f"""
     SELECT model, task, length, {CELL_AGGREGATES}
-    FROM results
+    FROM results_core
     WHERE task IS NOT NULL AND length IS NOT NULL
     GROUP BY ALL
 """

@@ -1,0 +1,66 @@
+"""Columns derived on write so that the aggregate queries join on integers, not text.
+
+The results pivot, the A/B comparison and the correlation read 1M-row tables. Joining
+generations to their scores on a 32-character generation id, and to their examples
+for the task and the length, cost ~2/3 of a pivot (bench/analysis.py). So, like the
+`latest` flags (latest.py), these are filled by the writer and the import for the rows
+they touched, and by migration 5 for the rows already there:
+
+- `gen_hash` on generations, scores and rubric_points: md5_number(generation_id), a
+  128-bit integer (UHUGEINT). It is computed from the id alone, so every table fills
+  it without a lookup, and it stays the same across DuckDB versions (hash() does not).
+  Ids are unique per generation and 128-bit md5 values of distinct ids do not collide
+  in practice, so the views join on it alone.
+- `task`, `category`, `length` on generations: copies of the example's columns
+  (examples are content-addressed and never change), so the pivot needs no join with
+  the examples table.
+"""
+
+from __future__ import annotations
+
+import duckdb
+
+from lctui.store.latest import refresh_latest
+
+_HASHED = ("generations", "scores", "rubric_points")
+_EXAMPLE_COLUMNS = ("task", "category", "length")
+
+_FILL_HASH = "UPDATE {table} SET gen_hash = md5_number(generation_id) WHERE gen_hash IS NULL"
+_FILL_EXAMPLE = """
+    UPDATE generations SET task = e.task, category = e.category, length = e.length
+    FROM examples AS e
+    WHERE generations.task IS NULL AND e.example_id = generations.example_id
+"""
+
+
+def fill_derived(con: duckdb.DuckDBPyConnection) -> None:
+    """Fill the derived columns wherever they are missing.
+
+    Rows just written are the only ones missing them, and a scan for NULLs costs ~4 ms
+    on 1M generations, so there is no need to name the rows. Rows inserted by hand
+    (tests, benches) need a call too. A generation whose example is not stored keeps a
+    NULL task until the example comes.
+    """
+    for table in _HASHED:
+        con.execute(_FILL_HASH.format(table=table))
+    con.execute(_FILL_EXAMPLE)
+
+
+def refresh_derived(
+    con: duckdb.DuckDBPyConnection,
+    gen_keys: str | None = None,
+    generation_ids: str | None = None,
+) -> None:
+    """After a write: the derived columns of the new rows, then the `latest` flags of
+    the keys written (refresh_latest's arguments; both None refresh every row)."""
+    fill_derived(con)
+    refresh_latest(con, gen_keys, generation_ids)
+
+
+def add_derived_columns(con: duckdb.DuckDBPyConnection) -> None:
+    """Migration 5: the columns, filled once for the rows already there."""
+    for table in _HASHED:
+        con.execute(f"ALTER TABLE {table} ADD COLUMN gen_hash UHUGEINT")
+    for column, kind in zip(_EXAMPLE_COLUMNS, ("TEXT", "TEXT", "INTEGER"), strict=True):
+        con.execute(f"ALTER TABLE generations ADD COLUMN {column} {kind}")
+    fill_derived(con)
