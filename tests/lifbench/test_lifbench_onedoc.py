@@ -275,3 +275,26 @@ def test_repeat_lines_with_the_separator_after_other_words_are_read_not_unparsed
     points = {p.name: p.earned for p in score.points}
     assert points["format"] == 0.0 and points["hit"] == 0.0
     assert score.extracted and all(e.startswith("Evidence") for e in score.extracted)
+
+
+def test_a_quote_of_an_untagged_sentence_is_placed_exactly_or_as_a_near_miss(o200k) -> None:  # type: ignore[no-untyped-def]
+    from lctui.scoring.lifeval_onedoc import DocIndex, _plain_sentences
+    from lctui.scoring.lifeval_text import near_limit
+
+    example = _task("lifbench_extract").generate(6144, seed=3, index=0, tokenizer=o200k)
+    index = DocIndex(example)
+    tagged = {t.text.casefold() for t in index.tagged}
+    sentences = [s for s in _plain_sentences(example.context) if len(s) > 60 and s not in tagged]
+    assert len(sentences) > 20
+    for sentence in sentences[:: max(1, len(sentences) // 20)]:
+        exact = index.place(sentence.upper())  # case and spacing do not matter
+        assert (exact.found, exact.ori, exact.tagged) == (True, 1.0, None)
+        typo = sentence[:10] + "#" + sentence[11:]  # one substitution
+        near = index.place(typo)
+        assert near.found and near.tagged is None
+        assert near.ori == pytest.approx(1.0 - 1 / (near_limit(sentence) + 1))
+        cut = next(i for i in range(5, len(sentence)) if " " not in sentence[i - 1 : i + 4])
+        shorter = index.place(sentence[:cut] + sentence[cut + 3 :])  # 3 deletions
+        assert shorter.found and shorter.ori == pytest.approx(1.0 - 3 / (near_limit(sentence) + 1))
+        mangled = sentence[:10] + "#####" + sentence[15:]  # 5 edits: past any near-miss limit
+        assert index.place(mangled).found is (mangled in _plain_sentences(example.context))

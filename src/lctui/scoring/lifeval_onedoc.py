@@ -18,6 +18,7 @@ from typing import Any
 from lctui.core.types import Example, RubricPoint
 from lctui.scoring.lifeval_points import PointSpec
 from lctui.scoring.lifeval_text import (
+    MAX_NEAR,
     NUMBERING,
     clean_output,
     edit_distance,
@@ -53,6 +54,20 @@ def _plain_sentences(context: str) -> dict[str, None]:
     return dict.fromkeys(norm(s) for s in document_sentences(context))
 
 
+@lru_cache(maxsize=8)
+def _by_length(context: str) -> dict[int, list[tuple[int, str]]]:
+    """The document's sentences by length, each with its position in the document.
+
+    A near miss is at most MAX_NEAR edits away, so it differs in length by at most
+    that much: a quote is compared with the sentences of about its length only (a few
+    dozen of the thousands at 120K) instead of every one.
+    """
+    buckets: dict[int, list[tuple[int, str]]] = {}
+    for position, sentence in enumerate(_plain_sentences(context)):
+        buckets.setdefault(len(sentence), []).append((position, sentence))
+    return buckets
+
+
 class DocIndex:
     """The key, decoy and untagged sentences of an example, for placing quotes."""
 
@@ -70,6 +85,13 @@ class DocIndex:
         """The document's sentences, normalised, in order (read back on demand)."""
         return _plain_sentences(self._context)
 
+    def _similar_length(self, text: str) -> list[tuple[str, None]]:
+        """Untagged sentences that could be a near miss of `text`, in document order."""
+        buckets = _by_length(self._context)
+        near = len(text) - MAX_NEAR, len(text) + MAX_NEAR
+        found = sorted(p for n in range(near[0], near[1] + 1) for p in buckets.get(n, ()))
+        return [(sentence, None) for _, sentence in found]
+
     def place(self, quote: str) -> Placed:
         text = norm(TAGGED.sub(r"\3", quote))
         if not text:
@@ -78,7 +100,7 @@ class DocIndex:
             return Placed(self._exact[text], True, 1.0)
         if text in self.plain:
             return Placed(None, True, 1.0)
-        for pool in ([(norm(t.text), t) for t in self.tagged], [(s, None) for s in self.plain]):
+        for pool in ([(norm(t.text), t) for t in self.tagged], self._similar_length(text)):
             best: tuple[int, int, Tagged | None] | None = None
             for sentence, tagged in pool:
                 limit = near_limit(sentence)

@@ -20,7 +20,7 @@ from lctui.scoring.rubric import make_point
 _CUE = re.compile(r"^\s*(?:output|answer|response)\s*:\s*", re.IGNORECASE)
 _FENCE = re.compile(r"^```[a-zA-Z]*\s*\n?(.*?)\n?```$", re.DOTALL)
 NUMBERING = re.compile(r"^\s*(?:\d+[.)]|[-*•])\s+")
-_MAX_NEAR = 4
+MAX_NEAR = 4  # also the widest length difference a near miss can have
 
 
 def norm(text: str) -> str:
@@ -29,7 +29,7 @@ def norm(text: str) -> str:
 
 def near_limit(text: str) -> int:
     """The largest edit distance still counted as a near miss of `text`."""
-    return max(1, min(_MAX_NEAR, len(text) // 8))
+    return max(1, min(MAX_NEAR, len(text) // 8))
 
 
 def edit_distance(a: str, b: str, limit: int) -> int:
