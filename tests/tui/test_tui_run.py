@@ -346,6 +346,45 @@ async def test_escape_while_running_asks_first(make_app: Any) -> None:
         assert run.worker is not None and run.worker.is_cancelled
 
 
+async def test_the_run_goes_on_while_other_screens_are_browsed(make_app: Any) -> None:
+    app = make_app()
+    async with app.run_test(size=(100, 30)) as pilot:
+        run = RunScreen(_gold_request(n=4), loader=_loader(SlowGold(0.05)))
+        await app.push_screen(run)
+        await _until(pilot, lambda: run.state.started >= 1)
+        await pilot.press("ctrl+r")  # results (a blank home screen here) opens above it
+        await _until(pilot, lambda: app.screen is not run)
+        assert run in app.screen_stack and app.running_run() is run
+        started = run.state.started
+        await _until(pilot, lambda: run.state.started > started)  # still working
+        await pilot.press("ctrl+n")  # one run at a time: back to the one going
+        await _until(pilot, lambda: app.screen is run)
+        assert "A run is going" in _notified(app, "warning")
+        await pilot.press("ctrl+r")
+        await _until(pilot, lambda: app.screen is not run)
+        assert run.running, "the run ended before the test could leave it"
+        await _until(pilot, lambda: not run.running, timeout=60)
+        done = f"Run {run.state.run_id} finished: {run.state.done} done, 0 errors"
+        await _until(pilot, lambda: done in _notified(app, "information"))
+        assert run.state.finished is not None and not run.state.finished.cancelled
+        assert run.state.done == 8 and app.running_run() is None
+
+
+async def test_escape_on_the_results_screen_goes_back_to_the_run_going(make_app: Any) -> None:
+    from lctui.tui.screens.results import ResultsScreen
+
+    app = make_app()
+    async with app.run_test(size=(100, 30)) as pilot:
+        run = RunScreen(_gold_request(n=4), loader=_loader(SlowGold(0.5)))
+        await app.push_screen(run)
+        await _until(pilot, lambda: run.state.started >= 1)
+        await app.push_screen(ResultsScreen())
+        await _until(pilot, lambda: isinstance(app.screen, ResultsScreen))
+        assert run.running, "the run ended before the test could leave it"
+        await pilot.press("escape")
+        await _until(pilot, lambda: app.screen is run)
+
+
 @pytest.mark.slow
 async def test_the_embedded_model_streams_tokens_before_it_finishes(
     make_app: Any, results_db: Path

@@ -171,6 +171,14 @@ class LctuiApp(App[None]):
         if self.read_only:
             self.notify("Opened read-only: runs cannot be started.", severity="warning")
             return
+        if self.running_run() is not None:
+            self.back_to_run()
+            self.notify(
+                "A run is going (this one); a new run can start once it finishes or is "
+                "cancelled (c).",
+                severity="warning",
+            )
+            return
         from lctui.tui.screens.launch import LaunchScreen
 
         self.push_screen(LaunchScreen())
@@ -194,9 +202,27 @@ class LctuiApp(App[None]):
         if name in self._themes:
             remember_theme(name)
 
+    def running_run(self) -> Screen[Any] | None:
+        """The live screen of the run that is going, if one is (it stays in the stack,
+        under whatever is browsed meanwhile, because its worker hosts the engine)."""
+        from lctui.tui.screens.live import RunScreen
+
+        for screen in self.screen_stack:
+            if isinstance(screen, RunScreen) and screen.running:
+                return screen
+        return None
+
+    def back_to_run(self) -> None:
+        """Pop the screens above the run that is going (none if no run is going)."""
+        run = self.running_run()
+        while run is not None and self.screen is not run:
+            self.pop_screen()
+
     def _switch(self, screen: Screen[Any]) -> None:
-        # Results is the home screen: drop whatever is stacked above the base.
-        while len(self.screen_stack) > 1:
+        # Results is the home screen: drop whatever is stacked above the base, or above
+        # a run that is going, so that the run goes on (escape comes back to it).
+        keep = self.running_run()
+        while len(self.screen_stack) > 1 and self.screen is not keep:
             self.pop_screen()
         self.push_screen(screen)
 

@@ -6,8 +6,10 @@ of tokens costs one frame. Keys: p pause/resume, c cancel, f/tab next example,
 shift+tab previous, l follow the newest, enter inspect, escape back.
 
 Escape while the run is going asks for a second escape: the engine lives in this
-screen's worker, and leaving the screen cancels it (finished work is kept). Running
-on in the background needs the app to own the engine (see the report to app.py).
+screen's worker, and leaving the screen cancels it (finished work is kept). Other
+screens (results, compare, SQL, ...) open above this one instead, so the run goes on
+while they are browsed; escape from them comes back here, and ctrl+n returns here
+while the run is going (one run at a time).
 """
 
 from __future__ import annotations
@@ -131,11 +133,18 @@ class RunScreen(Screen[None]):
             self.failure = str(exc)
         except Exception as exc:  # a backend bug must not take the whole app down
             self.failure = f"{type(exc).__name__}: {exc}"
+        self.tick()
         if self.failure:
             self.notify(self.failure, title="Run failed", severity="error", timeout=10)
         elif self.outcome is not None and self.outcome.cancelled:
             self.notify("Cancelled; finished examples are kept.", severity="warning")
-        self.tick()
+        elif self.app.screen is not self:  # browsing meanwhile: say that it is done
+            self.notify(
+                f"Run {self.state.run_id} finished: {self.state.done} done, "
+                f"{self.state.errors} errors. ctrl+r reloads the results.",
+                title="Run finished",
+                timeout=10,
+            )
         return self.outcome
 
     def on_worker_state_changed(self, event: Worker.StateChanged) -> None:

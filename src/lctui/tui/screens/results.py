@@ -327,7 +327,11 @@ class ResultsScreen(Screen[None]):
         if action in ("toggle_depth", "filter"):
             return has_cells or self._depth_of is not None
         if action == "back":
-            return self._open_cell is not None or self._depth_of is not None
+            return (
+                self._open_cell is not None
+                or self._depth_of is not None
+                or self.lctui.running_run() is not None
+            )
         return True
 
     def _open_examples(self, key: CellKey) -> None:
@@ -369,12 +373,15 @@ class ResultsScreen(Screen[None]):
         self._load_grid()
 
     def action_back(self) -> None:
-        """Close the examples list; from the depth view, go back to the model grid."""
+        """Close the examples list; from the depth view, go back to the model grid;
+        opened above a run that is going, go back to the run."""
         if self._open_cell is not None:
             self._close_examples()
             self.query_one(Heatmap).focus()
         elif self._depth_of is not None:
             self.action_toggle_depth()
+        elif self.lctui.running_run() is not None:
+            self.lctui.back_to_run()
 
     @property
     def grid(self) -> ResultsGrid | None:
