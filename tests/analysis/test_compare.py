@@ -15,6 +15,7 @@ from gold_runs import two_gold_runs
 from lctui.analysis.compare import compare, output_diff, side_by_side
 from lctui.core.errors import UserInputError
 from lctui.store import Store, open_store
+from lctui.store.derived import refresh_derived
 
 
 @pytest.fixture(scope="module")
@@ -86,6 +87,36 @@ def test_pairs_only_shared_examples_and_counts_the_rest(
     expected = sps.ttest_rel(d, np.zeros(5)).confidence_interval()
     assert cell.ci.pair() == pytest.approx([expected.low, expected.high])
     assert (cell.a_better, cell.b_better) == (3, 1)
+
+
+def test_a_newer_failed_attempt_is_the_one_compared(
+    altered: tuple[Store, str, str, list[str]],
+) -> None:
+    """B re-ran e7 in the same run and failed: B's latest generation of e7 is the error,
+    so the pair is left out as an error, not scored with the older attempt's score."""
+    store, a, b, examples = altered
+    cur = store.cursor()
+    row = cur.execute(
+        "SELECT generation_id FROM generations WHERE run_id = ? AND example_id = ?",
+        [b.removeprefix("run:"), examples[7]],
+    ).fetchone()
+    assert row is not None
+    cur.execute(
+        "INSERT INTO generations SELECT * REPLACE ('retry-e7' AS generation_id, "
+        "started_at + INTERVAL 1 HOUR AS started_at, 'error' AS status, NULL AS gen_hash) "
+        "FROM generations WHERE generation_id = ?",
+        [row[0]],
+    )
+    cur.execute(
+        "INSERT INTO scores SELECT * REPLACE ('retry-e7' AS generation_id, NULL AS value, "
+        "'error' AS status, NULL AS gen_hash) FROM scores WHERE generation_id = ?",
+        [row[0]],
+    )
+    refresh_derived(cur)  # rows written by hand: what the writer does after a flush
+    result = compare(store, a, b)
+    assert (result.only_a, result.only_b, result.errors_a, result.errors_b) == (2, 0, 0, 2)
+    (cell,) = result.cells
+    assert cell.n == 4 and cell.mean_b == pytest.approx(1 / 4)
 
 
 def test_changed_pairs_carry_both_generations_and_open_side_by_side(

@@ -60,9 +60,9 @@ _COMPARE_SQL = f"""
         SELECT coalesce(any_value(task), '?') AS task, coalesce(any_value(length), 0) AS length,
                example_id, metric,
                arg_max(gen, k) FILTER (WHERE in_a) AS generation_a,
-               arg_max(score, k) FILTER (WHERE in_a) AS score_a,
+               arg_max_null(score, k) FILTER (WHERE in_a) AS score_a,
                arg_max(gen, k) FILTER (WHERE in_b) AS generation_b,
-               arg_max(score, k) FILTER (WHERE in_b) AS score_b
+               arg_max_null(score, k) FILTER (WHERE in_b) AS score_b
         FROM j GROUP BY example_id, metric
     )
     SELECT 'cell' AS kind, task, length, metric,

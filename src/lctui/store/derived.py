@@ -28,9 +28,24 @@ _EXAMPLE_COLUMNS = ("task", "category", "length")
 _FILL_HASH = "UPDATE {table} SET gen_hash = md5_number(generation_id) WHERE gen_hash IS NULL"
 _FILL_EXAMPLE = """
     UPDATE generations SET task = e.task, category = e.category, length = e.length
-    FROM examples AS e
+    FROM {examples} AS e
     WHERE generations.task IS NULL AND e.example_id = generations.example_id
 """
+
+
+def derived_select(table: str, rows: str) -> str:
+    """SELECT the new `rows` of `table` with their derived columns, for an INSERT BY NAME:
+    computing them on the way in is cheaper than updating them after (DuckDB writes an
+    update as a new version of the row). Only a generation whose example comes in a
+    later batch needs fill_example_columns then."""
+    if table in ("scores", "rubric_points"):
+        return f"SELECT *, md5_number(generation_id) AS gen_hash FROM {rows}"
+    if table == "generations":
+        return (
+            f"SELECT r.*, md5_number(r.generation_id) AS gen_hash, e.task, e.category, "
+            f"e.length FROM {rows} AS r LEFT JOIN examples AS e ON e.example_id = r.example_id"
+        )
+    return f"SELECT * FROM {rows}"
 
 
 def fill_derived(con: duckdb.DuckDBPyConnection) -> None:
@@ -43,7 +58,13 @@ def fill_derived(con: duckdb.DuckDBPyConnection) -> None:
     """
     for table in _HASHED:
         con.execute(_FILL_HASH.format(table=table))
-    con.execute(_FILL_EXAMPLE)
+    fill_example_columns(con, "examples")
+
+
+def fill_example_columns(con: duckdb.DuckDBPyConnection, examples: str) -> None:
+    """Copy the task, category and length of `examples` (a relation shaped like the
+    table) onto their generations that lack them."""
+    con.execute(_FILL_EXAMPLE.format(examples=examples))
 
 
 def refresh_derived(

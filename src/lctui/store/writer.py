@@ -24,7 +24,8 @@ from lctui.core.errors import StoreError
 from lctui.core.types import Example, Generation, ModelSpec, Score
 from lctui.store import rows
 from lctui.store.closing import ClosesOnExit
-from lctui.store.derived import refresh_derived
+from lctui.store.derived import derived_select, fill_example_columns
+from lctui.store.latest import refresh_latest
 from lctui.store.rows import Row
 
 RUN_STATUSES = ("running", "finished", "cancelled", "failed")
@@ -276,24 +277,28 @@ class StoreWriter(ClosesOnExit):
 
     @staticmethod
     def _refresh_derived(con: duckdb.DuckDBPyConnection, batch: dict[str, list[Row]]) -> None:
-        """Fill the join keys of the rows just written and keep the `latest` flags true
-        only on the newest rows of their keys (store/derived.py)."""
-        gen_keys = "(SELECT gen_key FROM _lctui_batch_generations)"
+        """After the inserts (which computed the derived columns, store/derived.py):
+        the example columns of generations written before their example, and the
+        `latest` flags of the keys just written (store/latest.py)."""
+        if "examples" in batch:
+            fill_example_columns(con, "_lctui_batch_examples")
         ids = [
             f"(SELECT generation_id FROM _lctui_batch_{table})"
             for table in ("scores", "rubric_points")
             if table in batch
         ]
-        refresh_derived(
+        if "generations" not in batch and not ids:
+            return  # nothing keyed (both None would refresh every row)
+        refresh_latest(
             con,
-            gen_keys if "generations" in batch else None,
+            "(SELECT gen_key FROM _lctui_batch_generations)" if "generations" in batch else None,
             f"({' UNION ALL '.join(ids)})" if ids else None,
         )
 
     def _insert(self, con: duckdb.DuckDBPyConnection, table: str, view: str) -> None:
         verb = "INSERT OR IGNORE INTO" if table in _IDEMPOTENT else "INSERT INTO"
         # BY NAME keeps inserts valid when later migrations add columns.
-        con.execute(f"{verb} {table} BY NAME SELECT * FROM {view}")
+        con.execute(f"{verb} {table} BY NAME {derived_select(table, view)}")
 
     def _set_run_status(self, run_id: str, status: str) -> None:
         self._execute(
