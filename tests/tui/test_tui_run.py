@@ -79,6 +79,14 @@ async def _until(pilot: Pilot[Any], check: Callable[[], bool], timeout: float = 
     raise AssertionError("timed out waiting for the app")
 
 
+async def _start_slow_run(app: LctuiApp, pilot: Pilot[Any], delay: float) -> RunScreen:
+    """A gold run of 8 examples answering a word every `delay` seconds, once started."""
+    run = RunScreen(_gold_request(n=4), loader=_loader(SlowGold(delay)))
+    await app.push_screen(run)
+    await _until(pilot, lambda: run.state.started >= 1)
+    return run
+
+
 async def _launch(pilot: Pilot[Any]) -> LaunchScreen:
     await pilot.press("ctrl+n")
     await pilot.pause()
@@ -306,9 +314,7 @@ async def test_pause_stops_new_examples_and_cancel_keeps_finished_ones(
 ) -> None:
     app = make_app()
     async with app.run_test(size=(100, 30)) as pilot:
-        run = RunScreen(_gold_request(n=4), loader=_loader(SlowGold(0.03)))
-        await app.push_screen(run)
-        await _until(pilot, lambda: run.state.started >= 1)
+        run = await _start_slow_run(app, pilot, delay=0.03)
         await pilot.press("p")
         assert "Paused" in run.status_line()
         await _until(pilot, lambda: run.state.in_flight == 0)  # the in-flight one ends
@@ -336,9 +342,7 @@ async def test_pause_stops_new_examples_and_cancel_keeps_finished_ones(
 async def test_escape_while_running_asks_first(make_app: Any) -> None:
     app = make_app()
     async with app.run_test(size=(100, 30)) as pilot:
-        run = RunScreen(_gold_request(n=4), loader=_loader(SlowGold(0.05)))
-        await app.push_screen(run)
-        await _until(pilot, lambda: run.state.started >= 1)
+        run = await _start_slow_run(app, pilot, delay=0.05)
         await pilot.press("escape")
         assert app.screen is run and "escape again" in _notified(app, "warning")
         await pilot.press("escape")
@@ -349,9 +353,7 @@ async def test_escape_while_running_asks_first(make_app: Any) -> None:
 async def test_the_run_goes_on_while_other_screens_are_browsed(make_app: Any) -> None:
     app = make_app()
     async with app.run_test(size=(100, 30)) as pilot:
-        run = RunScreen(_gold_request(n=4), loader=_loader(SlowGold(0.05)))
-        await app.push_screen(run)
-        await _until(pilot, lambda: run.state.started >= 1)
+        run = await _start_slow_run(app, pilot, delay=0.2)
         await pilot.press("ctrl+r")  # results (a blank home screen here) opens above it
         await _until(pilot, lambda: app.screen is not run)
         assert run in app.screen_stack and app.running_run() is run
@@ -375,9 +377,7 @@ async def test_escape_on_the_results_screen_goes_back_to_the_run_going(make_app:
 
     app = make_app()
     async with app.run_test(size=(100, 30)) as pilot:
-        run = RunScreen(_gold_request(n=4), loader=_loader(SlowGold(0.5)))
-        await app.push_screen(run)
-        await _until(pilot, lambda: run.state.started >= 1)
+        run = await _start_slow_run(app, pilot, delay=0.5)
         await app.push_screen(ResultsScreen())
         await _until(pilot, lambda: isinstance(app.screen, ResultsScreen))
         assert run.running, "the run ended before the test could leave it"
