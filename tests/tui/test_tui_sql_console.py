@@ -78,7 +78,7 @@ async def test_a_query_shows_duckdbs_rows_and_the_views_list_their_columns(
         assert screen.status.startswith(f"{len(want)} rows, 4 columns")
         views = screen.query_one("#sql-views", OptionList)
         names = [str(views.get_option_at_index(i).prompt) for i in range(views.option_count)]
-        assert names[:3] == ["results", "rubric", "judge_scores"]
+        assert names[:4] == ["results", "results_core", "rubric", "judge_scores"]
         assert {"run_model_stats", "judge_stats", "lifeval_ars"} <= set(names)
         columns = str(screen.query_one("#sql-columns", Static).render())
         assert "results:" in columns and "score  double" in columns

@@ -54,6 +54,7 @@ DEFAULT_LIMIT = 500
 CANCELLED = "cancelled"
 DOCUMENTED_VIEWS: dict[str, str] = {
     "results": "one row per latest generation and rule-based metric (score, status, ...)",
+    "results_core": "results without the example's columns: faster for aggregates",
     "rubric": "one row per rubric point of the latest score of each generation",
     "judge_scores": "one row per latest generation and LLM-judge metric",
     **{name: "LIFEval metric view (store/lifeval_views.py)" for name in LIFEVAL_VIEWS},
