@@ -18,9 +18,10 @@ from textual.widgets import DataTable, Select, Static
 
 from lctui.analysis.compare import CompareResult, compare
 from lctui.core.lengths import format_length
+from lctui.core.numbers import interval, p_value
 from lctui.store import open_store
 from lctui.tui.app import LctuiApp
-from lctui.tui.screens.compare import CompareScreen, ci_text, p_text
+from lctui.tui.screens.compare import CompareScreen
 from lctui.tui.screens.inspector import InspectorScreen
 from lctui.tui.screens.side_by_side import SideBySideScreen
 from lctui.tui.widgets.rubric_table import RubricPanel, RubricTable
@@ -73,7 +74,8 @@ async def test_cells_show_the_analysis_numbers_and_unmatched_counts(
         cell = want.cells[0]
         assert rows[0][:9] == [
             cell.label, format_length(cell.length), str(cell.n), f"{cell.mean_a:.3f}",
-            f"{cell.mean_b:.3f}", f"{cell.diff:+.3f}", ci_text(cell), cell.test, p_text(cell.p),
+            f"{cell.mean_b:.3f}", f"{cell.diff:+.3f}", interval(cell.ci.low, cell.ci.high),
+            cell.test, p_value(cell.p),
         ]  # fmt: skip
         assert rows[0][9:] == [str(cell.a_better), str(cell.b_better)]
         header = str(screen.query_one("#compare-header", Static).render())

@@ -16,13 +16,13 @@ from textual.widgets import Static, TabbedContent
 
 from lctui.analysis.correlation import CorrelationMatrix, correlate, synthetic_vs_downstream
 from lctui.core.errors import UserInputError
+from lctui.core.numbers import p_value
 from lctui.store import open_store
 from lctui.tui.app import LctuiApp
 from lctui.tui.screens.correlation import (
     CorrelationScreen,
     ScatterScreen,
     describe,
-    p_text,
     rho_text,
 )
 from lctui.tui.widgets.heatmap import Heatmap
@@ -70,7 +70,7 @@ async def test_heatmap_shows_the_rho_matrix_with_p_and_n_of_the_focused_cell(
         x, y = want.labels[2], want.labels[1]
         result = want.cell(y, x)
         assert cell == f"{y} / {x}: {describe(result)}"
-        assert result.p is not None and f"p {p_text(result.p)}" in cell and "n 20" in cell
+        assert result.p is not None and f"p {p_value(result.p)}" in cell and "n 20" in cell
         await pilot.press("enter")
         await settle(pilot)
         scatter_screen = pilot.app.screen

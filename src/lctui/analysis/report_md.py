@@ -17,6 +17,7 @@ from lctui.analysis.compare import CompareResult
 from lctui.analysis.correlation import CorrelationMatrix
 from lctui.core.errors import UserInputError
 from lctui.core.lengths import format_length
+from lctui.core.numbers import fixed, interval, p_value
 from lctui.store import queries
 from lctui.store.db import Store
 
@@ -118,31 +119,14 @@ def _colour(value: float, stops: Sequence[tuple[float, tuple[int, int, int]]]) -
     raise AssertionError("unreachable: value is clamped to the last stop")
 
 
-def _num(value: float | None, digits: int = 3, signed: bool = False) -> str:
-    if value is None:
-        return "-"
-    return f"{value:+.{digits}f}" if signed else f"{value:.{digits}f}"
-
-
-def _p(value: float | None) -> str:
-    if value is None:
-        return "-"
-    return f"{value:.2g}" if value < 0.001 else f"{value:.3f}"
-
-
 def compare_blocks(result: CompareResult) -> list[Block]:
     """A comparison: one row per task x length, then the changed examples."""
     a, b = result.a.spec, result.b.spec
     rows, heat = [], []
     for c in result.cells:
-        ci = (
-            "-"
-            if c.ci.low is None
-            else f"[{_num(c.ci.low, signed=True)}, {_num(c.ci.high, signed=True)}]"
-        )
         rows.append(
-            [c.label, format_length(c.length), str(c.n), _num(c.mean_a), _num(c.mean_b),
-             _num(c.diff, signed=True), ci, c.test, _p(c.p)]
+            [c.label, format_length(c.length), str(c.n), fixed(c.mean_a), fixed(c.mean_b),
+             fixed(c.diff, signed=True), interval(c.ci.low, c.ci.high), c.test, p_value(c.p)]
         )  # fmt: skip
         heat.append([None, None, None, c.mean_a, c.mean_b, c.diff, None, None, None])
     headers = ["task", "length", "n", "A", "B", "A - B", "95% CI", "test", "p"]
@@ -170,8 +154,8 @@ def compare_blocks(result: CompareResult) -> list[Block]:
                         ch.task,
                         format_length(ch.length),
                         ch.example_id,
-                        _num(ch.score_a),
-                        _num(ch.score_b),
+                        fixed(ch.score_a),
+                        fixed(ch.score_b),
                         ch.generation_a,
                         ch.generation_b,
                     ]
@@ -187,10 +171,10 @@ def correlation_blocks(matrix: CorrelationMatrix) -> list[Block]:
     d = matrix.as_dict()
     at = format_length(d["length"]) if d["length"] is not None else "all lengths"
     labels = matrix.labels
-    rho_rows = [[x, *(_num(v, 2) for v in row)] for x, row in zip(labels, d["rho"], strict=True)]
+    rho_rows = [[x, *(fixed(v, 2) for v in row)] for x, row in zip(labels, d["rho"], strict=True)]
     heat = [[None, *row] for row in d["rho"]]
     pairs = [
-        [f"{x} / {y}", _num(matrix.cells[i][j].rho, 2), _p(matrix.cells[i][j].p),
+        [f"{x} / {y}", fixed(matrix.cells[i][j].rho, 2), p_value(matrix.cells[i][j].p),
          str(matrix.cells[i][j].n), matrix.cells[i][j].reason or ""]
         for i, x in enumerate(labels) for j, y in enumerate(labels) if j > i
     ]  # fmt: skip
@@ -221,12 +205,12 @@ def run_blocks(store: Store, run_id: str | None = None) -> list[Block]:
         for n in lengths:
             cell = by_length.get(n)
             errors = f" err={cell.n_error}" if cell is not None and cell.n_error else ""
-            text = "" if cell is None else f"{_num(cell.mean_score, 2)} n={cell.n_scored}{errors}"
+            text = "" if cell is None else f"{fixed(cell.mean_score, 2)} n={cell.n_scored}{errors}"
             row.append(text)
             values.append(None if cell is None else cell.mean_score)
         rows.append(row)
         heat.append(values)
-    mean = _num(summary.mean_score)
+    mean = fixed(summary.mean_score)
     return [
         Heading(f"Run {summary.run_id}"),
         Paragraph(

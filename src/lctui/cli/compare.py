@@ -15,6 +15,7 @@ from rich.table import Table
 from lctui.core.config import load_config
 from lctui.core.errors import UserInputError
 from lctui.core.lengths import format_length
+from lctui.core.numbers import fixed, interval, p_value
 
 SIDE_HELP = "a model name (or fingerprint), run:RUN_ID, or run:RUN_ID@MODEL"
 
@@ -114,12 +115,6 @@ def cmd_compare(args: argparse.Namespace) -> int:
     return 0
 
 
-def _fmt(value: float | None, signed: bool = False) -> str:
-    if value is None:
-        return "-"
-    return f"{value:+.3f}" if signed else f"{value:.3f}"
-
-
 def _tables(result: Any, shown: int) -> list[Any]:
     table = Table(title=f"A = {result.a.spec}  vs  B = {result.b.spec}")
     for name in ("task", "length", "n", "A", "B", "A - B", "95% CI", "test", "p"):
@@ -128,11 +123,10 @@ def _tables(result: Any, shown: int) -> list[Any]:
         colour = "green" if c.p is not None and c.p < 0.05 and c.diff > 0 else (
             "red" if c.p is not None and c.p < 0.05 and c.diff < 0 else ""
         )  # fmt: skip
-        ci = "-" if c.ci.low is None else f"[{_fmt(c.ci.low, True)}, {_fmt(c.ci.high, True)}]"
-        p = "-" if c.p is None else f"{c.p:.3g}"
         table.add_row(
-            c.label, format_length(c.length), str(c.n), _fmt(c.mean_a), _fmt(c.mean_b),
-            f"[{colour}]{_fmt(c.diff, True)}[/]" if colour else _fmt(c.diff, True), ci, c.test, p,
+            c.label, format_length(c.length), str(c.n), fixed(c.mean_a), fixed(c.mean_b),
+            f"[{colour}]{fixed(c.diff, signed=True)}[/]" if colour else fixed(c.diff, signed=True),
+            interval(c.ci.low, c.ci.high), c.test, p_value(c.p),
         )  # fmt: skip
     notes = [
         f"left out: {result.only_a} example(s) only in A, {result.only_b} only in B, "
@@ -152,8 +146,8 @@ def _tables(result: Any, shown: int) -> list[Any]:
             changed.add_column(name, overflow="fold")
         for ch in result.changed[:shown]:
             changed.add_row(
-                ch.task, format_length(ch.length), ch.example_id, _fmt(ch.score_a),
-                _fmt(ch.score_b), ch.generation_a, ch.generation_b,
+                ch.task, format_length(ch.length), ch.example_id, fixed(ch.score_a),
+                fixed(ch.score_b), ch.generation_a, ch.generation_b,
             )  # fmt: skip
         out.append(changed)
     return out

@@ -9,6 +9,7 @@ from typing import Any
 from rich.table import Table
 
 from lctui.core.lengths import format_length, parse_length
+from lctui.core.numbers import p_value
 
 
 def add_parsers(sub: Any) -> None:
@@ -74,9 +75,7 @@ def _tables(matrix: Any) -> list[Any]:
             table.add_column(str(j + 1), justify="right", no_wrap=True)
     for i, label in enumerate(labels):
         rho.add_row(f"{i + 1} {label}", *(_rho(c.rho) for c in matrix.cells[i]))
-        p.add_row(
-            f"{i + 1} {label}", *("-" if c.p is None else f"{c.p:.2g}" for c in matrix.cells[i])
-        )
+        p.add_row(f"{i + 1} {label}", *(p_value(c.p) for c in matrix.cells[i]))
     notes = {c.reason for row in matrix.cells for c in row if c.reason}
     tail = "n per pair: --format json" + "".join(f"\n- {why}" for why in sorted(notes))
     return [rho, p, tail]

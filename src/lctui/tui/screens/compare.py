@@ -26,6 +26,7 @@ from lctui.analysis.compare import ChangedExample, CompareCell, CompareResult, c
 from lctui.analysis.report_md import compare_blocks, render
 from lctui.core.errors import LctuiError
 from lctui.core.lengths import format_length
+from lctui.core.numbers import fixed, interval, p_value
 from lctui.core.paths import data_dir
 from lctui.tui.widgets.query_guard import QueryGuard
 
@@ -71,22 +72,6 @@ def default_sides(specs: list[str]) -> tuple[str, str]:
     if len(runs) >= 2:
         return runs[-2], runs[-1]
     return specs[0], specs[1]
-
-
-def _signed(value: float | None) -> str:
-    return "-" if value is None else f"{value:+.3f}"
-
-
-def p_text(p: float | None) -> str:
-    if p is None:
-        return "-"
-    return f"{p:.2g}" if p < 0.001 else f"{p:.3f}"
-
-
-def ci_text(cell: CompareCell) -> str:
-    if cell.ci.low is None or cell.ci.high is None:
-        return "-"
-    return f"[{cell.ci.low:+.3f}, {cell.ci.high:+.3f}]"
 
 
 def diff_style(cell: CompareCell) -> str:
@@ -241,7 +226,8 @@ class CompareScreen(Screen[None]):
         cells.clear()
         for c in result.cells:
             row = [c.label, format_length(c.length), str(c.n), f"{c.mean_a:.3f}",
-                   f"{c.mean_b:.3f}", _signed(c.diff), ci_text(c), c.test, p_text(c.p),
+                   f"{c.mean_b:.3f}", fixed(c.diff, signed=True), interval(c.ci.low, c.ci.high),
+                   c.test, p_value(c.p),
                    str(c.a_better), str(c.b_better)]  # fmt: skip
             styled = [
                 Text(t, justify="left" if i in (0, 7) else "right") for i, t in enumerate(row)

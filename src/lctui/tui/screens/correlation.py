@@ -31,6 +31,7 @@ from lctui.analysis.correlation import (
 from lctui.analysis.stats import SpearmanResult
 from lctui.core.errors import LctuiError
 from lctui.core.lengths import format_length
+from lctui.core.numbers import p_value
 from lctui.tui.widgets.heatmap import HeatCell, HeatGrid, Heatmap, HeatRow
 from lctui.tui.widgets.query_guard import QueryGuard
 from lctui.tui.widgets.scatter import Point, Scatter
@@ -43,15 +44,9 @@ def rho_text(rho: float | None) -> str:
     return "n/a" if rho is None else f"{rho:+.2f}"
 
 
-def p_text(p: float | None) -> str:
-    if p is None:
-        return "-"
-    return f"{p:.2g}" if p < 0.001 else f"{p:.3f}"
-
-
 def describe(result: SpearmanResult) -> str:
     """'rho +0.88  p 0.001  n 20', with the reason when there is no coefficient."""
-    text = f"rho {rho_text(result.rho)}  p {p_text(result.p)}  n {result.n}"
+    text = f"rho {rho_text(result.rho)}  p {p_value(result.p)}  n {result.n}"
     return f"{text}  ({result.reason})" if result.reason else text
 
 

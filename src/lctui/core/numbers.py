@@ -1,0 +1,27 @@
+"""How numbers read in every table of lctui: the CLI, the TUI and exported reports.
+
+A missing value (no p-value, no interval) is "-" everywhere, never "nan" or "None".
+"""
+
+from __future__ import annotations
+
+
+def fixed(value: float | None, digits: int = 3, *, signed: bool = False) -> str:
+    """0.750, or +0.250 when `signed`; "-" for None."""
+    if value is None:
+        return "-"
+    return f"{value:+.{digits}f}" if signed else f"{value:.{digits}f}"
+
+
+def p_value(p: float | None) -> str:
+    """0.042, or 2.1e-05 below 0.001 so small p-values keep their magnitude."""
+    if p is None:
+        return "-"
+    return f"{p:.2g}" if p < 0.001 else f"{p:.3f}"
+
+
+def interval(low: float | None, high: float | None, digits: int = 3) -> str:
+    """[-0.120, +0.340], signed as differences are; "-" without both ends."""
+    if low is None or high is None:
+        return "-"
+    return f"[{fixed(low, digits, signed=True)}, {fixed(high, digits, signed=True)}]"
