@@ -13,10 +13,8 @@ from dataclasses import asdict, dataclass
 from typing import Any
 
 from lctui.store.queries import Source, query_arrow
-from lctui.store.stats_views import STATS_VIEWS
 
 Prices = Mapping[str, tuple[float, float]]
-_WITH = "WITH " + ", ".join(f"{name} AS ({sql})" for name, sql in STATS_VIEWS.items())
 
 
 @dataclass(frozen=True)
@@ -93,7 +91,7 @@ def model_stats(
 ) -> list[ModelStats]:
     """Per run and model, most recent runs first (all runs when `run_id` is None)."""
     sql = (
-        f"{_WITH} SELECT s.* FROM run_model_stats AS s LEFT JOIN runs USING (run_id) "
+        "SELECT s.* FROM run_model_stats AS s LEFT JOIN runs USING (run_id) "
         "WHERE CAST(? AS TEXT) IS NULL OR s.run_id = ? "
         "ORDER BY runs.started_at DESC NULLS LAST, s.run_id DESC, s.model"
     )
@@ -117,13 +115,12 @@ def judge_stats(
 ) -> list[JudgeStats]:
     """Judge calls per run and judge model."""
     sql = (
-        f"{_WITH} SELECT * FROM judge_stats WHERE CAST(? AS TEXT) IS NULL OR run_id = ? "
-        "ORDER BY run_id, judge"
+        "SELECT * EXCLUDE (judge_model) FROM judge_stats "
+        "WHERE CAST(? AS TEXT) IS NULL OR run_id = ? ORDER BY run_id, judge"
     )
     out = []
     for r in _fetch(src, sql, run_id):
         price = price_of(prices or {}, r["judge"], r.pop("served"))
-        r.pop("judge_model")
         cost = estimate_cost(price, r["prompt_tokens"], r["output_tokens"])
         out.append(JudgeStats(**r, cost_usd=cost))
     return out

@@ -161,14 +161,14 @@ def correlate(
             f"needs at least {min_models}: evaluate more models"
             + (" or leave out --length" if length is not None else "")
         )
+    # rho, p and n are symmetric in the two samples: compute each pair once.
     k = len(scores.labels)
-    cells = [
-        [
-            stats.spearman(scores.values[:, i], scores.values[:, j], min_n=min_models)
-            for j in range(k)
-        ]
+    pairs = {
+        (i, j): stats.spearman(scores.values[:, i], scores.values[:, j], min_n=min_models)
         for i in range(k)
-    ]
+        for j in range(i, k)
+    }
+    cells = [[pairs[min(i, j), max(i, j)] for j in range(k)] for i in range(k)]
     return CorrelationMatrix(scores, cells)
 
 

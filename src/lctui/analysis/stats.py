@@ -9,8 +9,7 @@ from __future__ import annotations
 
 import math
 import warnings
-from dataclasses import asdict, dataclass
-from typing import Any
+from dataclasses import dataclass
 
 import numpy as np
 import numpy.typing as npt
@@ -80,9 +79,6 @@ class SpearmanResult:
     p: float | None
     n: int
     reason: str | None = None
-
-    def as_dict(self) -> dict[str, Any]:
-        return asdict(self)
 
 
 def _paired(a: ArrayLike, b: ArrayLike) -> tuple[npt.NDArray[np.float64], npt.NDArray[np.float64]]:

@@ -207,8 +207,7 @@ def migrate(con: duckdb.DuckDBPyConnection, where: str, *, read_only: bool = Fal
     if found == SCHEMA_VERSION:
         return found
     if read_only and found > 0 and all(m.views_only for m in MIGRATIONS[found:]):
-        create_views(con, temporary=True)
-        return found
+        return found  # Store.cursor() gives each cursor the current views (temporary)
     if read_only:
         if found == 0:
             raise StoreError(f"{where} is an empty database, not one that lctui has written")

@@ -19,9 +19,6 @@ a request that failed still took time and, on a hosted API, tokens.
 over the calls stored in `judge_calls` (cache hits make no call and cost nothing).
 
     run_id, judge, judge_model, served, calls, unparsed, prompt_tokens, output_tokens
-
-The SQL is also usable without registering the views (analysis/accounting.py wraps it
-in a WITH clause), so files written before the views existed can be read.
 """
 
 from __future__ import annotations
