@@ -18,7 +18,6 @@ from lctui.store.db import Store
 
 # RULER's threshold: Llama-2-7B's mean score at 4K, 85.6 on a 0-100 scale.
 RULER_THRESHOLD = 0.856
-DEPTH_BUCKET = 10.0  # percent of the context
 
 
 @dataclass(frozen=True)
@@ -47,7 +46,7 @@ def length_curves(
     tasks: Sequence[str] | None = None,
     run_id: str | None = None,
 ) -> list[LengthCurve]:
-    """One curve per model and task, from the `results` view."""
+    """One curve per model and task, from the per-cell means of queries.cell_scores."""
     curves: dict[tuple[str, str], LengthCurve] = {}
     for cell in queries.cell_scores(store, run_id=run_id, models=models, tasks=tasks):
         curve = curves.setdefault(
@@ -131,24 +130,12 @@ class DepthGrid:
     n: list[list[int]]
 
 
-_DEPTH_SQL = f"""
-    SELECT model, task, length, round(depth / $bucket) * $bucket AS depth_bucket,
-           {queries.CELL_AGGREGATES}
-    FROM results
-    WHERE depth IS NOT NULL
-      AND ($models IS NULL OR list_contains($models, model))
-      AND ($tasks IS NULL OR list_contains($tasks, task))
-    GROUP BY model, task, length, depth_bucket
-    ORDER BY model, task, depth_bucket, length
-"""
-
-
 def depth_grids(
     store: Store,
     *,
     models: Sequence[str] | None = None,
     tasks: Sequence[str] | None = None,
-    bucket: float = DEPTH_BUCKET,
+    bucket: float = queries.DEPTH_BUCKET,
 ) -> list[DepthGrid]:
     """One grid per model and task whose examples record a needle depth.
 
@@ -157,16 +144,7 @@ def depth_grids(
     """
     if not 0 < bucket <= 100:
         raise UserInputError(f"depth bucket {bucket} must be in (0, 100] percent")
-    params = {
-        "bucket": float(bucket),
-        "models": None if models is None else list(models),
-        "tasks": None if tasks is None else list(tasks),
-    }
-    cur = store.cursor()
-    try:
-        rows = cur.execute(_DEPTH_SQL, params).fetchall()
-    finally:
-        cur.close()
+    rows = queries.depth_cells(store, bucket=bucket, models=models, tasks=tasks)
     cells: dict[tuple[str, str], dict[tuple[float, int], tuple[float | None, int]]] = {}
     for model, task, length, depth, mean, _stderr, n_scored, *_ in rows:
         grid = cells.setdefault((str(model), str(task)), {})

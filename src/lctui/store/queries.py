@@ -111,6 +111,38 @@ CELL_AGGREGATES = """
     bool_or(reference) AS reference
 """
 
+# Needle depths are requested on a 10 % grid (RULER's 0, 10, ..., 100) and land a little
+# off it once snapped to sentence boundaries, so rounding recovers the requested depth.
+DEPTH_BUCKET = 10.0
+_DEPTH_CELLS_SQL = f"""
+    SELECT model, task, length, round(depth / $bucket) * $bucket AS depth_bucket,
+           {CELL_AGGREGATES}
+    FROM results
+    WHERE depth IS NOT NULL AND length IS NOT NULL
+      AND ($models IS NULL OR list_contains($models, model))
+      AND ($tasks IS NULL OR list_contains($tasks, task))
+    GROUP BY model, task, length, depth_bucket
+    ORDER BY model, task, depth_bucket, length
+"""
+
+
+def depth_cells(
+    src: Source,
+    *,
+    bucket: float = DEPTH_BUCKET,
+    models: Sequence[str] | None = None,
+    tasks: Sequence[str] | None = None,
+) -> list[tuple[Any, ...]]:
+    """Per model, task, length and depth bucket (depth rounded to a multiple of `bucket`
+    percent): model, task, length, depth_bucket, then the CELL_AGGREGATES columns."""
+    params = {
+        "bucket": float(bucket),
+        "models": None if models is None else list(models),
+        "tasks": None if tasks is None else list(tasks),
+    }
+    with _cursor(src) as cur:
+        return cur.execute(_DEPTH_CELLS_SQL, params).fetchall()
+
 
 def cell_scores(
     src: Source,

@@ -185,11 +185,10 @@ class CurvesScreen(Screen[None]):
             table.add_column(name, key=name)
         for curve in data.curves:
             by_length = {p.length: p for p in curve.points}
-            means = [by_length[n].mean if n in by_length else None for n in lengths]
             cells = [mean_text(by_length[n].mean) if n in by_length else Text("") for n in lengths]
-            shown = [m for n, m in zip(lengths, means, strict=True) if n in by_length]
+            spark = sparkline([p.mean for p in curve.points])  # points come sorted by length
             model = f"{curve.model} (ref)" if curve.reference else curve.model
-            table.add_row(Text(model), Text(curve.task), Text(sparkline(shown)), *cells)
+            table.add_row(Text(model), Text(curve.task), Text(spark), *cells)
         self._show_effective()
         pairs = self.query_one("#depth-pairs", OptionList)
         pairs.clear_options()

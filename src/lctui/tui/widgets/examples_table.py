@@ -14,7 +14,8 @@ from rich.text import Text
 from textual.binding import Binding, BindingType
 from textual.widgets import DataTable
 
-from lctui.tui.widgets.heatmap_data import DEPTH_BUCKET, CellKey
+from lctui.store.queries import DEPTH_BUCKET
+from lctui.tui.widgets.heatmap_data import CellKey
 
 ExampleFilter = Literal["all", "failures", "unparsed", "errors"]
 EXAMPLES_LIMIT = 500

@@ -14,12 +14,8 @@ from dataclasses import dataclass, field
 import duckdb
 
 from lctui.core.lengths import format_length
-from lctui.store.queries import CELL_AGGREGATES
+from lctui.store.queries import CELL_AGGREGATES, depth_cells
 from lctui.tui.widgets.heatmap import HeatCell, HeatGrid, HeatRow
-
-# Needle depths are requested on a 10 % grid (RULER's 0, 10, ..., 100) and land a little
-# off it once snapped to sentence boundaries, so rounding recovers the requested depth.
-DEPTH_BUCKET = 10.0
 
 
 @dataclass(frozen=True)
@@ -187,28 +183,17 @@ def model_grid(cur: duckdb.DuckDBPyConnection) -> ResultsGrid:
     return ResultsGrid(grid, rows, lengths, stats, references)
 
 
-_DEPTH_SQL = f"""
-    SELECT round(depth / $bucket) * $bucket AS bucket, length, {CELL_AGGREGATES}
-    FROM results
-    WHERE model = $model AND task = $task AND depth IS NOT NULL AND length IS NOT NULL
-    GROUP BY ALL
-    ORDER BY bucket, length
-"""
-
-
 def depth_grid(cur: duckdb.DuckDBPyConnection, model: str, task: str) -> ResultsGrid:
     """Needle depth (bucketed) x length for one model and task; empty if no depths."""
-    params = {"bucket": DEPTH_BUCKET, "model": model, "task": task}
-    found = cur.execute(_DEPTH_SQL, params).fetchall()
-    buckets = tuple(sorted({float(r[0]) for r in found}))
-    lengths = tuple(sorted({int(r[1]) for r in found}))
-    references = frozenset({model} if any(r[8] for r in found) else ())
+    # model, task, length, bucket, then the CELL_AGGREGATES columns
+    found = depth_cells(cur, models=[model], tasks=[task])
+    buckets = tuple(sorted({float(r[3]) for r in found}))
+    lengths = tuple(sorted({int(r[2]) for r in found}))
+    references = frozenset({model} if any(r[-1] for r in found) else ())
     rows = tuple(RowKey(model, task, b) for b in buckets)
     stats = {
-        (buckets.index(float(b)), lengths.index(int(n))): CellStats(
-            mean, stderr, scored, unparsed, errors, cancelled
-        )
-        for b, n, mean, stderr, scored, unparsed, errors, cancelled, _ in found
+        (buckets.index(float(b)), lengths.index(int(n))): CellStats(*counts)
+        for _, _, n, b, *counts, _reference in found
     }
     grid = HeatGrid(
         group_title="task",
