@@ -51,7 +51,7 @@ def correlation_from_args(args: argparse.Namespace, store: Any) -> Any:
 
 
 def cmd_correlate(args: argparse.Namespace) -> int:
-    from lctui.cli.compare import emit, open_results, print_rich
+    from lctui.cli.output import emit, open_results, print_rich
 
     with open_results(args) as store:
         matrix = correlation_from_args(args, store)

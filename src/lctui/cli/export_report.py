@@ -33,8 +33,8 @@ def add_parsers(sub: Any) -> None:
 def cmd_export_report(args: argparse.Namespace) -> int:
     from lctui.analysis.compare import compare
     from lctui.analysis.report_md import compare_blocks, correlation_blocks, render, run_blocks
-    from lctui.cli.compare import emit, open_results
     from lctui.cli.correlate import correlation_from_args
+    from lctui.cli.output import emit, open_results
 
     with open_results(args) as store:
         if args.compare:

@@ -1,0 +1,48 @@
+"""Output helpers shared by the CLI's analysis commands (compare, correlate, export-report)."""
+
+from __future__ import annotations
+
+import argparse
+import io
+import sys
+from pathlib import Path
+from typing import Any
+
+from rich.console import Console
+
+from lctui.core.config import load_config
+from lctui.core.errors import UserInputError
+
+
+def open_results(args: argparse.Namespace) -> Any:
+    """The results database of --db (or the default), read-only."""
+    from lctui.cli.run import resolve_db
+    from lctui.store import open_store
+
+    return open_store(resolve_db(args, load_config(args.config)), read_only=True)
+
+
+def emit(text: str, out: str | None) -> None:
+    """Print `text`, or write it to the file `out`."""
+    if out is None:
+        sys.stdout.write(text)
+        return
+    try:
+        Path(out).expanduser().write_text(text, encoding="utf-8")
+    except OSError as err:
+        raise UserInputError(f"cannot write {out}: {err.strerror}") from err
+    print(f"wrote {out}", file=sys.stderr)
+
+
+def print_rich(renderables: list[Any], out: str | None) -> None:
+    """Print rich renderables, or write them to `out` as plain text."""
+    if out is None:
+        console = Console()
+        for renderable in renderables:
+            console.print(renderable)
+        return
+    buffer = io.StringIO()
+    console = Console(file=buffer, width=120, color_system=None)
+    for renderable in renderables:
+        console.print(renderable)
+    emit(buffer.getvalue(), out)
