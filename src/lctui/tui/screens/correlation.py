@@ -170,16 +170,27 @@ class CorrelationScreen(Screen[None]):
     # -- queries ----------------------------------------------------------------------
 
     @work(thread=True, exclusive=True, group="correlation", exit_on_error=False)
-    def _load(self, by: str, length: int | None, first: bool = False) -> None:
+    def _load(
+        self,
+        by: str,
+        length: int | None,
+        first: bool = False,
+        synthetic: SyntheticDownstream | None = None,
+    ) -> None:
+        """Read the matrix for `by` at `length`; `synthetic`, when given, is the loaded
+        synthetic-vs-downstream result for the same length (it does not depend on `by`)."""
         store = self.lctui.store
-        matrix, message, synthetic = None, None, None
+        matrix, message = None, None
         lengths: list[int] | None = None
         try:
             with self._guard.running():
                 if first:
                     cur = store.cursor()
                     try:
-                        sql = "SELECT DISTINCT length FROM results WHERE NOT reference ORDER BY 1"
+                        sql = (
+                            "SELECT DISTINCT length FROM results_core"
+                            " WHERE NOT reference ORDER BY 1"
+                        )
                         lengths = [int(r[0]) for r in cur.execute(sql).fetchall()]
                     finally:
                         cur.close()
@@ -187,7 +198,8 @@ class CorrelationScreen(Screen[None]):
                     matrix = correlate(store, by=by, length=length)
                 except LctuiError as exc:  # too few models, said in the analysis's words
                     message = str(exc)
-                synthetic = synthetic_vs_downstream(store, length=length)
+                if synthetic is None:
+                    synthetic = synthetic_vs_downstream(store, length=length)
         except (LctuiError, duckdb.Error) as exc:
             message = f"could not read the results: {exc}"
         self.app.call_from_thread(
@@ -265,7 +277,10 @@ class CorrelationScreen(Screen[None]):
 
     def action_toggle_by(self) -> None:
         self.by = BY[(BY.index(self.by) + 1) % len(BY)]
-        self._load(self.by, self.length)
+        loaded = self.loaded
+        # The synthetic-vs-downstream result depends on the length only: keep it.
+        synthetic = loaded.synthetic if loaded and loaded.length == self.length else None
+        self._load(self.by, self.length, synthetic=synthetic)
 
     def action_next_length(self) -> None:
         index = self.lengths.index(self.length) if self.length in self.lengths else 0

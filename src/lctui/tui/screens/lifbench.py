@@ -10,11 +10,6 @@ come from `analysis.lifbench` and `analysis.lifbench_levels` in thread workers.
 
 from __future__ import annotations
 
-import asyncio
-import threading
-import time
-from collections.abc import Iterator
-from contextlib import contextmanager
 from typing import TYPE_CHECKING, ClassVar, cast
 
 import duckdb
@@ -31,6 +26,7 @@ from lctui.analysis.lifbench_levels import ModelStability, lifbench_stability
 from lctui.core.errors import LctuiError
 from lctui.store.lifeval_views import PERSPECTIVES
 from lctui.tui.widgets.capability_bars import CapabilityTable
+from lctui.tui.widgets.query_guard import QueryGuard
 from lctui.tui.widgets.stability_table import StabilityTable, length_bars
 
 if TYPE_CHECKING:
@@ -100,8 +96,7 @@ class LifbenchScreen(Screen[None]):
         self.stability: dict[str, ModelStability] = {}
         self.model: str | None = None
         self.perspective = PERSPECTIVES[0]
-        self._busy = 0  # queries in flight, waited for on unmount (the app closes the store)
-        self._busy_lock = threading.Lock()
+        self._guard = QueryGuard()
 
     @property
     def lctui(self) -> LctuiApp:
@@ -129,26 +124,14 @@ class LifbenchScreen(Screen[None]):
         self._load_reports()
 
     async def on_unmount(self) -> None:
-        deadline = time.monotonic() + 2.0
-        while self._busy and time.monotonic() < deadline:
-            await asyncio.sleep(0.01)
+        await self._guard.drain()
 
     # -- queries (thread workers) -----------------------------------------------------
-
-    @contextmanager
-    def _query(self) -> Iterator[None]:
-        with self._busy_lock:
-            self._busy += 1
-        try:
-            yield
-        finally:
-            with self._busy_lock:
-                self._busy -= 1
 
     @work(thread=True, exclusive=True, group="lifbench-reports", exit_on_error=False)
     def _load_reports(self) -> None:
         try:
-            with self._query():
+            with self._guard.running():
                 reports = lifbench_reports(self.lctui.store)
         except (LctuiError, duckdb.Error) as exc:
             self.app.call_from_thread(self._failed, f"could not read LIFEval scores: {exc}")
@@ -158,7 +141,7 @@ class LifbenchScreen(Screen[None]):
     @work(thread=True, exclusive=True, group="lifbench-stability", exit_on_error=False)
     def _load_stability(self, model: str) -> None:
         try:
-            with self._query():
+            with self._guard.running():
                 found = lifbench_stability(self.lctui.store, [model])
         except (LctuiError, duckdb.Error) as exc:
             self.app.call_from_thread(self._failed, f"could not read {model}'s levels: {exc}")

@@ -24,6 +24,7 @@ from lctui.core.lengths import format_length
 from lctui.tui.widgets.diff_view import changed_words, side_text
 from lctui.tui.widgets.query_guard import QueryGuard
 from lctui.tui.widgets.rubric_table import RubricPanel
+from lctui.tui.widgets.text_fit import fit
 
 if TYPE_CHECKING:
     from lctui.tui.app import LctuiApp
@@ -111,7 +112,7 @@ class SideBySideScreen(Screen[None]):
 
     def _header(self, view: SideBySide) -> Content:
         ch = self.changed
-        question = _shorten(str(view.a.get("question") or "").strip())
+        question = fit(" ".join(str(view.a.get("question") or "").split()), QUESTION_CHARS)
         gold = ", ".join(str(g) for g in _gold(view.a)) or "-"
         return Content.assemble(
             ("example ", "$text-muted"), (ch.example_id, "bold"),
@@ -128,11 +129,6 @@ class SideBySideScreen(Screen[None]):
 
     def action_back(self) -> None:
         self.app.pop_screen()
-
-
-def _shorten(text: str) -> str:
-    text = " ".join(text.split())
-    return text if len(text) <= QUESTION_CHARS else text[: QUESTION_CHARS - 1] + "…"
 
 
 def _gold(record: dict[str, Any]) -> list[Any]:

@@ -46,6 +46,7 @@ from lctui.tui.widgets.arrow_table import ArrowTable
 from lctui.tui.widgets.ask import AskScreen
 from lctui.tui.widgets.query_guard import QueryGuard
 from lctui.tui.widgets.sql_history import add_to_history, load_history, load_saved, save_query
+from lctui.tui.widgets.text_fit import fit
 
 if TYPE_CHECKING:
     from lctui.tui.app import LctuiApp
@@ -171,7 +172,9 @@ class SqlConsoleScreen(Screen[None]):
         editor.border_title = "SQL (read-only) · F5 / ctrl+enter runs · up: history"
         self.query_one("#sql-limit", Input).tooltip = "LIMIT guard: rows fetched at most"
         self.query_one("#sql-result").border_title = "Result"
-        self._fill_lists()
+        self._fill_views()
+        self._fill_history()
+        self._fill_saved()
         where = "read-only connection" if self.lctui.store.read_only else "read statements only"
         self._set_status(f"Ready ({where}). Views on the left; enter inserts a query.")
         self._load_columns()
@@ -183,13 +186,17 @@ class SqlConsoleScreen(Screen[None]):
 
     # -- side lists ---------------------------------------------------------------------
 
-    def _fill_lists(self) -> None:
+    def _fill_views(self) -> None:
+        """Once, on mount: the documented views do not change."""
         views = self.query_one("#sql-views", OptionList)
-        views.clear_options()
         views.add_options(Option(name, id=name) for name in DOCUMENTED_VIEWS)
+
+    def _fill_history(self) -> None:
         history = self.query_one("#sql-history", OptionList)
         history.clear_options()
         history.add_options(_one_line(q) for q in reversed(self.history))
+
+    def _fill_saved(self) -> None:
         saved = self.query_one("#sql-saved", OptionList)
         saved.clear_options()
         saved.add_options(
@@ -278,7 +285,7 @@ class SqlConsoleScreen(Screen[None]):
         self.limit = limit
         self.history = add_to_history(self.history, sql)
         self._history_index = None
-        self._fill_lists()
+        self._fill_history()
         self._cancel_asked = False
         self._set_status(f"Running (limit {self.limit:,}; escape cancels)...")
         self._run(sql, self.limit)
@@ -357,7 +364,7 @@ class SqlConsoleScreen(Screen[None]):
         def saved(name: str | None) -> None:
             if name:
                 self.saved = save_query(self.saved, name, sql)
-                self._fill_lists()
+                self._fill_saved()
                 self.notify(f"Saved as {name!r} (the Saved tab lists it).", title="SQL console")
 
         self.app.push_screen(AskScreen("Save the query as:", note="a name"), saved)
@@ -398,5 +405,4 @@ class SqlConsoleScreen(Screen[None]):
 
 
 def _one_line(sql: str, width: int = 60) -> str:
-    text = " ".join(sql.split())
-    return text if len(text) <= width else text[: width - 1] + "…"
+    return fit(" ".join(sql.split()), width)

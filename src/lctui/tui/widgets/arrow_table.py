@@ -20,6 +20,8 @@ from textual.reactive import reactive
 from textual.scroll_view import ScrollView
 from textual.strip import Strip
 
+from lctui.tui.widgets.text_fit import fit
+
 BLOCK_ROWS = 256  # rows converted to text at once
 CACHED_BLOCKS = 16
 WIDTH_SAMPLE = 200  # rows read to size the columns
@@ -36,10 +38,6 @@ def cell_text(value: Any) -> str:
     if isinstance(value, dt.datetime):
         return value.isoformat(sep=" ")
     return str(value).replace("\n", "⏎")
-
-
-def _fit(text: str, width: int) -> str:
-    return text if len(text) <= width else text[: max(0, width - 1)] + "…"
 
 
 class ArrowTable(ScrollView, can_focus=True):
@@ -156,7 +154,7 @@ class ArrowTable(ScrollView, can_focus=True):
     def _line(self, cells: list[str], style: Style, null: Style) -> Strip:
         segments = []
         for text, width in zip(cells, self._widths, strict=True):
-            segments.append(Segment(" " + _fit(text, width).ljust(width) + " ", style))
+            segments.append(Segment(" " + fit(text, width).ljust(width) + " ", style))
             if text == NULL:
                 segments[-1] = Segment(segments[-1].text, style + null)
         return Strip(segments)

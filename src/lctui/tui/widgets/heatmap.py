@@ -22,6 +22,8 @@ from textual.reactive import reactive
 from textual.scroll_view import ScrollView
 from textual.strip import Strip
 
+from lctui.tui.widgets.text_fit import fit
+
 # Labels longer than these are cut with an ellipsis so cells stay on screen at 80 columns.
 MAX_GROUP_WIDTH = 22
 MAX_LABEL_WIDTH = 24
@@ -59,13 +61,6 @@ class HeatGrid:
     @property
     def is_empty(self) -> bool:
         return not self.rows or not self.columns
-
-
-def _fit(text: str, width: int) -> str:
-    """Cut `text` to `width` cells, marking the cut with an ellipsis."""
-    if len(text) <= width:
-        return text
-    return text[: max(0, width - 1)] + "…"
 
 
 class Heatmap(ScrollView, can_focus=True):
@@ -284,8 +279,8 @@ class Heatmap(ScrollView, can_focus=True):
 
     def _fixed(self, group: str, label: str, group_style: Style, label_style: Style) -> Strip:
         base = self.rich_style
-        group_text = _fit(group, self._group_width).ljust(self._group_width)
-        label_text = _fit(label, self._label_width).ljust(self._label_width)
+        group_text = fit(group, self._group_width).ljust(self._group_width)
+        label_text = fit(label, self._label_width).ljust(self._label_width)
         return Strip(
             [
                 Segment(group_text, group_style),
@@ -303,7 +298,7 @@ class Heatmap(ScrollView, can_focus=True):
         fixed = self._fixed(grid.group_title, grid.corner, header, header)
         segments = [
             Segment(
-                f" {_fit(title, self._cell_width - 2)}".ljust(self._cell_width),
+                f" {fit(title, self._cell_width - 2)}".ljust(self._cell_width),
                 cursor_label if i == self.cursor_column else header,
             )
             for i, title in enumerate(grid.columns)
