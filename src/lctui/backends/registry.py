@@ -6,7 +6,7 @@ import importlib.util
 import json
 from collections.abc import Callable, Mapping
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeAlias
 
 from lctui.backends.embedded import EMBEDDED_NAME, EMBEDDED_PATH, checkpoint_dir
 from lctui.core.errors import MissingDependencyError, UserInputError
@@ -21,8 +21,12 @@ GOLD_DESCRIPTION = (
     "reference, not a model: streams each example's gold answer (checks tasks and scorers; "
     "a correct pipeline scores it 1.0)"
 )
+# How a setting is read: a converter (the value is passed through it, so int reads "8"
+# as 8), or a tuple of types the value must already have (a bool never passes for a
+# number unless bool is one of them).
+ParamKind: TypeAlias = Callable[[Any], Any] | tuple[type, ...]
 # Settings a ModelSpec may carry, with the type each is read as.
-_HF_PARAMS: dict[str, Callable[[Any], Any]] = {
+_HF_PARAMS: dict[str, ParamKind] = {
     "dtype": str,
     "device": str,
     "max_context": int,
@@ -30,7 +34,7 @@ _HF_PARAMS: dict[str, Callable[[Any], Any]] = {
     "max_concurrency": int,
     "attn_implementation": str,
 }
-_GOLD_PARAMS: dict[str, Callable[[Any], Any]] = {"tokenizer": str, "max_context": int}
+_GOLD_PARAMS: dict[str, ParamKind] = {"tokenizer": str, "max_context": int}
 _BACKENDS = ("hf", "gold", "vllm", "vllm-server", "openai")
 
 
@@ -80,12 +84,12 @@ def load_backend(spec: ModelSpec, tokenizer: str | None = None) -> Backend:
     if spec.backend == "hf":
         from lctui.backends.hf import HFBackend
 
-        params = _read_params(spec, _HF_PARAMS)
+        params = read_params(spec, _HF_PARAMS)
         return HFBackend(spec.path or spec.name, name=spec.name, **params)
     if spec.backend == "gold":
         from lctui.backends.gold import DEFAULT_TOKENIZER, GOLD_MAX_CONTEXT, GoldBackend
 
-        params = _read_params(spec, _GOLD_PARAMS)
+        params = read_params(spec, _GOLD_PARAMS)
         return GoldBackend(
             tokenizer or params.get("tokenizer") or DEFAULT_TOKENIZER,
             name=spec.name,
@@ -113,7 +117,8 @@ def load_backend(spec: ModelSpec, tokenizer: str | None = None) -> Backend:
     )
 
 
-def _read_params(spec: ModelSpec, allowed: Mapping[str, Callable[[Any], Any]]) -> dict[str, Any]:
+def read_params(spec: ModelSpec, allowed: Mapping[str, ParamKind]) -> dict[str, Any]:
+    """A spec's settings, each read as `allowed` says; unknown or ill-typed ones refused."""
     unknown = sorted(set(spec.params) - set(allowed))
     if unknown:
         raise UserInputError(
@@ -122,12 +127,17 @@ def _read_params(spec: ModelSpec, allowed: Mapping[str, Callable[[Any], Any]]) -
         )
     out: dict[str, Any] = {}
     for key, value in spec.params.items():
+        kind = allowed[key]
+        invalid = UserInputError(f"model {spec.name!r}: setting {key} = {value!r} is invalid")
+        if isinstance(kind, tuple):
+            if (isinstance(value, bool) and bool not in kind) or not isinstance(value, kind):
+                raise invalid
+            out[key] = value
+            continue
         try:
-            out[key] = allowed[key](value)
+            out[key] = kind(value)
         except (TypeError, ValueError) as exc:
-            raise UserInputError(
-                f"model {spec.name!r}: setting {key} = {value!r} is invalid"
-            ) from exc
+            raise invalid from exc
     return out
 
 

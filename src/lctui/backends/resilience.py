@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from lctui.backends.prompting import check_prompt_format
+from lctui.backends.registry import ParamKind, read_params
 from lctui.core.errors import BackendError, UserInputError
 from lctui.core.types import ModelSpec
 
@@ -28,17 +29,17 @@ from lctui.core.types import ModelSpec
 MAX_RETRY_AFTER_S = 120.0
 DEFAULT_CONCURRENCY = 16
 
-SETTING_TYPES: dict[str, type | tuple[type, ...]] = {
+SETTING_TYPES: dict[str, ParamKind] = {
     "base_url": (str, list),
-    "model": str,
-    "endpoint": str,
-    "api_key_env": str,
+    "model": (str,),
+    "endpoint": (str,),
+    "api_key_env": (str,),
     "timeout_s": (int, float),
-    "max_retries": int,
-    "max_concurrency": int,
-    "prompt_format": str,
-    "tokenizer": str,
-    "max_context": int,
+    "max_retries": (int,),
+    "max_concurrency": (int,),
+    "prompt_format": (str,),
+    "tokenizer": (str,),
+    "max_context": (int,),
 }
 
 
@@ -69,16 +70,7 @@ def read_settings(
 ) -> OpenAISettings:
     """Check a spec's settings; callers that start the server give `base_urls` themselves."""
     allowed = {k: v for k, v in SETTING_TYPES.items() if base_urls is None or k != "base_url"}
-    params = dict(spec.params)
-    unknown = sorted(set(params) - set(allowed))
-    if unknown:
-        raise UserInputError(
-            f"model {spec.name!r} has unknown setting(s) {', '.join(unknown)} for backend "
-            f"{spec.backend!r}; the settings are {', '.join(sorted(allowed))}"
-        )
-    for key, value in params.items():
-        if isinstance(value, bool) or not isinstance(value, allowed[key]):
-            raise UserInputError(f"model {spec.name!r}: setting {key} = {value!r} is invalid")
+    params = read_params(spec, allowed)
     if base_urls is None:
         raw = params.get("base_url")
         base_urls = [raw] if isinstance(raw, str) else [str(u) for u in raw or []]

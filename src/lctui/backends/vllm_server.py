@@ -30,6 +30,7 @@ from typing import IO
 from lctui.backends.embedded import EMBEDDED_PATH, embedded_checkpoint
 from lctui.backends.fingerprint import checkpoint_identity
 from lctui.backends.openai_backend import OpenAIBackend
+from lctui.backends.registry import ParamKind, read_params
 from lctui.backends.resilience import SETTING_TYPES, OpenAISettings, probe_servers, read_settings
 from lctui.core.errors import BackendError, UserInputError
 from lctui.core.hashing import stable_hash
@@ -41,11 +42,11 @@ START_TIMEOUT_S = 600.0  # a cold start on 2 CPU cores takes 30 s to 2 minutes
 STOP_GRACE_S = 30.0
 LOG_TAIL_LINES = 500
 PROGRESS_EVERY_S = 15.0
-_SERVER_PARAMS: dict[str, type | tuple[type, ...]] = {
-    "max_model_len": int,
-    "tensor_parallel_size": int,
+_SERVER_PARAMS: dict[str, ParamKind] = {
+    "max_model_len": (int,),
+    "tensor_parallel_size": (int,),
     "gpu_memory_utilization": (int, float),
-    "server_args": list,
+    "server_args": (list,),
 }
 # Runs the server as its child and stops it when lctui (its parent) is gone, also
 # after a SIGKILL that left no chance for atexit; SIGTERM is passed on.
@@ -270,27 +271,17 @@ def server_command(spec: ModelSpec, checkpoint: str, served: str, port: int) -> 
     for key in ("max_model_len", "tensor_parallel_size", "gpu_memory_utilization"):
         if key in params:
             command += ["--" + key.replace("_", "-"), str(params[key])]
-    extra = params.get("server_args", [])
-    if not isinstance(extra, list) or not all(isinstance(a, str) for a in extra):
-        raise UserInputError(f"model {spec.name!r}: server_args must be a list of strings")
-    return command + list(extra)
+    return command + list(params.get("server_args", []))  # checked by load_vllm_server
 
 
 def load_vllm_server(
     spec: ModelSpec, *, start_timeout_s: float = START_TIMEOUT_S
 ) -> VLLMServerBackend:
     """Start the server, wait until it is healthy, and return a backend using it. Blocking."""
-    known = set(_SERVER_PARAMS) | set(SETTING_TYPES) - {"base_url"}
-    unknown = sorted(set(spec.params) - known)
-    if unknown:
-        raise UserInputError(
-            f"model {spec.name!r} has unknown setting(s) {', '.join(unknown)} for backend "
-            f"vllm-server; the settings are {', '.join(sorted(known))}"
-        )
-    for key, kind in _SERVER_PARAMS.items():
-        value = spec.params.get(key)
-        if value is not None and (isinstance(value, bool) or not isinstance(value, kind)):
-            raise UserInputError(f"model {spec.name!r}: setting {key} = {value!r} is invalid")
+    client = {k: v for k, v in SETTING_TYPES.items() if k != "base_url"}
+    read_params(spec, {**client, **_SERVER_PARAMS})
+    if not all(isinstance(a, str) for a in spec.params.get("server_args", [])):
+        raise UserInputError(f"model {spec.name!r}: server_args must be a list of strings")
     checkpoint = str(embedded_checkpoint()) if spec.path == EMBEDDED_PATH else spec.path
     local = Path(checkpoint).expanduser()
     source = str(local) if local.exists() else checkpoint  # a local path, or a hub id

@@ -144,7 +144,7 @@ class Judging:
             return self.summary
         try:
             prompts = {gid: judge_prompts(task) for gid, task in items}
-            hashes = {stable_hash(p.text, length=24) for ps in prompts.values() for p in ps}
+            hashes = {p.key for ps in prompts.values() for p in ps}
             cached = await asyncio.to_thread(self._lookup, fingerprint, hashes)
             if self._batch:
                 await self._run_batch(fingerprint, items, prompts, cached)
@@ -171,7 +171,7 @@ class Judging:
         inflight: dict[str, asyncio.Future[JudgeCall]] = {}  # one call per prompt hash
 
         async def call(generation_id: str, prompt: JudgePrompt) -> JudgeCall:
-            key = stable_hash(prompt.text, length=24)
+            key = prompt.key
             if key in cached:
                 self.summary.cached += 1
                 return cached[key]
@@ -211,7 +211,7 @@ class Judging:
             call_id=uuid.uuid4().hex,
             generation_id=generation_id,
             judge_model=fingerprint,
-            prompt_hash=stable_hash(prompt.text, length=24),
+            prompt_hash=prompt.key,
             prompt=prompt.text,
             response=reply.text,
             parsed={
@@ -275,7 +275,7 @@ class Judging:
         todo: dict[str, tuple[str, JudgePrompt]] = {}  # prompt hash -> first asker, prompt
         for generation_id, _ in items:
             for prompt in prompts[generation_id]:
-                key = stable_hash(prompt.text, length=24)
+                key = prompt.key
                 if key in cached or key in todo:
                     self.summary.cached += 1
                 else:
@@ -293,7 +293,7 @@ class Judging:
                     continue
                 cached[key] = self._record(fingerprint, generation_id, prompt, reply, batch=True)
         for generation_id, task in items:
-            keys = [stable_hash(p.text, length=24) for p in prompts[generation_id]]
+            keys = [p.key for p in prompts[generation_id]]
             errors = [failed[k] for k in keys if k in failed]
             if errors:
                 self._fail(generation_id, task.kind, errors[0])

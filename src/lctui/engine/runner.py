@@ -141,11 +141,16 @@ class Engine:
         cancelled = False
         status = "failed"  # unless the run ends or is cancelled; the error propagates
         flusher = asyncio.create_task(self._flush_periodically())
+        closed = False
         try:
             await _all_or_none(
                 [self._run_model(run_id, m, todo[m.spec.name], counters) for m in models]
             )
             if self._judging is not None:  # after the rule-based scores, never failing the run
+                # The run's models are done: free them before a (local) judge loads, which
+                # may even be one of them.
+                await self._close(models)
+                closed = True
                 await self._judging.finish()
             status = "finished"
         except asyncio.CancelledError:
@@ -156,7 +161,8 @@ class Engine:
                 await flusher
             self._store.finish_run(run_id, status)
             self._store.flush()
-            await self._close(models)
+            if not closed:
+                await self._close(models)
             self._sink(
                 RunFinished(
                     run_id,

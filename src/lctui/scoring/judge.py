@@ -17,11 +17,13 @@ import re
 import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from functools import cached_property
 from typing import Any
 
 from lctui.core.hashing import stable_hash
 from lctui.core.protocols import Backend
 from lctui.core.types import Example, GenerationConfig, RubricPoint, Score, ScoreStatus
+from lctui.scoring.lifeval_text import short
 from lctui.scoring.rubric import make_point
 
 JUDGE_SCORER = "judge"
@@ -52,6 +54,11 @@ class JudgePrompt:
     text: str
     max_new_tokens: int
     items: int = 0  # verdicts expected (key points or sentences); 0 for QA
+
+    @cached_property
+    def key(self) -> str:
+        """The prompt's hash: what the judge_calls cache and a batch's custom_id use."""
+        return stable_hash(self.text, length=24)
 
 
 @dataclass(frozen=True)
@@ -303,8 +310,8 @@ def _said(reason: str) -> str:
 
 
 def shorten(text: str, limit: int = 80) -> str:
-    flat = " ".join(text.split())
-    return flat if len(flat) <= limit else flat[: limit - 3] + "..."
+    """`text` on one line (runs of whitespace become one space), cut like `short`."""
+    return short(" ".join(text.split()), limit)
 
 
 def judge_score(
