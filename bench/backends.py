@@ -24,10 +24,10 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-import duckdb
-
+from lctui.analysis.accounting import model_stats
 from lctui.backends.embedded import EMBEDDED_NAME, EMBEDDED_PATH
 from lctui.core.types import GenerationConfig, ModelSpec, Request
+from lctui.store import open_store
 from workers import stream_all
 
 TASKS = ("niah_single_1", "vt")
@@ -60,17 +60,13 @@ def run_suite(model: str, n: int, workdir: Path, config: Path) -> tuple[float, i
     if main(argv) != 0:
         raise SystemExit(f"lctui run failed for {model}")
     wall = time.perf_counter() - started
-    con = duckdb.connect(str(db), read_only=True)
-    row = con.execute(
-        "SELECT count(*), max(epoch(started_at) + latency_s) - min(epoch(started_at)), "
-        "count(*) FILTER (WHERE status = 'error') FROM results"
-    ).fetchone()
-    con.close()
-    assert row is not None
-    count, span, errors = int(row[0]), float(row[1]), int(row[2])
+    with open_store(db, read_only=True) as store:
+        (stats,) = model_stats(store)  # one run of one model
+    count, errors = stats.generations, stats.errors
     if errors:
         raise SystemExit(f"{model}: {errors} of {count} generations failed")
-    return count / span * 60, count, wall
+    assert stats.wall_s, "the run has no timed generation"
+    return count / stats.wall_s * 60, count, wall
 
 
 def sweep_requests(backend: Any, levels: Sequence[int], per_level: int) -> list[list[Request]]:
