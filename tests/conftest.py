@@ -4,11 +4,16 @@ from __future__ import annotations
 
 import os
 import shutil
+from collections.abc import Iterator
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import pytest
 
 from lctui.core.runtime import prepare_environment
+
+if TYPE_CHECKING:
+    from lctui.store import Store
 
 _SESSION_ROOT = Path(os.environ.get("LCTUI_TEST_ROOT", "/tmp/lctui-tests"))
 # The model cache is kept between sessions (materialising SmolLM2 takes ~15 s).
@@ -43,3 +48,20 @@ def published_db(
     db = tmp_path_factory.mktemp("published") / "published.duckdb"
     shutil.copy(_published_lifbench_template, db)
     return db
+
+
+@pytest.fixture(scope="module")
+def published_scores() -> Path:
+    """The folder of published LIFBench score files (shared/data, read in place)."""
+    from lifbench_data import published_folder
+
+    return published_folder()
+
+
+@pytest.fixture(scope="module")
+def published_store(published_db: Path) -> Iterator[Store]:
+    """The module's copy of the published scores, open read-write."""
+    from lctui.store import open_store
+
+    with open_store(published_db) as opened:
+        yield opened

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -11,26 +10,15 @@ from scipy import stats as sps
 
 from lctui.analysis.correlation import correlate, synthetic_vs_downstream
 from lctui.core.errors import UserInputError
-from lctui.store import Store, open_store
-from lifbench_data import published_folder, read_published
+from lctui.store import Store
+from lifbench_data import read_published
 
 
-@pytest.fixture(scope="module")
-def folder() -> Path:
-    return published_folder()
-
-
-@pytest.fixture(scope="module")
-def store(published_db: Path) -> Iterator[Store]:
-    with open_store(published_db) as opened:
-        yield opened
-
-
-def task_means(folder: Path, length: int | None) -> dict[str, dict[str, float]]:
+def task_means(published_scores: Path, length: int | None) -> dict[str, dict[str, float]]:
     """task -> model -> score, straight from the CSVs: the mean total_score of each
     (model, task, length), then (without a length) the mean over lengths."""
     cells: dict[tuple[str, str, int], list[float]] = defaultdict(list)
-    for task, rows in read_published(folder).items():
+    for task, rows in read_published(published_scores).items():
         for row in rows:
             if row["model"] != "standard":
                 cells[task, row["model"], int(row["length"])].append(float(row["total_score"]))
@@ -47,10 +35,10 @@ def task_means(folder: Path, length: int | None) -> dict[str, dict[str, float]]:
 
 @pytest.mark.parametrize("length", [None, 28])
 def test_rho_equals_scipy_on_independent_task_means(
-    store: Store, folder: Path, length: int | None
+    published_store: Store, published_scores: Path, length: int | None
 ) -> None:
-    expected = task_means(folder, length)
-    matrix = correlate(store, length=None if length is None else length * 1024)
+    expected = task_means(published_scores, length)
+    matrix = correlate(published_store, length=None if length is None else length * 1024)
     assert matrix.labels == sorted(expected)
     assert len(matrix.models) == 20 and "standard" not in matrix.models
     models = matrix.models
@@ -63,8 +51,8 @@ def test_rho_equals_scipy_on_independent_task_means(
             assert cell.p == pytest.approx(float(ref.pvalue), rel=1e-6, abs=1e-12), (x, y)
 
 
-def test_json_shape_and_scatter(store: Store, folder: Path) -> None:
-    matrix = correlate(store, length=3 * 1024)
+def test_json_shape_and_scatter(published_store: Store, published_scores: Path) -> None:
+    matrix = correlate(published_store, length=3 * 1024)
     out = matrix.as_dict()
     assert list(out) == ["by", "length", "models", "labels", "rho", "p", "n"]
     assert (out["by"], out["length"]) == ("task", 3072)
@@ -74,26 +62,26 @@ def test_json_shape_and_scatter(store: Store, folder: Path) -> None:
         assert len(out[key]) == k and all(len(row) == k for row in out[key])
     assert out["rho"][0][0] == pytest.approx(1.0)
     points = matrix.scatter("qa", "repeat")
-    expected = task_means(folder, 3)
+    expected = task_means(published_scores, 3)
     assert [p.model for p in points] == matrix.models
     for p in points:
         assert (p.x, p.y) == pytest.approx((expected["qa"][p.model], expected["repeat"][p.model]))
 
 
-def test_too_few_models_is_refused_with_a_message(store: Store) -> None:
+def test_too_few_models_is_refused_with_a_message(published_store: Store) -> None:
     four = ["Qwen2.5-7B", "Qwen2.5-14B", "Qwen2.5-32B", "Qwen2.5-72B"]
     with pytest.raises(UserInputError, match=r"only 4 model.*needs at least 5"):
-        correlate(store, models=four)
-    small = correlate(store, models=four, min_models=3)
+        correlate(published_store, models=four)
+    small = correlate(published_store, models=four, min_models=3)
     assert small.cells[0][1].n == 4 and small.cells[0][1].rho is not None
     with pytest.raises(UserInputError, match="cannot correlate by 'suite'"):
-        correlate(store, by="suite")
+        correlate(published_store, by="suite")
 
 
-def test_categories_and_synthetic_vs_downstream_say_what_is_missing(store: Store) -> None:
-    by_category = correlate(store, by="category").as_dict()
+def test_categories_and_synthetic_vs_downstream_say_what_is_missing(published_store: Store) -> None:
+    by_category = correlate(published_store, by="category").as_dict()
     assert by_category["labels"] == ["lifbench"]
     assert by_category["rho"] == [[pytest.approx(1.0)]]
-    summary = synthetic_vs_downstream(store)
+    summary = synthetic_vs_downstream(published_store)
     assert summary.overall.rho is None
     assert summary.overall.reason is not None and "no scores in synthetic" in summary.overall.reason

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -11,39 +10,28 @@ import pytest
 from lctui.analysis.lifbench import LifbenchReport, lifbench_reports, lifbench_responses
 from lctui.analysis.lifbench_import import import_lifbench_scores
 from lctui.scoring.lifeval_points import LIFEVAL_TASKS
-from lctui.store import Store, open_store
-from lifbench_data import published_folder, read_published
+from lctui.store import Store
+from lifbench_data import read_published
 
 TABLES = ("models", "runs", "examples", "generations", "scores", "rubric_points")
 
 
 @pytest.fixture(scope="module")
-def folder() -> Path:
-    return published_folder()
+def reports(published_store: Store) -> dict[str, LifbenchReport]:
+    return {r.model: r for r in lifbench_reports(published_store)}
 
 
-@pytest.fixture(scope="module")
-def store(published_db: Path) -> Iterator[Store]:
-    with open_store(published_db) as opened:
-        yield opened
-
-
-@pytest.fixture(scope="module")
-def reports(store: Store) -> dict[str, LifbenchReport]:
-    return {r.model: r for r in lifbench_reports(store)}
-
-
-def test_csv_columns_match_the_point_table(folder: Path) -> None:
-    for task, rows in read_published(folder).items():
+def test_csv_columns_match_the_point_table(published_scores: Path) -> None:
+    for task, rows in read_published(published_scores).items():
         names = [p.name for p in LIFEVAL_TASKS[task].points]
         assert list(rows[0])[4:-1] == names, task
 
 
 def test_every_model_is_imported_and_standard_is_the_reference(
-    store: Store, reports: dict[str, LifbenchReport]
+    published_store: Store, reports: dict[str, LifbenchReport]
 ) -> None:
     assert len(reports) == 21
-    cur = store.cursor()
+    cur = published_store.cursor()
     refs = cur.execute("SELECT name FROM models WHERE reference").fetchall()
     assert refs == [("standard",)]
 
@@ -59,13 +47,15 @@ def test_standard_scores_one_everywhere(reports: dict[str, LifbenchReport]) -> N
     assert all(v == pytest.approx(0.0, abs=1e-12) for v in standard.ifs.values())
 
 
-def test_response_ars_equals_published_total_score(store: Store, folder: Path) -> None:
+def test_response_ars_equals_published_total_score(
+    published_store: Store, published_scores: Path
+) -> None:
     stored = {
         (r.model, r.task, int(r.expression or -1), int(r.variable or -1), r.length): r.ars
-        for r in lifbench_responses(store)
+        for r in lifbench_responses(published_store)
     }
     count = 0
-    for task, rows in read_published(folder).items():
+    for task, rows in read_published(published_scores).items():
         for row in rows:
             key = (row["model"], task, int(row["ins_id"]), int(row["param_id"]), int(row["length"]))
             assert stored[key] == pytest.approx(float(row["total_score"]), abs=1e-9), key
@@ -73,10 +63,10 @@ def test_response_ars_equals_published_total_score(store: Store, folder: Path) -
     assert count == len(stored)
 
 
-def test_points_are_stored_as_published(store: Store, folder: Path) -> None:
+def test_points_are_stored_as_published(published_store: Store, published_scores: Path) -> None:
     """Including the find_dup_text `ori` values above 1 and the list tasks' lone
     partial `format` whose response the original scored 0."""
-    cur = store.cursor()
+    cur = published_store.cursor()
     over = cur.execute(
         "SELECT count(*), max(earned) FROM rubric WHERE task = 'find_dup_text' AND point = 'ori' "
         "AND earned > 1"
@@ -89,9 +79,11 @@ def test_points_are_stored_as_published(store: Store, folder: Path) -> None:
     assert lone_format == (3611,)
 
 
-def test_overall_ars_matches_plain_python(folder: Path, reports: dict[str, LifbenchReport]) -> None:
+def test_overall_ars_matches_plain_python(
+    published_scores: Path, reports: dict[str, LifbenchReport]
+) -> None:
     scores: dict[tuple[str, str], list[float]] = defaultdict(list)
-    for task, rows in read_published(folder).items():
+    for task, rows in read_published(published_scores).items():
         for row in rows:
             scores[row["model"], task].append(float(row["total_score"]))
     for model, report in reports.items():
@@ -106,19 +98,19 @@ def test_overall_ars_matches_plain_python(folder: Path, reports: dict[str, Lifbe
         assert report.ars == pytest.approx(expected, abs=1e-9), model
 
 
-def test_reimport_adds_nothing(store: Store, folder: Path) -> None:
-    cur = store.cursor()
+def test_reimport_adds_nothing(published_store: Store, published_scores: Path) -> None:
+    cur = published_store.cursor()
     before = {t: cur.execute(f"SELECT count(*) FROM {t}").fetchone() for t in TABLES}
-    summary = import_lifbench_scores(store, folder)
+    summary = import_lifbench_scores(published_store, published_scores)
     after = {t: cur.execute(f"SELECT count(*) FROM {t}").fetchone() for t in TABLES}
     assert summary.added == 0
     assert after == before
 
 
 def test_lifeval_views_agree_with_the_report(
-    store: Store, reports: dict[str, LifbenchReport]
+    published_store: Store, reports: dict[str, LifbenchReport]
 ) -> None:
-    cur = store.cursor()
+    cur = published_store.cursor()
     try:
         ars = dict(cur.execute("SELECT model, ars FROM lifeval_ars").fetchall())
         ifp = cur.execute("SELECT model, capability, ifp FROM lifeval_ifp").fetchall()
