@@ -100,7 +100,7 @@ class Task(ABC):
         identity = self._identity(length, seed, index, tokenizer.name, overhead)
         rng = random.Random(seed_from(*identity))
         answer_tokens = self.answer_tokens(length)
-        budget = Budget(length=length, reserve=answer_tokens, overhead=overhead)
+        budget = Budget(length=length, reserve=answer_tokens, overhead=overhead, seed=seed)
         draft = self.build(rng, budget, tokenizer, index)
         return Example(
             example_id=stable_hash(*identity),

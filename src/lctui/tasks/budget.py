@@ -32,6 +32,9 @@ class Budget:
     length: int
     reserve: int
     overhead: int = 0
+    # The run's seed: tasks whose examples share material per seed (LIFBench's one
+    # context per scenario) read it here; the example's own rng is derived from it too.
+    seed: int = 0
 
     @property
     def target(self) -> int:

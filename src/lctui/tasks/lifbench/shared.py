@@ -23,17 +23,14 @@ import threading
 import weakref
 from collections import OrderedDict
 from collections.abc import Callable, Mapping, Sequence
-from contextvars import ContextVar
 from typing import Any, ClassVar, Generic, Protocol, TypeVar
 
 from lctui.core.hashing import seed_from
 from lctui.core.protocols import Tokenizer
-from lctui.core.types import Example
 from lctui.tasks.base import Task
 from lctui.tasks.budget import Budget
 
 STREAM_CACHE_SIZE = 4
-_SEED: ContextVar[int] = ContextVar("lifbench_seed")
 _CACHES: weakref.WeakSet[StreamCache[Any]] = weakref.WeakSet()
 
 
@@ -150,26 +147,14 @@ class LifbenchTask(Task):
         n_expr = len(self.spec.expressions)
         return index % n_expr, (index // n_expr) % len(self.spec.variables)
 
-    def generate(
-        self, length: int, seed: int, index: int, tokenizer: Tokenizer, overhead: int = 0
-    ) -> Example:
-        token = _SEED.set(seed)  # `build` reads the scenario stream of this seed
-        try:
-            return super().generate(length, seed, index, tokenizer, overhead)
-        finally:
-            _SEED.reset(token)
-
     def context_key(
         self, length: int, seed: int, index: int, tokenizer_name: str, overhead: int
     ) -> str | None:
         return context_key(self.scenario, seed, length, tokenizer_name)
 
     def shared(self, budget: Budget, tokenizer: Tokenizer) -> tuple[int, str]:
-        """(seed, context key) of the example being built (inside `generate` only)."""
-        seed = _SEED.get(None)
-        if seed is None:
-            raise RuntimeError(f"{self.name}: build() runs inside generate(), which sets the seed")
-        return seed, context_key(self.scenario, seed, budget.length, tokenizer.name)
+        """(seed, context key) of the example being built."""
+        return budget.seed, context_key(self.scenario, budget.seed, budget.length, tokenizer.name)
 
 
 def shared_prefix(a: str, b: str) -> int:
