@@ -109,35 +109,3 @@ async def test_every_screen_key_is_also_a_palette_command(make_app) -> None:  # 
         }
         assert described <= titles | {"Theme", "Quit"}
         assert {"Results", "New run", "Help"} <= titles
-
-
-def test_serve_answers_on_localhost(tmp_path: Path) -> None:
-    import os
-    import socket
-    import subprocess
-    import sys
-    import time
-    import urllib.request
-
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        port = probe.getsockname()[1]
-    server = subprocess.Popen(
-        [sys.executable, "-m", "lctui", "serve", "--port", str(port),
-         "--db", str(tmp_path / "s.duckdb")],
-        stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
-        env={**os.environ, "LCTUI_DATA_DIR": str(tmp_path)},
-    )  # fmt: skip
-    try:
-        deadline = time.monotonic() + 30
-        page = ""
-        while time.monotonic() < deadline and not page:
-            try:
-                with urllib.request.urlopen(f"http://127.0.0.1:{port}/", timeout=2) as reply:
-                    page = reply.read().decode()
-            except OSError:
-                time.sleep(0.3)
-        assert "lctui" in page
-    finally:
-        server.terminate()
-        server.wait(timeout=10)
