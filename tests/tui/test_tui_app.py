@@ -109,3 +109,23 @@ async def test_every_screen_key_is_also_a_palette_command(make_app) -> None:  # 
         }
         assert described <= titles | {"Theme", "Quit"}
         assert {"Results", "New run", "Help"} <= titles
+
+
+def test_the_tui_refuses_a_db_in_a_missing_folder(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from lctui.tui.launch import main as launch_main
+
+    def started(self: LctuiApp, *args: object, **kwargs: object) -> None:
+        pytest.fail("the TUI started on a database whose folder does not exist")
+
+    monkeypatch.setattr(LctuiApp, "run", started)
+    missing = tmp_path / "typo" / "folder"
+    for argv in (["--db", str(missing / "r.duckdb")], ["serve", "--db", str(missing / "r.duckdb")]):
+        assert launch_main(argv) == 2
+        err = capsys.readouterr().err
+        assert f"the folder {missing} does not exist" in err and "mkdir -p" in err
+    monkeypatch.setenv("LCTUI_DB", str(missing / "r.duckdb"))
+    assert launch_main([]) == 2
+    assert "LCTUI_DB=" in capsys.readouterr().err
+    assert not (tmp_path / "typo").exists()
