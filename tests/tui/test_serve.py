@@ -16,6 +16,7 @@ import urllib.request
 from collections.abc import Iterator
 from dataclasses import dataclass
 
+import aiohttp
 import pytest
 from websockets.asyncio.client import connect
 from websockets.exceptions import InvalidStatus
@@ -47,26 +48,27 @@ def _free_port() -> int:
 def served(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Served]:
     root = tmp_path_factory.mktemp("serve")
     port = _free_port()
-    server = subprocess.Popen(
-        [sys.executable, "-m", "lctui", "serve", "--port", str(port),
-         "--db", str(root / "s.duckdb")],
-        stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
-        env={**os.environ, "LCTUI_DATA_DIR": str(root)},
-    )  # fmt: skip
+    log = root / "serve.log"  # a file, not a pipe: the server's access log never blocks it
+    with log.open("w") as out:
+        server = subprocess.Popen(
+            [sys.executable, "-m", "lctui", "serve", "--port", str(port),
+             "--db", str(root / "s.duckdb")],
+            stdout=out, stderr=subprocess.STDOUT, text=True,
+            env={**os.environ, "LCTUI_DATA_DIR": str(root)},
+        )  # fmt: skip
     try:
-        assert server.stdout is not None
-        first = server.stdout.readline()
-        found = re.search(rf"http://127\.0\.0\.1:{port}/\?token=(\S+)", first)
-        assert found, f"no URL with a token in {first!r}"
-        served = Served(port, found.group(1))
         deadline = time.monotonic() + 30
         while time.monotonic() < deadline:
             try:
                 with socket.create_connection(("127.0.0.1", port), timeout=1):
                     break
             except OSError:
+                assert server.poll() is None, log.read_text()
                 time.sleep(0.2)
-        yield served
+        first = log.read_text().partition("\n")[0]
+        found = re.search(rf"http://127\.0\.0\.1:{port}/\?token=(\S+)", first)
+        assert found, f"no URL with a token in {first!r}"
+        yield Served(port, found.group(1))
     finally:
         server.terminate()
         server.wait(timeout=10)
@@ -125,6 +127,42 @@ async def test_the_token_and_a_loopback_origin_start_the_app(served: Served) -> 
             message = await asyncio.wait_for(ws.recv(), timeout=60)
             if isinstance(message, bytes):
                 seen += message
+
+
+async def _pipe(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+    try:
+        while data := await reader.read(65536):
+            writer.write(data)
+            await writer.drain()
+    except ConnectionError:
+        pass
+    finally:
+        writer.close()
+
+
+async def test_the_app_works_through_a_forwarded_port(served: Served) -> None:
+    """What `ssh -L LOCAL:127.0.0.1:PORT` does, with LOCAL != PORT: a plain TCP relay."""
+
+    async def relay(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        up_reader, up_writer = await asyncio.open_connection("127.0.0.1", served.port)
+        await asyncio.gather(_pipe(reader, up_writer), _pipe(up_reader, writer))
+
+    forward = await asyncio.start_server(relay, "127.0.0.1", 0)
+    local = forward.sockets[0].getsockname()[1]
+    try:
+        async with aiohttp.ClientSession() as session:
+            url = f"http://127.0.0.1:{local}/?token={served.token}"
+            async with session.get(url) as reply:
+                assert reply.status == 200
+                page = await reply.text()
+        found = re.search(r'data-session-websocket-url="([^"]+)"', page)
+        assert found and found.group(1) == f"ws://127.0.0.1:{local}/ws/{served.token}"
+        origin = WsOrigin(f"http://127.0.0.1:{local}")  # what the browser sends there
+        async with connect(f"{found.group(1)}?width=80&height=24", origin=origin) as ws:
+            first = await asyncio.wait_for(ws.recv(), timeout=60)
+            assert isinstance(first, bytes) and first.startswith(b"\x1b[")
+    finally:
+        forward.close()
 
 
 def test_a_non_loopback_host_needs_allow_remote(capsys: pytest.CaptureFixture[str]) -> None:

@@ -214,12 +214,13 @@ def make_server(command: str, host: str, port: int, token: str, origins: OriginP
                 raise web.HTTPForbidden(text=REFUSED_PAGE)
             origin = request.headers.get("Origin")
             if not origins.allows(origin):
-                log.warning(
-                    "refused a websocket from Origin %r; if that is your browser, restart "
-                    "with --allow-origin %s",
-                    origin,
-                    origin or "ORIGIN",
+                parsed = Origin.parse(origin) if origin else None
+                hint = (
+                    f"; if that is your browser, restart with --allow-origin {origin}"
+                    if parsed
+                    else ""
                 )
+                log.warning("refused a websocket from Origin %r%s", origin, hint)
                 raise web.HTTPForbidden(text="lctui serve: this Origin may not open the app\n")
             return await super().handle_websocket(request)
 
