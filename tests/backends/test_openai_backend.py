@@ -9,10 +9,13 @@ from __future__ import annotations
 
 import asyncio
 import email.utils
+import json
 import socket
 import subprocess
 import sys
+import threading
 import time
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
 
@@ -154,6 +157,53 @@ def test_an_unreachable_server_is_one_clear_line() -> None:
     assert message == (
         f"cannot reach http://127.0.0.1:{port}/v1: connection refused; is the server running?"
     )
+
+
+class FakeModelListServer(ThreadingHTTPServer):
+    """A loopback server whose GET /v1/models lists `ids` (nothing else): no real server
+    lists the API key as a model id on demand, a misconfigured proxy might."""
+
+    def __init__(self, ids: list[str]) -> None:
+        listing = json.dumps({"object": "list", "data": [{"id": i} for i in ids]}).encode()
+
+        class Handler(BaseHTTPRequestHandler):
+            def do_GET(self) -> None:
+                found = self.path.rstrip("/") == "/v1/models"
+                self.send_response(200 if found else 404)
+                self.send_header("Content-Type", "application/json")
+                self.send_header("Content-Length", str(len(listing) if found else 0))
+                self.end_headers()
+                if found:
+                    self.wfile.write(listing)
+
+            def log_message(self, format: str, *args: Any) -> None:
+                pass
+
+        super().__init__(("127.0.0.1", 0), Handler)
+        self.thread = threading.Thread(target=self.serve_forever, daemon=True)
+
+    def __enter__(self) -> FakeModelListServer:
+        self.thread.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.shutdown()
+        self.server_close()
+
+
+def test_a_model_list_holding_the_key_is_masked_in_the_message_with_fake_server(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    key = "sk-listed-key-4711"
+    monkeypatch.setenv("LCTUI_UNIT_KEY", key)
+    with FakeModelListServer(["llama-8b", key]) as server:
+        url = f"http://127.0.0.1:{server.server_address[1]}"
+        params = {"base_url": url, "api_key_env": "LCTUI_UNIT_KEY", "model": "mistral-7b"}
+        with pytest.raises(BackendError) as err:
+            load_openai(ModelSpec("m", "openai", params=params))
+    message = str(err.value)
+    assert key not in message
+    assert f"server {url}/v1 serves llama-8b, ***; not mistral-7b." in message
 
 
 # -- the vllm-server kind's supervision, with real (small) child processes --------------

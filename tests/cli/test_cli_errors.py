@@ -152,3 +152,36 @@ def _env(**extra: str) -> dict[str, str]:
     env = dict(os.environ)
     env.update(extra)
     return env
+
+
+def test_a_db_in_a_missing_folder_is_refused_wherever_the_path_comes_from(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A typo in a folder name must not create that folder path: --db, LCTUI_DB and
+    `db =` in lctui.toml are refused, naming the missing folder and how to create it."""
+    missing = tmp_path / "evals" / "no-such-folder"
+    db = missing / "r.duckdb"
+    code, out = run_cli(tiny_run(db), capsys)
+    assert code == 2
+    assert f"--db {db}: the folder {missing} does not exist" in out
+    assert f"mkdir -p {missing}" in out
+    monkeypatch.setenv("LCTUI_DB", str(db))
+    code, out = run_cli(tiny_run(db)[:-2], capsys)
+    assert code == 2 and f"LCTUI_DB={db}: the folder {missing} does not exist" in out
+    monkeypatch.delenv("LCTUI_DB")
+    config = tmp_path / "lctui.toml"
+    config.write_text(f"db = {str(db)!r}\n")
+    code, out = run_cli([*tiny_run(db)[:-2], "--config", str(config)], capsys)
+    assert code == 2 and f"in {config}: the folder {missing} does not exist" in out
+    assert not (tmp_path / "evals").exists()
+
+
+def test_the_default_data_folder_is_still_created(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    data = tmp_path / "fresh" / "data"  # neither folder exists yet
+    monkeypatch.setenv("LCTUI_DATA_DIR", str(data))
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "no-config"))
+    monkeypatch.chdir(tmp_path)
+    assert main(tiny_run(tmp_path)[:-2]) == 0
+    assert (data / "lctui.duckdb").is_file()

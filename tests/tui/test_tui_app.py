@@ -111,33 +111,21 @@ async def test_every_screen_key_is_also_a_palette_command(make_app) -> None:  # 
         assert {"Results", "New run", "Help"} <= titles
 
 
-def test_serve_answers_on_localhost(tmp_path: Path) -> None:
-    import os
-    import socket
-    import subprocess
-    import sys
-    import time
-    import urllib.request
+def test_the_tui_refuses_a_db_in_a_missing_folder(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from lctui.tui.launch import main as launch_main
 
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        port = probe.getsockname()[1]
-    server = subprocess.Popen(
-        [sys.executable, "-m", "lctui", "serve", "--port", str(port),
-         "--db", str(tmp_path / "s.duckdb")],
-        stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
-        env={**os.environ, "LCTUI_DATA_DIR": str(tmp_path)},
-    )  # fmt: skip
-    try:
-        deadline = time.monotonic() + 30
-        page = ""
-        while time.monotonic() < deadline and not page:
-            try:
-                with urllib.request.urlopen(f"http://127.0.0.1:{port}/", timeout=2) as reply:
-                    page = reply.read().decode()
-            except OSError:
-                time.sleep(0.3)
-        assert "lctui" in page
-    finally:
-        server.terminate()
-        server.wait(timeout=10)
+    def started(self: LctuiApp, *args: object, **kwargs: object) -> None:
+        pytest.fail("the TUI started on a database whose folder does not exist")
+
+    monkeypatch.setattr(LctuiApp, "run", started)
+    missing = tmp_path / "typo" / "folder"
+    for argv in (["--db", str(missing / "r.duckdb")], ["serve", "--db", str(missing / "r.duckdb")]):
+        assert launch_main(argv) == 2
+        err = capsys.readouterr().err
+        assert f"the folder {missing} does not exist" in err and "mkdir -p" in err
+    monkeypatch.setenv("LCTUI_DB", str(missing / "r.duckdb"))
+    assert launch_main([]) == 2
+    assert "LCTUI_DB=" in capsys.readouterr().err
+    assert not (tmp_path / "typo").exists()

@@ -362,7 +362,8 @@ def probe_servers(urls: Sequence[str], model: str, key: str, key_env: str) -> Se
             ) from None
         finally:
             client.close()
-        ids = [str(e.get("id")) for e in entries]
+        # A server (or proxy) may list the key itself as a model id: masked like any text.
+        ids = [redact(str(e.get("id")), key) for e in entries]
         match = next((e for e in entries if e.get("id") == model), None)
         if match is None:
             raise BackendError(

@@ -7,6 +7,7 @@ import asyncio
 import json
 import os
 import platform
+import shlex
 import sys
 from collections.abc import Sequence
 from pathlib import Path
@@ -20,10 +21,11 @@ from lctui.cli.progress import RichProgressSink
 from lctui.core.config import Config, load_config
 from lctui.core.errors import UserInputError
 from lctui.core.lengths import format_length, parse_lengths
-from lctui.core.paths import default_db_path
+from lctui.core.paths import data_dir, default_db_path
 from lctui.core.types import ModelSpec
 from lctui.engine import Engine, RunOutcome, RunRequest
 from lctui.store import Store, open_store
+from lctui.store.db import MEMORY
 from lctui.tasks import select_tasks
 
 DEMO_ARGS = ["--model", "smollm2-135m", "--tasks", "niah_single_1,niah_multikey_1,vt"]
@@ -113,11 +115,36 @@ def cmd_demo(args: argparse.Namespace) -> int:
 
 
 def resolve_db(args: argparse.Namespace, config: Config) -> Path:
+    """The database path: --db, else $LCTUI_DB, else `db` in lctui.toml, else the data
+    folder's default. A given path must be in a folder that exists (UserInputError)."""
     if args.db:
-        return Path(args.db).expanduser()
-    if os.environ.get("LCTUI_DB"):
-        return Path(os.environ["LCTUI_DB"]).expanduser()
-    return config.db or default_db_path()
+        path = Path(args.db).expanduser()
+        given_as = f"--db {args.db}"
+    elif os.environ.get("LCTUI_DB"):
+        path = Path(os.environ["LCTUI_DB"]).expanduser()
+        given_as = f"LCTUI_DB={os.environ['LCTUI_DB']}"
+    elif config.db is not None:
+        path = config.db
+        given_as = f"db = {str(path)!r} in {config.path or 'lctui.toml'}"
+    else:
+        return default_db_path()
+    if str(path) != MEMORY:
+        check_db_folder(path, given_as)
+    return path
+
+
+def check_db_folder(file: Path, given_as: str) -> None:
+    """Refuse a database path whose folder is missing: lctui creates its own data folder,
+    never a folder a typo made up. `given_as` says where the path came from."""
+    folder = file.parent
+    if folder.is_dir() or folder == data_dir():
+        return
+    if folder.exists():
+        raise UserInputError(f"{given_as}: {folder} is not a folder; give a path in a folder")
+    raise UserInputError(
+        f"{given_as}: the folder {folder} does not exist; create it first "
+        f"(mkdir -p {shlex.quote(str(folder))}) or give a path in an existing folder"
+    )
 
 
 def parse_overrides(items: Sequence[str]) -> dict[str, dict[str, Any]]:

@@ -3,10 +3,8 @@
 from __future__ import annotations
 
 import argparse
-import shlex
 import sys
 from collections.abc import Sequence
-from pathlib import Path
 
 from lctui.core.runtime import prepare_environment
 
@@ -23,8 +21,21 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("--config", metavar="PATH", help="lctui.toml to read models from")
     p.add_argument("--read-only", action="store_true", help="browse without writing")
     p.add_argument("--no-samples", action="store_true", help="do not import sample runs")
-    p.add_argument("--host", default="127.0.0.1", help="serve: address to bind (localhost)")
+    p.add_argument("--host", default="127.0.0.1", help="serve: address to bind (loopback)")
     p.add_argument("--port", type=int, default=8000, help="serve: port")
+    p.add_argument(
+        "--allow-remote",
+        action="store_true",
+        help="serve: allow a --host other machines can reach (plain http: prefer ssh -L)",
+    )
+    p.add_argument(
+        "--allow-origin",
+        action="append",
+        default=[],
+        metavar="ORIGIN",
+        help="serve: a browser origin besides loopback and the printed URL, e.g. "
+        "http://gpu-box.lan:8000 (repeatable)",
+    )
     return p
 
 
@@ -32,6 +43,8 @@ def main(argv: Sequence[str]) -> int:
     prepare_environment()
     args = parser().parse_args(list(argv))
     if args.mode == "serve":
+        from lctui.tui.serve import serve
+
         return serve(args)
     from lctui.cli.run import resolve_db
     from lctui.core.config import load_config
@@ -47,23 +60,3 @@ def main(argv: Sequence[str]) -> int:
     app = LctuiApp(db, config, read_only=args.read_only, import_samples=not args.no_samples)
     app.run()
     return int(app.return_code or 0)
-
-
-def serve(args: argparse.Namespace) -> int:
-    try:
-        from textual_serve.server import Server
-    except ImportError:
-        print(
-            "lctui: error: `lctui serve` needs textual-serve: pip install 'lctui[serve]'",
-            file=sys.stderr,
-        )
-        return 2
-    command = [sys.executable, "-m", "lctui", "tui"]
-    for flag in ("db", "config"):
-        if getattr(args, flag):
-            command += [f"--{flag}", str(Path(getattr(args, flag)).expanduser())]
-    if args.read_only:
-        command.append("--read-only")
-    print(f"Serving lctui on http://{args.host}:{args.port} (Ctrl-C to stop)")
-    Server(shlex.join(command), host=args.host, port=args.port, title="lctui").serve()
-    return 0
