@@ -300,3 +300,22 @@ def test_unasked_values_from_the_prompt_are_told_from_made_up_ones(
         "output lists 3 words that were not asked for: text, pursuit, lagoon; "
         "2 of them are not words of the prompt: pursuit, lagoon"
     )
+
+
+def test_an_output_without_values_says_what_it_gives_truthfully(make_example: Factory) -> None:
+    # Eight digits: an answer, but no value of the asked kind (7 digits).
+    score = score_recall(make_example(["1234567"]), "The number is 17777777.")
+    no_spurious = next(p for p in score.points if p.name == POINT_NO_SPURIOUS)
+    assert no_spurious.explanation == (
+        "output gives no values of the asked kind, so it shows no precision to credit"
+    )
+    # A word of the question listed back is an echo, and said to be one.
+    example = make_example(
+        COMMON, value_pattern=None, candidates=WORDS, question="Name the common words."
+    )
+    score = score_recall(example, '"name", "name", "name"')
+    once = next(p for p in score.points if p.name == POINT_ONCE)
+    assert once.explanation == (
+        "output lists no words other than the question's own (name), so there is nothing "
+        "given once to credit"
+    )

@@ -134,6 +134,17 @@ def _in_prompt(example: Example, values: Sequence[str]) -> list[bool]:
     return found
 
 
+def _nothing_given(extraction: Extraction, noun: str) -> str:
+    """What an output without values gives, said so that it stays true: a number of
+    the wrong length is no value of the asked kind, and a question word is an echo."""
+    text = (
+        "output lists no words" if noun == "word" else f"output gives no {noun}s of the asked kind"
+    )
+    if extraction.echoed:
+        text += f" other than the question's own ({list_values(extraction.echoed)})"
+    return text
+
+
 def _spurious_text(extraction: Extraction, noun: str, example: Example) -> str:
     if extraction.spurious:
         count = plural(len(extraction.spurious), noun)
@@ -155,7 +166,7 @@ def _spurious_text(extraction: Extraction, noun: str, example: Example) -> str:
         return text
     if extraction.values:
         return f"every {noun} the output gives was asked for"
-    return f"output gives no {noun}s, so it shows no precision to credit"
+    return _nothing_given(extraction, noun) + ", so it shows no precision to credit"
 
 
 def _once_text(extraction: Extraction, noun: str) -> str:
@@ -167,7 +178,7 @@ def _once_text(extraction: Extraction, noun: str) -> str:
         return f"output gives its one {noun} once"
     if extraction.values:
         return f"output gives each of its {len(extraction.values)} {noun}s once"
-    return f"output gives no {noun}s, so there is nothing given once to credit"
+    return _nothing_given(extraction, noun) + ", so there is nothing given once to credit"
 
 
 def _points(extraction: Extraction, noun: str, example: Example) -> tuple[RubricPoint, ...]:
