@@ -7,7 +7,7 @@ from collections.abc import Callable
 import pytest
 
 from lctui.core.types import Example, Score, ScoreStatus
-from lctui.scoring.recall import POINT_ALL_PRESENT, POINT_NO_SPURIOUS, score_recall
+from lctui.scoring.recall import POINT_ALL_PRESENT, POINT_NO_SPURIOUS, POINT_ONCE, score_recall
 from lctui.scoring.rubric import weighted_fraction
 
 Factory = Callable[..., Example]
@@ -41,6 +41,7 @@ def test_the_gold_answer_scores_one_for_every_metric(make_example: Factory, metr
         "precision": 1.0,
         "recall": 1.0,
         "echoed": 0,
+        "repeats": 0,
     }
 
 
@@ -77,7 +78,8 @@ def test_extra_numbers_are_spurious_values(make_example: Factory) -> None:
     no_spurious = next(p for p in score.points if p.name == POINT_NO_SPURIOUS)
     assert no_spurious.earned == pytest.approx(1 / 3)
     assert no_spurious.explanation == (
-        "output lists 2 values that were not asked for: 5555555, 6666666"
+        "output lists 2 values that were not asked for: 5555555, 6666666; "
+        "none of them is a value of the prompt"
     )
     assert no_spurious.capabilities == ("Recog",)
     assert no_spurious.weight == 1.0
@@ -137,7 +139,9 @@ def test_a_wrong_value_of_the_right_kind_is_a_wrong_answer_not_unparsed(
         "also lists 1 value not asked for."
     )
     no_spurious = next(p for p in score.points if p.name == POINT_NO_SPURIOUS)
-    assert no_spurious.explanation == "output lists 1 value that was not asked for: 7654321"
+    assert no_spurious.explanation == (
+        "output lists 1 value that was not asked for: 7654321; it is not a value of the prompt"
+    )
 
 
 def test_case_is_ignored(make_example: Factory) -> None:
@@ -153,10 +157,49 @@ def test_case_is_ignored(make_example: Factory) -> None:
     assert point(score, POINT_ALL_PRESENT) == 1.0
 
 
-def test_repeated_values_are_extracted_once(make_example: Factory) -> None:
+def test_repeated_values_are_extracted_once_and_counted(make_example: Factory) -> None:
     score = score_recall(make_example(FOUR), "8812345, 1234567, 8812345, 9999999, 9999999")
     assert score.extracted == ("8812345", "1234567", "9999999")
     assert score.extras["spurious"] == 1
+    assert score.extras["repeats"] == 2
+    once = next(p for p in score.points if p.name == POINT_ONCE)
+    assert once.earned == pytest.approx(3 / 5)
+    assert once.explanation == (
+        "output gives 2 values more than once: 8812345 (2 times), 9999999 (2 times)"
+    )
+    assert score.explanation.endswith("gives 2 values more than once.")
+
+
+def test_a_value_written_once_is_not_a_repeat(make_example: Factory) -> None:
+    score = score_recall(make_example(FOUR[:2]), "1234567 and 7654321")
+    once = next(p for p in score.points if p.name == POINT_ONCE)
+    assert once.earned == 1.0
+    assert once.explanation == "output gives each of its 2 values once"
+    assert "more than once" not in score.explanation
+
+
+def test_words_outside_the_vocabulary_in_a_list_are_spurious(make_example: Factory) -> None:
+    example = make_example(COMMON, value_pattern=None, candidates=WORDS)
+    output = "Here they are: worda, pursuit, wordb, struggle, struggle"
+    score = score_recall(example, output)
+    assert score.extracted == ("worda", "pursuit", "wordb", "struggle")
+    assert point(score, POINT_NO_SPURIOUS) == pytest.approx(2 / 4)
+    no_spurious = next(p for p in score.points if p.name == POINT_NO_SPURIOUS)
+    assert no_spurious.explanation == (
+        "output lists 2 words that were not asked for: pursuit, struggle; "
+        "none of them is a word of the prompt"
+    )
+    assert point(score, POINT_ONCE) == pytest.approx(4 / 5)
+    assert score.value == pytest.approx(0.2)  # the metric does not move
+
+
+def test_prose_around_a_list_is_not_a_listed_value(make_example: Factory) -> None:
+    example = make_example(COMMON, value_pattern=None, candidates=WORDS)
+    score = score_recall(example, "Sure, here is what I counted: worda, wordb.")
+    assert score.extracted == ("worda", "wordb")
+    assert point(score, POINT_NO_SPURIOUS) == 1.0
+    no_spurious = next(p for p in score.points if p.name == POINT_NO_SPURIOUS)
+    assert no_spurious.explanation == "every word the output gives was asked for"
 
 
 def test_the_question_key_repeated_in_the_answer_is_not_spurious(make_example: Factory) -> None:
@@ -216,7 +259,9 @@ def test_multi_word_candidates_match_longest_first(make_example: Factory) -> Non
 def test_candidate_words_match_whole_words_only(make_example: Factory) -> None:
     example = make_example(["cat"], value_pattern=None, candidates=["cat", "dog"])
     score = score_recall(example, "category")
-    assert score.extracted == ()
+    assert score.extracted == ("category",)  # a listed word, but not the word asked for
+    assert point(score, POINT_ALL_PRESENT) == 0.0
+    assert point(score, POINT_NO_SPURIOUS) == 0.0
     assert score.value == 1.0  # RULER's substring metric still credits it
     assert score.status is ScoreStatus.OK
 
@@ -240,3 +285,37 @@ def test_bad_metadata_raises(
 def test_empty_gold_raises_with_the_example_id(make_example: Factory) -> None:
     with pytest.raises(ValueError, match="example ex-1 of task niah_test"):
         score_recall(make_example([]), "1234567")
+
+
+def test_unasked_values_from_the_prompt_are_told_from_made_up_ones(
+    make_example: Factory,
+) -> None:
+    example = make_example(
+        COMMON, value_pattern=None, candidates=WORDS, question="Which words? Pursuits count."
+    )
+    # "text" is a word of the prompt ("Some text."), "pursuit" only a part of "Pursuits".
+    score = score_recall(example, "worda, text, pursuit, lagoon")
+    no_spurious = next(p for p in score.points if p.name == POINT_NO_SPURIOUS)
+    assert no_spurious.explanation == (
+        "output lists 3 words that were not asked for: text, pursuit, lagoon; "
+        "2 of them are not words of the prompt: pursuit, lagoon"
+    )
+
+
+def test_an_output_without_values_says_what_it_gives_truthfully(make_example: Factory) -> None:
+    # Eight digits: an answer, but no value of the asked kind (7 digits).
+    score = score_recall(make_example(["1234567"]), "The number is 17777777.")
+    no_spurious = next(p for p in score.points if p.name == POINT_NO_SPURIOUS)
+    assert no_spurious.explanation == (
+        "output gives no values of the asked kind, so it shows no precision to credit"
+    )
+    # A word of the question listed back is an echo, and said to be one.
+    example = make_example(
+        COMMON, value_pattern=None, candidates=WORDS, question="Name the common words."
+    )
+    score = score_recall(example, '"name", "name", "name"')
+    once = next(p for p in score.points if p.name == POINT_ONCE)
+    assert once.explanation == (
+        "output lists no words other than the question's own (name), so there is nothing "
+        "given once to credit"
+    )

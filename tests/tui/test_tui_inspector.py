@@ -19,12 +19,14 @@ from textual.pilot import Pilot
 from textual.widgets import Static
 from textual.widgets._footer import FooterKey
 
+from issue15_outputs import add_issue15_generation
 from lctui.backends import load_backend
 from lctui.backends.embedded import EMBEDDED_NAME
+from lctui.cli import main as cli_main
 from lctui.core.types import Example, Generation, GenerationStatus, Span
 from lctui.engine import RunRequest
 from lctui.engine.plan import plan_items
-from lctui.scoring import error_score, score_example
+from lctui.scoring import error_score, score_example, score_relation
 from lctui.store import open_store
 from lctui.tasks.tokenizers import reference_tokenizer
 from lctui.tui.app import LctuiApp
@@ -218,12 +220,15 @@ async def test_opens_with_title_output_and_rubric(make_app: MakeApp, results_db:
         assert table.point_names() == [
             "all requested values present",
             "no values that were not asked for",
+            "each value given once",
         ]
         shown = "\n".join(rendered(table))
         assert "all requested values present" in shown and "Recog" in shown
         assert "found all 5 requested values" in shown  # the explanation under the point
         summary = str(screen.query_one("#score-lines", Static).content)
         assert summary.startswith("string_match_all 1.00  status ok")
+        relation = str(screen.query_one("#score-relation", Static).content)
+        assert relation == score_relation("recall", "string_match_all", 5)
 
         await pilot.press("2")
         output = str(screen.query_one("#output-text", Static).content)
@@ -341,7 +346,7 @@ async def test_rescore_stores_a_new_score(make_app: MakeApp, results_db: Path) -
         assert score_rows(app, gid) == before + 1
         assert screen.record is not None
         assert screen.record["scores"][0]["scored_at"] != first_scored  # shows the new one
-        assert screen.query_one(RubricTable).row_count == 2
+        assert screen.query_one(RubricTable).row_count == 3
 
 
 async def test_export_writes_the_example(
@@ -463,6 +468,43 @@ async def test_a_550k_character_prompt_opens_and_jumps(make_app: MakeApp, result
         assert "brave-otter" in "".join(prompt_lines(view))
         await settle(pilot)  # the background pass wraps the rest
         assert view.virtual_size.height == view.line_of(len(view.text) - 1) + 1
+
+
+@pytest.fixture
+def issue15_generation(results_db: Path) -> str:
+    """A gold cwe run added to the results file, and issue 15's output beside it."""
+    run = ["run", "--model", "gold", "--tasks", "cwe", "--lengths", "1k", "--n", "1"]
+    assert cli_main([*run, "--db", str(results_db)]) == 0
+    return add_issue15_generation(results_db, generation_id(results_db, "cwe", 1024))
+
+
+async def test_rubric_says_how_the_score_relates_to_points_that_are_true(
+    make_app: MakeApp, issue15_generation: str
+) -> None:
+    """Issue 15's cwe output: unasked words named, and the score's rule said."""
+    gid = issue15_generation
+    app = make_app()
+    async with app.run_test(size=(120, 40)) as pilot:
+        screen = await open_inspector(pilot, gid)
+        table = screen.query_one(RubricTable)
+        shown = " ".join(" ".join(rendered(table)).split())
+        assert "output lists 3 words that were not asked for" in shown
+        assert "pursuit, fliers" in shown and "fliers (38 times)" in shown
+        assert "every word" not in shown
+        summary = str(screen.query_one("#score-lines", Static).content)
+        assert summary.startswith("string_match_all 0.10  status ok")
+
+        relation = screen.query_one("#score-relation", Static)
+        panel = screen.query_one("#rubric-panel")
+        panel.scroll_end(animate=False)
+        await pilot.pause()
+        assert panel.region.contains_region(relation.region)  # on screen, not only stored
+        on_screen = " ".join(" ".join(rendered(relation)).split())
+        assert on_screen == (
+            "score = RULER's string_match_all, the share of the 10 gold answers that occur in "
+            "the output (case-insensitive substrings); the rubric points are diagnostics and "
+            "do not add up to the score"
+        )
 
 
 def _snapshot_app(make_app: MakeApp, monkeypatch: pytest.MonkeyPatch) -> LctuiApp:

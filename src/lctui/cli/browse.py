@@ -145,6 +145,8 @@ def cmd_show(args: argparse.Namespace) -> int:
 
 
 def _print_generation(r: dict[str, Any], full: bool) -> None:
+    from lctui.scoring.relation import score_relation
+
     console = Console()
     console.rule(
         f"[bold]{r['model']}[/] · {r['task']} @ {r['length']} tokens · example {r['example_id']}"
@@ -168,6 +170,9 @@ def _print_generation(r: dict[str, Any], full: bool) -> None:
             f"[bold]Score[/] {score['metric']} = {value} ({score['status']}): "
             f"{escape(score['explanation'] or '')}"
         )
+        if score["value"] is not None:
+            relation = score_relation(score["scorer"] or "", score["metric"] or "", len(r["gold"]))
+            console.print(f"[dim]{escape(relation)}[/]")
         table = Table("point", "capabilities", "weight", "earned", "explanation")
         for p in score["points"]:
             table.add_row(

@@ -9,6 +9,7 @@ from lctui.core.types import Example, Score
 from lctui.scoring.base import Scorer, error_score
 from lctui.scoring.lifeval import score_lifeval
 from lctui.scoring.recall import score_recall
+from lctui.scoring.relation import score_relation
 
 DEFAULT_SCORER = "recall"
 
@@ -46,4 +47,5 @@ __all__ = [
     "score_example",
     "score_lifeval",
     "score_recall",
+    "score_relation",
 ]

@@ -1,6 +1,7 @@
 """Find answer values in model output: regex matches of a value kind, or words of a list.
 
-Values are split into gold, spurious (not asked for) and echoed (repeated from the question).
+Values are split into gold, spurious (not asked for) and echoed (repeated from the question);
+values given more than once are counted.
 """
 
 from __future__ import annotations
@@ -8,6 +9,8 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
+
+from lctui.scoring.listing import listed_words
 
 _WORD = re.compile(r"\w+")
 
@@ -23,6 +26,13 @@ class Extraction:
     missing: tuple[str, ...]  # gold answers absent, in gold order
     spurious: tuple[str, ...]  # values that are not gold, in output order
     echoed: tuple[str, ...]  # non-gold values the instruction itself contains; not answers
+    repeated: tuple[tuple[str, int], ...] = ()  # values given more than once, with counts
+
+    @property
+    def entries(self) -> int:
+        """How many times the output gives a value, repeats included (echoes left out)."""
+        repeats = sum(count - 1 for _, count in self.repeated)
+        return len(self.values) + repeats
 
 
 def _pattern_hits(output: str, pattern: re.Pattern[str], golds: Sequence[str]) -> list[Hit]:
@@ -69,6 +79,8 @@ def _candidate_hits(output: str, candidates: Sequence[str], golds: Sequence[str]
 
 
 def _mentions(instruction: str, value: str, whole_word: bool) -> bool:
+    if value.lower() not in instruction.lower():  # most values: no regex to compile
+        return False
     if whole_word:
         found = re.search(rf"(?<!\w){re.escape(value)}(?!\w)", instruction, re.IGNORECASE)
         return found is not None
@@ -86,12 +98,17 @@ def extract_values(
     """The answer values in `output`, compared case-insensitively with `golds`.
 
     Values are regex matches of `pattern`, or, when `candidates` is given, the candidate
-    words occurring as whole words; gold answers always count as values. Non-gold values
-    that `instruction` contains (the question's key, say) are reported as echoed.
+    words occurring as whole words and the one-word entries of the output's lists (known
+    or not); gold answers always count as values. Non-gold values that `instruction`
+    contains (the question's key, say) are reported as echoed.
     """
     golds = [gold for gold in golds if gold.strip()]
     if candidates is not None:
         hits = _candidate_hits(output, candidates, golds)
+        # A listed word outside the vocabulary (invented, or from the prompt's solved
+        # example) is still a value the output gives; known words are hits already.
+        known = {word.strip().lower() for word in (*golds, *candidates)}
+        hits = sorted(hits + [h for h in listed_words(output) if h[2].lower() not in known])
     elif pattern is not None:
         hits = _pattern_hits(output, pattern, golds)
     else:
@@ -102,8 +119,13 @@ def extract_values(
     seen: set[str] = set()
     values: list[str] = []
     echoed: list[str] = []
-    for _, _, value in hits:
+    counts: dict[str, int] = {}
+    places: set[tuple[int, str]] = set()
+    for start, _, value in hits:
         key = value.lower()
+        if (start, key) not in places:  # a gold listed twice in `golds` is one hit
+            places.add((start, key))
+            counts[key] = counts.get(key, 0) + 1
         if key in seen:
             continue
         seen.add(key)
@@ -120,4 +142,5 @@ def extract_values(
         missing=tuple(gold for key, gold in unique_golds.items() if key not in seen),
         spurious=tuple(v for v in values if v.lower() not in gold_keys),
         echoed=tuple(echoed),
+        repeated=tuple((v, counts[v.lower()]) for v in values if counts[v.lower()] > 1),
     )

@@ -1,7 +1,9 @@
 """Scorer for synthetic recall tasks: RULER niah_*, vt, cwe, fwe and HELMET JSON KV.
 
 The value is the task's paper metric, so numbers stay comparable; extraction and rubric
-points add what that recall-only metric hides: values the output lists unasked.
+points add what that recall-only metric hides: values the output lists unasked (from the
+prompt or from nowhere) and values it gives more than once. The points are diagnostics:
+they do not add up to the value (see scoring/relation.py).
 """
 
 from __future__ import annotations
@@ -25,6 +27,10 @@ from lctui.scoring.rubric import RECOG, list_values, make_point, plural, share
 SCORER_NAME = "recall"
 POINT_ALL_PRESENT = "all requested values present"
 POINT_NO_SPURIOUS = "no values that were not asked for"
+POINT_ONCE = "each value given once"
+# A word or value of the prompt: letters and digits, joined by inner hyphens or
+# apostrophes, so a UUID, a 7-digit number, a name and "well-known" are one each.
+_PROMPT_WORD = re.compile(r"[^\W_]+(?:[-'\u2019][^\W_]+)*")
 
 MetricFn = Callable[[str, Sequence[str], "str | None"], float]
 
@@ -107,25 +113,85 @@ def _found_text(extraction: Extraction, noun: str) -> str:
     return f"found {found} of {total} requested {noun}s; missing: {list_values(extraction.missing)}"
 
 
-def _spurious_text(extraction: Extraction, noun: str) -> str:
+def _in_prompt(example: Example, values: Sequence[str]) -> list[bool]:
+    """Whether each value is a word (or value) of the prompt, case-insensitively.
+
+    One pass over the prompt builds its set of words: a substring search per value
+    would take seconds on a 128K prompt and an output of thousands of made-up words.
+    """
+    prompt = "\n".join((example.preamble, example.context, example.question, example.answer_prefix))
+    words = {word.lower() for word in _PROMPT_WORD.findall(prompt)}
+    haystack: str | None = None
+    found: list[bool] = []
+    for value in values:
+        key = value.lower()
+        if _PROMPT_WORD.fullmatch(value):
+            found.append(key in words)
+            continue
+        # A value of several words ("ice cream"): few, so searched as a substring.
+        haystack = prompt.lower() if haystack is None else haystack
+        found.append(key in haystack)
+    return found
+
+
+def _nothing_given(extraction: Extraction, noun: str) -> str:
+    """What an output without values gives, said so that it stays true: a number of
+    the wrong length is no value of the asked kind, and a question word is an echo."""
+    text = (
+        "output lists no words" if noun == "word" else f"output gives no {noun}s of the asked kind"
+    )
+    if extraction.echoed:
+        text += f" other than the question's own ({list_values(extraction.echoed)})"
+    return text
+
+
+def _spurious_text(extraction: Extraction, noun: str, example: Example) -> str:
     if extraction.spurious:
         count = plural(len(extraction.spurious), noun)
         verb = "was" if len(extraction.spurious) == 1 else "were"
-        listed = list_values(extraction.spurious)
-        return f"output lists {count} that {verb} not asked for: {listed}"
+        text = f"output lists {count} that {verb} not asked for: {list_values(extraction.spurious)}"
+        # Told apart because they are different failures: a distractor (or the solved
+        # example's answer) taken from the prompt, or a value made up.
+        in_prompt = _in_prompt(example, extraction.spurious)
+        invented = [v for v, known in zip(extraction.spurious, in_prompt, strict=True) if not known]
+        if len(invented) == len(extraction.spurious) == 1:
+            text += f"; it is not a {noun} of the prompt"
+        elif len(invented) == len(extraction.spurious):
+            text += f"; none of them is a {noun} of the prompt"
+        elif invented:
+            verb = "is not a" if len(invented) == 1 else "are not"
+            ending = noun if len(invented) == 1 else noun + "s"
+            text += f"; {len(invented)} of them {verb} {ending} of the prompt: "
+            text += list_values(invented)
+        return text
     if extraction.values:
-        return f"every {noun} in the output was asked for"
-    return f"output gives no {noun}s, so it shows no precision to credit"
+        return f"every {noun} the output gives was asked for"
+    return _nothing_given(extraction, noun) + ", so it shows no precision to credit"
 
 
-def _points(extraction: Extraction, noun: str) -> tuple[RubricPoint, ...]:
+def _once_text(extraction: Extraction, noun: str) -> str:
+    if extraction.repeated:
+        count = plural(len(extraction.repeated), noun)
+        listed = list_values([f"{v} ({n} times)" for v, n in extraction.repeated])
+        return f"output gives {count} more than once: {listed}"
+    if len(extraction.values) == 1:
+        return f"output gives its one {noun} once"
+    if extraction.values:
+        return f"output gives each of its {len(extraction.values)} {noun}s once"
+    return _nothing_given(extraction, noun) + ", so there is nothing given once to credit"
+
+
+def _points(extraction: Extraction, noun: str, example: Example) -> tuple[RubricPoint, ...]:
     recall = share(len(extraction.found), len(extraction.found) + len(extraction.missing))
     # With nothing extracted there is no precision to credit: an empty answer must not
-    # earn a third of the rubric for "listing nothing unasked".
+    # earn a part of the rubric for "listing nothing unasked" or "repeating nothing".
     precision = share(len(extraction.values) - len(extraction.spurious), len(extraction.values))
+    once = share(len(extraction.values), extraction.entries)
+    spurious = _spurious_text(extraction, noun, example)
     return (
         make_point(POINT_ALL_PRESENT, 2.0, recall, _found_text(extraction, noun), (RECOG,)),
-        make_point(POINT_NO_SPURIOUS, 1.0, precision, _spurious_text(extraction, noun), (RECOG,)),
+        make_point(POINT_NO_SPURIOUS, 1.0, precision, spurious, (RECOG,)),
+        make_point(POINT_ONCE, 1.0, once, _once_text(extraction, noun), (RECOG,)),
     )
 
 
@@ -138,7 +204,10 @@ def _unparsed_reason(output: str, extraction: Extraction, settings: _Settings) -
             f"expected kind (pattern {settings.pattern.pattern})"
         )
     else:
-        reason = "unparsed: the output names none of the requested words nor any word of the list"
+        reason = (
+            "unparsed: the output names none of the requested words nor any word of the "
+            "list, and lists no other words"
+        )
     if extraction.echoed:
         reason += f"; it only repeats {list_values(extraction.echoed)} from the question"
     return reason
@@ -155,7 +224,7 @@ def score_recall(example: Example, output: str) -> Score:
     except ValueError as err:
         raise ValueError(f"example {example.example_id} of task {example.task}: {err}") from err
     extraction = _extract(example, output, settings)
-    points = _points(extraction, settings.noun)
+    points = _points(extraction, settings.noun, example)
     extracted, spurious = len(extraction.values), len(extraction.spurious)
     extras = {
         "spurious": spurious,
@@ -163,6 +232,7 @@ def score_recall(example: Example, output: str) -> Score:
         "precision": points[1].earned,
         "recall": points[0].earned,
         "echoed": len(extraction.echoed),
+        "repeats": extraction.entries - extracted,
     }
     # The metric can credit an answer extraction does not see (SubEM normalisation, a
     # gold word inside a longer word); that is a weak answer, not an unparsed one.
@@ -178,6 +248,9 @@ def score_recall(example: Example, output: str) -> Score:
             explanation += f"; also lists {plural(spurious, settings.noun)} not asked for"
         elif extracted:
             explanation += f"; no other {settings.noun}s"
+        if extraction.repeated:
+            repeated = plural(len(extraction.repeated), settings.noun)
+            explanation += f"; gives {repeated} more than once"
         explanation += "."
     return Score(
         scorer=SCORER_NAME,

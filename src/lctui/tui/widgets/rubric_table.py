@@ -23,6 +23,7 @@ from textual.containers import VerticalScroll
 from textual.content import Content
 from textual.widgets import Static
 
+from lctui.scoring.relation import score_relation
 from lctui.scoring.rubric import CAPABILITIES
 from lctui.tui.widgets.fitted_table import FittedTable
 
@@ -179,6 +180,17 @@ def score_summary(scores: Sequence[Score], generation_error: str | None) -> Cont
     return Content("\n").join(parts)
 
 
+def score_relations(scores: Sequence[Score], gold_count: int | None) -> Content:
+    """Per score with a value: how the value relates to the rubric points above it
+    (the metric's rule; whether the points are the score or diagnostics beside it)."""
+    lines = [
+        score_relation(str(score["scorer"] or ""), str(score["metric"] or ""), gold_count)
+        for score in scores
+        if score["value"] is not None and str(score["status"]) != "error"
+    ]
+    return Content.styled("\n".join(lines), "$text-muted")
+
+
 def lifbench_levels(record: Mapping[str, Any]) -> Content | None:
     """The LIFBench levels of the record's example (scenario, task, expression and
     variable), or None for other suites. Imported published rows keep LIFBench's
@@ -202,11 +214,13 @@ def lifbench_levels(record: Mapping[str, Any]) -> Content | None:
 
 
 class RubricPanel(VerticalScroll):
-    """The rubric table with the score lines under it, for one generation's record;
-    LIFBench examples get a line with their scenario, expression and variable on top."""
+    """The rubric table with the score lines under it and, last, how each score relates
+    to its points, for one generation's record; LIFBench examples get a line with their
+    scenario, expression and variable on top."""
 
     DEFAULT_CSS = """
     RubricPanel #score-lines { margin-top: 1; }
+    RubricPanel #score-relation { margin-top: 1; }
     RubricPanel #example-levels { display: none; margin-bottom: 1; }
     RubricPanel.-levels #example-levels { display: block; }
     """
@@ -215,6 +229,7 @@ class RubricPanel(VerticalScroll):
         yield Static(id="example-levels")
         yield RubricTable(id="rubric")
         yield Static(id="score-lines")
+        yield Static(id="score-relation")
 
     def on_mount(self) -> None:
         self.border_title = "Rubric"
@@ -227,3 +242,6 @@ class RubricPanel(VerticalScroll):
         self.query_one(RubricTable).show_scores(scores)
         error = str(record.get("error")) if record.get("status") == "error" else None
         self.query_one("#score-lines", Static).update(score_summary(scores, error))
+        gold = record.get("gold")
+        gold_count = len(gold) if isinstance(gold, Sequence) and not isinstance(gold, str) else None
+        self.query_one("#score-relation", Static).update(score_relations(scores, gold_count))
