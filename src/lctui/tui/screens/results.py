@@ -291,7 +291,9 @@ class ResultsScreen(Screen[None]):
     def _tell_missing(self, grid: ResultsGrid) -> None:
         """Say once (per count) that some results have no score, and how to score them."""
         missing = grid.n_unscored
-        if missing and missing != self._missing_told and not self._rescoring:
+        # A run going here writes each score with its generation (or ~10 s after it).
+        quiet = self._rescoring or self.lctui.running_run() is not None
+        if missing and missing != self._missing_told and not quiet:
             self.notify(
                 f"{missing} result{'' if missing == 1 else 's'} of this grid "
                 f"{'has' if missing == 1 else 'have'} no score: shown as missing (never "
