@@ -63,17 +63,26 @@ def test_compare_pairs_no_missing_score_and_counts_them(ab: tuple[Path, str, str
 
 
 def test_compare_with_missing_scores_on_both_sides(ab: tuple[Path, str, str]) -> None:
-    """A lacks a score on e0, B on e1, both on e2: one pair left, each left-out counted."""
+    """A lacks a score on e0, B on e1, both on e2; on e3 A failed and B's score is
+    missing: no pair left, each left-out counted once on its side."""
     db, run_a, run_b = ab
-    e0, e1, e2 = _first_examples(db, 3)
+    e0, e1, e2, e3 = _first_examples(db, 4)
     delete_scores(db, "run_id = ? AND example_id IN (?, ?)", [run_a, e0, e2])
-    delete_scores(db, "run_id = ? AND example_id IN (?, ?)", [run_b, e1, e2])
+    delete_scores(db, "run_id = ? AND example_id IN (?, ?, ?)", [run_b, e1, e2, e3])
+    with duckdb.connect(str(db)) as con:
+        failed = "(SELECT generation_id FROM generations WHERE run_id = ? AND example_id = ?)"
+        con.execute(
+            f"UPDATE generations SET status = 'error' WHERE generation_id = {failed}", [run_a, e3]
+        )
+        con.execute(
+            f"UPDATE scores SET status = 'error', value = NULL WHERE generation_id = {failed}",
+            [run_a, e3],
+        )
     with open_store(db, read_only=True) as store:
         result = compare(store, f"run:{run_a}", f"run:{run_b}")
-    (cell,) = result.cells
-    assert cell.n == 1 and cell.label == "niah_single_1"
-    assert (result.unscored_a, result.unscored_b) == (2, 2)
-    assert (result.only_a, result.only_b, result.errors_a, result.errors_b) == (0, 0, 0, 0)
+    assert result.cells == []  # every example has a side without a score
+    assert (result.unscored_a, result.unscored_b, result.errors_a, result.errors_b) == (2, 3, 1, 0)
+    assert (result.only_a, result.only_b) == (0, 0)
 
 
 def test_compare_of_sides_without_any_score_has_no_cell(ab: tuple[Path, str, str]) -> None:

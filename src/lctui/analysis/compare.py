@@ -49,18 +49,22 @@ _CHANGED_ORDER = "ORDER BY abs(score_a - score_b) DESC, task, length, example_id
 # Why a side of a pair has no score: its generation failed or was cancelled (an error),
 # or it succeeded without a score row (`unscored`: missing, never a 0; store/views.py).
 _LEFT_OUT = "generation_a IS NOT NULL AND generation_b IS NOT NULL AND score_{side} IS NULL"
+# A generation without a score row has no metric (''); its `score` is this marker when
+# it succeeded (unscored), NULL when it failed. Real scores are in [0, 1], and rows of
+# metric '' never reach a mean or a pair. (A flag per side would cost two more arg_max
+# per example: +20 % of the query, where this costs ~5 %; bench/analysis.py.)
+_NO_SCORE_ROW = "-1.0"
 # One query, three kinds of rows: per-cell counts and means, the counts of each paired
-# difference per cell (all the tests need), and the changed pairs. A generation without
-# a score row has no metric (''): in the cell counts it stands in for its side of the
-# example's metrics, so that a missing score is counted as missing there instead of
-# making the example look as if only the other side had it. It never has a score, so
-# the pairs (diff, changed) need no stand-ins.
+# difference per cell (all the tests need), and the changed pairs. In the cell counts a
+# generation without a score row stands in for its side of its example's metrics, so
+# that a missing score is counted as missing there instead of making the example look
+# as if only the other side had it.
 _COMPARE_SQL = f"""
     WITH j AS (
         SELECT g.example_id, g.task, g.length, coalesce(s.metric, '') AS metric,
                {_IN_A} AS in_a, {_IN_B} AS in_b, g.gen_hash AS gen, {_KEY} AS k,
-               CASE WHEN s.status IN ('ok', 'unparsed') THEN coalesce(s.value, 0) END AS score,
-               s.status IS NULL AND g.status = 'ok' AS unscored
+               CASE WHEN s.status IN ('ok', 'unparsed') THEN coalesce(s.value, 0)
+                    WHEN s.status IS NULL AND g.status = 'ok' THEN {_NO_SCORE_ROW} END AS score
         FROM generations AS g
         LEFT JOIN scores AS s ON s.gen_hash = g.gen_hash AND s.latest
         WHERE {_IN_A} OR {_IN_B}
@@ -69,32 +73,35 @@ _COMPARE_SQL = f"""
                example_id, metric,
                arg_max(gen, k) FILTER (WHERE in_a) AS generation_a,
                arg_max_null(score, k) FILTER (WHERE in_a) AS score_a,
-               arg_max(unscored, k) FILTER (WHERE in_a) AS unscored_a,
                arg_max(gen, k) FILTER (WHERE in_b) AS generation_b,
-               arg_max_null(score, k) FILTER (WHERE in_b) AS score_b,
-               arg_max(unscored, k) FILTER (WHERE in_b) AS unscored_b
+               arg_max_null(score, k) FILTER (WHERE in_b) AS score_b
         FROM j GROUP BY example_id, metric
+    ), scored AS (
+        SELECT * FROM p WHERE metric <> ''
     ), no_metric AS (
         SELECT * FROM p WHERE metric = ''
     ), stood_in AS (
-        SELECT DISTINCT n.example_id
-        FROM no_metric AS n JOIN p ON p.example_id = n.example_id AND p.metric <> ''
+        SELECT DISTINCT n.example_id FROM no_metric AS n JOIN scored USING (example_id)
     ), counted AS (
-        SELECT p.task, p.length, p.example_id, p.metric,
-               coalesce(p.generation_a, n.generation_a) AS generation_a, p.score_a,
-               coalesce(p.unscored_a, n.unscored_a) AS unscored_a,
-               coalesce(p.generation_b, n.generation_b) AS generation_b, p.score_b,
-               coalesce(p.unscored_b, n.unscored_b) AS unscored_b
-        FROM p LEFT JOIN no_metric AS n ON n.example_id = p.example_id
-        WHERE p.metric <> ''
+        SELECT m.task, m.length, m.example_id, m.metric,
+               coalesce(m.generation_a, n.generation_a) AS generation_a, m.score_a,
+               m.generation_a IS NULL AND n.score_a = {_NO_SCORE_ROW} AS unscored_a,
+               coalesce(m.generation_b, n.generation_b) AS generation_b, m.score_b,
+               m.generation_b IS NULL AND n.score_b = {_NO_SCORE_ROW} AS unscored_b
+        FROM scored AS m LEFT JOIN no_metric AS n USING (example_id)
         UNION ALL BY NAME
-        SELECT * FROM no_metric ANTI JOIN stood_in USING (example_id)
+        SELECT task, length, example_id, metric,
+               generation_a, NULL AS score_a, score_a = {_NO_SCORE_ROW} AS unscored_a,
+               generation_b, NULL AS score_b, score_b = {_NO_SCORE_ROW} AS unscored_b
+        FROM no_metric ANTI JOIN stood_in USING (example_id)
     )
     SELECT 'cell' AS kind, task, length, metric,
            count(*) FILTER (WHERE generation_b IS NULL) AS only_a,
            count(*) FILTER (WHERE generation_a IS NULL) AS only_b,
-           count(*) FILTER (WHERE {_LEFT_OUT.format(side="a")} AND NOT unscored_a) AS errors_a,
-           count(*) FILTER (WHERE {_LEFT_OUT.format(side="b")} AND NOT unscored_b) AS errors_b,
+           count(*) FILTER (WHERE {_LEFT_OUT.format(side="a")}
+                            AND NOT coalesce(unscored_a, false)) AS errors_a,
+           count(*) FILTER (WHERE {_LEFT_OUT.format(side="b")}
+                            AND NOT coalesce(unscored_b, false)) AS errors_b,
            count(*) FILTER (WHERE {_LEFT_OUT.format(side="a")} AND unscored_a) AS unscored_a,
            count(*) FILTER (WHERE {_LEFT_OUT.format(side="b")} AND unscored_b) AS unscored_b,
            avg(score_a) FILTER (WHERE {_PAIRED}) AS mean_a,
@@ -104,13 +111,14 @@ _COMPARE_SQL = f"""
     FROM counted GROUP BY task, length, metric
     UNION ALL BY NAME
     SELECT 'diff' AS kind, task, length, metric, score_a - score_b AS d, count(*) AS count
-    FROM p WHERE {_PAIRED} GROUP BY task, length, metric, d
+    FROM scored WHERE {_PAIRED} GROUP BY task, length, metric, d
     UNION ALL BY NAME
     SELECT 'changed' AS kind, c.task, c.length, c.metric, c.example_id,
            ga.generation_id AS generation_a, gb.generation_id AS generation_b,
            c.score_a, c.score_b, c.rank
     FROM (SELECT *, row_number() OVER ({_CHANGED_ORDER}) AS rank
-          FROM (SELECT * FROM p WHERE abs(score_a - score_b) >= $5 {_CHANGED_ORDER} LIMIT $6)
+          FROM (SELECT * FROM scored WHERE abs(score_a - score_b) >= $5 {_CHANGED_ORDER}
+                LIMIT $6)
     ) AS c
     JOIN generations AS ga ON ga.gen_hash = c.generation_a
     JOIN generations AS gb ON gb.gen_hash = c.generation_b
