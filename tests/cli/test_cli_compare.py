@@ -33,7 +33,14 @@ def test_compare_json_is_the_issue_shape(
     assert main(["compare", a, b, "--db", str(db), "--format", "json"]) == 0
     out = json.loads(capsys.readouterr().out)
     assert set(out) == {"a", "b", "unmatched", "cells"}
-    assert out["unmatched"] == {"only_a": 0, "only_b": 0, "errors_a": 0, "errors_b": 0}
+    assert out["unmatched"] == {
+        "only_a": 0,
+        "only_b": 0,
+        "errors_a": 0,
+        "errors_b": 0,
+        "unscored_a": 0,
+        "unscored_b": 0,
+    }
     (cell,) = out["cells"]
     assert {k: cell[k] for k in ("task", "length", "n", "mean_a", "mean_b", "test")} == {
         "task": "niah_single_1",

@@ -4,10 +4,11 @@ A side is a model name (or fingerprint), `run:RUN_ID`, or `run:RUN_ID@MODEL` whe
 run holds several models. Each side keeps its latest generation per example and metric
 (latest start; ties broken by a hash of the generation id) with its latest score; only
 examples both sides have are compared. Scores follow the per-cell rules of
-store/queries.py: unparsed counts as 0, errors and cancelled generations are left out
-(and counted). One DuckDB query aligns the pairs and returns, as Arrow, per-cell counts,
-the counts of each paired difference and the changed pairs; numpy/scipy compute the
-statistics per task x length cell from those.
+store/queries.py: unparsed counts as 0; errors, cancelled generations and generations
+without a score (missing, never paired as a 0) are left out and counted. One DuckDB
+query aligns the pairs and returns, as Arrow, per-cell counts, the counts of each
+paired difference and the changed pairs; numpy/scipy compute the statistics per
+task x length cell from those.
 """
 
 from __future__ import annotations
@@ -45,14 +46,25 @@ _KEY = """
 """
 _PAIRED = "score_a IS NOT NULL AND score_b IS NOT NULL"
 _CHANGED_ORDER = "ORDER BY abs(score_a - score_b) DESC, task, length, example_id, metric"
+# Why a side of a pair has no score: its generation failed or was cancelled (an error),
+# or it succeeded without a score row (`unscored`: missing, never a 0; store/views.py).
+_LEFT_OUT = "generation_a IS NOT NULL AND generation_b IS NOT NULL AND score_{side} IS NULL"
+# A generation without a score row has no metric (''); its `score` is this marker when
+# it succeeded (unscored), NULL when it failed. Real scores are in [0, 1], and rows of
+# metric '' never reach a mean or a pair. (A flag per side would cost two more arg_max
+# per example: +20 % of the query, where this costs ~5 %; bench/analysis.py.)
+_NO_SCORE_ROW = "-1.0"
 # One query, three kinds of rows: per-cell counts and means, the counts of each paired
-# difference per cell (all the tests need), and the changed pairs.
+# difference per cell (all the tests need), and the changed pairs. In the cell counts a
+# generation without a score row stands in for its side of its example's metrics, so
+# that a missing score is counted as missing there instead of making the example look
+# as if only the other side had it.
 _COMPARE_SQL = f"""
     WITH j AS (
         SELECT g.example_id, g.task, g.length, coalesce(s.metric, '') AS metric,
                {_IN_A} AS in_a, {_IN_B} AS in_b, g.gen_hash AS gen, {_KEY} AS k,
-               CASE WHEN coalesce(s.status, g.status) IN ('ok', 'unparsed')
-                    THEN coalesce(s.value, 0) END AS score
+               CASE WHEN s.status IN ('ok', 'unparsed') THEN coalesce(s.value, 0)
+                    WHEN s.status IS NULL AND g.status = 'ok' THEN {_NO_SCORE_ROW} END AS score
         FROM generations AS g
         LEFT JOIN scores AS s ON s.gen_hash = g.gen_hash AND s.latest
         WHERE {_IN_A} OR {_IN_B}
@@ -64,28 +76,49 @@ _COMPARE_SQL = f"""
                arg_max(gen, k) FILTER (WHERE in_b) AS generation_b,
                arg_max_null(score, k) FILTER (WHERE in_b) AS score_b
         FROM j GROUP BY example_id, metric
+    ), scored AS (
+        SELECT * FROM p WHERE metric <> ''
+    ), no_metric AS (
+        SELECT * FROM p WHERE metric = ''
+    ), stood_in AS (
+        SELECT DISTINCT n.example_id FROM no_metric AS n JOIN scored USING (example_id)
+    ), counted AS (
+        SELECT m.task, m.length, m.example_id, m.metric,
+               coalesce(m.generation_a, n.generation_a) AS generation_a, m.score_a,
+               m.generation_a IS NULL AND n.score_a = {_NO_SCORE_ROW} AS unscored_a,
+               coalesce(m.generation_b, n.generation_b) AS generation_b, m.score_b,
+               m.generation_b IS NULL AND n.score_b = {_NO_SCORE_ROW} AS unscored_b
+        FROM scored AS m LEFT JOIN no_metric AS n USING (example_id)
+        UNION ALL BY NAME
+        SELECT task, length, example_id, metric,
+               generation_a, NULL AS score_a, score_a = {_NO_SCORE_ROW} AS unscored_a,
+               generation_b, NULL AS score_b, score_b = {_NO_SCORE_ROW} AS unscored_b
+        FROM no_metric ANTI JOIN stood_in USING (example_id)
     )
     SELECT 'cell' AS kind, task, length, metric,
            count(*) FILTER (WHERE generation_b IS NULL) AS only_a,
            count(*) FILTER (WHERE generation_a IS NULL) AS only_b,
-           count(*) FILTER (WHERE generation_b IS NOT NULL AND generation_a IS NOT NULL
-                            AND score_a IS NULL) AS errors_a,
-           count(*) FILTER (WHERE generation_a IS NOT NULL AND generation_b IS NOT NULL
-                            AND score_b IS NULL) AS errors_b,
+           count(*) FILTER (WHERE {_LEFT_OUT.format(side="a")}
+                            AND NOT coalesce(unscored_a, false)) AS errors_a,
+           count(*) FILTER (WHERE {_LEFT_OUT.format(side="b")}
+                            AND NOT coalesce(unscored_b, false)) AS errors_b,
+           count(*) FILTER (WHERE {_LEFT_OUT.format(side="a")} AND unscored_a) AS unscored_a,
+           count(*) FILTER (WHERE {_LEFT_OUT.format(side="b")} AND unscored_b) AS unscored_b,
            avg(score_a) FILTER (WHERE {_PAIRED}) AS mean_a,
            avg(score_b) FILTER (WHERE {_PAIRED}) AS mean_b,
            coalesce(bool_and(score_a IN (0, 1) AND score_b IN (0, 1))
                     FILTER (WHERE {_PAIRED}), false) AS binary
-    FROM p GROUP BY task, length, metric
+    FROM counted GROUP BY task, length, metric
     UNION ALL BY NAME
     SELECT 'diff' AS kind, task, length, metric, score_a - score_b AS d, count(*) AS count
-    FROM p WHERE {_PAIRED} GROUP BY task, length, metric, d
+    FROM scored WHERE {_PAIRED} GROUP BY task, length, metric, d
     UNION ALL BY NAME
     SELECT 'changed' AS kind, c.task, c.length, c.metric, c.example_id,
            ga.generation_id AS generation_a, gb.generation_id AS generation_b,
            c.score_a, c.score_b, c.rank
     FROM (SELECT *, row_number() OVER ({_CHANGED_ORDER}) AS rank
-          FROM (SELECT * FROM p WHERE abs(score_a - score_b) >= $5 {_CHANGED_ORDER} LIMIT $6)
+          FROM (SELECT * FROM scored WHERE abs(score_a - score_b) >= $5 {_CHANGED_ORDER}
+                LIMIT $6)
     ) AS c
     JOIN generations AS ga ON ga.gen_hash = c.generation_a
     JOIN generations AS gb ON gb.gen_hash = c.generation_b
@@ -123,6 +156,8 @@ class CompareCell:
     only_b: int
     errors_a: int  # pairs left out because A's generation failed or was cancelled
     errors_b: int
+    unscored_a: int  # pairs left out because A's generation has no score
+    unscored_b: int
 
     def as_dict(self) -> dict[str, Any]:
         return {
@@ -165,6 +200,8 @@ class CompareResult:
     only_b: int
     errors_a: int
     errors_b: int
+    unscored_a: int  # examples left out: A's generation has no score (lctui rescore)
+    unscored_b: int
     threshold: float
     changed: list[ChangedExample] = field(default_factory=list)  # the first CHANGED_LIMIT
 
@@ -186,6 +223,8 @@ class CompareResult:
                 "only_b": self.only_b,
                 "errors_a": self.errors_a,
                 "errors_b": self.errors_b,
+                "unscored_a": self.unscored_a,
+                "unscored_b": self.unscored_b,
             },
             "cells": [c.as_dict() for c in self.cells],
         }
@@ -260,9 +299,12 @@ def compare(
         diffs.setdefault((r["task"], r["length"], r["metric"]), []).append((r["d"], r["count"]))
     metrics_per_task: dict[str, set[str]] = {}
     for r in by_kind["cell"]:
-        metrics_per_task.setdefault(r["task"], set()).add(r["metric"])
+        if r["metric"]:  # '': generations without a score row, never a compared cell
+            metrics_per_task.setdefault(r["task"], set()).add(r["metric"])
     cells: list[CompareCell] = []
-    totals = dict.fromkeys(("only_a", "only_b", "errors_a", "errors_b"), 0)
+    totals = dict.fromkeys(
+        ("only_a", "only_b", "errors_a", "errors_b", "unscored_a", "unscored_b"), 0
+    )
     for index, r in enumerate(
         sorted(by_kind["cell"], key=lambda r: (r["task"], r["length"], r["metric"]))
     ):
@@ -273,7 +315,7 @@ def compare(
         if cell_key not in diffs:
             continue  # no pair both sides scored
         task, length, metric = cell_key
-        label = task if len(metrics_per_task[task]) == 1 else f"{task} ({metric})"
+        label = task if len(metrics_per_task.get(task, ())) <= 1 else f"{task} ({metric})"
         values, weights = zip(*sorted(diffs[cell_key]), strict=True)
         d = np.repeat(np.asarray(values, dtype=np.float64), np.asarray(weights, dtype=np.int64))
         rng = np.random.default_rng([seed, index])

@@ -1,8 +1,8 @@
 """Length and depth views: score vs length per model and task, RULER's effective length,
 and depth x length grids for needle tasks.
 
-Every mean follows store/queries.py's per-cell rules (unparsed counts as 0; errors and
-cancelled generations are counted apart and left out).
+Every mean follows store/queries.py's per-cell rules (unparsed counts as 0; errors,
+cancelled generations and missing scores are counted apart and left out).
 """
 
 from __future__ import annotations
@@ -23,10 +23,11 @@ RULER_THRESHOLD = 0.856
 @dataclass(frozen=True)
 class CurvePoint:
     length: int
-    mean: float | None  # None when every generation of the cell failed
+    mean: float | None  # None when no generation of the cell has a score
     stderr: float | None
     n: int  # scored generations (ok + unparsed)
     n_error: int
+    n_unscored: int = 0  # succeeded but have no score (missing, not 0)
 
 
 @dataclass
@@ -53,7 +54,14 @@ def length_curves(
             (cell.model, cell.task), LengthCurve(cell.model, cell.task, cell.reference, [])
         )
         curve.points.append(
-            CurvePoint(cell.length, cell.mean_score, cell.stderr, cell.n_scored, cell.n_error)
+            CurvePoint(
+                cell.length,
+                cell.mean_score,
+                cell.stderr,
+                cell.n_scored,
+                cell.n_error,
+                cell.n_unscored,
+            )
         )
     for curve in curves.values():
         curve.points.sort(key=lambda p: p.length)

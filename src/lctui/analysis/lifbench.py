@@ -15,7 +15,12 @@ from typing import Any
 
 from lctui.scoring.rubric import CAPABILITIES
 from lctui.store.db import Store
-from lctui.store.lifeval_views import LIFEVAL_POINTS, PERSPECTIVES, metric_queries
+from lctui.store.lifeval_views import (
+    LIFEVAL_POINTS,
+    LIFEVAL_UNSCORED,
+    PERSPECTIVES,
+    metric_queries,
+)
 
 SCORER = "lifeval"
 
@@ -46,12 +51,15 @@ class LifbenchReport:
     ifp: dict[str, float | None] = field(default_factory=dict)
     ifs: dict[str, float | None] = field(default_factory=dict)
     responses: int = 0
+    unscored: int = 0  # responses without a score: left out of every metric, not 0
 
     def as_dict(self) -> dict[str, Any]:
         """JSON-ready: length keys become strings, as JSON objects need."""
         out = asdict(self)
         out["ars_by_length"] = {str(k): v for k, v in self.ars_by_length.items()}
         del out["responses"]
+        if not self.unscored:  # said only when some response has no score
+            del out["unscored"]
         return out
 
 
@@ -67,6 +75,7 @@ def _fetch(
         "by_length": f"SELECT * FROM ({_QUERIES['length_ars']}) ORDER BY model, length",
         "ifp": f"SELECT * FROM ({_QUERIES['ifp']}) ORDER BY model, capability",
         "ifs": f"SELECT * FROM ({_QUERIES['ifs']}) ORDER BY model, perspective",
+        "unscored": f"SELECT model, unscored FROM ({LIFEVAL_UNSCORED}) ORDER BY model",
     }
     return _run(store, models, queries)
 
@@ -121,6 +130,9 @@ def lifbench_reports(store: Store, models: Sequence[str] | None = None) -> list[
     for model, length, ars in rows["by_length"]:
         # Lengths are stored in tokens; LIFBench names intervals in units of 1024.
         get(model).ars_by_length[int(length) // 1024] = float(ars)
+    for model, unscored in rows["unscored"]:
+        if not models or model in models:
+            get(model).unscored = int(unscored)
     for report in reports.values():
         report.ifp = {cap.lower(): None for cap in CAPABILITIES}
     for model, capability, ifp in rows["ifp"]:

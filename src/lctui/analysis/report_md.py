@@ -135,8 +135,9 @@ def compare_blocks(result: CompareResult) -> list[Block]:
         Paragraph(
             f"Paired by example: {result.only_a} example(s) only A has and {result.only_b} "
             f"only B has are left out, as are {result.errors_a} pair(s) where A failed and "
-            f"{result.errors_b} where B failed. Pass/fail cells: exact McNemar and a t "
-            "interval; graded cells: Wilcoxon signed-rank and a paired bootstrap interval."
+            f"{result.errors_b} where B failed{_unscored_pairs(result)}. Pass/fail cells: "
+            "exact McNemar and a t interval; graded cells: Wilcoxon signed-rank and a paired "
+            "bootstrap interval."
         ),
         Table(headers, rows, heat, diverging=True),
         Paragraph(
@@ -164,6 +165,15 @@ def compare_blocks(result: CompareResult) -> list[Block]:
             )
         )
     return blocks
+
+
+def _unscored_pairs(result: CompareResult) -> str:
+    """The pairs left out for a missing score (never paired as a 0), if any."""
+    if not (result.unscored_a or result.unscored_b):
+        return ""
+    return (
+        f", and {result.unscored_a} where A's score is missing and {result.unscored_b} where B's is"
+    )
 
 
 def correlation_blocks(matrix: CorrelationMatrix) -> list[Block]:
@@ -204,20 +214,31 @@ def run_blocks(store: Store, run_id: str | None = None) -> list[Block]:
         values: list[float | None] = [None]
         for n in lengths:
             cell = by_length.get(n)
-            errors = f" err={cell.n_error}" if cell is not None and cell.n_error else ""
-            text = "" if cell is None else f"{fixed(cell.mean_score, 2)} n={cell.n_scored}{errors}"
+            text = "" if cell is None else _cell_text(cell)
             row.append(text)
             values.append(None if cell is None else cell.mean_score)
         rows.append(row)
         heat.append(values)
     mean = fixed(summary.mean_score)
+    # A missing score is counted apart, never as a 0 (store/views.py: `unscored`).
+    missing = f", {summary.unscored} not scored" if summary.unscored else ""
     return [
         Heading(f"Run {summary.run_id}"),
         Paragraph(
             f"Status {summary.status}, started {summary.started_at}; models "
             f"{', '.join(summary.models)}; {summary.generations} generations: {summary.ok} ok, "
             f"{summary.unparsed} unparsed, {summary.errors} errors, {summary.cancelled} "
-            f"cancelled; mean score {mean} (errors excluded)."
+            f"cancelled{missing}; mean score {mean} (errors and missing scores excluded)."
         ),
         Table(["model / task", *(format_length(n) for n in lengths)], rows, heat),
     ]
+
+
+def _cell_text(cell: queries.CellScore) -> str:
+    """'0.67 n=3', with the errors and the missing scores counted apart."""
+    text = f"{fixed(cell.mean_score, 2)} n={cell.n_scored}"
+    if cell.n_error:
+        text += f" err={cell.n_error}"
+    if cell.n_unscored:
+        text += f" not scored={cell.n_unscored}"
+    return text

@@ -26,6 +26,7 @@ def build_parser() -> argparse.ArgumentParser:
         export_report,
         judge,
         report,
+        rescore,
         run,
         stats,
         transfer,
@@ -45,6 +46,7 @@ def build_parser() -> argparse.ArgumentParser:
     transfer.add_parsers(sub)
     report.add_parsers(sub)
     judge.add_parsers(sub)
+    rescore.add_parsers(sub)
     stats.add_parsers(sub)
     compare.add_parsers(sub)
     correlate.add_parsers(sub)

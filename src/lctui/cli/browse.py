@@ -164,6 +164,11 @@ def _print_generation(r: dict[str, Any], full: bool) -> None:
     if r.get("error"):
         console.print(f"[red]Error:[/] {escape(r['error'])}")
     console.print(f"[bold]Gold:[/] {escape(', '.join(r['gold']))}")
+    if r.get("result_status") == "unscored":
+        console.print(
+            "[bold]Score[/] [magenta]not scored[/]: no score is stored for this output (it is "
+            "left out of the means, never counted as 0); `lctui rescore` scores it."
+        )
     for score in r["scores"]:
         value = "—" if score["value"] is None else f"{score['value']:.3f}"
         console.print(

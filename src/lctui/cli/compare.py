@@ -63,10 +63,12 @@ def cmd_compare(args: argparse.Namespace) -> int:
             seed=args.seed,
         )
     if not result.cells:
+        unscored = result.unscored_a + result.unscored_b
+        missing = f", {unscored} without a score (lctui rescore)" if unscored else ""
         raise UserInputError(
             f"{args.a} and {args.b} share no scored example ({result.only_a} only in A, "
-            f"{result.only_b} only in B, {result.errors_a + result.errors_b} failed): run both "
-            "on the same tasks, lengths and seed"
+            f"{result.only_b} only in B, {result.errors_a + result.errors_b} failed{missing}): "
+            "run both on the same tasks, lengths and seed"
         )
     if args.format == "json":
         emit(json.dumps(result.as_dict(), indent=2) + "\n", args.out)
@@ -92,7 +94,13 @@ def _tables(result: Any, shown: int) -> list[Any]:
         )  # fmt: skip
     notes = [
         f"left out: {result.only_a} example(s) only in A, {result.only_b} only in B, "
-        f"{result.errors_a} failed in A, {result.errors_b} failed in B",
+        f"{result.errors_a} failed in A, {result.errors_b} failed in B"
+        + (
+            f", {result.unscored_a} not scored in A, {result.unscored_b} not scored in B "
+            "(missing scores are never paired as 0; lctui rescore scores them)"
+            if result.unscored_a or result.unscored_b
+            else ""
+        ),
         f"changed (|A - B| >= {result.threshold:g}): {result.a_better} A better, "
         f"{result.b_better} B better",
     ]

@@ -66,6 +66,12 @@ def cmd_report(args: argparse.Namespace) -> int:
     console = Console()
     console.print(scores)
     console.print(stability)
+    for r in reports:
+        if r.unscored:
+            console.print(
+                f"[magenta]{r.model}: {r.unscored} response(s) have no score[/] (left out of "
+                f"every metric, never counted as 0): `lctui rescore --db {db}` scores them."
+            )
     return 0
 
 

@@ -9,7 +9,7 @@ import os
 import platform
 import shlex
 import sys
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -262,6 +262,7 @@ def _report(
     )
     if rows:
         console.print(_score_table(rows, request))
+        print_missing_hint(console, rows, db)
     if request.judge is not None and outcome.run_id is not None:
         from lctui.analysis.accounting import judge_stats
 
@@ -274,8 +275,15 @@ def _report(
 
 
 def _score_table(rows: list[dict[str, Any]], request: RunRequest) -> Table:
-    lengths = list(request.lengths)
-    table = Table(title="Mean score (errors excluded; n = scored examples)")
+    references = {m.name for m in request.models if m.reference}
+    return score_table(rows, list(request.lengths), references)
+
+
+def score_table(
+    rows: list[dict[str, Any]], lengths: Sequence[int], references: Iterable[str] = ()
+) -> Table:
+    """Model x task rows, one column per length, of `Store.cell_summary` rows."""
+    table = Table(title="Mean score (errors and missing scores excluded; n = scored examples)")
     table.add_column("model")
     table.add_column("task")
     for length in lengths:
@@ -283,7 +291,7 @@ def _score_table(rows: list[dict[str, Any]], request: RunRequest) -> Table:
     grid: dict[tuple[str, str], dict[int, dict[str, Any]]] = {}
     for row in rows:
         grid.setdefault((row["model"], row["task"]), {})[int(row["length"])] = row
-    reference = {m.name for m in request.models if m.reference}
+    reference = set(references) | {str(r["model"]) for r in rows if r.get("reference")}
     for (model, task), cells in sorted(grid.items()):
         label = f"{model} (reference)" if model in reference else model
         values = []
@@ -294,6 +302,16 @@ def _score_table(rows: list[dict[str, Any]], request: RunRequest) -> Table:
     return table
 
 
+def print_missing_hint(console: Console, rows: list[dict[str, Any]], db: Path) -> None:
+    """Say how to score the generations of `rows` that have no score, if any."""
+    missing = sum(int(r.get("n_unscored") or 0) for r in rows)
+    if missing:
+        console.print(
+            f"[magenta]{missing} generation(s) have no score[/] (shown as not scored, left "
+            f"out of the means, never counted as 0): `lctui rescore --db {db}` scores them."
+        )
+
+
 def _cell_text(cell: dict[str, Any]) -> str:
     mean = cell.get("mean_score")
     text = f"{mean:.2f}" if mean is not None else "-"
@@ -302,4 +320,6 @@ def _cell_text(cell: dict[str, Any]) -> str:
         text += f" [yellow]{cell['n_unparsed']} unparsed[/]"
     if cell.get("n_error"):
         text += f" [red]{cell['n_error']} err[/]"
+    if cell.get("n_unscored"):
+        text += f" [magenta]{cell['n_unscored']} not scored[/]"
     return text

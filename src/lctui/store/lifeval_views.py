@@ -28,13 +28,18 @@ Views (one row per):
     lifeval_ars         model: ars (R_t-weighted over tasks), n
     lifeval_ifp         model and capability: ifp
     lifeval_ifs         model and perspective (expression | variable | length): ifs
+    lifeval_unscored    model: unscored, its lifeval responses that succeeded but have
+                        no score (left out of every metric above, never counted as 0;
+                        `lctui rescore` scores them)
 """
 
 from __future__ import annotations
 
 PERSPECTIVES: tuple[str, ...] = ("expression", "variable", "length")
 
-# Responses whose score is an error are left out (a failed request has no ARS).
+# Responses whose score is an error are left out (a failed request has no ARS), and so
+# are responses without a latest lifeval score (rubric points left from a score row that
+# is gone): a missing score is missing, as in `results`, not recomputed or a 0.
 LIFEVAL_POINTS = """
     SELECT
         r.model,
@@ -49,7 +54,23 @@ LIFEVAL_POINTS = """
     JOIN examples AS e ON e.example_id = r.example_id
     LEFT JOIN latest_scores AS s
         ON s.generation_id = r.generation_id AND s.scorer = r.scorer AND s.metric = 'ars'
-    WHERE r.scorer = 'lifeval' AND coalesce(s.status, 'ok') <> 'error'
+    WHERE r.scorer = 'lifeval' AND EXISTS (
+        SELECT 1 FROM latest_scores AS scored
+        WHERE scored.generation_id = r.generation_id AND scored.scorer = r.scorer
+          AND scored.status <> 'error')
+"""
+
+# LIFEval responses (LIFBench's examples; imported ones do not name their scorer) that
+# succeeded without a latest rule-based score.
+LIFEVAL_UNSCORED = """
+    SELECT coalesce(m.name, g.model_id) AS model, count(*) AS unscored
+    FROM latest_generations AS g
+    JOIN examples AS e ON e.example_id = g.example_id
+    LEFT JOIN models AS m ON m.model_id = g.model_id
+    WHERE g.status = 'ok'
+      AND (e.suite = 'lifbench' OR json_extract_string(e.metadata, '$.scorer') = 'lifeval')
+      AND NOT EXISTS (SELECT 1 FROM rule_scores AS s WHERE s.gen_hash = g.gen_hash)
+    GROUP BY ALL
 """
 
 
@@ -123,4 +144,5 @@ LIFEVAL_VIEWS: dict[str, str] = {
     "lifeval_ars": _QUERIES["ars"],
     "lifeval_ifp": _QUERIES["ifp"],
     "lifeval_ifs": _QUERIES["ifs"],
+    "lifeval_unscored": LIFEVAL_UNSCORED,
 }

@@ -17,6 +17,7 @@ import pyarrow as pa
 
 from lctui.core.errors import StoreError
 from lctui.core.types import Example, Span
+from lctui.store.views import RESULT_STATUS
 
 _READ_ONLY_STATEMENTS = frozenset({duckdb.StatementType.SELECT, duckdb.StatementType.EXPLAIN})
 
@@ -78,7 +79,8 @@ def stored_keys(src: Source, keys: Iterable[str]) -> set[str]:
 
 @dataclass(frozen=True)
 class CellScore:
-    """One model x task x length cell of the latest results (errors excluded from means)."""
+    """One model x task x length cell of the latest results (errors and missing scores
+    excluded from means, counted apart)."""
 
     model: str
     task: str
@@ -91,15 +93,20 @@ class CellScore:
     n_unparsed: int
     n_error: int
     n_cancelled: int
+    n_unscored: int  # succeeded but has no score (missing, not 0): `lctui rescore`
     reference: bool
 
     def as_dict(self) -> dict[str, Any]:
         return asdict(self)
 
 
-# The per-cell rules shared by the CLI's table and the TUI's heatmap: errors and
-# cancelled generations are counted apart and never enter the mean. Rows, not distinct
+# The per-cell rules shared by the CLI's table and the TUI's heatmap: errors, cancelled
+# generations and generations without a score (`unscored`, store/views.py) are counted
+# apart and never enter the mean. Only rows with a score row are `ok` or `unparsed`;
+# an unparsed one scores 0 even if its scorer wrote no value. Rows, not distinct
 # generations, are counted, like the mean (one score row per generation and metric).
+# Columns in this order: mean_score, stderr, n_scored, n_unparsed, n_error,
+# n_cancelled, n_unscored, reference (heatmap_data reads them by position).
 CELL_AGGREGATES = """
     avg(coalesce(score, 0)) FILTER (WHERE status IN ('ok', 'unparsed')) AS mean_score,
     stddev_samp(coalesce(score, 0)) FILTER (WHERE status IN ('ok', 'unparsed'))
@@ -108,6 +115,7 @@ CELL_AGGREGATES = """
     count(*) FILTER (WHERE status = 'unparsed') AS n_unparsed,
     count(*) FILTER (WHERE status = 'error') AS n_error,
     count(*) FILTER (WHERE status = 'cancelled') AS n_cancelled,
+    count(*) FILTER (WHERE status = 'unscored') AS n_unscored,
     bool_or(reference) AS reference
 """
 
@@ -196,13 +204,14 @@ class RunSummary:
     unparsed: int
     errors: int
     cancelled: int
-    mean_score: float | None
+    unscored: int  # succeeded but have no score (missing, not 0): `lctui rescore`
+    mean_score: float | None  # over ok and unparsed: errors and missing scores left out
     models: tuple[str, ...]
     tasks: tuple[str, ...]
     lengths: tuple[int, ...]
 
 
-_RUNS_SQL = """
+_RUNS_SQL = f"""
     WITH g AS (
         SELECT * FROM generations WHERE $run_id IS NULL OR run_id = $run_id
         QUALIFY row_number() OVER (
@@ -210,7 +219,7 @@ _RUNS_SQL = """
         ) = 1
     ), r AS (
         SELECT g.run_id, g.generation_id, coalesce(m.name, g.model_id) AS model, g.task,
-               g.length, coalesce(s.status, g.status) AS status, s.value AS score
+               g.length, {RESULT_STATUS} AS status, s.value AS score
         FROM g
         LEFT JOIN models AS m ON m.model_id = g.model_id
         LEFT JOIN rule_scores AS s ON s.gen_hash = g.gen_hash
@@ -221,6 +230,7 @@ _RUNS_SQL = """
                count(DISTINCT generation_id) FILTER (WHERE status = 'unparsed') AS unparsed,
                count(DISTINCT generation_id) FILTER (WHERE status = 'error') AS errors,
                count(DISTINCT generation_id) FILTER (WHERE status = 'cancelled') AS cancelled,
+               count(DISTINCT generation_id) FILTER (WHERE status = 'unscored') AS unscored,
                avg(coalesce(score, 0)) FILTER (WHERE status IN ('ok', 'unparsed')) AS mean,
                list_sort(list_distinct(list(model))) AS models,
                list_sort(list_distinct(list(task))) AS tasks,
@@ -229,7 +239,8 @@ _RUNS_SQL = """
     )
     SELECT runs.*, coalesce(agg.n, 0) AS generations, coalesce(agg.ok, 0) AS ok,
            coalesce(agg.unparsed, 0) AS unparsed, coalesce(agg.errors, 0) AS errors,
-           coalesce(agg.cancelled, 0) AS cancelled, agg.mean AS mean_score,
+           coalesce(agg.cancelled, 0) AS cancelled, coalesce(agg.unscored, 0) AS unscored,
+           agg.mean AS mean_score,
            coalesce(agg.models, []) AS models, coalesce(agg.tasks, []) AS tasks,
            coalesce(agg.lengths, []) AS lengths
     FROM runs LEFT JOIN agg ON agg.run_id = runs.run_id
@@ -270,8 +281,10 @@ def get_generation(src: Source, generation_id: str) -> dict[str, Any] | None:
     the example's count is `example_prompt_tokens`), example and model columns beside
     them, plus `prompt` (the exact prompt text, when the example is stored), `scores`
     (latest per scorer and metric, each with its rubric `points`), `score` and
-    `score_status` of the first score, and `attempts` (every generation of the same
-    gen_key, oldest first).
+    `score_status` of the first rule-based score (the one `results` shows; None when
+    there is none), `result_status` (its `status` in `results`: `unscored` when a
+    generation that succeeded has no rule-based score), and `attempts` (every
+    generation of the same gen_key, oldest first).
     """
     with _cursor(src) as cur:
         cur.execute(
@@ -316,8 +329,13 @@ def get_generation(src: Source, generation_id: str) -> dict[str, Any] | None:
         )
         record["attempts"] = _records(cur)
     record["scores"] = scores
-    record["score"] = scores[0]["value"] if scores else None
-    record["score_status"] = scores[0]["status"] if scores else None
+    # Judge scores sort first ("judge" < "lifeval", "recall") but are not what means use.
+    rule = [score for score in scores if score["scorer"] != "judge"]
+    record["score"] = rule[0]["value"] if rule else None
+    record["score_status"] = rule[0]["status"] if rule else None
+    record["result_status"] = record["score_status"] or (
+        "unscored" if record["status"] == "ok" else record["status"]
+    )
     record["gold"] = record["gold"] or []
     if record["context"] is None:
         record["prompt"] = None

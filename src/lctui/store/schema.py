@@ -159,6 +159,12 @@ MIGRATIONS: tuple[Migration, ...] = (
     ),
     Migration(4, "latest flags on generations, scores and rubric points", add_latest_columns),
     Migration(5, "integer join keys, example columns on generations", add_derived_columns),
+    Migration(
+        6,
+        "results: status unscored for a generation without a rule-based score",
+        lambda con: None,
+        views_only=True,
+    ),
 )
 SCHEMA_VERSION = MIGRATIONS[-1].version
 

@@ -15,9 +15,12 @@ in `judge_scores`, so means over `results` never mix the two).
     length          target context length in tokens (the budget asked for)
     prompt_tokens   tokens the model actually read (from the backend, else as built)
     example_id, generation_id
-    status          the score status (ok | unparsed | error) where a score exists,
-                    else the generation status (ok | error | cancelled)
-    score           score value in [0, 1]; NULL for errors
+    status          the score status (ok | unparsed | error) where a rule-based score
+                    exists; else `unscored` for a generation that succeeded but has no
+                    such score (its score is missing: never a 0, left out of every mean
+                    and counted apart; `lctui rescore` scores it), else the generation
+                    status (error | cancelled)
+    score           score value in [0, 1]; NULL for errors and unscored generations
     output          generated text
     gen_key         (model, example, generation config) key shared by retries
     seed, idx       example seed and index within (task, length, seed)
@@ -72,6 +75,11 @@ import duckdb
 from lctui.store.lifeval_views import LIFEVAL_VIEWS
 from lctui.store.stats_views import STATS_VIEWS
 
+# The status of a latest generation `g` with its latest rule-based score `s` (NULL when
+# it has none): a generation that succeeded without a score is `unscored`, never `ok`,
+# so that no mean can read its missing score as a 0 (store/queries.py, analysis/).
+RESULT_STATUS = "coalesce(s.status, CASE WHEN g.status = 'ok' THEN 'unscored' ELSE g.status END)"
+
 # The columns of `results` (name, SQL); those reading the example (e.) are left out of
 # `results_core`, which then needs no join with the examples table.
 _RESULT_COLUMNS: tuple[tuple[str, str], ...] = (
@@ -83,7 +91,7 @@ _RESULT_COLUMNS: tuple[tuple[str, str], ...] = (
     ("prompt_tokens", "coalesce(nullif(g.prompt_tokens, 0), e.prompt_tokens)"),
     ("example_id", "g.example_id"),
     ("generation_id", "g.generation_id"),
-    ("status", "coalesce(s.status, g.status)"),
+    ("status", RESULT_STATUS),
     ("score", "s.value"),
     ("output", "g.output"),
     ("gen_key", "g.gen_key"),

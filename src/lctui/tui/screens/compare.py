@@ -262,6 +262,11 @@ class CompareScreen(Screen[None]):
             (f"{result.only_a} only A, {result.only_b} only B", "$warning"),
             " · excluded errors: ",
             (f"{result.errors_a} of A, {result.errors_b} of B", "$warning"),
+            *(
+                (" · not scored: ", (f"{result.unscored_a} of A, {result.unscored_b} of B",
+                                     "$warning"))
+                if result.unscored_a or result.unscored_b else ()
+            ),
             " · McNemar on pass/fail, Wilcoxon + bootstrap CI on graded",
         )  # fmt: skip
 

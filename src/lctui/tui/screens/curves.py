@@ -52,8 +52,12 @@ def sparkline(values: list[float | None]) -> str:
     return "".join(out)
 
 
-def mean_text(value: float | None) -> Text:
+def mean_text(value: float | None, missing: bool = False) -> Text:
+    """The mean, or why there is none: `miss` when scores are missing (never a 0), else
+    `err` (every generation failed)."""
     if value is None:
+        if missing:
+            return Text("miss", style="dim", justify="right")
         return Text("err", style="bold red", justify="right")
     return Text(f"{value:.2f}", justify="right")
 
@@ -180,12 +184,17 @@ class CurvesScreen(Screen[None]):
         lengths = sorted({p.length for c in data.curves for p in c.points})
         table = self.query_one("#curves-table", DataTable)
         table.clear(columns=True)
-        table.border_title = "Mean score by length (errors excluded; × all failed)"
+        table.border_title = "Mean score by length (errors, missing scores excluded; × none)"
         for name in ("model", "task", "curve", *(format_length(n) for n in lengths)):
             table.add_column(name, key=name)
         for curve in data.curves:
             by_length = {p.length: p for p in curve.points}
-            cells = [mean_text(by_length[n].mean) if n in by_length else Text("") for n in lengths]
+            cells = [
+                mean_text(by_length[n].mean, bool(by_length[n].n_unscored))
+                if n in by_length
+                else Text("")
+                for n in lengths
+            ]
             spark = sparkline([p.mean for p in curve.points])  # points come sorted by length
             model = f"{curve.model} (ref)" if curve.reference else curve.model
             table.add_row(Text(model), Text(curve.task), Text(spark), *cells)

@@ -2,7 +2,9 @@
 a depth x length view of one needle task, and the examples behind any cell.
 
 Every query runs in a thread worker on its own cursor and comes back as a message, so
-the screen never waits on DuckDB; answers to superseded requests are dropped.
+the screen never waits on DuckDB; answers to superseded requests are dropped. Results
+whose score is missing are shown as missing, and `s` scores them in a worker
+(engine/rescore.py, through the store's writer) with its progress in the status line.
 """
 
 from __future__ import annotations
@@ -24,6 +26,8 @@ from textual.screen import Screen
 from textual.widgets import DataTable, Footer, Static
 from textual.worker import Worker, WorkerState, get_current_worker
 
+from lctui.engine.rescore import RescoreSummary, rescore_targets
+from lctui.store.rescoring import score_targets
 from lctui.tui.widgets.examples_table import (
     ExampleFilter,
     ExamplesPage,
@@ -48,6 +52,7 @@ EMPTY_MESSAGE = (
     "(e.g. `lctui run --model gold --tasks niah_single_1 --lengths 4k`), then R reloads."
 )
 MODEL_TITLE = "Mean score by model, task and length (errors excluded)"
+RESCORE_GROUP = "rescore-missing"  # not "results-": its failures are no read errors
 
 
 class _ScreenClosing(Exception):
@@ -95,6 +100,7 @@ class ResultsScreen(Screen[None]):
         Binding("u", "filter('unparsed')", "Unparsed", id="results.unparsed"),
         Binding("x", "filter('errors')", "Errors", id="results.errors"),
         Binding("a", "filter('all')", "All", id="results.all"),
+        Binding("s", "rescore_missing", "Score missing", id="results.rescore"),
         Binding("R,ctrl+l", "reload", "Reload", id="results.reload"),
         Binding("escape", "back", "Back", id="results.back"),
     ]
@@ -115,6 +121,18 @@ class ResultsScreen(Screen[None]):
     class StoreChanged(Message):
         """The poll saw rows that the heatmap does not show yet."""
 
+    class RescoreProgress(Message):
+        def __init__(self, done: int, total: int) -> None:
+            super().__init__()
+            self.done = done
+            self.total = total
+
+    class RescoreDone(Message):
+        def __init__(self, summary: RescoreSummary | None, error: str | None = None) -> None:
+            super().__init__()
+            self.summary = summary
+            self.error = error
+
     def __init__(self) -> None:
         super().__init__()
         self._grid: ResultsGrid | None = None
@@ -128,6 +146,8 @@ class ResultsScreen(Screen[None]):
         self._closing = False
         self._live_cursors: set[duckdb.DuckDBPyConnection] = set()
         self._cursors_lock = threading.Lock()
+        self._rescoring = False
+        self._missing_told = 0  # the count of missing scores last announced
 
     @property
     def lctui(self) -> LctuiApp:
@@ -180,7 +200,9 @@ class ResultsScreen(Screen[None]):
         for cur in live:
             cur.interrupt()
         deadline = time.monotonic() + 2.0
-        while self._live_cursors and time.monotonic() < deadline:
+        # A re-scoring stops after its chunk (it checks `_closing`); its last flush must
+        # end before the app closes the store.
+        while (self._live_cursors or self._rescoring) and time.monotonic() < deadline:
             await asyncio.sleep(0.01)
 
     def _load_grid(self) -> None:
@@ -263,7 +285,23 @@ class ResultsScreen(Screen[None]):
             heatmap.set_grid(grid.grid, self._cursor_for(grid))
             if self._open_cell is not None:
                 self._load_examples(self._open_cell)
+            self._tell_missing(grid)
         self.refresh_bindings()
+
+    def _tell_missing(self, grid: ResultsGrid) -> None:
+        """Say once (per count) that some results have no score, and how to score them."""
+        missing = grid.n_unscored
+        # A run going here writes each score with its generation (or ~10 s after it).
+        quiet = self._rescoring or self.lctui.running_run() is not None
+        if missing and missing != self._missing_told and not quiet:
+            self.notify(
+                f"{missing} result{'' if missing == 1 else 's'} of this grid "
+                f"{'has' if missing == 1 else 'have'} no score: shown as missing (never "
+                "as 0) and left out of the means; s scores them.",
+                title="Missing scores",
+                severity="warning",
+            )
+        self._missing_told = missing
 
     def _title(self, grid: ResultsGrid) -> str:
         if not grid.is_depth:
@@ -326,6 +364,9 @@ class ResultsScreen(Screen[None]):
         has_cells = self._grid is not None and not self._grid.is_empty
         if action in ("toggle_depth", "filter"):
             return has_cells or self._depth_of is not None
+        if action == "rescore_missing":
+            # Shown only where a score is missing, so the footer fits 80 columns.
+            return self._grid is not None and self._grid.n_unscored > 0
         if action == "back":
             return (
                 self._open_cell is not None
@@ -370,6 +411,67 @@ class ResultsScreen(Screen[None]):
 
     def action_reload(self) -> None:
         self._set_status("Reloading…")
+        self._load_grid()
+
+    def action_rescore_missing(self) -> None:
+        """Score the results of the grid on screen that have no score."""
+        if self.lctui.read_only:
+            self.notify(
+                "Opened read-only: cannot store scores. Score them with "
+                f"`lctui rescore --db {self.lctui.db_path}` once nothing else writes the file.",
+                title="Missing scores",
+                severity="warning",
+            )
+            return
+        if self._rescoring:
+            self.notify("Already scoring the missing scores.", severity="warning")
+            return
+        self._rescoring = True
+        self._set_status("Scoring the missing scores…")
+        self._rescore(self._depth_of)
+
+    @work(thread=True, exclusive=True, group=RESCORE_GROUP, exit_on_error=False)
+    def _rescore(self, depth_of: tuple[str, str] | None) -> None:
+        models, tasks = ([depth_of[0]], [depth_of[1]]) if depth_of else (None, None)
+        try:
+            with self._cursor() as cur:
+                targets = score_targets(cur, models=models, tasks=tasks)
+            summary = rescore_targets(
+                self.lctui.store,
+                targets,
+                progress=self._post_progress,
+                should_stop=lambda: self._closing or get_current_worker().is_cancelled,
+            )
+        except _ScreenClosing:
+            summary = None
+        except Exception as exc:  # a store failure: said in the UI, never a traceback
+            self.post_message(self.RescoreDone(None, f"{type(exc).__name__}: {exc}"))
+            return
+        finally:
+            self._rescoring = False
+        self.post_message(self.RescoreDone(summary))
+
+    def _post_progress(self, done: int, total: int) -> None:
+        self.post_message(self.RescoreProgress(done, total))  # thread-safe
+
+    @on(RescoreProgress)
+    def _rescore_progress(self, event: RescoreProgress) -> None:
+        self._set_status(f"Scoring the missing scores: {event.done} of {event.total}…")
+
+    @on(RescoreDone)
+    def _rescore_done(self, event: RescoreDone) -> None:
+        if event.error is not None:
+            message = f"Scoring the missing scores failed: {event.error}"
+            self._set_status(message)
+            self.notify(message, title="Missing scores", severity="error")
+        elif event.summary is not None:
+            message = event.summary.describe()
+            self._set_status(message)
+            self.notify(
+                message,
+                title="Missing scores",
+                severity="information" if event.summary.complete else "warning",
+            )
         self._load_grid()
 
     def action_back(self) -> None:

@@ -137,6 +137,8 @@ class ExamplesTable(DataTable[Any]):
             "ok": "",
             "unparsed": f"bold {colours.get('warning', 'yellow')}",
             "error": f"bold {colours.get('error', 'red')}",
+            # No score is stored (missing, never a 0): the score column shows —.
+            "unscored": f"italic {colours.get('warning', 'yellow')}",
         }
         return Text(status, style=styles.get(status, "dim"))
 

@@ -2,8 +2,8 @@
 
 Everything is grouped in DuckDB (one row per cell comes back, never one per generation),
 so the heatmap costs the same for 100 or 100K stored generations. Means follow the
-store's rule: over scored examples (ok and unparsed, unparsed counting 0), errors
-excluded and counted apart.
+store's rule: over scored examples (ok and unparsed, unparsed counting 0); errors and
+generations without a score (missing, never a 0) excluded and counted apart.
 """
 
 from __future__ import annotations
@@ -28,10 +28,11 @@ class CellStats:
     n_unparsed: int
     n_error: int
     n_cancelled: int
+    n_unscored: int  # succeeded but has no score: shown as missing, `s` scores them
 
     @property
     def n_total(self) -> int:
-        return self.n_scored + self.n_error + self.n_cancelled
+        return self.n_scored + self.n_error + self.n_cancelled + self.n_unscored
 
 
 @dataclass(frozen=True)
@@ -115,16 +116,25 @@ class ResultsGrid:
         ]
         if stats.n_cancelled:
             parts.append(f"{stats.n_cancelled} cancelled")
+        if stats.n_unscored:
+            parts.append(f"{stats.n_unscored} not scored (s scores them)")
         return f"{where}  " + "  ".join(parts)
+
+    @property
+    def n_unscored(self) -> int:
+        """Generations of the grid that succeeded but have no score."""
+        return sum(s.n_unscored for s in self.stats.values())
 
     def totals(self) -> str:
         """One line about the whole grid, for the title."""
         generations = sum(s.n_total for s in self.stats.values())
         models = len({r.model for r in self.rows})
         tasks = len({r.task for r in self.rows})
+        missing = f" · {self.n_unscored} not scored (s)" if self.n_unscored else ""
         return (
             f"{_count(models, 'model')} · {_count(tasks, 'task')} · "
             f"{_count(len(self.lengths), 'length')} · {_count(generations, 'generation')}"
+            f"{missing}"
         )
 
 
@@ -133,13 +143,17 @@ def _count(n: int, noun: str) -> str:
 
 
 def heat_cell(stats: CellStats) -> HeatCell:
-    """'0.67', '0.67 2err', or '2err' in the error colour when nothing was scored: an
-    error is never drawn as a zero score."""
+    """'0.67', '0.67 2err', '0.67 3miss', or '2err' in the error colour (or '3miss'
+    uncoloured) when nothing was scored: an error or a missing score is never drawn as a
+    zero score."""
     errors = f" {stats.n_error}err" if stats.n_error else ""
+    missing = f" {stats.n_unscored}miss" if stats.n_unscored else ""
     if stats.mean is not None:
-        return HeatCell(stats.mean, f"{stats.mean:.2f}{errors}")
+        return HeatCell(stats.mean, f"{stats.mean:.2f}{errors}{missing}")
     if stats.n_error:
-        return HeatCell(None, f"{stats.n_error}err", alert=True)
+        return HeatCell(None, f"{stats.n_error}err{missing}", alert=True)
+    if stats.n_unscored:
+        return HeatCell(None, f"{stats.n_unscored}miss")
     return HeatCell(None, "—")  # only cancelled generations
 
 
@@ -155,7 +169,7 @@ _CELLS_SQL = f"""
 def model_grid(cur: duckdb.DuckDBPyConnection) -> ResultsGrid:
     """Model x task rows, one column per length: one aggregate row per cell."""
     found = cur.execute(_CELLS_SQL).fetchall()
-    references = frozenset(str(r[0]) for r in found if r[9])
+    references = frozenset(str(r[0]) for r in found if r[-1])
     # Models under evaluation first, reference pseudo-models (gold) after them.
     models = sorted({str(r[0]) for r in found}, key=lambda m: (m in references, m))
     lengths = tuple(sorted({int(r[2]) for r in found}))

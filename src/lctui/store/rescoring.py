@@ -1,0 +1,87 @@
+"""Which stored generations to score (again), and their outputs, for `lctui rescore`.
+
+A generation that succeeded but has no rule-based score is `unscored` in `results`
+(store/views.py): its score row was lost, or never written. These reads find such
+generations (or every generation that succeeded, to score them all again after a
+scorer changed); engine/rescore.py scores them and writes through the store's writer.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import pyarrow as pa
+
+from lctui.store.queries import Source, _cursor
+
+
+@dataclass(frozen=True)
+class ScoreTarget:
+    """A stored generation to score: its id, the example it answered, and its cell."""
+
+    generation_id: str
+    example_id: str
+    model: str
+    task: str | None  # None while the generation's example is not stored
+    length: int | None
+
+
+# Every attempt that succeeded, not only the latest per key: a run's summary counts its
+# own latest attempts, which a later run may have superseded in `results`.
+_TARGETS_SQL = """
+    SELECT g.generation_id, g.example_id, coalesce(m.name, g.model_id) AS model, g.task,
+           g.length
+    FROM generations AS g
+    LEFT JOIN models AS m ON m.model_id = g.model_id
+    WHERE g.status = 'ok'
+      AND (NOT $missing OR NOT EXISTS (
+          SELECT 1 FROM rule_scores AS s WHERE s.gen_hash = g.gen_hash))
+      AND ($run_id IS NULL OR g.run_id = $run_id)
+      AND ($models IS NULL OR list_contains($models, coalesce(m.name, g.model_id))
+           OR list_contains($models, g.model_id))
+      AND ($tasks IS NULL OR list_contains($tasks, g.task))
+      AND ($lengths IS NULL OR list_contains($lengths, g.length))
+    ORDER BY g.example_id, g.generation_id
+"""
+
+
+def score_targets(
+    src: Source,
+    *,
+    missing: bool = True,
+    run_id: str | None = None,
+    models: Sequence[str] | None = None,
+    tasks: Sequence[str] | None = None,
+    lengths: Sequence[int] | None = None,
+) -> list[ScoreTarget]:
+    """Generations that succeeded and, when `missing`, have no rule-based score; ordered
+    by example so that consecutive targets share their example. None means no filter;
+    `models` matches names or fingerprints."""
+    params = {
+        "missing": missing,
+        "run_id": run_id,
+        "models": None if models is None else list(models),
+        "tasks": None if tasks is None else list(tasks),
+        "lengths": None if lengths is None else [int(n) for n in lengths],
+    }
+    with _cursor(src) as cur:
+        rows = cur.execute(_TARGETS_SQL, params).fetchall()
+    return [ScoreTarget(*row) for row in rows]
+
+
+def stored_outputs(src: Source, generation_ids: Sequence[str]) -> dict[str, str]:
+    """The output text of each of these generations (empty when none was stored)."""
+    wanted = pa.table({"generation_id": pa.array(list(generation_ids), pa.large_string())})
+    if wanted.num_rows == 0:
+        return {}
+    with _cursor(src) as cur:
+        cur.register("_lctui_wanted_generations", wanted)
+        try:
+            rows = cur.execute(
+                "SELECT g.generation_id, g.output FROM generations AS g "
+                "JOIN _lctui_wanted_generations AS w ON w.generation_id = g.generation_id"
+            ).fetchall()
+        finally:
+            cur.unregister("_lctui_wanted_generations")
+    return {str(gid): str(output or "") for gid, output in rows}
