@@ -187,7 +187,9 @@ def check_window(spec: ModelSpec, backend: Backend, request: RunRequest) -> None
             framing_over = (target.task, framing, target.allowance)
     if not over:
         return
-    shown = ", ".join(f"{format_length(n)} (needs {need})" for n, need in sorted(over.items()))
+    shown = ", ".join(
+        f"{format_length(n)} (prompt and answer: {need} tokens)" for n, need in sorted(over.items())
+    )
     why = ""
     if framing_over is not None:
         task, framing, allowance = framing_over
