@@ -78,9 +78,8 @@ def sweep_requests(backend: Any, levels: Sequence[int], per_level: int) -> list[
         requests = []
         for i in range(per_level):
             task = get_task(TASKS[i % len(TASKS)])
-            overhead = backend.template_overhead(task.answer_prefix)
             index = 1000 + level_no * per_level + i
-            example = task.generate(LENGTH, 7, index, backend.tokenizer, overhead)
+            example = task.generate(LENGTH, 7, index, backend.tokenizer)
             config = GenerationConfig(max_new_tokens=task.answer_tokens(LENGTH))
             requests.append(backend.build_request(example, config))
         out.append(requests)

@@ -4,8 +4,15 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/bootstrap.sh
-db="$(mktemp -d)/record.duckdb"
-.venv/bin/lctui run --model smollm2-135m --tasks synthetic --lengths 1k,2k,4k,8k --n 1 \
-  --seed 0 --db "$db"
+tmp="$(mktemp -d)"
+run=(.venv/bin/lctui run --model smollm2-135m --tasks synthetic --lengths 1k,2k,4k,8k --n 1
+  --seed 0)
+"${run[@]}" --db "$tmp/record.duckdb"
 rm -rf sample_runs/smollm2-synthetic
-.venv/bin/lctui export sample_runs/smollm2-synthetic --db "$db"
+.venv/bin/lctui export sample_runs/smollm2-synthetic --db "$tmp/record.duckdb"
+# The exported runs must be what the same command stores: imported into a fresh file,
+# a new run of it has nothing to do (tests/integration/test_sample_runs.py checks it too).
+.venv/bin/lctui import runs sample_runs/smollm2-synthetic --db "$tmp/check.duckdb"
+"${run[@]}" --db "$tmp/check.duckdb" | tee "$tmp/check.log"
+grep -q "Nothing to do" "$tmp/check.log" || {
+  echo "the exported sample runs do not match what the command stores" >&2; exit 1; }

@@ -24,3 +24,36 @@ def two_gold_runs(folder: Path, n: int) -> tuple[Path, str, str]:
     con.close()
     assert len(runs) == 2
     return db, runs[0], runs[1]
+
+
+# Runs of gold on niah_single_1 that share no example with the first ("base"), each for
+# one reason; "allowance" stands for an older lctui that reserved another template size.
+UNPAIRABLE = {
+    "base": ["--lengths", "1k", "--tokenizer", "o200k_base"],
+    "tokenizer": ["--lengths", "1k", "--tokenizer", "cl100k_base"],
+    "seed": ["--lengths", "1k", "--tokenizer", "o200k_base", "--seed", "1"],
+    "length": ["--lengths", "2k", "--tokenizer", "o200k_base"],
+    "allowance": ["--lengths", "1k", "--tokenizer", "o200k_base", "--temperature", "0.5"],
+}
+
+
+def unpairable_runs(folder: Path) -> tuple[Path, dict[str, str]]:
+    """Gold runs into `folder`/unpairable.duckdb, one per UNPAIRABLE entry: the file and
+    the run id of each entry."""
+    import lctui.tasks.base
+
+    db = folder / "unpairable.duckdb"
+    runs: dict[str, str] = {}
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setenv("LCTUI_DATA_DIR", str(folder / "data"))
+        for name, args in UNPAIRABLE.items():
+            if name == "allowance":
+                mp.setattr(lctui.tasks.base, "TEMPLATE_ALLOWANCE", 32)
+            run = ["run", "--model", "gold", "--tasks", "niah_single_1", "--n", "2", *args]
+            assert main([*run, "--db", str(db)]) == 0
+            con = duckdb.connect(str(db), read_only=True)
+            row = con.execute("SELECT run_id FROM runs ORDER BY started_at DESC LIMIT 1").fetchone()
+            con.close()
+            assert row is not None
+            runs[name] = str(row[0])
+    return db, runs

@@ -294,8 +294,7 @@ def _backend(info: ServerInfo, monkeypatch: pytest.MonkeyPatch, **params: Any) -
 
 def _example(backend: OpenAIBackend) -> Any:
     task = select_tasks("niah_single_1")[0]
-    overhead = backend.template_overhead(task.answer_prefix)
-    return task.generate(1024, 0, 0, backend.tokenizer, overhead)
+    return task.generate(1024, 0, 0, backend.tokenizer)
 
 
 def test_a_vllm_server_continues_the_answer_prefix_others_get_it_appended(

@@ -118,7 +118,8 @@ def test_truncate_cuts_the_context_to_the_window_and_records_it(
     assert main([*args, "--lengths", "2k,8k", "--n", "2", "--truncate", "--db", str(db)]) == 0
     con = duckdb.connect(str(db), read_only=True)
     rows = con.execute(
-        "SELECT e.length, e.truncated, e.prompt_tokens, e.max_new_tokens, "
+        # r.prompt_tokens: what the model read (its own framing, not the allowance)
+        "SELECT e.length, e.truncated, r.prompt_tokens, e.max_new_tokens, "
         "json_extract(e.metadata, '$.truncated_from')::INT "
         "FROM results r JOIN examples e USING (example_id) ORDER BY e.length"
     ).fetchall()

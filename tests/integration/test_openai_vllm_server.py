@@ -120,8 +120,7 @@ async def _collect(backend: OpenAIBackend, prompt: str, max_new: int) -> dict[st
 def test_streams_with_usage_and_the_exact_prompt(vllm_test_server: LoopbackServer) -> None:
     backend = load_openai(_spec(vllm_test_server))
     task = select_tasks("niah_single_1")[0]
-    overhead = backend.template_overhead(task.answer_prefix)
-    example = task.generate(1024, 0, 0, backend.tokenizer, overhead)
+    example = task.generate(1024, 0, 0, backend.tokenizer)
     request = backend.build_request(example, GenerationConfig(max_new_tokens=24))
 
     async def go() -> list[Any]:
@@ -137,7 +136,8 @@ def test_streams_with_usage_and_the_exact_prompt(vllm_test_server: LoopbackServe
     final = chunks[-1]
     assert final.finish_reason in ("stop", "length") and final.text == ""
     assert final.prompt_tokens == backend.tokenizer.count(request.prompt)
-    assert final.prompt_tokens == example.prompt_tokens
+    framing = backend.template_overhead(task.answer_prefix)
+    assert final.prompt_tokens == backend.tokenizer.count(example.user_text) + framing
     texts = [c.text for c in chunks if c.text]
     assert len(texts) >= 2, "the answer must arrive in pieces, not at once"
     assert final.output_tokens is not None and 0 < final.output_tokens <= 24

@@ -31,9 +31,10 @@ def earned_points(score: Score) -> dict[str, float]:
 
 
 def check_fits(example: Example, o200k: Any) -> None:
-    """The prompt and the answer fill the example's length within the budget's tolerance."""
+    """The prompt (with its template allowance) and the answer fill the example's length
+    within the budget's tolerance."""
     length = example.length
-    real = o200k.count(example.user_text) + example.max_new_tokens
+    real = o200k.count(example.user_text) + example.template_overhead + example.max_new_tokens
     tolerance = Budget(length, example.max_new_tokens).tolerance
     assert length - tolerance <= real <= length, (length, real, tolerance)
 
@@ -55,7 +56,7 @@ def check_deterministic_per_seed(task: Any, o200k: Any) -> tuple[Example, Exampl
     b = task.generate(3072, seed=5, index=4, tokenizer=o200k)
     c = task.generate(3072, seed=6, index=4, tokenizer=o200k)
     assert a == b
-    assert a.example_id == task.example_id(3072, 5, 4, "o200k_base", 0)
+    assert a.example_id == task.example_id(3072, 5, 4, "o200k_base")
     assert c.context != a.context
     return a, c
 

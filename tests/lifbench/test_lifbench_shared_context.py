@@ -101,17 +101,17 @@ def test_context_key_names_the_shared_context_without_building(o200k) -> None:  
     keys: dict[str, set[str]] = {}
     for task in select_tasks("lifbench"):
         assert isinstance(task, LifbenchTask)
-        example = task.generate(3072, seed=4, index=1, tokenizer=o200k, overhead=11)
-        key = task.context_key(3072, 4, 1, "o200k_base", 11)
+        example = task.generate(3072, seed=4, index=1, tokenizer=o200k)
+        key = task.context_key(3072, 4, 1, "o200k_base")
         assert key is not None and example.metadata["context_key"] == key
-        assert task.context_key(3072, 4, 9, "o200k_base", 0) == key  # any index, overhead
-        assert task.context_key(3072, 5, 1, "o200k_base", 11) != key
-        assert task.context_key(6144, 4, 1, "o200k_base", 11) != key
-        assert task.context_key(3072, 4, 1, "cl100k_base", 11) != key
+        assert task.context_key(3072, 4, 9, "o200k_base") == key  # any index
+        assert task.context_key(3072, 5, 1, "o200k_base") != key
+        assert task.context_key(6144, 4, 1, "o200k_base") != key
+        assert task.context_key(3072, 4, 1, "cl100k_base") != key
         keys.setdefault(task.scenario, set()).add(key)
     assert all(len(found) == 1 for found in keys.values()), keys
     assert len(set.union(*keys.values())) == 3
-    assert get_task("niah_single_1").context_key(3072, 4, 1, "o200k_base", 0) is None
+    assert get_task("niah_single_1").context_key(3072, 4, 1, "o200k_base") is None
 
 
 @pytest.mark.parametrize("scenario", sorted(SCENARIOS))

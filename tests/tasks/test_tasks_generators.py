@@ -32,7 +32,7 @@ def _within_tolerance(example, tokenizer) -> tuple[int, int]:  # type: ignore[no
 @pytest.mark.parametrize("name", TASKS)
 @pytest.mark.parametrize("length", [4096, 32768])
 def test_gold_present_and_length_within_tolerance(name: str, length: int, o200k) -> None:  # type: ignore[no-untyped-def]
-    example = get_task(name).generate(length, seed=1, index=2, tokenizer=o200k, overhead=11)
+    example = get_task(name).generate(length, seed=1, index=2, tokenizer=o200k)
     total, tolerance = _within_tolerance(example, o200k)
     assert length - tolerance <= total <= length, (total, length, tolerance)
     assert example.prompt_tokens == total - example.max_new_tokens
@@ -62,7 +62,7 @@ def test_deterministic_per_seed_and_varies_with_seed(name: str, o200k) -> None: 
     b = task.generate(2048, seed=5, index=1, tokenizer=o200k)
     c = task.generate(2048, seed=6, index=1, tokenizer=o200k)
     assert a == b
-    assert a.example_id == task.example_id(2048, 5, 1, "o200k_base", 0)
+    assert a.example_id == task.example_id(2048, 5, 1, "o200k_base")
     assert c.example_id != a.example_id
     assert c.context != a.context
     assert name not in RETRIEVAL or c.gold != a.gold

@@ -16,6 +16,7 @@ from textual.content import Content
 from textual.pilot import Pilot
 from textual.widgets import DataTable, Select, Static
 
+from gold_runs import unpairable_runs
 from lctui.analysis.compare import CompareResult, compare
 from lctui.core.lengths import format_length
 from lctui.core.numbers import interval, p_value
@@ -181,3 +182,26 @@ async def test_app_key_opens_the_compare_screen_on_the_first_two_sides(
         assert isinstance(screen, CompareScreen)
         # The conftest database holds one model (gold) in one run: two sides exist.
         assert screen.a is not None and screen.b is not None and screen.a != screen.b
+
+
+@pytest.fixture
+def unpairable(tmp_path: Path) -> tuple[Path, dict[str, str]]:
+    return unpairable_runs(tmp_path)
+
+
+async def test_sides_that_cannot_pair_open_no_comparison_and_say_why(
+    make_app: MakeApp, unpairable: tuple[Path, dict[str, str]]
+) -> None:
+    db, runs = unpairable
+    a, b = f"run:{runs['base']}", f"run:{runs['tokenizer']}"
+    async with make_app(db).run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        screen = CompareScreen(a, b)
+        pilot.app.push_screen(screen)
+        await settle(pilot)
+        header = " ".join(" ".join(rendered(screen.query_one("#compare-header", Static))).split())
+        assert "share no example" in header and "different tokenizers" in header
+        assert "o200k_base" in header and "cl100k_base" in header
+        assert screen.result is None
+        assert screen.query_one("#compare-cells", DataTable).row_count == 0
+        assert not screen.check_action("export", ("md",))

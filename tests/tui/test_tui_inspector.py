@@ -20,16 +20,17 @@ from textual.widgets import Static
 from textual.widgets._footer import FooterKey
 
 from issue15_outputs import add_issue15_generation
+from lctui.analysis.compare import compare
 from lctui.backends import load_backend
 from lctui.backends.embedded import EMBEDDED_NAME
 from lctui.cli import main as cli_main
 from lctui.core.types import Example, Generation, GenerationStatus, Span
-from lctui.engine import RunRequest
+from lctui.engine import Engine, RunRequest
 from lctui.engine.plan import plan_items
 from lctui.scoring import error_score, score_example, score_relation
 from lctui.store import open_store
-from lctui.tasks.tokenizers import reference_tokenizer
-from lctui.tui.app import LctuiApp
+from lctui.store.transfer import import_parquet
+from lctui.tui.app import SAMPLE_RUNS, LctuiApp
 from lctui.tui.screens.inspector import InspectorCommands, InspectorScreen
 from lctui.tui.screens.model_picker import ModelPicker
 from lctui.tui.widgets.prompt_view import PromptView
@@ -209,7 +210,7 @@ async def test_opens_with_title_output_and_rubric(make_app: MakeApp, results_db:
     async with app.run_test(size=(80, 24)) as pilot:
         screen = await open_inspector(pilot, gid)
         view = screen.query_one(PromptView)
-        assert view.border_title == "Prompt (2,017 tokens, needle at 18 %)"
+        assert view.border_title == "Prompt (1,956 tokens, needle at 30 %)"
         assert view.text == screen.record["prompt"] if screen.record else False
         assert prompt_lines(view)[0].startswith("In the text below, variables are set")
         header = str(screen.query_one("#inspector-header", Static).content)
@@ -232,9 +233,9 @@ async def test_opens_with_title_output_and_rubric(make_app: MakeApp, results_db:
 
         await pilot.press("2")
         output = str(screen.query_one("#output-text", Static).content)
-        assert output == "BFYGU, EJYNS, WCIIN, MGUDC, PFTHE"
+        assert output == "ZJRFJ, WAXIA, GWKYZ, AUHOT, CMZNB"
         gold = str(screen.query_one("#output-gold", Static).content)
-        assert gold == "Gold: BFYGU, EJYNS, WCIIN, MGUDC, PFTHE"
+        assert gold == "Gold: ZJRFJ, WAXIA, GWKYZ, AUHOT, CMZNB"
         assert screen.query_one("#output-panel").border_title == "Output: ok"
         keys = {key.description for key in screen.query(FooterKey)}
         assert {"Next", "Gold", "Rescore", "Rerun", "Model", "Copy", "Export", "Back"} <= keys
@@ -279,7 +280,7 @@ async def test_n_and_g_scroll_to_the_marked_spans(make_app: MakeApp, results_db:
         await pilot.press("g")
         assert view.selected == 0
         gold = next(s for s in view.spans if s.kind == "gold")
-        assert view.text[gold.start : gold.end] == "BFYGU"
+        assert view.text[gold.start : gold.end] == "ZJRFJ"
         assert view.border_subtitle == "needle asked 1/5"
 
 
@@ -323,7 +324,7 @@ async def test_palette_and_theme(make_app: MakeApp, results_db: Path) -> None:
         row = view.line_of(view.targets[0].start) - view.scroll_offset.y
 
         def needle_colour() -> str | None:
-            # The selected needle "Set BFYGU to 66482." is painted "Set " + gold + rest.
+            # The selected needle "Set ZJRFJ to 81258." is painted "Set " + gold + rest.
             segments = [s for s in view.render_line(row) if s.text == "Set "]
             colour = segments[0].style.color if segments and segments[0].style else None
             return colour.name if colour else None
@@ -414,12 +415,14 @@ async def test_rerun_requests_reproduce_the_example(
     async with app.run_test(size=(80, 24)) as pilot:
         screen = await open_inspector(pilot, ok)
         await pilot.press("r")  # stored already: a deliberate new attempt under the same key
+        await settle(pilot)
         (again,) = started
         assert again.retry_stored and list(again.example_indices()) == [screen.record["idx"]]
 
         app.pop_screen()
         screen = await open_inspector(pilot, failed)
         await pilot.press("r")  # every attempt failed: an ordinary resume retries it
+        await settle(pilot)
         request = started[-1]
         assert not request.retry_stored
         record = screen.record
@@ -427,26 +430,75 @@ async def test_rerun_requests_reproduce_the_example(
         assert [m.name for m in request.models] == ["gold"] and request.n == 1
         assert request.lengths == [2048] and request.seed == 0
         spec = request.models[0]
-        backend = load_backend(spec, request.tokenizer)
-        tokenizer = reference_tokenizer(request.tokenizer or "o200k_base")
-        (item,) = plan_items(request, spec, backend, tokenizer)
+        (item,) = plan_items(request, spec, load_backend(spec, request.tokenizer))
         assert item.example_id == record["example_id"]
         stored_key = fetch_one(app, "SELECT gen_key FROM generations WHERE generation_id = ?", [ok])
         assert item.gen_key == stored_key  # so the engine would skip or retry that very key
-        example = item.task.generate(2048, 0, record["idx"], tokenizer, record["template_overhead"])
-        assert example.context == record["context"] and example.index == record["idx"]
+        # The stored example itself, never rebuilt.
+        assert item.prebuilt is not None and item.prebuilt.context == record["context"]
 
         await pilot.press("m")
         await pilot.pause()
         assert isinstance(app.screen, ModelPicker)
         assert "gold" not in [m.name for m in app.screen.models]
         await pilot.press("enter")  # the first choice: the embedded model
-        await pilot.pause()
+        await settle(pilot)
         assert [m.name for m in started[-1].models] == [EMBEDDED_NAME]
-        overhead = record["template_overhead"]
-        task = started[-1].tasks[0]
-        index = record["idx"]
-        assert task.example_id(2048, 0, index, "o200k_base", overhead) == record["example_id"]
+        (example,) = started[-1].examples
+        assert example.example_id == record["example_id"]
+        assert example.context == record["context"] and example.gold == tuple(record["gold"])
+
+
+@pytest.fixture
+def samples_db(tmp_path: Path) -> Path:
+    """The shipped sample runs of SmolLM2, imported as the app does on first launch."""
+    db = tmp_path / "samples.duckdb"
+    with open_store(db) as store:
+        assert import_parquet(store, SAMPLE_RUNS / "smollm2-synthetic") > 0
+    return db
+
+
+async def test_rerun_on_another_model_reads_the_stored_example(
+    make_app: MakeApp, samples_db: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`m` on a SmolLM2 sample, then gold: gold answers that very example (never one
+    rebuilt for its own prompt format), so the two generations pair in a comparison."""
+    sample = generation_id(samples_db, "niah_single_1", 1024)
+    app = make_app(samples_db)
+    started: list[RunRequest] = []
+    monkeypatch.setattr(app, "start_run", started.append)
+    async with app.run_test(size=(80, 24)) as pilot:
+        screen = await open_inspector(pilot, sample)
+        record = screen.record
+        assert record is not None and record["model"] == EMBEDDED_NAME
+        await pilot.press("m")
+        await pilot.pause()
+        assert isinstance(app.screen, ModelPicker)
+        assert app.screen.models[0].name == "gold"
+        await pilot.press("enter")
+        await settle(pilot)
+    (request,) = started
+    with open_store(samples_db) as store:
+        examples_before = fetch_count(store, "SELECT count(*) FROM examples")
+        outcome = await Engine(store, load_backend, lambda event: None).run(request)
+        assert outcome.done == 1 and outcome.errors == 0
+        gold_example = fetch_count(
+            store, "SELECT example_id FROM results WHERE model = 'gold'", value=str
+        )
+        assert gold_example == record["example_id"]
+        assert fetch_count(store, "SELECT count(*) FROM examples") == examples_before
+        result = compare(store, EMBEDDED_NAME, "gold")
+    assert sum(c.n for c in result.cells) == 1 and result.cells[0].mean_b == 1.0
+
+
+def fetch_count(store: Any, sql: str, value: Callable[[Any], Any] = int) -> Any:
+    cur = store.cursor()
+    try:
+        row = cur.execute(sql).fetchone()
+    finally:
+        cur.close()
+    assert row is not None
+    return value(row[0])
 
 
 async def test_a_550k_character_prompt_opens_and_jumps(make_app: MakeApp, results_db: Path) -> None:

@@ -184,6 +184,27 @@ async def test_bad_numbers_and_an_unreachable_url_are_refused(make_app: Any) -> 
         assert app.screen is screen
 
 
+async def test_the_tokenizer_choice_goes_into_the_run(make_app: Any) -> None:
+    """F7 picks what examples count with: the tasks' default unless a reference tokenizer
+    (every model reads the same examples) or each model's own is chosen."""
+    app = make_app()
+    async with app.run_test(size=(80, 24)) as pilot:
+        screen = await _launch(pilot)
+        screen.query_one("#models", SelectionList).select("gold")
+        await _tick_tasks(pilot, screen, ["vt"])
+        request = await screen.validate()
+        assert request is not None and request.tokenizer is None
+        assert "--tokenizer" not in request.command["argv"]  # type: ignore[operator]
+        await pilot.press("f7")
+        assert screen.focused is screen.query_one("#tokenizer")
+        await pilot.press("enter", "down", "enter")  # the first reference tokenizer
+        await pilot.pause()
+        request = await screen.validate()
+        assert request is not None and request.tokenizer == "o200k_base"
+        argv = request.command["argv"]
+        assert isinstance(argv, list) and argv[-2:] == ["--tokenizer", "o200k_base"]
+
+
 async def test_a_checkpoint_added_by_path_limits_lengths_by_its_config(
     make_app: Any, tmp_path: Path
 ) -> None:

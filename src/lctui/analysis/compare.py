@@ -24,6 +24,7 @@ import numpy.typing as npt
 import pyarrow.compute as pc
 
 from lctui.analysis import stats
+from lctui.analysis.pairing import NoPairs, explain_no_pairs
 from lctui.core.errors import UserInputError
 from lctui.store import queries
 from lctui.store.db import Store
@@ -279,7 +280,10 @@ def compare(
     seed: int = 0,
     changed_limit: int = CHANGED_LIMIT,
 ) -> CompareResult:
-    """Compare side `a` with side `b` (A - B), cell by cell."""
+    """Compare side `a` with side `b` (A - B), cell by cell.
+
+    Raises NoPairs, saying why, when no example was scored on both sides.
+    """
     cur = store.cursor()
     try:
         side_a, side_b = resolve_side(cur, a), resolve_side(cur, b)
@@ -328,6 +332,10 @@ def compare(
     names = [f.name for f in fields(ChangedExample)]
     in_order = sorted(by_kind["changed"], key=lambda r: r["rank"])  # joins do not keep it
     changed = [ChangedExample(**{name: r[name] for name in names}) for r in in_order]
+    if not cells:  # nothing to compare: say why instead of an empty comparison
+        errors = (totals["errors_a"], totals["errors_b"])
+        unscored = (totals["unscored_a"], totals["unscored_b"])
+        raise NoPairs(explain_no_pairs(store, side_a, side_b, errors, unscored))
     return CompareResult(side_a, side_b, cells, threshold=threshold, changed=changed, **totals)
 
 

@@ -28,11 +28,12 @@ def tokenizer_identity(hf_tokenizer: Any) -> str:
 class HFTokenizer:
     """A Hugging Face tokenizer behind the `Tokenizer` protocol (no special tokens added).
 
-    Its name defaults to `tokenizer_identity` of the tokenizer.
+    Its name is always `tokenizer_identity` of the tokenizer, never a model's name: one
+    name per tokenizer, wherever it is loaded from.
     """
 
-    def __init__(self, hf_tokenizer: Any, name: str | None = None) -> None:
-        self.name = name or tokenizer_identity(hf_tokenizer)
+    def __init__(self, hf_tokenizer: Any) -> None:
+        self.name = tokenizer_identity(hf_tokenizer)
         self.hf = hf_tokenizer
         # Fast tokenizers mutate their Rust state per call ("Already borrowed" across threads).
         self.lock = threading.Lock()

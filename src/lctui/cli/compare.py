@@ -62,14 +62,6 @@ def cmd_compare(args: argparse.Namespace) -> int:
             resamples=args.resamples,
             seed=args.seed,
         )
-    if not result.cells:
-        unscored = result.unscored_a + result.unscored_b
-        missing = f", {unscored} without a score (lctui rescore)" if unscored else ""
-        raise UserInputError(
-            f"{args.a} and {args.b} share no scored example ({result.only_a} only in A, "
-            f"{result.only_b} only in B, {result.errors_a + result.errors_b} failed{missing}): "
-            "run both on the same tasks, lengths and seed"
-        )
     if args.format == "json":
         emit(json.dumps(result.as_dict(), indent=2) + "\n", args.out)
     elif args.format == "md":

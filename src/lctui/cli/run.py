@@ -24,6 +24,7 @@ from lctui.core.lengths import format_length, parse_lengths
 from lctui.core.paths import data_dir, default_db_path
 from lctui.core.types import ModelSpec
 from lctui.engine import Engine, RunOutcome, RunRequest
+from lctui.engine.plan import check_tokenizer_choice
 from lctui.store import Store, open_store
 from lctui.store.db import MEMORY
 from lctui.tasks import select_tasks
@@ -85,8 +86,10 @@ def _run_options(p: argparse.ArgumentParser) -> None:
     p.add_argument(
         "--tokenizer",
         metavar="NAME",
-        help="build contexts with a reference tokenizer (o200k_base, cl100k_base) instead of "
-        "each model's own",
+        help="count every example with a reference tokenizer (o200k_base, cl100k_base): all "
+        "models then read the same examples; 'model': each model counts with its own. "
+        "Default: the tokenizer of the task's paper where it fixes one (LIFBench: o200k_base), "
+        "else each model's own",
     )
     p.add_argument(
         "--truncate",
@@ -186,10 +189,11 @@ def cmd_run(args: argparse.Namespace) -> int:
     )
     if args.judge_batch and not args.judge:
         raise UserInputError("--judge-batch needs --judge MODEL")
-    if args.tokenizer:
+    check_tokenizer_choice(args.tokenizer)  # before loading any model
+    if request.reference_tokenizer:
         from lctui.tasks.tokenizers import reference_tokenizer
 
-        reference_tokenizer(args.tokenizer)  # reject an unknown name before loading models
+        reference_tokenizer(request.reference_tokenizer)  # its vocabulary, before any model
     # Shared: the file is held only during each flush, so the TUI can browse it meanwhile.
     store = open_store(db, shared=True)
     try:
@@ -197,6 +201,8 @@ def cmd_run(args: argparse.Namespace) -> int:
             f"[bold]lctui run[/]: {len(models)} model(s) x {len(tasks)} task(s) x "
             f"{len(lengths)} length(s) x {args.n} -> {db}"
         )
+        for line in tokenizer_notes(request):
+            console.print(line)
         for spec in models:
             if spec.reference:
                 console.print(
@@ -215,6 +221,21 @@ def cmd_run(args: argparse.Namespace) -> int:
     if outcome.cancelled:
         return 130
     return 1 if outcome.errors else 0
+
+
+def tokenizer_notes(request: RunRequest) -> list[str]:
+    """Which tasks count with a paper's tokenizer by default (said, as it is not asked)."""
+    if request.tokenizer is not None:
+        return []
+    by_tokenizer: dict[str, list[str]] = {}
+    for task in request.tasks:
+        if task.paper_tokenizer:
+            by_tokenizer.setdefault(task.paper_tokenizer, []).append(task.name)
+    return [
+        f"{len(names)} task(s) ({', '.join(names[:3])}{', ...' if len(names) > 3 else ''}) "
+        f"count with {name}, as their paper does (--tokenizer model: each model's own)"
+        for name, names in by_tokenizer.items()
+    ]
 
 
 def _models(names: Sequence[str], config: Config) -> list[ModelSpec]:

@@ -63,7 +63,10 @@ class Example:
     answer_prefix: str
     gold: tuple[str, ...]
     max_new_tokens: int
-    prompt_tokens: int  # tokens of the plain prompt (+ template overhead) as built
+    prompt_tokens: int  # tokens of the user text + template_overhead, as built
+    # Tokens the budget reserved for the model's template: the fixed allowance
+    # (tasks.budget.TEMPLATE_ALLOWANCE), the same for every model; examples stored
+    # before it hold the template size of the model they were built for.
     template_overhead: int = 0
     depth: float | None = None  # needle depth in percent of the context, if any
     spans: tuple[Span, ...] = ()

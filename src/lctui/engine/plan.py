@@ -2,6 +2,12 @@
 
 Keys are computed without building any example (ids are hashes of the inputs), so
 resuming a 128K run skips stored work before paying for a single haystack.
+
+Every model that counts with the same tokenizer reads the same examples: an example
+reserves a fixed template allowance (tasks.budget.TEMPLATE_ALLOWANCE) instead of the
+model's own framing, so its id names no model. The window is checked per model: its
+prompt plus answer take `length - allowance + framing` tokens, where `framing` is what
+its template adds (backend.template_overhead).
 """
 
 from __future__ import annotations
@@ -14,8 +20,16 @@ from lctui.core.events import CellKey
 from lctui.core.hashing import stable_hash
 from lctui.core.lengths import format_length
 from lctui.core.protocols import Backend, Tokenizer
-from lctui.core.types import GenerationConfig, ModelSpec
+from lctui.core.types import Example, GenerationConfig, ModelSpec
+from lctui.tasks import get_task
 from lctui.tasks.base import Task
+from lctui.tasks.budget import TEMPLATE_ALLOWANCE
+from lctui.tasks.tokenizers import REFERENCE_TOKENIZERS, reference_tokenizer
+
+# `--tokenizer model`: every task counts with each model's own tokenizer, also the
+# tasks whose paper fixes one (Task.paper_tokenizer).
+MODEL_TOKENIZER = "model"
+TOKENIZER_CHOICES = (*REFERENCE_TOKENIZERS, MODEL_TOKENIZER)
 
 
 @dataclass(frozen=True)
@@ -27,7 +41,9 @@ class RunRequest:
     lengths: Sequence[int]
     n: int = 10
     seed: int = 0
-    tokenizer: str | None = None  # a reference tokenizer instead of each model's own
+    # A reference tokenizer every example counts with, MODEL_TOKENIZER for each model's
+    # own, or None: each task's paper tokenizer where it has one, else the model's own.
+    tokenizer: str | None = None
     truncate: bool = False
     temperature: float = 0.0
     command: dict[str, object] = field(default_factory=dict)
@@ -35,9 +51,17 @@ class RunRequest:
     retry_stored: bool = False  # run even keys already stored (a deliberate re-run)
     judge: ModelSpec | None = None  # an LLM judge for examples that ask for one
     judge_batch: bool = False  # judge through the OpenAI Batch API (openai judges)
+    # Stored examples to run exactly as they are (the inspector's re-runs): when given,
+    # they are the run's work instead of tasks x lengths x indices, and none is rebuilt.
+    examples: Sequence[Example] = ()
 
     def example_indices(self) -> Sequence[int]:
         return self.indices if self.indices is not None else range(self.n)
+
+    @property
+    def reference_tokenizer(self) -> str | None:
+        """The reference tokenizer named for the whole run, if one is (what gold counts with)."""
+        return self.tokenizer if self.tokenizer in REFERENCE_TOKENIZERS else None
 
 
 @dataclass(frozen=True)
@@ -55,8 +79,11 @@ class WorkItem:
     config: GenerationConfig
     config_hash: str
     build_length: int  # the length the example is built at (before truncation)
-    truncate_to: int | None  # prompt-token limit when the length exceeds the window
+    truncate_to: int | None  # limit on the example's prompt_tokens when it exceeds the window
     context_key: str | None = None  # examples with the same key share a long prompt prefix
+    # Builds (or truncates) the example; None only for a prebuilt one left as it is.
+    tokenizer: Tokenizer | None = None
+    prebuilt: Example | None = None  # a stored example, run as it is (never rebuilt)
 
 
 def generation_key(fingerprint: str, example_id: str, config_hash: str) -> str:
@@ -78,39 +105,138 @@ def prompt_format(spec: ModelSpec) -> str:
     return str(spec.params.get("prompt_format", "auto"))
 
 
-def check_window(spec: ModelSpec, backend: Backend, lengths: Sequence[int], truncate: bool) -> None:
-    """Refuse lengths above the model's window unless truncation was asked for."""
-    too_long = [n for n in lengths if n > backend.max_context]
-    if too_long and not truncate:
-        shown = ", ".join(format_length(n) for n in too_long)
+def counting_tokenizer(request_tokenizer: str | None, task: Task) -> str | None:
+    """The reference tokenizer a task's examples count with in a run; None: the model's own.
+
+    A tokenizer the user names wins; otherwise the one the task's paper counts with.
+    """
+    if request_tokenizer == MODEL_TOKENIZER:
+        return None
+    return request_tokenizer or task.paper_tokenizer
+
+
+def check_tokenizer_choice(name: str | None) -> None:
+    """Refuse an unknown `--tokenizer` before any model loads."""
+    if name is not None and name not in TOKENIZER_CHOICES:
         raise UserInputError(
-            f"model {spec.name} has a window of {backend.max_context} tokens "
-            f"({format_length(backend.max_context)}); the length(s) {shown} do not fit. "
-            f"Choose lengths up to {format_length(backend.max_context)}, or pass --truncate "
-            f"to cut the end of each context to fit (recorded per example)."
+            f"unknown tokenizer {name!r}: use {', '.join(REFERENCE_TOKENIZERS)} (every model "
+            f"counts with it), or {MODEL_TOKENIZER} (each model counts with its own)"
         )
 
 
-def plan_items(
-    request: RunRequest, spec: ModelSpec, backend: Backend, tokenizer: Tokenizer
-) -> list[WorkItem]:
+def stored_length(example: Example) -> int:
+    """The budget a stored example fills: its prompt as counted plus its answer reserve
+    (its length, or less once truncated, so a truncated one is not cut again)."""
+    return example.prompt_tokens + example.max_new_tokens
+
+
+def window_need(length: int, allowance: int, framing: int) -> int:
+    """Tokens a model's prompt and answer reserve take for an example built at `length`
+    with `allowance` tokens reserved for the template, when its template takes `framing`."""
+    return length - allowance + framing
+
+
+@dataclass(frozen=True)
+class _Target:
+    """Something a model must fit: a length of a task, or a stored example."""
+
+    task: str
+    length: int
+    answer_prefix: str
+    allowance: int
+    answer_tokens: int
+
+
+def _targets(request: RunRequest) -> list[_Target]:
+    if request.examples:
+        return [
+            _Target(
+                e.task, stored_length(e), e.answer_prefix, e.template_overhead, e.max_new_tokens
+            )
+            for e in request.examples
+        ]
+    return [
+        _Target(t.name, n, t.answer_prefix, TEMPLATE_ALLOWANCE, t.answer_tokens(n))
+        for t in request.tasks
+        for n in request.lengths
+    ]
+
+
+def check_window(spec: ModelSpec, backend: Backend, request: RunRequest) -> None:
+    """Refuse what does not fit the model's window, unless truncation was asked for.
+
+    An example reserves `allowance` tokens for the template; the model's own takes
+    `framing`, so at `length` its prompt and answer need `length - allowance + framing`.
+    """
+    if request.truncate:
+        return
+    window = backend.max_context
+    fmt = prompt_format(spec)
+    over: dict[int, int] = {}  # length -> the most it needs there
+    largest_fit: int | None = None
+    framing_over: tuple[str, int, int] | None = None  # a task whose framing > its allowance
+    for target in _targets(request):
+        framing = backend.template_overhead(target.answer_prefix, fmt)
+        need = window_need(target.length, target.allowance, framing)
+        if need <= window:
+            continue
+        over[target.length] = max(need, over.get(target.length, 0))
+        fit = window + target.allowance - framing
+        largest_fit = fit if largest_fit is None else min(largest_fit, fit)
+        if framing > target.allowance and framing_over is None:
+            framing_over = (target.task, framing, target.allowance)
+    if not over:
+        return
+    shown = ", ".join(
+        f"{format_length(n)} (prompt and answer: {need} tokens)" for n, need in sorted(over.items())
+    )
+    why = ""
+    if framing_over is not None:
+        task, framing, allowance = framing_over
+        why = (
+            f" Its prompt template takes {framing} tokens ({task}), more than the {allowance} "
+            "every example reserves for one, so a length needs that much more room."
+        )
+    raise UserInputError(
+        f"model {spec.name} has a window of {window} tokens ({format_length(window)}); "
+        f"the length(s) {shown} do not fit.{why} Choose lengths up to {largest_fit} tokens, "
+        "or pass --truncate to cut the end of each context to fit (recorded per example)."
+    )
+
+
+def truncation_limit(
+    backend: Backend, length: int, allowance: int, framing: int, answer_tokens: int
+) -> int | None:
+    """The limit on an example's prompt_tokens (user text + allowance) that makes the
+    model's prompt (user text + framing) and answer fit its window; None when it fits."""
+    if window_need(length, allowance, framing) <= backend.max_context:
+        return None
+    return backend.max_context - answer_tokens - framing + allowance
+
+
+def plan_items(request: RunRequest, spec: ModelSpec, backend: Backend) -> list[WorkItem]:
     """The work items of one model, in the order they should run.
 
     Examples that share a context (Task.context_key: all LIFBench instructions over one
     list or document) come back to back, across tasks, so a server's prefix cache hits;
     otherwise tasks come in the order asked and, within a task, lengths ascend.
     """
+    if request.examples:
+        return group_by_context(_prebuilt_items(request, spec, backend))
+    fmt = prompt_format(spec)
     items: list[WorkItem] = []
     for task in request.tasks:
-        overhead = backend.template_overhead(task.answer_prefix, prompt_format(spec))
+        framing = backend.template_overhead(task.answer_prefix, fmt)
+        name = counting_tokenizer(request.tokenizer, task)
+        tokenizer = reference_tokenizer(name) if name else backend.tokenizer
         for length in request.lengths:
             config = generation_config(spec, task, request.temperature, length)
             config_hash = stable_hash(config.as_dict())
-            build_length, truncate_to = length, None
-            if length > backend.max_context:
-                truncate_to = backend.max_context - config.max_new_tokens
+            truncate_to = truncation_limit(
+                backend, length, TEMPLATE_ALLOWANCE, framing, config.max_new_tokens
+            )
             for index in request.example_indices():
-                example_id = task.example_id(length, request.seed, index, tokenizer.name, overhead)
+                example_id = task.example_id(length, request.seed, index, tokenizer.name)
                 if truncate_to is not None:
                     example_id = f"{example_id}-t{truncate_to}"
                 items.append(
@@ -125,14 +251,75 @@ def plan_items(
                         gen_key=generation_key(backend.fingerprint, example_id, config_hash),
                         config=config,
                         config_hash=config_hash,
-                        build_length=build_length,
+                        build_length=length,
                         truncate_to=truncate_to,
-                        context_key=task.context_key(
-                            length, request.seed, index, tokenizer.name, overhead
-                        ),
+                        context_key=task.context_key(length, request.seed, index, tokenizer.name),
+                        tokenizer=tokenizer,
                     )
                 )
     return group_by_context(items)
+
+
+def _prebuilt_items(request: RunRequest, spec: ModelSpec, backend: Backend) -> list[WorkItem]:
+    """Work items for stored examples: their ids are the stored ones (so their keys are
+    those of the original generations on the same model), and nothing is rebuilt."""
+    tasks = {t.name: t for t in request.tasks}
+    fmt = prompt_format(spec)
+    items: list[WorkItem] = []
+    for example in request.examples:
+        task = tasks.get(example.task) or get_task(example.task)
+        config = GenerationConfig(
+            max_new_tokens=example.max_new_tokens,
+            temperature=request.temperature,
+            prompt_format=fmt,
+        )
+        config_hash = stable_hash(config.as_dict())
+        framing = backend.template_overhead(example.answer_prefix, fmt)
+        truncate_to = truncation_limit(
+            backend,
+            stored_length(example),
+            example.template_overhead,
+            framing,
+            example.max_new_tokens,
+        )
+        example_id, tokenizer = example.example_id, None
+        if truncate_to is not None:
+            example_id = f"{example_id}-t{truncate_to}"
+            tokenizer = _tokenizer_named(example.tokenizer, backend)
+        items.append(
+            WorkItem(
+                cell=CellKey(spec.name, example.task, example.length),
+                model=spec,
+                task=task,
+                length=example.length,
+                seed=example.seed,
+                index=example.index,
+                example_id=example_id,
+                gen_key=generation_key(backend.fingerprint, example_id, config_hash),
+                config=config,
+                config_hash=config_hash,
+                build_length=example.length,
+                truncate_to=truncate_to,
+                context_key=task.context_key(
+                    example.length, example.seed, example.index, example.tokenizer
+                ),
+                tokenizer=tokenizer,
+                prebuilt=example,
+            )
+        )
+    return items
+
+
+def _tokenizer_named(name: str, backend: Backend) -> Tokenizer:
+    """The tokenizer a stored example was counted with (to truncate it on this model)."""
+    if name in REFERENCE_TOKENIZERS:
+        return reference_tokenizer(name)
+    if backend.tokenizer.name == name:
+        return backend.tokenizer
+    raise UserInputError(
+        f"this example was counted with tokenizer {name}, which this model does not have, "
+        "so it cannot be cut to the model's window: choose a model with a larger window"
+    )
 
 
 def group_by_context(items: Sequence[WorkItem]) -> list[WorkItem]:

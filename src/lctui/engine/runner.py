@@ -29,7 +29,7 @@ from lctui.core.events import (
     RunFinished,
     RunPlanned,
 )
-from lctui.core.protocols import Backend, Tokenizer
+from lctui.core.protocols import Backend
 from lctui.core.types import (
     Example,
     Generation,
@@ -41,7 +41,6 @@ from lctui.engine.judging import Judging
 from lctui.engine.plan import RunRequest, WorkItem, check_window, plan_items
 from lctui.scoring import error_score, score_example
 from lctui.tasks.base import truncate_example
-from lctui.tasks.tokenizers import reference_tokenizer
 
 FLUSH_EVERY_S = 1.0
 
@@ -85,7 +84,6 @@ class RunOutcome:
 class _Model:
     spec: ModelSpec
     backend: Backend
-    tokenizer: Tokenizer
     items: list[WorkItem]
 
 
@@ -129,8 +127,9 @@ class Engine:
             return RunOutcome(None, len(all_items), len(stored), 0, 0, False)
         run_id = time.strftime("%Y%m%d-%H%M%S-") + uuid.uuid4().hex[:6]
         for m in models:
+            # The model's own tokenizer: what its examples count with is per example.
             self._store.add_model(
-                m.spec, m.backend.fingerprint, m.tokenizer.name, m.backend.max_context
+                m.spec, m.backend.fingerprint, m.backend.tokenizer.name, m.backend.max_context
             )
         self._store.start_run(run_id, request.command)
         self._store.flush()
@@ -182,16 +181,13 @@ class Engine:
         loaded: list[Backend] = []  # closed again if a later model or length is refused
         try:
             for spec in request.models:
-                backend = await asyncio.to_thread(self._load_backend, spec, request.tokenizer)
-                loaded.append(backend)
-                check_window(spec, backend, request.lengths, request.truncate)
-                tokenizer = (
-                    reference_tokenizer(request.tokenizer)
-                    if request.tokenizer
-                    else backend.tokenizer
+                backend = await asyncio.to_thread(
+                    self._load_backend, spec, request.reference_tokenizer
                 )
-                items = plan_items(request, spec, backend, tokenizer)
-                models.append(_Model(spec, backend, tokenizer, items))
+                loaded.append(backend)
+                check_window(spec, backend, request)
+                items = plan_items(request, spec, backend)
+                models.append(_Model(spec, backend, items))
         except BaseException:
             await _close_all(loaded)
             raise
@@ -234,19 +230,22 @@ class Engine:
             del self._uses[example_id]
 
     async def _example(self, item: WorkItem, model: _Model) -> Example:
-        """Build (or reuse) the example of a work item in a thread."""
+        """Build (or reuse) the example of a work item in a thread; a prebuilt (stored)
+        example is used as it is, cut to the window only if the item says so."""
         future = self._examples.get(item.example_id)
         if future is None:
-            overhead = model.backend.template_overhead(
-                item.task.answer_prefix, item.config.prompt_format
-            )
 
             def build() -> Example:
-                example = item.task.generate(
-                    item.build_length, item.seed, item.index, model.tokenizer, overhead
-                )
+                if item.prebuilt is not None:
+                    example = item.prebuilt
+                else:
+                    assert item.tokenizer is not None  # planned with one
+                    example = item.task.generate(
+                        item.build_length, item.seed, item.index, item.tokenizer
+                    )
                 if item.truncate_to is not None:
-                    example = truncate_example(example, item.truncate_to, model.tokenizer)
+                    assert item.tokenizer is not None  # planned with one to truncate
+                    example = truncate_example(example, item.truncate_to, item.tokenizer)
                 return example
 
             future = asyncio.ensure_future(asyncio.to_thread(build))

@@ -12,7 +12,7 @@ from lctui.core.errors import UserInputError
 from lctui.core.hashing import seed_from, stable_hash
 from lctui.core.protocols import Tokenizer
 from lctui.core.types import Example, ParamSpec, Span, TaskInfo
-from lctui.tasks.budget import Budget
+from lctui.tasks.budget import TEMPLATE_ALLOWANCE, Budget
 
 UUID_PATTERN = r"\b[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}\b"
 
@@ -39,6 +39,9 @@ class Task(ABC):
     suite: ClassVar[str] = "ruler"
     metric: ClassVar[str] = "string_match_all"
     param_help: ClassVar[Mapping[str, str]] = {}
+    # The tokenizer the suite's paper counts lengths with (LIFBench: o200k_base); its
+    # examples count with it unless the run names a tokenizer. None: the model's own.
+    paper_tokenizer: ClassVar[str | None] = None
 
     def __init__(
         self,
@@ -88,19 +91,20 @@ class Task(ABC):
             ),
         )
 
-    def generate(
-        self, length: int, seed: int, index: int, tokenizer: Tokenizer, overhead: int = 0
-    ) -> Example:
+    def generate(self, length: int, seed: int, index: int, tokenizer: Tokenizer) -> Example:
         """Build example `index` of this task at `length` tokens for `tokenizer`.
 
-        `overhead` is the number of tokens the model's prompt format adds (chat
-        template, answer prefix), so that the whole prompt plus the reserved answer
-        tokens fits `length`.
+        The user text is fitted to `length` minus the answer reserve and the template
+        allowance (TEMPLATE_ALLOWANCE, the same for every model), so the example and
+        its id depend only on (task, params, length, seed, index, tokenizer): every
+        model counting with the same tokenizer reads the same text.
         """
-        identity = self._identity(length, seed, index, tokenizer.name, overhead)
+        identity = self._identity(length, seed, index, tokenizer.name)
         rng = random.Random(seed_from(*identity))
         answer_tokens = self.answer_tokens(length)
-        budget = Budget(length=length, reserve=answer_tokens, overhead=overhead, seed=seed)
+        budget = Budget(
+            length=length, reserve=answer_tokens, overhead=TEMPLATE_ALLOWANCE, seed=seed
+        )
         draft = self.build(rng, budget, tokenizer, index)
         return Example(
             example_id=stable_hash(*identity),
@@ -118,28 +122,24 @@ class Task(ABC):
             answer_prefix=self.answer_prefix,
             gold=draft.gold,
             max_new_tokens=answer_tokens,
-            prompt_tokens=draft.tokens + overhead,
-            template_overhead=overhead,
+            prompt_tokens=draft.tokens + TEMPLATE_ALLOWANCE,
+            template_overhead=TEMPLATE_ALLOWANCE,
             depth=draft.depth,
             spans=draft.spans,
             metadata={"metric": self.metric, "scorer": "recall", **draft.metadata},
         )
 
-    def example_id(self, length: int, seed: int, index: int, tokenizer: str, overhead: int) -> str:
+    def example_id(self, length: int, seed: int, index: int, tokenizer: str) -> str:
         """The id `generate` would give, without building the example (for resume)."""
-        return stable_hash(*self._identity(length, seed, index, tokenizer, overhead))
+        return stable_hash(*self._identity(length, seed, index, tokenizer))
 
-    def context_key(
-        self, length: int, seed: int, index: int, tokenizer_name: str, overhead: int
-    ) -> str | None:
+    def context_key(self, length: int, seed: int, index: int, tokenizer_name: str) -> str | None:
         """A name for the context example `index` shares with others (they share a long
         prompt prefix), without building it; None when its context is its own."""
         return None
 
-    def _identity(
-        self, length: int, seed: int, index: int, tokenizer: str, overhead: int
-    ) -> tuple[object, ...]:
-        return (self.name, self.params, length, seed, index, tokenizer, overhead)
+    def _identity(self, length: int, seed: int, index: int, tokenizer: str) -> tuple[object, ...]:
+        return (self.name, self.params, length, seed, index, tokenizer, TEMPLATE_ALLOWANCE)
 
     @abstractmethod
     def build(self, rng: random.Random, budget: Budget, tokenizer: Tokenizer, index: int) -> Draft:
@@ -151,6 +151,8 @@ def truncate_example(example: Example, max_prompt_tokens: int, tokenizer: Tokeni
 
     Used when the user asks for `--truncate` and the length exceeds the model's
     window; the example keeps its id plus a suffix, and says it was truncated.
+    `max_prompt_tokens` bounds the example's own count (`prompt_tokens`: the user text
+    plus its template allowance), as engine/plan.py works it out from the window.
     """
     excess = example.prompt_tokens - max_prompt_tokens
     if excess <= 0:

@@ -23,15 +23,25 @@ from lctui.core.protocols import Tokenizer
 TOLERANCE_FRACTION = 0.005
 TOLERANCE_MIN_TOKENS = 8
 _MAX_VERIFICATIONS = 6
+# Tokens every example reserves for the model's prompt framing (chat template around
+# one user turn, assistant header, answer prefix), the same for every model, so an
+# example (and its id) never depends on which model reads it and all models read the
+# same text. Common templates need less: SmolLM2 (ChatML with its default system
+# line) 32 with "Answer:", Llama 3.1 (dated system block) about 35, Qwen2.5 (default
+# system line) about 30, Gemma, Mistral and Phi-3 under 15, plain prompts 2-3. 64
+# covers them with room for longer answer prefixes. A model whose framing needs more
+# is refused at lengths where `length - allowance + framing` exceeds its window
+# (engine/plan.py); below its window it reads a prompt that many tokens longer.
+TEMPLATE_ALLOWANCE = 64
 
 
 @dataclass(frozen=True)
 class Budget:
-    """Token budget of one example: prompt + template + reserved answer tokens <= length."""
+    """Token budget of one example: user text + template allowance + answer reserve <= length."""
 
     length: int
     reserve: int
-    overhead: int = 0
+    overhead: int = 0  # tokens reserved for the template (Task.generate: TEMPLATE_ALLOWANCE)
     # The run's seed: tasks whose examples share material per seed (LIFBench's one
     # context per scenario) read it here; the example's own rng is derived from it too.
     seed: int = 0

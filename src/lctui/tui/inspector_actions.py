@@ -13,7 +13,7 @@ from typing import Any
 
 from lctui.backends import builtin_models
 from lctui.core.errors import StoreError
-from lctui.core.types import ModelSpec, Score
+from lctui.core.types import Example, ModelSpec, Score
 from lctui.engine import RunRequest
 from lctui.scoring import score_example
 from lctui.store import Store
@@ -43,49 +43,46 @@ def model_choices(
     return out
 
 
-def rerun_request(
-    record: Record, spec: ModelSpec, retry_stored: bool = False
-) -> tuple[RunRequest, str | None]:
-    """A RunRequest for exactly this example on `spec`, and a warning if it cannot be.
+def stored_example(store: Store, record: Record) -> Example:
+    """The example of a generation as stored, to re-run it exactly (blocking: a thread)."""
+    example = load_example(store, str(record["example_id"]))
+    if example is None:
+        raise StoreError(
+            f"example {record['example_id']} is not stored in this file, so it cannot be "
+            "re-run exactly"
+        )
+    return example
 
-    The example is rebuilt from (task, params, length, seed, index, tokenizer); an
-    example built with a reference tokenizer is rebuilt with it, else with the
-    model's own tokenizer (so on another model the text may differ).
+
+def rerun_request(
+    record: Record, example: Example, spec: ModelSpec, retry_stored: bool = False
+) -> tuple[RunRequest, str | None]:
+    """A RunRequest for exactly this stored example on `spec`, and a note if there is one.
+
+    The engine runs the stored example as it is (never rebuilt), so a re-run on another
+    model reads the very text, needles and gold of the original and pairs with it.
     """
-    task = get_task(str(record["task"])).with_params(dict(record["params"] or {}))
-    tokenizer = record["tokenizer"] if record["tokenizer"] in REFERENCE_TOKENIZERS else None
     config = record.get("config") or {}
     request = RunRequest(
         models=[spec],
-        tasks=[task],
-        lengths=[int(record["length"])],
+        tasks=[get_task(example.task)],
+        lengths=[example.length],
         n=1,
-        indices=[int(record["idx"])],
+        indices=[example.index],
         retry_stored=retry_stored,
-        seed=int(record["seed"]),
-        tokenizer=tokenizer,
-        truncate=bool(record.get("truncated")),
+        seed=example.seed,
+        truncate=example.truncated,
         temperature=float(config.get("temperature", 0.0)),
         command={"inspector": {"rerun_of": record["generation_id"], "model": spec.name}},
+        examples=[example],
     )
     warning = None
-    same_model = spec.name == record.get("model")
-    rebuilt = task.example_id(
-        int(record["length"]),
-        int(record["seed"]),
-        int(record["idx"]),
-        str(record["tokenizer"]),
-        int(record.get("template_overhead") or 0),
-    )
-    if same_model and not str(record["example_id"]).startswith(rebuilt):
+    own = example.tokenizer not in REFERENCE_TOKENIZERS
+    if spec.name != record.get("model") and own:
         warning = (
-            "the task's code or parameters changed since this example was built: "
-            "the re-run builds a different example"
-        )
-    elif not same_model and tokenizer is None:
-        warning = (
-            f"this example was built for {record.get('model')}'s tokenizer: on {spec.name} "
-            "it is rebuilt with that model's tokenizer, so the text differs"
+            f"this example was counted with {record.get('model')}'s tokenizer "
+            f"({example.tokenizer}): {spec.name} reads the same text, and the prompt size "
+            "it reports is recorded"
         )
     return request, warning
 

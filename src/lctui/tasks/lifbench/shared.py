@@ -136,6 +136,8 @@ class LifbenchTask(Task):
     category: ClassVar[str] = "lifbench"
     suite: ClassVar[str] = "lifbench"
     metric: ClassVar[str] = "lifeval_ars"
+    # LIFBench measures its length intervals in gpt-4o tokens.
+    paper_tokenizer: ClassVar[str | None] = "o200k_base"
     scenario: ClassVar[str]
 
     def __init__(self, spec: Spec, max_new_tokens: int) -> None:
@@ -147,9 +149,7 @@ class LifbenchTask(Task):
         n_expr = len(self.spec.expressions)
         return index % n_expr, (index // n_expr) % len(self.spec.variables)
 
-    def context_key(
-        self, length: int, seed: int, index: int, tokenizer_name: str, overhead: int
-    ) -> str | None:
+    def context_key(self, length: int, seed: int, index: int, tokenizer_name: str) -> str | None:
         return context_key(self.scenario, seed, length, tokenizer_name)
 
     def shared(self, budget: Budget, tokenizer: Tokenizer) -> tuple[int, str]:

@@ -3,7 +3,9 @@ a task x length table of paired statistics, and the changed examples.
 
 Every number comes from `analysis.compare.compare` in a thread worker; `enter` on a
 changed example opens the side-by-side view of its two outputs, and `e` / `E` write
-the comparison as markdown / HTML (analysis.report_md) under the data directory.
+the comparison as markdown / HTML (analysis.report_md) under the data directory. Two
+sides that share no scored example open no comparison: the header says why
+(analysis.pairing: different tokenizers, lengths, seeds, tasks, template allowance).
 """
 
 from __future__ import annotations
@@ -96,7 +98,8 @@ class CompareScreen(Screen[None]):
     CompareScreen #compare-pickers { height: auto; }
     CompareScreen #compare-pickers Select { width: 1fr; }
     CompareScreen #compare-header {
-        height: auto; max-height: 3; padding: 0 1; background: $panel; color: $text;
+        /* room for why two sides cannot pair (analysis/pairing.py), at 80 columns */
+        height: auto; max-height: 6; padding: 0 1; background: $panel; color: $text;
     }
     CompareScreen #compare-cells, CompareScreen #compare-changed {
         border: round $primary 40%;

@@ -40,6 +40,7 @@ from lctui.tui.inspector_actions import (
     model_choices,
     rerun_request,
     rescore,
+    stored_example,
 )
 from lctui.tui.screens.model_picker import ModelPicker
 from lctui.tui.widgets.prompt_output import OutputPanel
@@ -47,6 +48,7 @@ from lctui.tui.widgets.prompt_view import MarkedSpan, PromptView
 from lctui.tui.widgets.rubric_table import RubricPanel
 
 if TYPE_CHECKING:
+    from lctui.engine import RunRequest
     from lctui.tui.app import LctuiApp
 
 FIRST_LAYOUT_WAIT_S = 0.15
@@ -369,10 +371,23 @@ class InspectorScreen(Screen[None]):
         assert self.record is not None
         try:
             spec = resolve_model(model, self.lctui.config.models)
-            request, warning = rerun_request(self.record, spec, retry_stored)
         except LctuiError as exc:
             self.notify(f"Cannot re-run: {exc}", severity="error")
             return
+        self._rerun(self.record, spec, retry_stored)
+
+    @work(thread=True, exclusive=True, group="inspector-rerun")
+    def _rerun(self, record: dict[str, Any], spec: ModelSpec, retry_stored: bool) -> None:
+        """Read the stored example (the re-run reads exactly it), then start the run."""
+        try:
+            example = stored_example(self.lctui.store, record)
+            request, warning = rerun_request(record, example, spec, retry_stored)
+        except (LctuiError, duckdb.Error) as exc:
+            self.app.call_from_thread(self.notify, f"Cannot re-run: {exc}", severity="error")
+            return
+        self.app.call_from_thread(self._rerun_ready, request, warning)
+
+    def _rerun_ready(self, request: RunRequest, warning: str | None) -> None:
         if warning:
             self.notify(warning, title="Re-run", severity="warning")
         self.lctui.start_run(request)

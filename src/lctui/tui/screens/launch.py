@@ -16,7 +16,16 @@ from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical
 from textual.screen import Screen
-from textual.widgets import Button, Footer, Input, Label, SelectionList, Static, Tree
+from textual.widgets import (
+    Button,
+    Footer,
+    Input,
+    Label,
+    Select,
+    SelectionList,
+    Static,
+    Tree,
+)
 from textual.widgets.selection_list import Selection
 
 from lctui.backends import builtin_models, declared_window, resolve_model
@@ -24,7 +33,9 @@ from lctui.core.errors import UserInputError
 from lctui.core.lengths import format_length
 from lctui.core.types import ModelSpec
 from lctui.engine import RunRequest
+from lctui.engine.plan import MODEL_TOKENIZER
 from lctui.tasks import all_tasks
+from lctui.tasks.tokenizers import REFERENCE_TOKENIZERS
 from lctui.tui.widgets.run_options import (
     LENGTH_CHOICES,
     describe,
@@ -42,6 +53,18 @@ if TYPE_CHECKING:
     from lctui.tui.app import LctuiApp
 
 DEFAULT_LENGTH = 4096
+TASK_DEFAULT = "default"
+# What `--tokenizer` offers (engine.plan): the value None stands for is the tasks' default.
+TOKENIZER_OPTIONS = [
+    ("task default", TASK_DEFAULT),
+    *((f"{name} (all)", name) for name in REFERENCE_TOKENIZERS),
+    ("each model's own", MODEL_TOKENIZER),
+]
+TOKENIZER_HELP = (
+    "task default: LIFBench tasks count with o200k_base as in their paper, the others with "
+    "each model's own tokenizer. A reference tokenizer (all) makes every model read the "
+    "same examples, so their results pair for a comparison."
+)
 
 
 class LaunchScreen(Screen[None]):
@@ -64,6 +87,7 @@ class LaunchScreen(Screen[None]):
     LaunchScreen .field { height: 1; }
     LaunchScreen .field Label { width: 12; }
     LaunchScreen .field Input { width: 1fr; }
+    LaunchScreen #tokenizer { width: 1fr; }
     LaunchScreen #estimate { height: auto; padding: 0 1; }
     LaunchScreen #launch-error { height: auto; max-height: 4; padding: 0 1; }
     LaunchScreen #start-row { height: 1; padding: 0 1; }
@@ -78,6 +102,9 @@ class LaunchScreen(Screen[None]):
         Binding("f4", "jump('lengths')", "Lengths", priority=True, id="launch-lengths"),
         Binding("f5", "jump('n')", "n", priority=True, id="launch-n", show=False),
         Binding("f6", "jump('seed')", "Seed", priority=True, id="launch-seed", show=False),
+        Binding(
+            "f7", "jump('tokenizer')", "Tokenizer", priority=True, id="launch-tokenizer", show=False
+        ),
     ]
 
     def action_jump(self, target: str) -> None:
@@ -129,6 +156,16 @@ class LaunchScreen(Screen[None]):
                 with Horizontal(classes="field"):
                     yield Label("seed (F6)")
                     yield Input("0", type="integer", id="seed", compact=True)
+                yield Label("count tokens with (F7)", classes="field")
+                picker = Select[str](
+                    TOKENIZER_OPTIONS,
+                    value=TASK_DEFAULT,
+                    allow_blank=False,
+                    compact=True,
+                    id="tokenizer",
+                )
+                picker.tooltip = TOKENIZER_HELP
+                yield picker
         yield Static("", id="estimate")
         yield Static("", id="launch-error", classes="error-text")
         with Horizontal(id="start-row"):
@@ -164,6 +201,11 @@ class LaunchScreen(Screen[None]):
 
     def chosen_models(self) -> list[ModelSpec]:
         return [self.specs[name] for name in self.query_one("#models", SelectionList).selected]
+
+    def chosen_tokenizer(self) -> str | None:
+        """The run's `tokenizer` (None: each task's default)."""
+        value = self.query_one("#tokenizer", Select).value
+        return None if value == TASK_DEFAULT or not isinstance(value, str) else value
 
     def chosen_lengths(self) -> list[int]:
         return sorted(self.query_one("#lengths", SelectionList).selected)
@@ -324,11 +366,15 @@ class LaunchScreen(Screen[None]):
         argv += ["--tasks", ",".join(t.name for t in tasks)]
         argv += ["--lengths", ",".join(format_length(x) for x in lengths)]
         argv += ["--n", str(n), "--seed", str(seed)]
+        tokenizer = self.chosen_tokenizer()
+        if tokenizer is not None:
+            argv += ["--tokenizer", tokenizer]
         return RunRequest(
             models=models,
             tasks=tasks,
             lengths=lengths,
             n=n,
             seed=seed,
+            tokenizer=tokenizer,
             command={"argv": argv, "host": platform.node(), "source": "tui"},
         )

@@ -114,6 +114,17 @@ class PromptView(ScrollView, can_focus=True):
         if self._index is None or self._index.width != width:
             top = self._top_offset()
             self._rewrap(keep_offset=top)
+            self._keep_selected_in_view()
+
+    def _keep_selected_in_view(self) -> None:
+        """A re-wrap keeps the top line, which can push the selected needle off screen
+        (or, after the view was hidden, lose the top line): bring the needle back."""
+        if self.selected is None or self._index is None:
+            return
+        line = self._index.line_of(self.targets[self.selected].start)
+        top = round(self.scroll_y)
+        if not top <= line < top + self.size.height:
+            self.scroll_to(y=max(0, line - self.size.height // 3), animate=False, immediate=True)
 
     def _wrap_width(self) -> int:
         return self.scrollable_content_region.width

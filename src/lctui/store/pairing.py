@@ -1,0 +1,55 @@
+"""What the examples of one side of a comparison were built with, and what two sides share.
+
+A comparison pairs generations by example id, and an id is a hash of what built the
+example (task, parameters, length, seed, index, tokenizer, template allowance). When
+two sides share no example, these values say which of them differ.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from lctui.store.queries import Source, _cursor
+
+# Example columns that enter an example's id, in the order a reason names them.
+TRAITS = ("tokenizer", "length", "seed", "task", "template_overhead", "params", "idx")
+
+_SIDE = "list_contains($1, g.model_id) AND ($2 IS NULL OR g.run_id = $2)"
+_TRAITS_SQL = f"""
+    SELECT {", ".join(f"list(DISTINCT e.{t}::VARCHAR)" for t in TRAITS)},
+           count(DISTINCT g.example_id) AS examples,
+           count(DISTINCT e.example_id) AS stored
+    FROM generations AS g LEFT JOIN examples AS e USING (example_id)
+    WHERE {_SIDE}
+"""
+_SHARED_SQL = f"""
+    SELECT count(*) FROM (
+        SELECT example_id FROM generations AS g WHERE {_SIDE}
+        INTERSECT
+        SELECT example_id FROM generations AS g
+        WHERE list_contains($3, g.model_id) AND ($4 IS NULL OR g.run_id = $4)
+    )
+"""
+
+
+def example_traits(
+    src: Source, model_ids: Sequence[str], run_id: str | None
+) -> tuple[dict[str, set[str]], int, int]:
+    """The distinct values of every trait among a side's examples (as text), the number
+    of examples its generations name, and how many of those are stored."""
+    with _cursor(src) as cur:
+        row: Any = cur.execute(_TRAITS_SQL, [list(model_ids), run_id]).fetchone()
+    values = {trait: {v for v in row[i] or () if v is not None} for i, trait in enumerate(TRAITS)}
+    return values, int(row[len(TRAITS)]), int(row[len(TRAITS) + 1])
+
+
+def shared_examples(
+    src: Source,
+    a: tuple[Sequence[str], str | None],
+    b: tuple[Sequence[str], str | None],
+) -> int:
+    """How many example ids both sides have a generation of (scored or not)."""
+    with _cursor(src) as cur:
+        row: Any = cur.execute(_SHARED_SQL, [list(a[0]), a[1], list(b[0]), b[1]]).fetchone()
+    return int(row[0])
