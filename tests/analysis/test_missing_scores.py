@@ -16,6 +16,7 @@ from lctui.analysis.compare import compare
 from lctui.analysis.correlation import correlate
 from lctui.analysis.curves import effective_lengths, length_curves
 from lctui.analysis.lifbench import lifbench_reports, lifbench_responses
+from lctui.analysis.pairing import NoPairs
 from lctui.analysis.report_md import render, run_blocks
 from lctui.store import Store, open_store
 from unscored_runs import delete_scores, gold_run
@@ -78,20 +79,24 @@ def test_compare_with_missing_scores_on_both_sides(ab: tuple[Path, str, str]) ->
             f"UPDATE scores SET status = 'error', value = NULL WHERE generation_id = {failed}",
             [run_a, e3],
         )
-    with open_store(db, read_only=True) as store:
-        result = compare(store, f"run:{run_a}", f"run:{run_b}")
-    assert result.cells == []  # every example has a side without a score
-    assert (result.unscored_a, result.unscored_b, result.errors_a, result.errors_b) == (2, 3, 1, 0)
-    assert (result.only_a, result.only_b) == (0, 0)
+    with open_store(db, read_only=True) as store, pytest.raises(NoPairs) as refused:
+        compare(store, f"run:{run_a}", f"run:{run_b}")
+    # Every example has a side without a score: no comparison, and each left-out is
+    # counted once on its side in the reason.
+    why = str(refused.value)
+    assert "share 4 example(s), but none was scored on both sides" in why
+    assert f"1 failed on run:{run_a}, 2 not scored on run:{run_a}" in why
+    assert f"3 not scored on run:{run_b}" in why and "lctui rescore" in why
 
 
 def test_compare_of_sides_without_any_score_has_no_cell(ab: tuple[Path, str, str]) -> None:
     db, run_a, run_b = ab
     delete_scores(db, "run_id = ?", [run_b])
-    with open_store(db, read_only=True) as store:
-        result = compare(store, f"run:{run_a}", f"run:{run_b}")
-    assert result.cells == []
-    assert (result.unscored_a, result.unscored_b, result.only_a, result.only_b) == (0, 4, 0, 0)
+    with open_store(db, read_only=True) as store, pytest.raises(NoPairs) as refused:
+        compare(store, f"run:{run_a}", f"run:{run_b}")
+    why = str(refused.value)
+    assert f"(4 not scored on run:{run_b}): lctui rescore scores the missing ones" in why
+    assert "failed" not in why
 
 
 @pytest.fixture

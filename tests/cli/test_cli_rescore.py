@@ -132,7 +132,8 @@ def test_compare_says_how_many_missing_scores_it_left_out(
     assert out["unmatched"]["unscored_b"] == 1 and out["cells"][0]["n"] == 3
     delete_scores(db, "run_id = ?", [run_b])
     assert main(["compare", a, b, "--db", str(db)]) == 2
-    assert "4 without a score (lctui rescore)" in capsys.readouterr().err
+    err = capsys.readouterr().err
+    assert f"(4 not scored on {b})" in err and "lctui rescore scores the missing ones" in err
 
 
 def test_report_counts_lifeval_responses_without_a_score(
