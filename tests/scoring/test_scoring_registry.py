@@ -8,7 +8,13 @@ import pytest
 
 from lctui import scoring
 from lctui.core.types import Example, Score, ScoreStatus
-from lctui.scoring import error_score, register_scorer, score_example
+from lctui.scoring import (
+    SCORER_FAILURE,
+    error_score,
+    register_scorer,
+    score_example,
+    score_recall,
+)
 
 Factory = Callable[..., Example]
 
@@ -51,3 +57,39 @@ def test_error_score_has_no_value() -> None:
     assert score.value is None
     assert score.explanation == "request timed out after 3 retries"
     assert score.metric == "subem"
+
+
+def _brittle(example: Example, output: str) -> Score:
+    """Fails on brackets the way LIFEval's JSON reading did before issue 17.5's fix."""
+    if "[" in output:
+        raise RecursionError("maximum recursion depth exceeded while decoding a JSON array")
+    return score_recall(example, output)
+
+
+def test_a_scorer_raising_on_an_output_scores_it_zero_unparsed_with_the_reason(
+    make_example: Factory, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(scoring, "SCORERS", dict(scoring.SCORERS))
+    register_scorer("brittle", _brittle)
+    example = make_example(["1234567"], scorer="brittle")
+    score = score_example(example, "[" * 1024)
+    assert (score.status, score.value) == (ScoreStatus.UNPARSED, 0.0)
+    assert "RecursionError: maximum recursion depth" in score.explanation
+    assert score.extras[SCORER_FAILURE].startswith("RecursionError: maximum recursion depth")
+    # The scorer's own points, all at 0: point-based means count the answer as a miss.
+    assert [p.name for p in score.points] == [p.name for p in score_recall(example, "").points]
+    assert all(p.earned == 0.0 and "RecursionError" in p.explanation for p in score.points)
+    assert (score.scorer, score.metric) == ("recall", "string_match_all")
+
+
+def test_a_scorer_failing_on_an_empty_output_too_is_a_bug_and_raises(
+    make_example: Factory, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(scoring, "SCORERS", dict(scoring.SCORERS))
+
+    def broken(example: Example, output: str) -> Score:
+        raise KeyError("needle")
+
+    register_scorer("broken", broken)
+    with pytest.raises(KeyError, match="needle"):
+        score_example(make_example(["1234567"], scorer="broken"), "1234567")

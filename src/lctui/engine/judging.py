@@ -26,7 +26,9 @@ from lctui.core.errors import LctuiError, UserInputError
 from lctui.core.hashing import stable_hash
 from lctui.core.protocols import Backend
 from lctui.core.types import Example, ModelSpec, Score
+from lctui.engine.offloop import SCORING_LIMIT_S, run_in_thread
 from lctui.scoring.base import error_score
+from lctui.scoring.failure import describe_failure
 from lctui.scoring.judge import (
     JUDGE_SCORER,
     METRICS,
@@ -82,6 +84,9 @@ class JudgeSummary:
 
 class Judging:
     """Judges (generation_id, JudgeTask) items with one judge model."""
+
+    # How long reading one reply may take before it counts as unreadable (offloop.py).
+    parse_limit_s: float = SCORING_LIMIT_S
 
     def __init__(
         self,
@@ -180,7 +185,9 @@ class Judging:
                 async def make() -> JudgeCall:
                     async with slots:
                         reply = await ask_judge(backend, prompt)
-                    return self._record(fingerprint, generation_id, prompt, reply, batch=False)
+                    return await self._record(
+                        fingerprint, generation_id, prompt, reply, batch=False
+                    )
 
                 inflight[key] = asyncio.ensure_future(make())
             else:
@@ -199,7 +206,18 @@ class Judging:
 
         await asyncio.gather(*(one(gid, task) for gid, task in items))
 
-    def _record(
+    async def _read(self, prompt: JudgePrompt, text: str) -> tuple[dict[str, Any] | None, str]:
+        """(the reply's verdict, why it could not be read at all): read in a thread, so
+        streaming other calls goes on, within parse_limit_s."""
+        limit = self.parse_limit_s
+        try:
+            return await run_in_thread(lambda: parse_reply(prompt, text), limit), ""
+        except asyncio.TimeoutError:
+            return None, f"reading it took longer than {limit:g} s"
+        except Exception as exc:
+            return None, f"reading it failed: {describe_failure(exc)}"
+
+    async def _record(
         self,
         fingerprint: str,
         generation_id: str,
@@ -207,6 +225,7 @@ class Judging:
         reply: JudgeReply,
         batch: bool,
     ) -> JudgeCall:
+        verdict, failure = await self._read(prompt, reply.text)
         record = JudgeCall(
             call_id=uuid.uuid4().hex,
             generation_id=generation_id,
@@ -216,7 +235,8 @@ class Judging:
             response=reply.text,
             parsed={
                 "role": prompt.role,
-                "verdict": parse_reply(prompt, reply.text),
+                "verdict": verdict,
+                **({"read_failure": failure} if failure else {}),
                 "prompt_tokens": reply.prompt_tokens,
                 "output_tokens": reply.output_tokens,
                 "latency_s": round(reply.latency_s, 4),
@@ -241,8 +261,12 @@ class Judging:
     ) -> None:
         parsed = {p.role: c.verdict for p, c in zip(prompts, calls, strict=True)}
         replies = {p.role: c.response for p, c in zip(prompts, calls, strict=True)}
+        failures = {
+            p.role: str(c.parsed.get("read_failure") or "")
+            for p, c in zip(prompts, calls, strict=True)
+        }
         extras = {"judge": self.spec.name, "judge_calls": [c.call_id for c in calls]}
-        score = judge_score(task, parsed, replies, extras)
+        score = judge_score(task, parsed, replies, extras, failures)
         self.summary.judged += 1
         self.summary.unparsed += score.status.value == "unparsed"
         self.store.add_score(generation_id, score)
@@ -291,7 +315,9 @@ class Judging:
                 if reply is None:
                     failed[key] = error or "no reply"
                     continue
-                cached[key] = self._record(fingerprint, generation_id, prompt, reply, batch=True)
+                cached[key] = await self._record(
+                    fingerprint, generation_id, prompt, reply, batch=True
+                )
         for generation_id, task in items:
             keys = [p.key for p in prompts[generation_id]]
             errors = [failed[k] for k in keys if k in failed]

@@ -38,8 +38,9 @@ from lctui.core.types import (
     Score,
 )
 from lctui.engine.judging import Judging
+from lctui.engine.offloop import SCORING_LIMIT_S, run_in_thread
 from lctui.engine.plan import RunRequest, WorkItem, check_window, plan_items
-from lctui.scoring import error_score, score_example
+from lctui.scoring import error_score, score_example, score_failed_output
 from lctui.tasks.base import truncate_example
 
 FLUSH_EVERY_S = 1.0
@@ -88,6 +89,9 @@ class _Model:
 
 
 class Engine:
+    # How long one output's scoring may take before it is scored 0 (engine/offloop.py).
+    scoring_limit_s: float = SCORING_LIMIT_S
+
     def __init__(self, store: ResultStore, load_backend: BackendLoader, sink: EventSink) -> None:
         self._store = store
         self._load_backend = load_backend
@@ -266,8 +270,16 @@ class Engine:
         finish: str | None = None
         error: str | None = None
         reported_output: int | None = None
+        cap = request.config.max_new_tokens
+        stream = model.backend.stream(request)
         try:
-            async for chunk in model.backend.stream(request):
+            async for chunk in stream:
+                if chunk.text and not chunk.restart and output_tokens >= cap:
+                    # More text than was asked for: the server ignores max_new_tokens and
+                    # could stream on for ever. Keep what was asked for; leaving the loop
+                    # closes the stream, which aborts the request.
+                    finish = "length"
+                    break
                 if chunk.prompt_tokens is not None:
                     prompt_tokens = chunk.prompt_tokens
                 if chunk.output_tokens is not None:
@@ -291,6 +303,8 @@ class Engine:
             raise  # unfinished work is not stored; a resume redoes it
         except Exception as exc:
             error = f"{type(exc).__name__}: {exc}"
+        finally:
+            await _close_stream(stream)
         if reported_output is not None:
             output_tokens = reported_output
         generation = Generation(
@@ -313,12 +327,17 @@ class Engine:
             prompt_tail=request.prompt_tail,
         )
         self._sink(GenerationFinished(item.cell, generation))
+        metric = str(example.metadata.get("metric", ""))
         if error:
-            score = error_score(error, metric=str(example.metadata.get("metric", "")))
+            score = error_score(error, metric=metric)
         else:
             try:
-                score = score_example(example, generation.output)
+                score = await self._score(example, generation.output)
             except Exception as exc:
+                # score_example scores an output its scorer fails on as 0 (unparsed); it
+                # raises only when the scorer fails on an empty output too: the example
+                # cannot be scored at all (a task or scorer bug, or a judge-only
+                # example), which is no zero of the model's.
                 score = error_score(f"scoring failed: {type(exc).__name__}: {exc}")
         self._store.add_example(example)
         self._store.add_generation(generation, item.config.as_dict())
@@ -331,6 +350,30 @@ class Engine:
         else:
             counters["done"] += 1
             self._sink(ExampleScored(item.cell, generation, score))
+
+    async def _score(self, example: Example, output: str) -> Score:
+        """Score in a thread, so streaming and flushing go on, within scoring_limit_s.
+
+        Past the limit the output is scored 0 (unparsed) with the reason; the thread
+        cannot be stopped and finishes unobserved (see engine/offloop.py).
+        """
+        limit = self.scoring_limit_s
+        try:
+            return await run_in_thread(lambda: score_example(example, output), limit)
+        except asyncio.TimeoutError:
+            reason = f"scoring took longer than {limit:g} s"
+        try:  # the points of an empty output, each at 0, as for any failed output
+            return await run_in_thread(lambda: score_failed_output(example, reason), limit)
+        except asyncio.TimeoutError:
+            return score_failed_output(example, reason, with_points=False)
+
+
+async def _close_stream(stream: object) -> None:
+    """Close a backend's stream (an async generator): a request still running is aborted."""
+    aclose = getattr(stream, "aclose", None)
+    if aclose is not None:
+        with contextlib.suppress(Exception):
+            await aclose()
 
 
 async def _close_all(backends: Sequence[Backend]) -> None:

@@ -1,12 +1,14 @@
 """Scoring layer: turns (example, output) into a Score through a registry of named scorers.
 
 Examples name their scorer in `metadata["scorer"]` (default "recall"); suites register more.
+A scorer that fails on an output scores that output 0 (unparsed), see scoring/failure.py.
 """
 
 from __future__ import annotations
 
 from lctui.core.types import Example, Score
 from lctui.scoring.base import Scorer, error_score
+from lctui.scoring.failure import SCORER_FAILURE, describe_failure, failed_output_score
 from lctui.scoring.lifeval import score_lifeval
 from lctui.scoring.recall import score_recall
 from lctui.scoring.relation import score_relation
@@ -26,8 +28,8 @@ def register_scorer(name: str, scorer: Scorer, *, replace: bool = False) -> None
 register_scorer("lifeval", score_lifeval)
 
 
-def score_example(example: Example, output: str) -> Score:
-    """Score one output with the scorer the example names."""
+def scorer_of(example: Example) -> tuple[str, Scorer]:
+    """(name, scorer) the example asks for; ValueError when none is registered under it."""
     name = example.metadata.get("scorer", DEFAULT_SCORER)
     scorer = SCORERS.get(name) if isinstance(name, str) else None
     if scorer is None:
@@ -35,17 +37,49 @@ def score_example(example: Example, output: str) -> Score:
             f"example {example.example_id} of task {example.task} asks for scorer {name!r}, "
             f"which is not registered; known scorers: {', '.join(sorted(SCORERS))}"
         )
-    return scorer(example, output)
+    return name, scorer
+
+
+def score_example(example: Example, output: str) -> Score:
+    """Score one output with the scorer the example names.
+
+    When the scorer raises on this output but scores an empty one, the output caused
+    it: it is scored 0, unparsed, with the exception as the reason. When the scorer
+    fails on an empty output too, the example cannot be scored at all (a task or
+    scorer bug) and the first exception propagates.
+    """
+    name, scorer = scorer_of(example)
+    try:
+        return scorer(example, output)
+    except Exception as exc:
+        failure = exc
+    try:
+        return failed_output_score(example, scorer, name, describe_failure(failure))
+    except Exception:
+        raise failure from None
+
+
+def score_failed_output(example: Example, reason: str, *, with_points: bool = True) -> Score:
+    """The 0 (unparsed) score of an output that could not be scored, for `reason`.
+
+    For the engine, when scoring ran past its time limit. `with_points=False` skips
+    the scorer entirely (when even scoring an empty output is not to be trusted).
+    """
+    name, scorer = scorer_of(example)
+    return failed_output_score(example, scorer if with_points else None, name, reason)
 
 
 __all__ = [
     "DEFAULT_SCORER",
     "SCORERS",
+    "SCORER_FAILURE",
     "Scorer",
     "error_score",
     "register_scorer",
     "score_example",
+    "score_failed_output",
     "score_lifeval",
     "score_recall",
     "score_relation",
+    "scorer_of",
 ]

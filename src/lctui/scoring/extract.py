@@ -1,11 +1,14 @@
 """Find answer values in model output: regex matches of a value kind, or words of a list.
 
 Values are split into gold, spurious (not asked for) and echoed (repeated from the question);
-values given more than once are counted.
+values given more than once are counted. Everything runs in time linear in the output (up
+to a log factor): a model that repeats an answer for a whole context's worth of tokens
+must not stall the engine.
 """
 
 from __future__ import annotations
 
+import bisect
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -35,6 +38,36 @@ class Extraction:
         return len(self.values) + repeats
 
 
+class _Spans:
+    """Sorted spans, asked whether they overlap a range in logarithmic time.
+
+    Spans of different golds may overlap each other, so they are merged first; the
+    former check compared every match with every gold hit, quadratic on an output
+    that repeats the answer.
+    """
+
+    def __init__(self, spans: Sequence[tuple[int, int]]) -> None:
+        merged: list[list[int]] = []
+        for start, end in sorted(spans):
+            if merged and start < merged[-1][1]:
+                merged[-1][1] = max(merged[-1][1], end)
+            else:
+                merged.append([start, end])
+        self._starts = [start for start, _ in merged]
+        self._ends = [end for _, end in merged]
+
+    def overlaps(self, start: int, end: int) -> bool:
+        """Whether some span shares a character with [start, end)."""
+        # The last span starting before `end` is the only candidate: merged spans are
+        # disjoint, so every earlier one also ends before it starts.
+        i = bisect.bisect_left(self._starts, end) - 1
+        return i >= 0 and self._ends[i] > start
+
+    def covers(self, position: int) -> bool:
+        """Whether some span holds `position`."""
+        return self.overlaps(position, position + 1)
+
+
 def _pattern_hits(output: str, pattern: re.Pattern[str], golds: Sequence[str]) -> list[Hit]:
     # Golds are searched as case-insensitive substrings, like string_match_all, so the
     # extraction agrees with the metric even where the pattern would miss (case, digits
@@ -44,10 +77,11 @@ def _pattern_hits(output: str, pattern: re.Pattern[str], golds: Sequence[str]) -
         for gold in golds
         for m in re.finditer(re.escape(gold), output, re.IGNORECASE)
     ]
+    taken = _Spans([(s, e) for s, e, _ in gold_hits])
     hits = list(gold_hits)
     for m in pattern.finditer(output):
         start, end = m.span()
-        if start == end or any(start < e and s < end for s, e, _ in gold_hits):
+        if start == end or taken.overlaps(start, end):
             continue
         hits.append((start, end, m.group()))
     return sorted(hits)
@@ -69,22 +103,35 @@ def _candidate_hits(output: str, candidates: Sequence[str], golds: Sequence[str]
         for m in re.finditer(rf"(?<!\w)(?:{alternation})(?!\w)", output, re.IGNORECASE):
             text = m.group()
             hits.append((m.start(), m.end(), canonical.get(text.lower(), text)))
-    multi_spans = [(s, e) for s, e, _ in hits]
+    multi_spans = _Spans([(s, e) for s, e, _ in hits])
     # Single words are looked up token by token: the vocabulary can run to thousands.
     for m in _WORD.finditer(output):
         known = single.get(m.group().lower())
-        if known is not None and not any(s <= m.start() < e for s, e in multi_spans):
+        if known is not None and not multi_spans.covers(m.start()):
             hits.append((m.start(), m.end(), known))
     return sorted(hits)
 
 
-def _mentions(instruction: str, value: str, whole_word: bool) -> bool:
-    if value.lower() not in instruction.lower():  # most values: no regex to compile
-        return False
-    if whole_word:
-        found = re.search(rf"(?<!\w){re.escape(value)}(?!\w)", instruction, re.IGNORECASE)
+class _Instruction:
+    """The question's text, asked whether it mentions a value.
+
+    Built once per extraction: an output can hold a hundred thousand distinct values,
+    and compiling a pattern for each (the former check) took seconds.
+    """
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+        self.lowered = text.lower()
+        self.words = {word.lower() for word in _WORD.findall(text)}
+
+    def mentions(self, value: str, whole_word: bool) -> bool:
+        if not whole_word:
+            return value.lower() in self.lowered
+        if _WORD.fullmatch(value):
+            # A word as a whole word: exactly one of the instruction's \w+ runs.
+            return value.lower() in self.words
+        found = re.search(rf"(?<!\w){re.escape(value)}(?!\w)", self.text, re.IGNORECASE)
         return found is not None
-    return value.lower() in instruction.lower()
 
 
 def extract_values(
@@ -114,6 +161,7 @@ def extract_values(
     else:
         raise ValueError("extract_values needs a value pattern or a list of candidate words")
     gold_keys = {gold.lower() for gold in golds}
+    question = _Instruction(instruction)
     # Repeating the key or a word of the question is not an answer; not counting it
     # keeps "The value of <key> is <value>" from looking like a spurious value.
     seen: set[str] = set()
@@ -129,7 +177,7 @@ def extract_values(
         if key in seen:
             continue
         seen.add(key)
-        if key not in gold_keys and _mentions(instruction, value, candidates is not None):
+        if key not in gold_keys and question.mentions(value, candidates is not None):
             echoed.append(value)
         else:
             values.append(value)

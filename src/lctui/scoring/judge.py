@@ -12,7 +12,6 @@ against the reference summary (one call, which also rates fluency), score = F1 *
 
 from __future__ import annotations
 
-import json
 import re
 import time
 from collections.abc import Mapping, Sequence
@@ -23,6 +22,8 @@ from typing import Any
 from lctui.core.hashing import stable_hash
 from lctui.core.protocols import Backend
 from lctui.core.types import Example, GenerationConfig, RubricPoint, Score, ScoreStatus
+from lctui.scoring.failure import SCORER_FAILURE
+from lctui.scoring.json_text import find_object, loads_or_none
 from lctui.scoring.lifeval_text import short
 from lctui.scoring.rubric import make_point
 
@@ -185,31 +186,82 @@ def _list_budget(items: int) -> int:
 
 def find_json_object(text: str) -> dict[str, Any] | None:
     """The reply as a JSON object: the whole text, else the first `{...}` span that parses."""
-    stripped = re.sub(r"^```(?:json)?\s*|\s*```$", "", text.strip())
-    try:
-        whole = json.loads(stripped)
-    except ValueError:
-        whole = None
-    if isinstance(whole, dict):
-        return whole
-    decoder = json.JSONDecoder()
-    for match in re.finditer(r"\{", text):
-        try:
-            found, _ = decoder.raw_decode(text, match.start())
-        except ValueError:
-            continue
-        if isinstance(found, dict):
-            return found
-    return None
+    whole = loads_or_none(_unfenced(text))
+    return whole if isinstance(whole, dict) else find_object(text)
+
+
+def _unfenced(text: str) -> str:
+    """`text` without a ```json fence around it (string operations: a pattern with
+    `\\s*```$` was tried at every space of a long run, quadratic)."""
+    stripped = text.strip()
+    if stripped.startswith("```"):
+        stripped = stripped[3:]
+        stripped = stripped[4:] if stripped.startswith("json") else stripped
+        stripped = stripped.lstrip()
+    if stripped.endswith("```"):
+        stripped = stripped[:-3].rstrip()
+    return stripped
+
+
+_LINE_PREFIX = re.compile(r"[\s\-*#>]*")
+_NAME_WORDS = re.compile(r"[a-z][a-z ]*", re.IGNORECASE)
+_BLANKS = re.compile(r"\s*")
+_DIGITS = re.compile(r"\d*")
+
+
+def _line_name(head: str) -> str | None:
+    """The name of a `name: value` line: words then an optional number, or a number.
+
+    Read in unambiguous steps (words, blanks, digits): the former single pattern
+    backtracked through every split of a long run of spaces, which took seconds.
+    """
+    if head.startswith('"'):
+        head = head[1:]
+    if head.endswith('"'):
+        head = head[:-1]
+    words = _NAME_WORDS.match(head)
+    if words is None:
+        return head if head and _DIGITS.fullmatch(head) else None
+    end = _match_end(_DIGITS, head, _match_end(_BLANKS, head, words.end()))
+    return head if end == len(head) else None
+
+
+def _match_end(pattern: re.Pattern[str], text: str, pos: int) -> int:
+    """Where `pattern` (one that matches the empty string) stops matching from `pos`."""
+    found = pattern.match(text, pos)
+    return found.end() if found else pos
 
 
 def _line_values(text: str) -> dict[str, str]:
-    """`name: value` lines ("correctness: 2", "point 3: yes"), names lowercased."""
+    """`name: value` lines ("correctness: 2", "point 3: yes"), names lowercased.
+
+    A name whose line ends at the separator takes the next non-blank line as its value
+    ("Fluency:" then "1" on a line of its own).
+    """
     out: dict[str, str] = {}
-    pattern = r"^[\s\-*#>]*\"?([a-z][a-z ]*?\s*\d*|\d+)\"?\s*[:=]\s*(.+?)\s*$"
-    for m in re.finditer(pattern, text, re.I | re.M):
-        out.setdefault(re.sub(r"\s+", " ", m.group(1).strip().lower()), m.group(2).strip(" ,\"'"))
+    lines = text.split("\n")
+    i = 0
+    while i < len(lines):
+        line = lines[i]
+        i += 1
+        colon, equals = line.find(":"), line.find("=")
+        if colon < 0 and equals < 0:
+            continue
+        cut = colon if equals < 0 or 0 <= colon < equals else equals
+        name = _line_name(line[_match_end(_LINE_PREFIX, line, 0) : cut].rstrip())
+        if name is None:
+            continue
+        value = line[cut + 1 :].strip()
+        while not value and i < len(lines):
+            value, i = lines[i].strip(), i + 1
+        if value:
+            out.setdefault(" ".join(name.lower().split()), value.strip(" ,\"'"))
     return out
+
+
+# "2" or "2/3" (blanks around the slash); outer blanks are stripped first, so no two
+# parts of the pattern can take the same blanks.
+_GRADE = re.compile(r"\d+(?:\s*/\s*\d+)?")
 
 
 def _integer(value: Any, low: int, high: int) -> int | None:
@@ -217,7 +269,7 @@ def _integer(value: Any, low: int, high: int) -> int | None:
         value = int(value)
     if isinstance(value, (int, float)) and float(value).is_integer():
         number = int(value)
-    elif isinstance(value, str) and re.fullmatch(r"\s*\d+\s*(/\s*\d+)?\s*", value):
+    elif isinstance(value, str) and _GRADE.fullmatch(value.strip()):
         number = int(value.split("/")[0])
     else:
         return None
@@ -319,10 +371,13 @@ def judge_score(
     parsed: Mapping[str, dict[str, Any] | None],
     replies: Mapping[str, str],
     extras: Mapping[str, Any] | None = None,
+    failures: Mapping[str, str] | None = None,
 ) -> Score:
     """Turn the parsed verdict of each role into a Score with one rubric point per grade.
 
     An unreadable reply gives status unparsed (value 0, counted apart), never a silent 0.
+    `failures` says, per role, why reading a reply failed outright (it took too long);
+    those scores carry the reason in extras["scorer_failure"].
     """
     metric = METRICS[task.kind]
     extra = dict(extras or {})
@@ -331,6 +386,11 @@ def judge_score(
             metric, "the output is empty: there is nothing for the judge to read", extra
         )
     missing = [role for role, verdict in parsed.items() if verdict is None]
+    failed = [role for role in missing if (failures or {}).get(role)]
+    if failed:
+        role, why = failed[0], (failures or {})[failed[0]]
+        extra[SCORER_FAILURE] = why
+        return _unparsed(metric, f"the judge's {role} reply could not be read: {why}", extra)
     if missing:
         role = missing[0]
         return _unparsed(
@@ -433,7 +493,10 @@ def judge_example(prompt: JudgePrompt, tokenizer: str) -> Example:
 
 
 async def ask_judge(backend: Backend, prompt: JudgePrompt) -> JudgeReply:
-    """Stream the judge's reply (greedy) and join it; token counts as the backend reports."""
+    """Stream the judge's reply (greedy) and join it; token counts as the backend reports.
+
+    Reading stops at the prompt's max_new_tokens even when a server ignores it.
+    """
     config = GenerationConfig(max_new_tokens=prompt.max_new_tokens, temperature=0.0)
     request = backend.build_request(judge_example(prompt, backend.tokenizer.name), config)
     started = time.monotonic()
@@ -441,14 +504,24 @@ async def ask_judge(backend: Backend, prompt: JudgePrompt) -> JudgeReply:
     counted = 0
     prompt_tokens: int | None = None
     output_tokens: int | None = None
-    async for chunk in backend.stream(request):
-        if chunk.restart:
-            parts.clear()
-            counted = 0
-        parts.append(chunk.text)
-        counted += chunk.tokens if chunk.text else 0
-        prompt_tokens = chunk.prompt_tokens if chunk.prompt_tokens is not None else prompt_tokens
-        output_tokens = chunk.output_tokens if chunk.output_tokens is not None else output_tokens
+    stream = backend.stream(request)
+    try:
+        async for chunk in stream:
+            if chunk.text and not chunk.restart and counted >= prompt.max_new_tokens:
+                break  # more than was asked for: the server ignores max_new_tokens
+            if chunk.restart:
+                parts.clear()
+                counted = 0
+            parts.append(chunk.text)
+            counted += chunk.tokens if chunk.text else 0
+            if chunk.prompt_tokens is not None:
+                prompt_tokens = chunk.prompt_tokens
+            if chunk.output_tokens is not None:
+                output_tokens = chunk.output_tokens
+    finally:
+        aclose = getattr(stream, "aclose", None)
+        if aclose is not None:  # an async generator: closing it aborts the request
+            await aclose()
     if prompt_tokens is None:
         prompt_tokens = backend.tokenizer.count(request.prompt)
     return JudgeReply(

@@ -14,6 +14,7 @@ from functools import lru_cache
 from typing import Any
 
 from lctui.core.types import Example, RubricPoint
+from lctui.scoring.json_text import loads_or_none
 from lctui.scoring.lifeval_points import PointSpec
 from lctui.scoring.lifeval_text import (
     NUMBERING,
@@ -85,10 +86,7 @@ def _single_answer(output: str, pattern: str | None) -> tuple[list[str], str]:
     text = clean_output(output)
     if not text:
         return [], text
-    try:
-        value: Any = json.loads(text)
-    except ValueError:
-        value = None
+    value: Any = loads_or_none(text)
     if isinstance(value, str):
         return [value.strip()], text
     if isinstance(value, list) and len(value) == 1 and isinstance(value[0], str):

@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from lctui.core.types import Example, RubricPoint
+from lctui.scoring.json_text import loads_or_none
 from lctui.scoring.lifeval_points import PointSpec
 from lctui.scoring.lifeval_text import (
     NUMBERING,
@@ -35,7 +36,10 @@ from lctui.scoring.rubric import list_values, plural, share
 NONE = "None"
 _DOC_KEY = re.compile(r"^\s*doc\s*(\d+)\s*$", re.IGNORECASE)
 _ASKED_KEY = re.compile(r"doc[1-9][0-9]*")
-_LABEL_LINE = re.compile(r"^\W*(doc\s*\d+)\W*?\s*[:=]\s*(.+?)\s*,?$", re.IGNORECASE)
+# "doc3: label" up to the separator; the label is the rest of the line. The former
+# single pattern's `\W*?\s*` and `(.+?)\s*,?$` backtracked quadratically on runs of
+# spaces; this head is unambiguous, so a long line fails in linear time.
+_LABEL_HEAD = re.compile(r"\W*(doc\s*\d+)\W*?[:=]", re.IGNORECASE)
 _NEAR_MIN = 4  # shorter values (labels such as "A") have no near misses
 
 
@@ -73,10 +77,7 @@ def _scalar(value: Any) -> str:
 
 def _group_line(line: str, fmt: str) -> tuple[list[str] | None, bool]:
     """(values, in the asked shape) of one output line; values None when it holds no group."""
-    try:
-        value: Any = json.loads(line)
-    except ValueError:
-        value = None
+    value: Any = loads_or_none(line)
     if isinstance(value, list) and all(not isinstance(v, list | dict) for v in value):
         strings = all(isinstance(v, str) or v is None for v in value)
         return [_scalar(v) for v in value], fmt == "json" and strings
@@ -94,10 +95,7 @@ def _dup_groups(output: str, fmt: str) -> tuple[list[list[str]], float, str]:
     text = clean_output(output)
     if not text:
         return [], 0.0, "empty output"
-    try:
-        whole: Any = json.loads(text)
-    except ValueError:
-        whole = None
+    whole: Any = loads_or_none(text)
     if isinstance(whole, list) and whole and all(isinstance(g, list) for g in whole):
         groups = [[_scalar(v) for v in g] for g in whole]
         earned = 0.25 if fmt == "json" else 0.0
@@ -183,11 +181,19 @@ class _Pairs(list[tuple[str, Any]]):
 
 
 def _pairs_of(text: str) -> _Pairs | None:
-    try:
-        value: Any = json.loads(text, object_pairs_hook=_Pairs)
-    except ValueError:
-        return None
+    value: Any = loads_or_none(text, object_pairs_hook=_Pairs)
     return value if isinstance(value, _Pairs) else None
+
+
+def _label_line(line: str) -> tuple[str, str] | None:
+    """(key, label) of a "docN: label" line; a trailing comma is not part of the label."""
+    head = _LABEL_HEAD.match(line)
+    if head is None or head.end() == len(line):
+        return None
+    label = line[head.end() :].strip()
+    if len(label) > 1 and label.endswith(","):
+        label = label[:-1].rstrip()
+    return head.group(1), unwrap(label)
 
 
 def _label_pairs(output: str) -> tuple[list[tuple[str, str]], float, str]:
@@ -210,8 +216,7 @@ def _label_pairs(output: str) -> tuple[list[tuple[str, str]], float, str]:
             earned,
             why + (", as asked" if earned == 1.0 else ""),
         )
-    found = [m for m in map(_LABEL_LINE.match, text.splitlines()) if m]
-    lines = [(m.group(1), unwrap(m.group(2).strip())) for m in found]
+    lines = [pair for pair in map(_label_line, text.splitlines()) if pair]
     return lines, 0.0, "not a JSON object" + (" (read as 'docN: label' lines)" if lines else "")
 
 

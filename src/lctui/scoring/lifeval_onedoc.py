@@ -22,19 +22,25 @@ from lctui.scoring.lifeval_text import (
     NUMBERING,
     clean_output,
     edit_distance,
+    find_tagged,
     in_spec_order,
     json_list,
     near_limit,
     norm,
     point,
     short,
+    untag,
     unwrap,
 )
 from lctui.scoring.rubric import list_values, share
-from lctui.tasks.lifbench.onedoc_context import ALL_TYPES, TAGGED, Tagged, document_sentences
+from lctui.tasks.lifbench.onedoc_context import ALL_TYPES, Tagged, document_sentences
 
 _TYPE_BY_FOLD = {t.casefold(): t for t in ALL_TYPES}
-_LABELLED = re.compile(r"^[\W_]*([A-Za-z]+)(?:-\d+)?[\W_]*?\s*(?:\||::|->|=>|:|=|—|–|-|\t)\s*(.+)$")
+# A type label (maybe numbered, maybe in punctuation) and the first separator after
+# it; the quote is the rest of the line. Each part is unambiguous, so a long line
+# that does not match fails in linear time (the former single pattern's
+# `[\W_]*?\s*` and `\s*(.+)$` backtracked quadratically on runs of spaces).
+_LABEL_HEAD = re.compile(r"[\W_]*([A-Za-z]+)(?:-\d+)?[\W_]*?(?:\||::|->|=>|:|=|—|–|-|\t)")
 _WORD = re.compile(r"[A-Za-z]+")
 _POLARITY = {"yes": True, "true": True, "no": False, "false": False}
 
@@ -93,7 +99,7 @@ class DocIndex:
         return [(sentence, None) for _, sentence in found]
 
     def place(self, quote: str) -> Placed:
-        text = norm(TAGGED.sub(r"\3", quote))
+        text = norm(untag(quote))
         if not text:
             return Placed()
         if text in self._exact:
@@ -142,17 +148,26 @@ class Entry:
     shaped: bool  # exactly "Type<sep>sentence"
 
 
+def _quote_after(rest: str) -> str | None:
+    """The quote after a label's separator: the rest of the line, blanks before it
+    dropped; None when there is none or it runs over several lines."""
+    line = rest[:-1] if rest.endswith("\n") else rest
+    quote = line.lstrip() or line[-1:]
+    return quote if quote and "\n" not in quote else None
+
+
 def _labelled(line: str) -> Entry:
     """A leniently read item: an optional type label (or tags) around a quote."""
     body = unwrap(NUMBERING.sub("", line).strip())
-    tag = TAGGED.search(body)
+    tag = find_tagged(body)
     if tag:
-        before = _WORD.findall(body[: tag.start()])
-        label = before[0] if before else tag.group(1)
-        return Entry(_TYPE_BY_FOLD.get(label.casefold()), tag.group(3).strip(), False)
-    m = _LABELLED.match(body)
-    if m and m.group(1).casefold() in _TYPE_BY_FOLD:
-        return Entry(_TYPE_BY_FOLD[m.group(1).casefold()], unwrap(m.group(2).strip()), False)
+        before = _WORD.findall(body[: tag.start])
+        label = before[0] if before else tag.type
+        return Entry(_TYPE_BY_FOLD.get(label.casefold()), tag.inner.strip(), False)
+    m = _LABEL_HEAD.match(body)
+    quote = _quote_after(body[m.end() :]) if m else None
+    if m and quote is not None and m.group(1).casefold() in _TYPE_BY_FOLD:
+        return Entry(_TYPE_BY_FOLD[m.group(1).casefold()], unwrap(quote.strip()), False)
     return Entry(None, body, False)
 
 
@@ -182,7 +197,7 @@ def repeat_entries(output: str, sep: str) -> list[Entry]:
     entries = []
     for line in (raw.strip() for raw in text.splitlines()):
         m = shape.match(line)
-        if m and not TAGGED.search(line):
+        if m and find_tagged(line) is None:
             entries.append(Entry(m.group(1), unwrap(m.group(2).strip()), True))
         elif line:
             entries.append(_separated(line, sep.strip()) or _labelled(line))

@@ -1,24 +1,29 @@
 """Text helpers shared by LIFEval's rubric programs: cleaning, unwrapping, near misses.
 
 Model output is parsed defensively (JSON first, then a bracketed span, then lines)
-and never evaluated; these helpers are the common parts of that parsing.
+and never evaluated; these helpers are the common parts of that parsing. Every
+helper runs in time linear in the output: a rubric program runs on whatever a
+model wrote, and a pattern that backtracks on a long run of spaces would stall
+the engine.
 """
 
 from __future__ import annotations
 
-import json
 import re
 from collections.abc import Mapping
+from dataclasses import dataclass
 from typing import Any
 
 from rapidfuzz.distance import Levenshtein
 
 from lctui.core.types import RubricPoint
+from lctui.scoring.json_text import loads_or_none
 from lctui.scoring.lifeval_points import PointSpec
 from lctui.scoring.rubric import make_point
 
 _CUE = re.compile(r"^\s*(?:output|answer|response)\s*:\s*", re.IGNORECASE)
-_FENCE = re.compile(r"^```[a-zA-Z]*\s*\n?(.*?)\n?```$", re.DOTALL)
+_FENCE = "```"
+_LANGUAGE = re.compile(r"[a-zA-Z]*")
 NUMBERING = re.compile(r"^\s*(?:\d+[.)]|[-*•])\s+")
 MAX_NEAR = 4  # also the widest length difference a near miss can have
 
@@ -43,9 +48,15 @@ def edit_distance(a: str, b: str, limit: int) -> int:
 
 
 def clean_output(output: str) -> str:
+    """The output without an "Answer:" cue and without a code fence around all of it."""
     text = _CUE.sub("", output.strip()).strip()
-    fenced = _FENCE.match(text)
-    return fenced.group(1).strip() if fenced else text
+    if len(text) >= 2 * len(_FENCE) and text.startswith(_FENCE) and text.endswith(_FENCE):
+        # String operations, not one pattern: "```" then a long run of spaces made
+        # the pattern's lazy body backtrack quadratically.
+        inner = text[len(_FENCE) : -len(_FENCE)]
+        language = _LANGUAGE.match(inner)
+        return inner[language.end() if language else 0 :].strip()
+    return text
 
 
 def unwrap(text: str) -> str:
@@ -80,10 +91,51 @@ def json_list(text: str) -> tuple[list[Any] | None, bool]:
     for candidate, whole in ((text, True), (bracketed(text), False)):
         if not candidate:
             continue
-        try:
-            value: Any = json.loads(candidate)
-        except ValueError:
-            continue
+        value: Any = loads_or_none(candidate)
         if isinstance(value, list):
             return value, whole
     return None, False
+
+
+# onedoc_context.TAGGED, in two parts: its lazy body between them made a search
+# quadratic on an output of many opening tags and no closing one.
+_OPEN_TAG = re.compile(r"<([A-Za-z]+)-(\d+)>")
+_CLOSE_TAG = re.compile(r"</([A-Za-z]+)-(\d+)>")
+
+
+@dataclass(frozen=True)
+class TagSpan:
+    """A `<Type-N>text</Type-M>` span: where it lies, its opening type and its text."""
+
+    start: int
+    end: int
+    type: str
+    inner: str
+
+
+def find_tagged(text: str, pos: int = 0) -> TagSpan | None:
+    """The span onedoc_context.TAGGED.search(text, pos) finds, in linear time.
+
+    That is the first opening tag paired with the first closing tag after it; when
+    no closing tag follows the first opening tag, none follows a later one either.
+    """
+    opening = _OPEN_TAG.search(text, pos)
+    if opening is None:
+        return None
+    closing = _CLOSE_TAG.search(text, opening.end())
+    if closing is None:
+        return None
+    return TagSpan(
+        opening.start(), closing.end(), opening.group(1), text[opening.end() : closing.start()]
+    )
+
+
+def untag(text: str) -> str:
+    """`text` with every tagged span replaced by its text (TAGGED.sub(r"\\3", text))."""
+    parts: list[str] = []
+    pos = 0
+    while (span := find_tagged(text, pos)) is not None:
+        parts += [text[pos : span.start], span.inner]
+        pos = span.end
+    parts.append(text[pos:])
+    return "".join(parts)
