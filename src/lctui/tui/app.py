@@ -277,7 +277,9 @@ def _release_print_capture(app: App[Any]) -> None:
     loggers = [logging.getLogger(), *manager.loggerDict.values()]
     for logger in loggers:
         for handler in getattr(logger, "handlers", ()):
-            stream = getattr(handler, "stream", None)
+            # The stream a handler was given; not logging's last resort, which reads
+            # sys.stderr each time it writes.
+            stream = vars(handler).get("stream")
             if isinstance(handler, logging.StreamHandler) and getattr(stream, "app", None) is app:
                 handler.setStream(
                     sys.__stderr__ if getattr(stream, "stderr", True) else sys.__stdout__
