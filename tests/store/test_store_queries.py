@@ -107,7 +107,7 @@ def test_read_only_store_refuses_writes(db_path: Path) -> None:
     with open_store(db_path) as store:
         _fill(store)
     with open_store(db_path, read_only=True) as store:
-        with pytest.raises(StoreError, match="only statements that read"):
+        with pytest.raises(StoreError, match=r"read-only.*DELETE does not only read"):
             query_arrow(store, "DELETE FROM generations")
         with pytest.raises(duckdb.Error, match="read-only"):
             store.cursor().execute("DELETE FROM generations")
@@ -126,10 +126,14 @@ def test_query_arrow_refuses_writes_on_a_read_write_store_too(store: Store) -> N
         "COPY results TO 'out.csv'",
         "ATTACH 'other.duckdb'",
         "SELECT 1; DELETE FROM runs",
+        "EXPLAIN ANALYZE DELETE FROM runs",  # EXPLAIN ANALYZE runs what it explains
+        "EXPLAIN (ANALYZE) DELETE FROM runs",
+        "EXPLAIN ANALYZE CREATE TABLE t AS SELECT 1",
     ):
         with pytest.raises(StoreError):
             query_arrow(store, sql)
     assert store.cursor().execute("SELECT count(*) FROM runs").fetchone() == (1,)
+    assert query_arrow(store, "EXPLAIN ANALYZE SELECT count(*) FROM runs").num_rows == 1
 
 
 def test_query_arrow_params_limit_and_errors(store: Store) -> None:

@@ -30,8 +30,10 @@ def add_parsers(sub: Any) -> None:
     query = sub.add_parser(
         "query",
         help="run SQL on a results database (read-only)",
-        description="Run SQL on a read-only connection. Views: results (one row per "
-        "latest generation), rubric (one row per rubric point).",
+        description="Run one statement that reads (SELECT, WITH, DESCRIBE, SHOW, "
+        "SUMMARIZE, EXPLAIN) on a read-only connection that cannot reach files, URLs or "
+        "extensions. Views: results (one row per latest generation), rubric (one row per "
+        "rubric point).",
     )
     query.add_argument(
         "sql", help='the query, e.g. "SELECT task, avg(score) FROM results GROUP BY task"'
@@ -97,13 +99,12 @@ def cmd_models(args: argparse.Namespace) -> int:
 def cmd_query(args: argparse.Namespace) -> int:
     from lctui.cli.run import resolve_db
     from lctui.store import open_store
+    from lctui.store.sandbox import SqlSandbox
 
     db = resolve_db(args, load_config(args.config))
-    store = open_store(db, read_only=True)
-    try:
-        result = store.query_arrow(args.sql)
-    finally:
-        store.close()
+    # Shared: the file is held only while the query runs, by the sandbox's connection.
+    with open_store(db, read_only=True, shared=True) as store, SqlSandbox(store) as sandbox:
+        result = sandbox.query(args.sql)
     columns = list(result.column_names)
     rows = result.to_pylist()
     if args.format == "json":

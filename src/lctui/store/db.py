@@ -34,8 +34,10 @@ class Store(ClosesOnExit):
 
     A store holds its file open for its whole life, or, when `shared`, only while a
     query or a flush runs: DuckDB lets no other process open a file that one process
-    holds, so a headless run that shares its file can be browsed (read-only) by the
-    TUI while it writes. Both sides retry for a while when they find the file busy.
+    holds, so a headless run or the TUI that shares its file can be browsed (read-only)
+    by another process while it writes. Nor does DuckDB let one process open a file
+    twice with different settings, which the SQL console's sandbox needs (sandbox.py).
+    All sides retry for a while when they find the file busy.
     """
 
     def __init__(
@@ -72,10 +74,14 @@ class Store(ClosesOnExit):
             cur = connect_waiting(self.path, self.read_only)
         else:
             cur = self._con.cursor()
-        if self.read_only and self.migrated_from < self.schema_version:
-            # An older file seen read-only: the current views, as this cursor's own.
-            create_views(cur, temporary=True)
+        self.add_current_views(cur)
         return cur
+
+    def add_current_views(self, con: duckdb.DuckDBPyConnection) -> None:
+        """On an older file seen read-only, give `con` the current views as its own
+        (temporary) ones; the file itself cannot be upgraded. Nothing otherwise."""
+        if self.read_only and self.migrated_from < self.schema_version:
+            create_views(con, temporary=True)
 
     @contextlib.contextmanager
     def _writer_connection(self) -> Iterator[duckdb.DuckDBPyConnection]:
@@ -152,16 +158,23 @@ class Store(ClosesOnExit):
     # -- lifetime --------------------------------------------------------------------------
 
     def close(self) -> None:
-        """Write what the writer still buffers, then close the file (and its lock)."""
+        """Write what the writer still buffers, then close the file (and its lock).
+
+        The connections are dropped as well as closed: something may keep the Store
+        alive to the end of the interpreter (a logging handler holding the TUI's
+        stderr holds the app), and a connection alive then is reported as leaked.
+        """
         writer, self._writer = self._writer, None
         try:
             if writer is not None:
                 writer.close()
         finally:
-            if self._writer_cursor is not None:
-                self._writer_cursor.close()
-            if self._con is not None:
-                self._con.close()
+            cursor, self._writer_cursor = self._writer_cursor, None
+            con, self._con = self._con, None
+            if cursor is not None:
+                cursor.close()
+            if con is not None:
+                con.close()
             if self.claim is not None:
                 self.claim.release()
 
@@ -228,8 +241,8 @@ class WriterClaim:
         if not _try_lock(handle):
             handle.close()
             raise StoreError(
-                f"{file} is being written by another lctui run; wait for it to finish or "
-                "pass --db to use another file"
+                f"{file} is being written by another lctui process (a run, or the TUI open "
+                "on it); wait for it to end, or pass --db to use another file"
             )
         return cls(handle)
 
@@ -264,20 +277,32 @@ SHARED_WAIT_S = 15.0  # how long a shared store waits for another process's flus
 
 
 def connect_waiting(
-    file: Path, read_only: bool, wait_s: float = SHARED_WAIT_S
+    file: Path,
+    read_only: bool,
+    wait_s: float = SHARED_WAIT_S,
+    config: Mapping[str, str | bool] | None = None,
 ) -> duckdb.DuckDBPyConnection:
-    """Connect, retrying while another process holds the file (it releases it soon)."""
+    """Connect, retrying while the file is busy: another process holds it, or, in this
+    process, a connection with another configuration (DuckDB refuses a second one;
+    the sandbox of user SQL has its own). Either is released soon."""
     deadline = time.monotonic() + wait_s
     delay = 0.01
     while True:
         try:
-            return duckdb.connect(str(file), read_only=read_only)
+            return duckdb.connect(str(file), read_only=read_only, config=dict(config or {}))
         except duckdb.Error as err:
-            busy = "lock" in str(err).lower()
-            if not busy or time.monotonic() >= deadline:
+            if not _busy(err) or time.monotonic() >= deadline:
                 raise StoreError(_open_error(file, err, read_only)) from err
         time.sleep(delay)
         delay = min(delay * 2, 0.2)
+
+
+_OTHER_CONFIGURATION = "different configuration"  # DuckDB's words for the in-process case
+
+
+def _busy(err: duckdb.Error) -> bool:
+    message = str(err).lower()
+    return "lock" in message or _OTHER_CONFIGURATION in message
 
 
 def _check_path(file: Path, read_only: bool) -> None:
@@ -309,6 +334,12 @@ def _open_error(file: Path, err: duckdb.Error, read_only: bool) -> str:
             f"{file} is in use by another process{holder}: another lctui process is writing "
             "it, and DuckDB lets no other process open a file while one writes it. Pass --db "
             "to use another file, or open this one read-only once that process has ended."
+        )
+    if _OTHER_CONFIGURATION in lowered:
+        return (
+            f"{file} stayed busy in this process: a query or a write of lctui held it "
+            "open with other settings (the SQL console's query runs on a connection of its "
+            "own) for longer than it waits; try again once it has finished"
         )
     if "not a valid duckdb database" in lowered:
         return (

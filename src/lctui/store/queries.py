@@ -17,9 +17,8 @@ import pyarrow as pa
 
 from lctui.core.errors import StoreError
 from lctui.core.types import Example, Span
+from lctui.store.sql_gate import check_reading
 from lctui.store.views import RESULT_STATUS
-
-_READ_ONLY_STATEMENTS = frozenset({duckdb.StatementType.SELECT, duckdb.StatementType.EXPLAIN})
 
 
 class HasCursor(Protocol):
@@ -381,26 +380,17 @@ def load_example(src: Source, example_id: str) -> Example | None:
 def query_arrow(
     src: Source, sql: str, params: Sequence[Any] | None = None, limit: int | None = None
 ) -> pa.Table:
-    """Run one read-only statement (SELECT, DESCRIBE, SHOW, EXPLAIN...) into Arrow.
+    """Run one statement that reads (SELECT, DESCRIBE, SHOW, EXPLAIN...) into Arrow.
 
-    Writes are refused even on a read-write store, so the SQL console and
-    `lctui query` cannot change results. `limit` stops reading after that many rows.
+    The statement gate (sql_gate.check_reading) refuses anything else with the reason.
+    SQL a user typed goes through store.sandbox, which runs it here on a connection
+    that cannot write or reach outside the results. `limit` stops reading after that
+    many rows.
     """
     with _cursor(src) as cur:
+        statement = check_reading(cur, sql)
         try:
-            statements = cur.extract_statements(sql)
-        except duckdb.Error as err:
-            raise StoreError(f"invalid SQL: {err}") from err
-        if len(statements) != 1:
-            raise StoreError(f"give exactly one SQL statement, not {len(statements)}")
-        kind = statements[0].type
-        if kind not in _READ_ONLY_STATEMENTS:
-            raise StoreError(
-                f"queries here are read-only: only statements that read are allowed, and "
-                f"this one is {kind.name}; results are changed by lctui itself"
-            )
-        try:
-            relation = cur.sql(statements[0].query, params=list(params) if params else None)
+            relation = cur.sql(statement.query, params=list(params) if params else None)
             if relation is None:
                 return pa.table({})
             if limit is None:

@@ -8,6 +8,7 @@ taken for generations the target does not have yet.
 
 from __future__ import annotations
 
+import contextlib
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -29,7 +30,11 @@ def export_parquet(store: Store, folder: str | Path, run_ids: Sequence[str] | No
     """
     out = Path(folder)
     out.mkdir(parents=True, exist_ok=True)
-    con = store.cursor()
+    with contextlib.closing(store.cursor()) as con:  # a shared store's file is freed after
+        return _export(con, out, run_ids)
+
+
+def _export(con: duckdb.DuckDBPyConnection, out: Path, run_ids: Sequence[str] | None) -> int:
     runs = list(run_ids) if run_ids is not None else _all_runs(con)
     con.execute("CREATE OR REPLACE TEMP TABLE _export_runs AS SELECT unnest(?) AS run_id", [runs])
     selects = {
@@ -62,7 +67,11 @@ def import_parquet(store: Store, folder: str | Path) -> int:
     if missing:
         raise StoreError(f"{source} lacks {', '.join(f'{t}.parquet' for t in missing)}")
     store.flush(force=True)
-    con = store.cursor()
+    with contextlib.closing(store.cursor()) as con:  # a shared store's file is freed after
+        return _import(con, source)
+
+
+def _import(con: duckdb.DuckDBPyConnection, source: Path) -> int:
     before = _count(con)
     con.begin()
     try:

@@ -1,11 +1,14 @@
 """The Textual app: owns the results store, themes, global keys and screen changes.
 
-Screens read through `app.store` (a cursor per query, in workers) and start runs with
-`app.start_run`, which hosts the same engine as `lctui run` on the app's event loop.
+Screens read through `app.store` (a connection per query, in workers, closed after it)
+and start runs with `app.start_run`, which hosts the same engine as `lctui run` on the
+app's event loop; the engine's flushes open the file for each write in the same way.
 """
 
 from __future__ import annotations
 
+import logging
+import sys
 from collections.abc import Iterable
 from functools import partial
 from pathlib import Path
@@ -87,17 +90,26 @@ class LctuiApp(App[None]):
     def on_unmount(self) -> None:
         if self._store is not None:
             self._store.close()
+        _release_print_capture(self)
 
     def _open_store(self) -> Store:
-        """The file read-write, or shared read-only when asked or while another process
-        (a headless `lctui run`) writes it, so browsing never fails with a lock error."""
+        """The file, shared: held open only while a query or a write runs, so that other
+        processes (`lctui query`, a second TUI) can read it in between, and so that the
+        SQL console's sandbox connection (other settings) can open it in this process.
+
+        Read-write, the app takes the file's writer claim for its whole life, as a
+        headless run does: it may write at any moment (a run, a re-score, the sample
+        import). Read-only when asked, or while another process holds the claim (a
+        headless run writes the file): browsing never fails with a lock error.
+        """
         if self.read_only:
             return open_store(self.db_path, read_only=True, shared=True)
         if not writer_active(self.db_path):
             try:
-                return open_store(self.db_path)
+                return open_store(self.db_path, shared=True)
             except StoreError as exc:
-                if "in use by another process" not in str(exc):
+                taken = writer_active(self.db_path)  # claimed by a run just now
+                if not taken and "in use by another process" not in str(exc):
                     raise
         store = open_store(self.db_path, read_only=True, shared=True)
         self.read_only = True
@@ -110,7 +122,11 @@ class LctuiApp(App[None]):
         return store
 
     def _is_empty(self) -> bool:
-        row = self.store.cursor().execute("SELECT count(*) FROM generations").fetchone()
+        cur = self.store.cursor()
+        try:
+            row = cur.execute("SELECT count(*) FROM generations").fetchone()
+        finally:
+            cur.close()  # a shared store's file is held until its connection closes
         return not row or row[0] == 0
 
     def _import_samples(self) -> None:
@@ -247,3 +263,24 @@ class LctuiApp(App[None]):
                 f"{active.tooltip or binding.tooltip or title} (key: {key})",
                 partial(self.run_action, binding.action, active.node),
             )
+
+
+def _release_print_capture(app: App[Any]) -> None:
+    """Point the logging handlers made while the app ran at the real streams again.
+
+    A library that sets up logging while the app runs (torch makes dozens of handlers
+    when the embedded model loads) keeps sys.stderr as it was then: Textual's print
+    capture, which holds the app, and through it every DuckDB object the app reached,
+    to the end of the interpreter, where DuckDB reports each one as leaked.
+    """
+    manager = logging.Logger.manager
+    loggers = [logging.getLogger(), *manager.loggerDict.values()]
+    for logger in loggers:
+        for handler in getattr(logger, "handlers", ()):
+            # The stream a handler was given; not logging's last resort, which reads
+            # sys.stderr each time it writes.
+            stream = vars(handler).get("stream")
+            if isinstance(handler, logging.StreamHandler) and getattr(stream, "app", None) is app:
+                handler.setStream(
+                    sys.__stderr__ if getattr(stream, "stderr", True) else sys.__stdout__
+                )

@@ -1,12 +1,12 @@
 """The SQL console: read-only DuckDB queries over the documented views, with history,
 saved queries, a LIMIT guard, cancellation and export of any result.
 
-A query runs in a thread worker on its own cursor through `queries.query_arrow`,
-which refuses any statement that is not a read (on a store opened read-only the
-connection itself refuses writes too). It fetches one row past the limit, so the
-status can say "500 of more than 500". Escape or ctrl+c while it runs calls the
-cursor's `interrupt()` from the UI thread. Results show in an `ArrowTable`, which
-formats only the rows on screen.
+A query runs in a thread worker in a `store.sandbox.SqlSandbox`: a connection of its
+own, read-only, that cannot reach files, URLs or extensions nor change a setting, and
+a statement gate that refuses anything but one statement that reads, with the reason.
+It fetches one row past the limit, so the status can say "500 of more than 500".
+Escape or ctrl+c while it runs calls the connection's `interrupt()` from the UI
+thread. Results show in an `ArrowTable`, which formats only the rows on screen.
 """
 
 from __future__ import annotations
@@ -41,7 +41,7 @@ from textual.widgets.option_list import Option
 from lctui.core.errors import LctuiError
 from lctui.core.paths import data_dir
 from lctui.store.lifeval_views import LIFEVAL_VIEWS
-from lctui.store.queries import query_arrow
+from lctui.store.sandbox import SqlSandbox
 from lctui.tui.widgets.arrow_table import ArrowTable
 from lctui.tui.widgets.ask import AskScreen
 from lctui.tui.widgets.query_guard import QueryGuard
@@ -132,7 +132,7 @@ class SqlConsoleScreen(Screen[None]):
         self.status = ""
         self.last_export: Path | None = None
         self._history_index: int | None = None
-        self._live_cursor: duckdb.DuckDBPyConnection | None = None
+        self._live_sandbox: SqlSandbox | None = None
         self._cancel_asked = False
         self._lock = threading.Lock()
         self._guard = QueryGuard()
@@ -144,7 +144,7 @@ class SqlConsoleScreen(Screen[None]):
 
     @property
     def query_running(self) -> bool:
-        return self._live_cursor is not None
+        return self._live_sandbox is not None
 
     def compose(self) -> ComposeResult:
         with Horizontal():
@@ -175,8 +175,10 @@ class SqlConsoleScreen(Screen[None]):
         self._fill_views()
         self._fill_history()
         self._fill_saved()
-        where = "read-only connection" if self.lctui.store.read_only else "read statements only"
-        self._set_status(f"Ready ({where}). Views on the left; enter inserts a query.")
+        self._set_status(
+            "Ready (read-only: one statement that reads the results; files, URLs and "
+            "extensions are out of reach). Views on the left; enter inserts a query."
+        )
         self._load_columns()
         editor.focus()
 
@@ -297,17 +299,17 @@ class SqlConsoleScreen(Screen[None]):
         table: pa.Table | None = None
         error: str | None = None
         with self._guard.running():
-            cur = self.lctui.store.cursor()
-            with self._lock:
-                self._live_cursor = cur
             try:
-                table = query_arrow(cur, sql, limit=limit + 1)
+                with SqlSandbox(self.lctui.store) as sandbox:
+                    with self._lock:
+                        self._live_sandbox = sandbox
+                    try:
+                        table = sandbox.query(sql, limit=limit + 1)
+                    finally:
+                        with self._lock:
+                            self._live_sandbox = None
             except (LctuiError, duckdb.Error) as exc:
                 error = CANCELLED if self._cancel_asked else str(exc)
-            finally:
-                with self._lock:
-                    self._live_cursor = None
-                cur.close()
         self.post_message(self.Finished(table, limit, error, time.monotonic() - started))
 
     @on(Finished)
@@ -343,11 +345,12 @@ class SqlConsoleScreen(Screen[None]):
         return True
 
     def action_cancel(self) -> None:
-        with self._lock:
-            cur = self._live_cursor
-            self._cancel_asked = cur is not None
-        if cur is not None:
-            cur.interrupt()
+        with self._lock:  # the worker clears _live_sandbox under it before closing it
+            sandbox = self._live_sandbox
+            self._cancel_asked = sandbox is not None
+            if sandbox is not None:
+                sandbox.interrupt()
+        if sandbox is not None:
             self._set_status("Cancelling...")
 
     def action_back(self) -> None:

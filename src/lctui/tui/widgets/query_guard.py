@@ -1,6 +1,10 @@
-"""Counts a screen's queries in flight so that unmounting waits for them: the app
-closes the store right after its screens, and DuckDB will not close a connection
-while a cursor of it is mid-query."""
+"""Counts a screen's queries in flight so that unmounting waits for them.
+
+The app closes the store right after its screens, and the store's last flush has to
+wait while a query of this process holds the file with other settings (the SQL
+console's sandbox); a query's connection also must not outlive the app, or DuckDB
+reports it as leaked when the interpreter ends. Each query closes its connection
+itself (a shared store opens one per query), so draining is all that is left."""
 
 from __future__ import annotations
 

@@ -1,0 +1,169 @@
+"""The SQL that the TUI's console and `lctui query` must refuse (issues 15 and 17), and
+a witness that checks afterwards that none of it had any effect.
+
+Each attack was reproduced against lctui before the sandbox: it deleted results, wrote
+a file, or returned a file's or the environment's content. The tests run every one
+through both paths (tests/tui/test_tui_sql_sandbox.py, tests/cli/test_cli_query_sandbox.py).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import socket
+import uuid
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+
+CHANGES = "would change the results"
+EXPLAIN_RUNS = "EXPLAIN ANALYZE runs the statement it explains"
+OUT_OF_REACH = "out of reach"
+
+
+@dataclass(frozen=True)
+class Attack:
+    """`sql` may name {out} (a folder that must stay empty), {url} (a loopback listener
+    that must get no connection) and {tmp} (a folder holding a marker file)."""
+
+    id: str
+    sql: str
+    refusal: str  # a piece of the one-line message that says why
+
+
+ATTACKS = (
+    Attack(
+        "writable-cte", "WITH d AS (DELETE FROM scores RETURNING *) SELECT count(*) FROM d", CHANGES
+    ),
+    Attack(
+        "insert-returning-in-cte",
+        "WITH i AS (INSERT INTO schema_version VALUES (99, now()::TIMESTAMP) RETURNING *) "
+        "SELECT * FROM i",
+        CHANGES,
+    ),
+    Attack(
+        "insert-returning-in-subquery",
+        "SELECT * FROM (INSERT INTO schema_version VALUES (99, now()::TIMESTAMP) RETURNING *)",
+        "invalid SQL",
+    ),
+    Attack("explain-analyze-delete", "EXPLAIN ANALYZE DELETE FROM generations", EXPLAIN_RUNS),
+    Attack("explain-analyze-update", "EXPLAIN ANALYZE UPDATE scores SET value = 0", EXPLAIN_RUNS),
+    Attack(
+        "explain-analyze-insert",
+        "EXPLAIN ANALYZE INSERT INTO schema_version VALUES (99, now()::TIMESTAMP)",
+        EXPLAIN_RUNS,
+    ),
+    Attack("explain-analyze-drop", "EXPLAIN ANALYZE DROP TABLE rubric_points", EXPLAIN_RUNS),
+    Attack(
+        "explain-analyze-ctas",
+        "EXPLAIN ANALYZE CREATE TABLE sneaky AS SELECT * FROM generations",
+        EXPLAIN_RUNS,
+    ),
+    Attack(
+        "explain-analyze-options-delete",
+        "EXPLAIN (ANALYZE, FORMAT json) DELETE FROM generations",
+        EXPLAIN_RUNS,
+    ),
+    Attack(
+        "explain-analyze-copy",
+        "EXPLAIN ANALYZE COPY (SELECT 'echo PWNED') TO '{out}/x.sh' (HEADER false, QUOTE '')",
+        EXPLAIN_RUNS,
+    ),
+    Attack(
+        "explain-analyze-writable-cte",
+        "EXPLAIN ANALYZE WITH d AS (DELETE FROM scores RETURNING *) SELECT count(*) FROM d",
+        CHANGES,
+    ),
+    Attack("read-environ", "SELECT * FROM read_text('/proc/self/environ')", OUT_OF_REACH),
+    Attack("read-hostname", "SELECT * FROM read_text('/etc/hostname')", OUT_OF_REACH),
+    Attack("read-blob", "SELECT * FROM read_blob('/etc/hostname')", OUT_OF_REACH),
+    Attack("glob-tmp", "SELECT * FROM glob('/tmp/*')", OUT_OF_REACH),
+    Attack("glob-marker", "SELECT * FROM glob('{tmp}/*')", OUT_OF_REACH),
+    Attack("read-csv-url", "SELECT * FROM read_csv('{url}/x.csv')", OUT_OF_REACH),
+    Attack("read-parquet-url", "SELECT * FROM read_parquet('{url}/x.parquet')", OUT_OF_REACH),
+    Attack("set", "SET threads = 1", "SET does not only read"),
+    Attack("set-external-access", "SET enable_external_access = true", "SET does not only read"),
+    Attack("reset", "RESET lock_configuration", "RESET does not only read"),
+    Attack("pragma", "PRAGMA enable_profiling", "PRAGMA does not only read"),
+    Attack("attach", "ATTACH '{out}/other.duckdb' AS other", "ATTACH does not only read"),
+    Attack("copy", "COPY generations TO '{out}/generations.csv'", "COPY does not only read"),
+    Attack("export", "EXPORT DATABASE '{out}/export'", "EXPORT does not only read"),
+    Attack("install", "INSTALL httpfs", "INSTALL does not only read"),
+    Attack("load", "LOAD httpfs", "LOAD does not only read"),
+    Attack("delete", "DELETE FROM generations", "DELETE does not only read"),
+    Attack("two-statements", "SELECT 1; DELETE FROM runs", "2 statements"),
+    Attack("checkpoint", "CHECKPOINT", "CHECKPOINT does not only read"),
+)
+ATTACK_PARAMS = [pytest.param(a, id=a.id) for a in ATTACKS]
+
+# Reading stays as DuckDB has it: views, CTEs, window functions, EXPLAIN, DESCRIBE,
+# SHOW, SUMMARIZE, PIVOT. Each with a column the result must have.
+READS = (
+    ("view", "SELECT model, task, avg(score) AS mean FROM results GROUP BY ALL", "mean"),
+    ("cte", "WITH s AS (SELECT * FROM results_core) SELECT count(*) AS n FROM s", "n"),
+    (
+        "window",
+        "SELECT generation_id, row_number() OVER (PARTITION BY task ORDER BY length) AS k "
+        "FROM results",
+        "k",
+    ),
+    ("explain", "EXPLAIN SELECT * FROM results", "explain_value"),
+    ("explain-analyze-select", "EXPLAIN ANALYZE SELECT count(*) FROM results", "explain_value"),
+    ("describe", "DESCRIBE results", "column_name"),
+    ("show-tables", "SHOW TABLES", "name"),
+    ("summarize", "SUMMARIZE SELECT score, length FROM results", "column_name"),
+    ("pivot", "PIVOT (SELECT task, length FROM results) ON length USING count(*)", "task"),
+)
+READ_PARAMS = [pytest.param(sql, column, id=name) for name, sql, column in READS]
+
+
+class Witness:
+    """What an attack could change or reveal, recorded before it runs."""
+
+    def __init__(self, db: Path, tmp_path: Path) -> None:
+        self.db = db
+        self.out = tmp_path / "attack-out"
+        self.out.mkdir()
+        self.tmp = tmp_path / "attack-tmp"
+        self.tmp.mkdir()
+        self.marker = f"marker-{uuid.uuid4().hex}"
+        (self.tmp / self.marker).write_text("a file only a glob would name\n")
+        self.home = tmp_path / "home"  # where an extension would be installed (set HOME)
+        self.home.mkdir()
+        self.listener = socket.create_server(("127.0.0.1", 0))
+        self.listener.settimeout(0.2)
+        self.url = f"http://127.0.0.1:{self.listener.getsockname()[1]}"
+        self.files = self._files()
+        hostname = Path("/etc/hostname")
+        self.secrets = [self.marker, "PATH=", "HOME="]
+        if hostname.is_file() and len(hostname.read_text().strip()) >= 4:
+            self.secrets.append(hostname.read_text().strip())
+
+    def sql(self, attack: Attack) -> str:
+        return attack.sql.format(out=self.out, url=self.url, tmp=self.tmp)
+
+    def _files(self) -> dict[str, str]:
+        """sha256 of the database file and of its write-ahead log, if it has one."""
+        paths = (self.db, self.db.with_name(self.db.name + ".wal"))
+        return {p.name: hashlib.sha256(p.read_bytes()).hexdigest() for p in paths if p.exists()}
+
+    def assert_nothing_happened(self, shown: str) -> None:
+        """The file is byte for byte as before, nothing was written, fetched, installed,
+        and no file or environment content is in what the user was shown."""
+        assert self._files() == self.files, "the database changed"
+        assert not list(self.out.iterdir()), "a file was written"
+        assert not (self.home / ".duckdb").exists(), "an extension was installed"
+        with pytest.raises(TimeoutError):
+            self.listener.accept()[0].close()  # no download was tried
+        for secret in self.secrets:
+            assert secret not in shown, f"{secret!r} came back"
+
+    def close(self) -> None:
+        self.listener.close()
+
+
+def isolated_home(monkeypatch: pytest.MonkeyPatch, witness: Witness) -> None:
+    """DuckDB installs extensions under $HOME/.duckdb: point it at the witness's."""
+    monkeypatch.setenv("HOME", str(witness.home))
+    assert os.environ["HOME"] == str(witness.home)
