@@ -108,11 +108,15 @@ class RunFlusher:
             # once the backlog is too large).
             if self._stalled_since is None:
                 self._stalled_since = self._clock() - SLOW_WRITE_S
-            self._sink(self._stalled(self._store.backlog(), None))
+            backlog = self._store.backlog()
+            self._sink(self._stalled(backlog, backlog.error))  # the last failure, if any
         try:
             written = await write
         except StoreError as err:
             self._failed(str(err))
+            return False
+        except Exception as err:  # not foreseen, but still a write that did not happen
+            self._failed(f"{type(err).__name__}: {err}")
             return False
         if self._stalled_since is not None or self.holding:
             since = self._stalled_since if self._stalled_since is not None else self._clock()

@@ -106,7 +106,8 @@ class Engine:
         self._store = store
         self._load_backend = load_backend
         self._sink = sink
-        self._flusher = RunFlusher(store, sink, backlog_limits or flushing.BACKLOG_LIMITS)
+        self._limits = backlog_limits or flushing.BACKLOG_LIMITS
+        self._flusher = RunFlusher(store, sink, self._limits)
         self._examples: dict[str, asyncio.Future[Example]] = {}
         self._uses: Counter[str] = Counter()  # work items still to read each cached example
         self._paused = asyncio.Event()
@@ -156,6 +157,7 @@ class Engine:
         counters = {"done": 0, "errors": 0}
         cancelled = False
         status = "failed"  # unless the run ends or is cancelled; the error propagates
+        self._flusher = RunFlusher(self._store, self._sink, self._limits)  # this run's
         flusher = asyncio.create_task(self._flusher.run())
         closed = False
         try:
