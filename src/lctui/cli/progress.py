@@ -1,14 +1,19 @@
 """Headless live progress: one rich progress row per model x task x length cell.
 
 The engine calls `__call__` for every event; this sink only updates counters and
-rich's task fields (cheap, thread-safe), and rich repaints on its own timer.
+rich's task fields (cheap, thread-safe), and rich repaints on its own timer. When the
+results file cannot be written, a line above the bars says why and how much waits
+(StoreStalled), repeated when that changes, and another when writing works again.
 """
 
 from __future__ import annotations
 
+import re
+import time
 from dataclasses import dataclass, field
 
 from rich.console import Console
+from rich.markup import escape
 from rich.progress import (
     BarColumn,
     MofNCompleteColumn,
@@ -26,8 +31,13 @@ from lctui.core.events import (
     GenerationFinished,
     RunFinished,
     RunPlanned,
+    StoreRecovered,
+    StoreStalled,
 )
 from lctui.core.lengths import format_length
+
+STALL_REPEAT_S = 30.0  # a stall that goes on is said again this often, with new counts
+_NUMBER = re.compile(r"\d+")
 
 
 @dataclass
@@ -58,6 +68,8 @@ class RichProgressSink:
         )
         self._cells: dict[CellKey, _Cell] = {}
         self.errors: list[str] = []
+        self._stall_said: tuple[str, bool] | None = None  # (error, paused) last said
+        self._stall_said_at = 0.0
 
     def __enter__(self) -> RichProgressSink:
         self.progress.start()
@@ -73,8 +85,28 @@ class RichProgressSink:
             self._timing(event)
         elif isinstance(event, ExampleScored | ExampleFailed):
             self._finish(event)
+        elif isinstance(event, StoreStalled):
+            self._stalled(event)
+        elif isinstance(event, StoreRecovered):
+            self._recovered(event)
         elif isinstance(event, RunFinished):
             self.progress.refresh()
+
+    def _stalled(self, event: StoreStalled) -> None:
+        # The same failure again (other row counts in its message) is not news.
+        said = (_NUMBER.sub("N", event.error or ""), event.paused)
+        now = time.monotonic()
+        if said == self._stall_said and now - self._stall_said_at < STALL_REPEAT_S:
+            return
+        self._stall_said, self._stall_said_at = said, now
+        self.console.print(f"[bold yellow]{escape(event.describe())}[/]")
+
+    def _recovered(self, event: StoreRecovered) -> None:
+        self._stall_said = None
+        self.console.print(
+            f"[green]store recovered: wrote {event.written} row(s) after {event.stalled_s:.0f} s; "
+            "the run goes on.[/]"
+        )
 
     def _plan(self, event: RunPlanned) -> None:
         width = max((len(k.task) for k in event.cells), default=10)

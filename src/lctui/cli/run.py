@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import json
 import os
 import platform
@@ -19,7 +20,7 @@ from rich.table import Table
 from lctui.backends import load_backend, resolve_model
 from lctui.cli.progress import RichProgressSink
 from lctui.core.config import Config, load_config
-from lctui.core.errors import UserInputError
+from lctui.core.errors import StoreError, UserInputError
 from lctui.core.lengths import format_length, parse_lengths
 from lctui.core.paths import data_dir, default_db_path
 from lctui.core.types import ModelSpec
@@ -216,8 +217,12 @@ def cmd_run(args: argparse.Namespace) -> int:
                 )
         outcome = _execute(request, store, console)
         _report(outcome, request, store, console, db)
-    finally:
-        store.close()
+    except BaseException:
+        # Rows the run could not write fail this close too; the run's error says so.
+        with contextlib.suppress(StoreError):
+            store.close()
+        raise
+    store.close()
     if outcome.cancelled:
         return 130
     return 1 if outcome.errors else 0

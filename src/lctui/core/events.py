@@ -65,6 +65,40 @@ class ExampleFailed:
 
 
 @dataclass(frozen=True)
+class StoreStalled:
+    """Finished results cannot be written to the file (yet); the engine retries.
+
+    Sent after every failed write, and when new work is held back because too much
+    waits unwritten (engine/flushing.py says how much is too much).
+    """
+
+    error: str | None  # the store's own message; None while a write is still trying
+    waiting: int  # finished generations not written yet
+    rows: int  # rows of every table not written yet
+    oldest_s: float  # age of the oldest unwritten row
+    paused: bool  # no new request starts until a write succeeds
+
+    def describe(self) -> str:
+        """One line for a user: why, how much waits, and what the run does meanwhile."""
+        why = (self.error or "a write has not finished for a while").rstrip(". ")
+        line = (
+            f"store stalled: {why}; {self.waiting} finished generation(s) ({self.rows} rows) "
+            f"waiting to be written, the oldest for {self.oldest_s:.0f} s; retrying"
+        )
+        if self.paused:
+            line += "; new work paused until a write succeeds (running requests finish)"
+        return line + "."
+
+
+@dataclass(frozen=True)
+class StoreRecovered:
+    """A write succeeded after StoreStalled; held work goes on."""
+
+    stalled_s: float  # how long nothing could be written
+    written: int  # rows the successful write stored
+
+
+@dataclass(frozen=True)
 class RunFinished:
     run_id: str
     done: int
@@ -80,6 +114,8 @@ Event = (
     | GenerationFinished
     | ExampleScored
     | ExampleFailed
+    | StoreStalled
+    | StoreRecovered
     | RunFinished
 )
 EventSink = Callable[[Event], None]

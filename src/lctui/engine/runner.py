@@ -3,8 +3,9 @@
 One `Engine.run` fans a RunRequest out over models; each model gets workers
 bounded by its backend's concurrency. Examples are built in threads ahead of the
 workers, generations stream into events, and every finished generation is written
-with its score through the batched store writer. Cancelling the run (Ctrl-C, or
-the TUI's cancel) aborts in-flight requests and keeps everything finished.
+with its score through the batched store writer (engine/flushing.py: retried while
+the file cannot be written, new work held while too much waits). Cancelling the run
+(Ctrl-C, or the TUI's cancel) aborts in-flight requests and keeps everything finished.
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ from collections.abc import Callable, Coroutine, Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol
 
+from lctui.core.errors import StoreError
 from lctui.core.events import (
     CellKey,
     ChunkReceived,
@@ -37,13 +39,14 @@ from lctui.core.types import (
     ModelSpec,
     Score,
 )
+from lctui.engine import flushing
+from lctui.engine.flushing import BacklogLimits, RunFlusher
 from lctui.engine.judging import Judging
 from lctui.engine.offloop import SCORING_LIMIT_S, run_in_thread
 from lctui.engine.plan import RunRequest, WorkItem, check_window, plan_items
 from lctui.scoring import error_score, score_example, score_failed_output
+from lctui.store.writer import Backlog
 from lctui.tasks.base import truncate_example
-
-FLUSH_EVERY_S = 1.0
 
 
 class ResultStore(Protocol):
@@ -65,7 +68,9 @@ class ResultStore(Protocol):
 
     def add_score(self, generation_id: str, score: Score) -> None: ...
 
-    def flush(self) -> None: ...
+    def flush(self, force: bool = False) -> int: ...
+
+    def backlog(self) -> Backlog: ...
 
 
 BackendLoader = Callable[[ModelSpec, "str | None"], Backend]
@@ -92,10 +97,19 @@ class Engine:
     # How long one output's scoring may take before it is scored 0 (engine/offloop.py).
     scoring_limit_s: float = SCORING_LIMIT_S
 
-    def __init__(self, store: ResultStore, load_backend: BackendLoader, sink: EventSink) -> None:
+    def __init__(
+        self,
+        store: ResultStore,
+        load_backend: BackendLoader,
+        sink: EventSink,
+        *,
+        backlog_limits: BacklogLimits | None = None,
+    ) -> None:
         self._store = store
         self._load_backend = load_backend
         self._sink = sink
+        self._limits = backlog_limits or flushing.BACKLOG_LIMITS
+        self._flusher = RunFlusher(store, sink, self._limits)
         self._examples: dict[str, asyncio.Future[Example]] = {}
         self._uses: Counter[str] = Counter()  # work items still to read each cached example
         self._paused = asyncio.Event()
@@ -136,14 +150,18 @@ class Engine:
                 m.spec, m.backend.fingerprint, m.backend.tokenizer.name, m.backend.max_context
             )
         self._store.start_run(run_id, request.command)
-        self._store.flush()
+        # The models' rows now, for readers; if the file refuses, the flusher retries
+        # and reports it.
+        with contextlib.suppress(StoreError):
+            self._store.flush()
         self._sink(RunPlanned(run_id, cells, skipped))
         self._uses = Counter(i.example_id for items in todo.values() for i in items)
         started = time.monotonic()
         counters = {"done": 0, "errors": 0}
         cancelled = False
         status = "failed"  # unless the run ends or is cancelled; the error propagates
-        flusher = asyncio.create_task(self._flush_periodically())
+        self._flusher = RunFlusher(self._store, self._sink, self._limits)  # this run's
+        flusher = asyncio.create_task(self._flusher.run())
         closed = False
         try:
             await _all_or_none(
@@ -155,15 +173,16 @@ class Engine:
                 await self._close(models)
                 closed = True
                 await self._judging.finish()
+            # Every result is written before the run is called finished; while the file
+            # refuses, this waits (saying so) rather than losing them.
+            await _stop(flusher)
+            await self._flusher.drain()
             status = "finished"
         except asyncio.CancelledError:
             cancelled, status = True, "cancelled"
         finally:
-            flusher.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await flusher
-            self._store.finish_run(run_id, status)
-            self._store.flush()
+            await _stop(flusher)
+            lost = self._finish(run_id, status)
             if not closed:
                 await self._close(models)
             self._sink(
@@ -175,9 +194,24 @@ class Engine:
                     time.monotonic() - started,
                 )
             )
+            if lost is not None:
+                raise lost
         return RunOutcome(
             run_id, len(all_items), len(stored), counters["done"], counters["errors"], cancelled
         )
+
+    def _finish(self, run_id: str, status: str) -> StoreError | None:
+        """Record the run's end; the error to raise when its last results cannot be
+        written (the run is then `failed`, or `interrupted` on the next open)."""
+        waiting = self._store.backlog().generations
+        try:
+            self._store.finish_run(run_id, status)
+        except StoreError as err:
+            return StoreError(
+                f"run {run_id} ended ({status}) but {waiting} finished generation(s) could "
+                f"not be written and are lost: {err}"
+            )
+        return None
 
     async def _prepare(self, request: RunRequest) -> list[_Model]:
         """Load every backend and check every length before any generation starts."""
@@ -200,11 +234,6 @@ class Engine:
     async def _close(self, models: Sequence[_Model]) -> None:
         await _close_all([m.backend for m in models])
 
-    async def _flush_periodically(self) -> None:
-        while True:
-            await asyncio.sleep(FLUSH_EVERY_S)
-            await asyncio.to_thread(self._store.flush)
-
     async def _run_model(
         self, run_id: str, model: _Model, items: list[WorkItem], counters: dict[str, int]
     ) -> None:
@@ -220,11 +249,19 @@ class Engine:
 
         async def consume() -> None:
             while (entry := await ready.get()) is not None:
-                await self._paused.wait()
+                await self._may_start()
                 await self._generate(run_id, model, *entry, counters)
                 self._release(entry[0].example_id)
 
         await _all_or_none([produce(), *(consume() for _ in range(workers))])
+
+    async def _may_start(self) -> None:
+        """Wait while the user paused the run or too many results wait to be written."""
+        while True:
+            await self._paused.wait()
+            await self._flusher.room()
+            if self._paused.is_set():
+                return
 
     def _release(self, example_id: str) -> None:
         """Forget a cached example once no work item needs it (128K contexts are big)."""
@@ -374,6 +411,13 @@ async def _close_stream(stream: object) -> None:
     if aclose is not None:
         with contextlib.suppress(Exception):
             await aclose()
+
+
+async def _stop(task: asyncio.Task[None]) -> None:
+    """Cancel a task and wait until it has ended."""
+    task.cancel()
+    with contextlib.suppress(asyncio.CancelledError):
+        await task
 
 
 async def _close_all(backends: Sequence[Backend]) -> None:

@@ -6,6 +6,7 @@ A read-write Store owns the one StoreWriter of its file; readers take their own 
 from __future__ import annotations
 
 import contextlib
+import os
 import re
 import threading
 import time
@@ -21,9 +22,10 @@ from lctui.core.paths import default_db_path
 from lctui.core.types import Example, Generation, ModelSpec, Score
 from lctui.store import queries, schema
 from lctui.store.closing import ClosesOnExit
+from lctui.store.run_status import mark_interrupted_runs
 from lctui.store.schema import migrate
 from lctui.store.views import create_views
-from lctui.store.writer import StoreWriter
+from lctui.store.writer import Backlog, StoreWriter
 
 MEMORY = ":memory:"
 _PID = re.compile(r"\(PID (\d+)\)")
@@ -127,9 +129,15 @@ class Store(ClosesOnExit):
     def add_score(self, generation_id: str, score: Score) -> None:
         self.writer.add_score(generation_id, score)
 
-    def flush(self, force: bool = False) -> None:
-        if self._writer is not None:
-            self._writer.flush(force=force)
+    def flush(self, force: bool = False) -> int:
+        """Write what the writer buffers; the number of rows written."""
+        return self._writer.flush(force=force) if self._writer is not None else 0
+
+    def backlog(self) -> Backlog:
+        """What the writer has not written yet (nothing when there is no writer)."""
+        if self._writer is None:
+            return Backlog(0, 0, None, None)
+        return self._writer.backlog()
 
     def stored_keys(self, keys: Sequence[str]) -> set[str]:
         return queries.stored_keys(self, keys)
@@ -205,6 +213,8 @@ def open_store(
         raise
     try:
         before = migrate(con, str(file), read_only=read_only)
+        if not read_only:
+            _mark_interrupted(con, file, claim_held=claim is None and writer_active(file))
     except (StoreError, duckdb.Error) as err:
         con.close()
         if claim is not None:
@@ -220,16 +230,27 @@ def open_store(
     return Store(con, file, read_only, before)
 
 
+def _mark_interrupted(con: duckdb.DuckDBPyConnection, file: Path, *, claim_held: bool) -> None:
+    """Runs left `running` by processes that are gone become `interrupted` (housekeeping:
+    if the file cannot take even this, the next open read-write tries again)."""
+    with contextlib.suppress(duckdb.Error):
+        mark_interrupted_runs(con, claim_held=claim_held)
+
+
 class WriterClaim:
     """An advisory lock on `<db>.writer` held by the process that writes a shared file.
 
     DuckDB's own lock is released between flushes of a shared store, so this is how
     another process (the TUI) knows a run is writing the file. The OS drops it when
-    the process ends, even on kill -9.
+    the process ends, even on kill -9 (the file then stays, unlocked, until the next
+    claim). `release` removes the file while still holding the lock; a process that
+    opened the old file just before and locks it once released finds that it is no
+    longer the file at that path, and starts over with the new one (`take`).
     """
 
-    def __init__(self, handle: IO[bytes]) -> None:
+    def __init__(self, handle: IO[bytes], path: Path) -> None:
         self._handle = handle
+        self._path = path
 
     @staticmethod
     def path(file: Path) -> Path:
@@ -237,37 +258,75 @@ class WriterClaim:
 
     @classmethod
     def take(cls, file: Path) -> WriterClaim:
-        handle = cls.path(file).open("a+b")
-        if not _try_lock(handle):
+        path = cls.path(file)
+        # A reader checking the claim (writer_active) holds a shared lock for a moment.
+        deadline = time.monotonic() + _TAKE_RETRY_S
+        while True:
+            handle = path.open("a+b")
+            if _try_lock(handle):
+                if _is_file_at(handle, path):
+                    return cls(handle, path)
+                handle.close()  # released and removed by its last holder meanwhile
+                continue
             handle.close()
-            raise StoreError(
-                f"{file} is being written by another lctui process (a run, or the TUI open "
-                "on it); wait for it to end, or pass --db to use another file"
-            )
-        return cls(handle)
+            if time.monotonic() >= deadline:
+                raise StoreError(
+                    f"{file} is being written by another lctui process (a run, or the TUI "
+                    "open on it); wait for it to end, or pass --db to use another file"
+                )
+            time.sleep(0.02)
 
     def release(self) -> None:
-        self._handle.close()  # closing the descriptor drops the lock
+        if self._handle.closed:
+            return
+        try:
+            if _is_file_at(self._handle, self._path):
+                with contextlib.suppress(OSError):
+                    self._path.unlink()  # still locked: nobody can hold this file now
+        finally:
+            self._handle.close()  # closing the descriptor drops the lock
+
+
+_TAKE_RETRY_S = 0.25
 
 
 def writer_active(file: Path) -> bool:
-    """Whether a process holds the writer claim of `file` (a shared run is writing it)."""
+    """Whether a process holds the writer claim of `file` (a shared run is writing it).
+
+    Never creates the claim file, and holds only a shared lock for a moment.
+    """
     claim = WriterClaim.path(Path(file).expanduser())
-    if not claim.exists():
-        return False
-    with claim.open("a+b") as handle:
-        if _try_lock(handle):
+    for _ in range(5):
+        try:
+            handle = claim.open("rb")
+        except FileNotFoundError:
             return False
+        with handle:
+            if not _try_lock(handle, shared=True):
+                return True
+            if _is_file_at(handle, claim):
+                return False
+        # The file was replaced while we looked (released, then claimed anew): again.
     return True
 
 
-def _try_lock(handle: IO[bytes]) -> bool:
+def _is_file_at(handle: IO[bytes], path: Path) -> bool:
+    """Whether the open file is still the one at `path` (not removed or replaced)."""
+    try:
+        on_disk = os.stat(path)
+    except FileNotFoundError:
+        return False
+    opened = os.fstat(handle.fileno())
+    return (opened.st_dev, opened.st_ino) == (on_disk.st_dev, on_disk.st_ino)
+
+
+def _try_lock(handle: IO[bytes], shared: bool = False) -> bool:
     try:
         import fcntl
     except ImportError:  # pragma: no cover - not POSIX: no claim, no detection
         return True
     try:
-        fcntl.flock(handle.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
+        fcntl.flock(handle.fileno(), (fcntl.LOCK_SH if shared else fcntl.LOCK_EX) | fcntl.LOCK_NB)
     except OSError:
         return False
     return True

@@ -17,6 +17,7 @@ import pyarrow as pa
 
 from lctui.core.errors import StoreError
 from lctui.core.types import Example, Span
+from lctui.store.run_status import status_now
 from lctui.store.sql_gate import check_reading
 from lctui.store.views import RESULT_STATUS
 
@@ -198,6 +199,7 @@ class RunSummary:
     command: dict[str, Any]
     lctui_version: str | None
     host: str | None
+    pid: int | None  # of the process that ran it (NULL in files older than schema 7)
     generations: int
     ok: int
     unparsed: int
@@ -269,6 +271,9 @@ def _runs(src: Source, run_id: str | None, limit: int) -> list[RunSummary]:
         r["command"] = r["command"] or {}
         for key in ("models", "tasks", "lengths"):
             r[key] = tuple(r[key])
+        # A run whose process is gone reads `interrupted` even before the next
+        # read-write open marks it so (without a pid, its process cannot be checked).
+        r["status"] = status_now(r["status"], r["host"], r["pid"], claim_held=True)
         out.append(RunSummary(**r))
     return out
 

@@ -1,7 +1,9 @@
 """Arrow schemas of the buffered tables and the functions that turn core types into rows.
 
 A row is a tuple in its table's column order; `to_arrow` transposes a list of them
-into one Arrow table, which costs far less than building dicts per row.
+into one Arrow table, which costs far less than building dicts per row. Rows of the
+tables that hold text end with a `repaired` flag: their text is made storable as
+they are built (store/storable.py).
 """
 
 from __future__ import annotations
@@ -14,8 +16,8 @@ from typing import Any
 import pyarrow as pa
 
 from lctui.core.types import Example, Generation, ModelSpec, RubricPoint, Score
-
-Row = tuple[Any, ...]
+from lctui.store import storable
+from lctui.store.storable import Row, flagged, repair_row
 
 # large_string: a batch of 128K-token contexts can pass the 2 GiB offset limit of string.
 _S, _I32, _I64, _F, _B = pa.large_string(), pa.int32(), pa.int64(), pa.float64(), pa.bool_()
@@ -59,6 +61,7 @@ SCHEMAS: dict[str, pa.Schema] = {
             ("spans", _S),
             ("truncated", _B),
             ("metadata", _S),
+            ("repaired", _B),
         ]
     ),
     "generations": pa.schema(
@@ -81,6 +84,7 @@ SCHEMAS: dict[str, pa.Schema] = {
             ("started_at", _TS),
             ("prompt_head", _S),
             ("prompt_tail", _S),
+            ("repaired", _B),
         ]
     ),
     "scores": pa.schema(
@@ -94,6 +98,7 @@ SCHEMAS: dict[str, pa.Schema] = {
             ("explanation", _S),
             ("extras", _S),
             ("scored_at", _TS),
+            ("repaired", _B),
         ]
     ),
     "rubric_points": pa.schema(
@@ -107,6 +112,7 @@ SCHEMAS: dict[str, pa.Schema] = {
             ("weight", _F),
             ("earned", _F),
             ("explanation", _S),
+            ("repaired", _B),
         ]
     ),
 }
@@ -133,81 +139,90 @@ def micros(epoch_s: float) -> int:
 
 
 def model_row(spec: ModelSpec, model_id: str, tokenizer: str, max_context: int, now_us: int) -> Row:
-    return (
-        model_id,
-        spec.name,
-        spec.backend,
-        spec.path,
-        to_json(dict(spec.params)),
-        spec.description,
-        tokenizer,
-        max_context,
-        spec.reference,
-        now_us,
+    row, _ = repair_row(
+        (
+            model_id,
+            spec.name,
+            spec.backend,
+            spec.path,
+            to_json(dict(spec.params)),
+            spec.description,
+            tokenizer,
+            max_context,
+            spec.reference,
+            now_us,
+        )
     )
+    return row
 
 
 def example_row(e: Example) -> Row:
     spans = [{"start": s.start, "end": s.end, "kind": s.kind, "label": s.label} for s in e.spans]
-    return (
-        e.example_id,
-        e.task,
-        e.category,
-        e.suite,
-        e.length,
-        e.seed,
-        e.index,
-        e.tokenizer,
-        to_json(dict(e.params)),
-        e.preamble,
-        e.context,
-        e.question,
-        e.answer_prefix,
-        to_json(list(e.gold)),
-        e.max_new_tokens,
-        e.prompt_tokens,
-        e.template_overhead,
-        e.depth,
-        to_json(spans),
-        e.truncated,
-        to_json(dict(e.metadata)),
+    return flagged(
+        (
+            e.example_id,
+            e.task,
+            e.category,
+            e.suite,
+            e.length,
+            e.seed,
+            e.index,
+            e.tokenizer,
+            to_json(dict(e.params)),
+            e.preamble,
+            e.context,
+            e.question,
+            e.answer_prefix,
+            to_json(list(e.gold)),
+            e.max_new_tokens,
+            e.prompt_tokens,
+            e.template_overhead,
+            e.depth,
+            to_json(spans),
+            e.truncated,
+            to_json(dict(e.metadata)),
+        )
     )
 
 
 def generation_row(g: Generation, config_json: str) -> Row:
-    return (
-        g.generation_id,
-        g.gen_key,
-        g.run_id,
-        g.model_id,
-        g.example_id,
-        g.config_hash,
-        config_json,
-        g.status.value if isinstance(g.status, enum.Enum) else str(g.status),
-        g.output,
-        g.prompt_tokens,
-        g.output_tokens,
-        g.ttft_s,
-        g.latency_s,
-        g.finish_reason,
-        g.error,
-        micros(g.started_at),
-        g.prompt_head,
-        g.prompt_tail,
+    return flagged(
+        (
+            g.generation_id,
+            g.gen_key,
+            g.run_id,
+            g.model_id,
+            g.example_id,
+            g.config_hash,
+            config_json,
+            g.status.value if isinstance(g.status, enum.Enum) else str(g.status),
+            g.output,
+            g.prompt_tokens,
+            g.output_tokens,
+            g.ttft_s,
+            g.latency_s,
+            g.finish_reason,
+            g.error,
+            micros(g.started_at),
+            g.prompt_head,
+            g.prompt_tail,
+        )
     )
 
 
 def score_row(generation_id: str, s: Score, scored_us: int) -> Row:
-    return (
-        generation_id,
-        s.scorer,
-        s.metric,
-        s.value,
-        s.status.value if isinstance(s.status, enum.Enum) else str(s.status),
-        to_json(list(s.extracted)),
-        s.explanation,
-        to_json(dict(s.extras)),
-        scored_us,
+    return flagged(
+        (
+            generation_id,
+            s.scorer,
+            s.metric,
+            s.value,
+            s.status.value if isinstance(s.status, enum.Enum) else str(s.status),
+            to_json(list(s.extracted)),
+            s.explanation,
+            to_json(dict(s.extras)),
+            scored_us,
+        )
     )
 
 
@@ -215,23 +230,23 @@ def point_rows(
     generation_id: str, scorer: str, scored_us: int, points: Iterable[RubricPoint]
 ) -> list[Row]:
     return [
-        (
-            generation_id,
-            scorer,
-            scored_us,
-            idx,
-            p.name,
-            list(p.capabilities),
-            p.weight,
-            p.earned,
-            p.explanation,
+        flagged(
+            (
+                generation_id,
+                scorer,
+                scored_us,
+                idx,
+                p.name,
+                list(p.capabilities),
+                p.weight,
+                p.earned,
+                p.explanation,
+            )
         )
         for idx, p in enumerate(points)
     ]
 
 
 def to_arrow(table: str, rows: list[Row]) -> pa.Table:
-    schema = SCHEMAS[table]
-    columns = list(zip(*rows, strict=True)) if rows else [() for _ in schema.names]
-    arrays = [pa.array(col, type=field.type) for col, field in zip(columns, schema, strict=True)]
-    return pa.Table.from_arrays(arrays, schema=schema)
+    """The rows of `table` as one Arrow table (a value Arrow refuses is stored as NULL)."""
+    return storable.to_arrow(SCHEMAS[table], rows)

@@ -137,6 +137,20 @@ def _initial_schema(con: duckdb.DuckDBPyConnection) -> None:
         con.execute(statement)
 
 
+# Tables whose rows hold text from models, tasks or scorers (store/storable.py).
+_REPAIRABLE = ("examples", "generations", "scores", "rubric_points")
+
+
+def _add_repair_flags_and_run_pids(con: duckdb.DuckDBPyConnection) -> None:
+    """Migration 7: `repaired` on the text tables (true when a value was changed to be
+    storable: a lone surrogate became U+FFFD, a value out of its column's range NULL),
+    and the pid of the process that ran each run (a run left `running` by a process
+    that is gone is marked `interrupted`, store/run_status.py)."""
+    for table in _REPAIRABLE:
+        con.execute(f"ALTER TABLE {table} ADD COLUMN repaired BOOLEAN DEFAULT FALSE")
+    con.execute("ALTER TABLE runs ADD COLUMN pid INTEGER")
+
+
 @dataclass(frozen=True)
 class Migration:
     """One forward step; `apply` runs inside the transaction that records it."""
@@ -164,6 +178,9 @@ MIGRATIONS: tuple[Migration, ...] = (
         "results: status unscored for a generation without a rule-based score",
         lambda con: None,
         views_only=True,
+    ),
+    Migration(
+        7, "repaired flags on text rows, the pid of each run", _add_repair_flags_and_run_pids
     ),
 )
 SCHEMA_VERSION = MIGRATIONS[-1].version

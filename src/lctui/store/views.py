@@ -37,6 +37,8 @@ in `judge_scores`, so means over `results` never mix the two).
     finish_reason, config_hash, started_at, scored_at
     extracted       JSON list of answers the scorer extracted
     explanation     the scorer's explanation
+    repaired        true when the generation's text (output, error) was changed to be
+                    storable: lone UTF-16 surrogates replaced with U+FFFD
 
 `results_core`: the same rows as `results` without the columns read from the example
 (prompt_tokens, seed, idx, depth, suite); aggregates over it skip the join with the
@@ -115,6 +117,7 @@ _RESULT_COLUMNS: tuple[tuple[str, str], ...] = (
     ("scored_at", "s.scored_at"),
     ("extracted", "s.extracted"),
     ("explanation", "s.explanation"),
+    ("repaired", "coalesce(g.repaired, false)"),
 )
 
 

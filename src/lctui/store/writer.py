@@ -2,18 +2,22 @@
 
 All tables of one flush go in one transaction, so a generation, its score and its rubric
 points land together or not at all; the engine flushes about once a second, so a
-`kill -9` loses at most about a second of finished work.
+`kill -9` loses at most about a second of finished work. A flush that fails keeps its
+rows buffered for the next one, and rows keep coming in while a (slow) flush runs:
+the buffer's lock is never held while the file is written.
 """
 
 from __future__ import annotations
 
 import contextlib
 import datetime as dt
+import os
 import platform
 import threading
 import time
 from collections.abc import Callable, Mapping
 from contextlib import AbstractContextManager
+from dataclasses import dataclass
 from typing import Any
 
 import duckdb
@@ -28,7 +32,10 @@ from lctui.store.derived import derived_select, fill_example_columns
 from lctui.store.latest import refresh_latest
 from lctui.store.rows import Row
 
-RUN_STATUSES = ("running", "finished", "cancelled", "failed")
+# The one list of run statuses. `interrupted`: the run's process ended without saying
+# how (kill -9, a power cut, a final write that failed); set on the next read-write
+# open of the file (store/run_status.py).
+RUN_STATUSES = ("running", "finished", "cancelled", "failed", "interrupted")
 # Insertion order inside a flush; content-addressed tables ignore keys already stored.
 _ORDER = ("models", "examples", "generations", "scores", "rubric_points")
 _IDEMPOTENT = frozenset({"models", "examples"})
@@ -36,10 +43,36 @@ _IDEMPOTENT = frozenset({"models", "examples"})
 # at 256 rows that fixed cost was 85 % of the writer's time (bench/store_write.py).
 # Durability comes from the age-based flush, so a larger batch loses nothing.
 DEFAULT_MAX_ROWS = 4096
+_OUTPUT = rows.SCHEMAS["generations"].names.index("output")
 
 
 def _utc(epoch_s: float) -> dt.datetime:
     return dt.datetime.fromtimestamp(epoch_s, tz=dt.timezone.utc).replace(tzinfo=None)
+
+
+@dataclass(frozen=True)
+class Backlog:
+    """What a writer holds and has not written: buffered rows and those of a write in
+    progress."""
+
+    rows: int
+    generations: int
+    oldest_s: float | None  # age of the oldest unwritten row; None when there is none
+    error: str | None  # why the last flush failed; None once one succeeded
+
+
+@dataclass
+class _Batch:
+    """Rows taken out of the buffer for one write, put back in front if it fails."""
+
+    tables: dict[str, list[Row]]
+    count: int
+    size: int  # bytes of text, as counted for max_bytes
+    oldest: float | None
+
+    @property
+    def generations(self) -> int:
+        return len(self.tables.get("generations", ()))
 
 
 class StoreWriter(ClosesOnExit):
@@ -51,6 +84,10 @@ class StoreWriter(ClosesOnExit):
     `hold_s` seconds, so that both land in the same transaction; `flush(force=True)`,
     `finish_run` and `close` write everything. If a flush fails it raises StoreError,
     the database holds none of its rows, and the rows stay buffered for the next try.
+
+    Two locks: `_lock` guards the buffer and is held only for moments, so the engine's
+    event loop never waits on the file; `_write_lock` lets one write run at a time
+    (always taken before `_lock`, never after).
     """
 
     def __init__(
@@ -75,11 +112,14 @@ class StoreWriter(ClosesOnExit):
         self._hold_s = hold_s
         self._clock = clock
         self._lock = threading.RLock()
+        self._write_lock = threading.RLock()
         self._rows: dict[str, list[Row]] = {table: [] for table in _ORDER}
         self._count = 0
         self._bytes = 0
         self._oldest: float | None = None  # clock() when the oldest buffered row came
         self._awaiting: dict[str, float] = {}  # generation_id -> clock() when added
+        self._writing: _Batch | None = None  # taken out of the buffer by a write running
+        self._error: str | None = None  # the last flush's failure, until one succeeds
         self._seen_examples: set[str] = set()
         self._seen_models: set[str] = set()
         self._closed = False
@@ -94,25 +134,31 @@ class StoreWriter(ClosesOnExit):
                 return
             self._seen_models.add(model_id)
             now = rows.micros(time.time())
-            self._append("models", rows.model_row(spec, model_id, tokenizer, max_context, now))
+            due = self._append(
+                "models", rows.model_row(spec, model_id, tokenizer, max_context, now)
+            )
+        self._flush_if_full(due)
 
     def start_run(self, run_id: str, command: Mapping[str, Any]) -> None:
         """Write the run row now (not buffered), so other readers see it running.
 
-        Starting a run id that exists (a resumed run) marks it running again.
+        Starting a run id that exists (a resumed run) marks it running again, from
+        whatever it was (`interrupted`, `failed`, ...), under this process's id.
         """
-        with self._lock:
+        with self._write_lock:
             self._check_open()
             self._execute(
-                "INSERT INTO runs (run_id, started_at, status, command, lctui_version, host) "
-                "VALUES (?, ?, 'running', ?, ?, ?) "
-                "ON CONFLICT (run_id) DO UPDATE SET status = 'running', finished_at = NULL",
+                "INSERT INTO runs (run_id, started_at, status, command, lctui_version, host, pid) "
+                "VALUES (?, ?, 'running', ?, ?, ?, ?) "
+                "ON CONFLICT (run_id) DO UPDATE SET status = 'running', finished_at = NULL, "
+                "host = excluded.host, pid = excluded.pid",
                 [
                     run_id,
                     _utc(time.time()),
                     rows.to_json(dict(command)),
                     __version__,
                     platform.node(),
+                    os.getpid(),
                 ],
             )
 
@@ -124,7 +170,7 @@ class StoreWriter(ClosesOnExit):
         """
         if status not in RUN_STATUSES:
             raise ValueError(f"run status must be one of {RUN_STATUSES}, not {status!r}")
-        with self._lock:
+        with self._write_lock:
             try:
                 self.flush(force=True)
             except StoreError:
@@ -141,13 +187,16 @@ class StoreWriter(ClosesOnExit):
                 return
             self._seen_examples.add(example.example_id)
             self._bytes += len(example.context) + len(example.preamble)
-            self._append("examples", rows.example_row(example))
+            due = self._append("examples", rows.example_row(example))
+        self._flush_if_full(due)
 
     def add_generation(self, generation: Generation, config: Mapping[str, Any]) -> None:
         with self._lock:
             self._awaiting[generation.generation_id] = self._clock()
             self._bytes += len(generation.output)
-            self._append("generations", rows.generation_row(generation, rows.to_json(config)))
+            row = rows.generation_row(generation, rows.to_json(config))
+            due = self._append("generations", row)
+        self._flush_if_full(due)
 
     def add_score(self, generation_id: str, score: Score) -> None:
         """Buffer a score and its rubric points; they share one `scored_at`."""
@@ -157,68 +206,69 @@ class StoreWriter(ClosesOnExit):
             points = rows.point_rows(generation_id, score.scorer, scored, score.points)
             self._rows["rubric_points"].extend(points)
             self._count += len(points)
-            self._append("scores", rows.score_row(generation_id, score, scored))
+            due = self._append("scores", rows.score_row(generation_id, score, scored))
+        self._flush_if_full(due)
 
     # -- flushing ----------------------------------------------------------------------
 
     @property
     def pending(self) -> int:
-        """Rows buffered and not yet written."""
-        return self._count
+        """Rows not yet written (buffered, or in a write still running)."""
+        return self.backlog().rows
+
+    def backlog(self) -> Backlog:
+        """What is not written yet, how old the oldest of it is, and the last failure."""
+        with self._lock:
+            writing = self._writing
+            count = self._count + (writing.count if writing else 0)
+            generations = len(self._rows["generations"]) + (writing.generations if writing else 0)
+            starts = [
+                t for t in (self._oldest, writing.oldest if writing else None) if t is not None
+            ]
+            age = self._clock() - min(starts) if starts and count else None
+            return Backlog(count, generations, age, self._error)
 
     def flush_if_due(self, max_age_s: float = 1.0) -> int:
         """Flush when the oldest buffered row is at least `max_age_s` old; return rows written."""
         with self._lock:
             if self._oldest is None or self._clock() - self._oldest < max_age_s:
                 return 0
-            return self.flush()
+        return self.flush()
 
     def flush(self, *, force: bool = False) -> int:
         """Write buffered rows in one transaction and return how many were written.
 
         Without `force`, generations still waiting for their score (for less than
-        `hold_s`) stay buffered.
+        `hold_s`) stay buffered. Rows added while the write runs wait for the next.
         """
-        with self._lock:
-            self._check_open()
-            now = self._clock()
-            held = (
-                set()
-                if force
-                else {gid for gid, since in self._awaiting.items() if now - since < self._hold_s}
-            )
-            batch = {table: self._rows[table] for table in _ORDER if self._rows[table]}
-            kept: list[Row] = []
-            if held and "generations" in batch:
-                kept = [r for r in batch["generations"] if r[0] in held]
-                batch["generations"] = [r for r in batch["generations"] if r[0] not in held]
-            batch = {table: batch_rows for table, batch_rows in batch.items() if batch_rows}
-            if not batch:
+        with self._write_lock:
+            batch = self._take(force)
+            if batch is None:
                 return 0
-            written = self._write(batch)
-            for table in _ORDER:
-                self._rows[table] = []
-            self._rows["generations"] = kept
-            kept_ids = {r[0] for r in kept}
-            self._awaiting = {g: since for g, since in self._awaiting.items() if g in kept_ids}
-            self._count = len(kept)
-            self._bytes = sum(len(r[8] or "") for r in kept)  # column 8: output
-            self._oldest = min(self._awaiting.values()) if self._awaiting else None
-            self.rows_written += written
+            try:
+                written = self._write(batch.tables)
+            except BaseException as exc:
+                self._put_back(batch, exc)
+                raise
+            with self._lock:
+                self._writing = None
+                self._error = None
+                self.rows_written += written
             return written
 
     def discard(self) -> int:
         """Drop every buffered row (after a flush failed for good); return how many."""
-        with self._lock:
+        with self._write_lock, self._lock:
             dropped = self._count
             self._rows = {table: [] for table in _ORDER}
             self._count, self._bytes, self._oldest = 0, 0, None
             self._awaiting.clear()
+            self._error = None
             return dropped
 
     def close(self) -> None:
         """Write everything still buffered and close the writer's cursor."""
-        with self._lock:
+        with self._write_lock:
             if self._closed:
                 return
             try:
@@ -228,14 +278,74 @@ class StoreWriter(ClosesOnExit):
 
     # -- internals ---------------------------------------------------------------------
 
-    def _append(self, table: str, row: Row) -> None:
+    def _append(self, table: str, row: Row) -> bool:
+        """Buffer a row (holding `_lock`); True when the buffer is full enough to flush."""
         self._check_open()
         self._rows[table].append(row)
         self._count += 1
         if self._oldest is None:
             self._oldest = self._clock()
-        if self._count > self._max_rows or self._bytes > self._max_bytes:
-            self.flush()
+        return self._count > self._max_rows or self._bytes > self._max_bytes
+
+    def _flush_if_full(self, due: bool) -> None:
+        """The flush a full buffer asks for, on the caller's thread (not holding `_lock`).
+
+        Skipped while another write runs (it, or the next one, takes these rows too) and
+        while writes fail: whoever flushes on a timer (the engine) retries those and
+        says so. It never raises: the rows stay buffered and the next flush() reports.
+        """
+        if not due or self._error is not None:
+            return
+        if not self._write_lock.acquire(blocking=False):
+            return
+        try:
+            with contextlib.suppress(StoreError):
+                self.flush()
+        finally:
+            self._write_lock.release()
+
+    def _take(self, force: bool) -> _Batch | None:
+        """Move the rows of the next write out of the buffer (held generations stay)."""
+        with self._lock:
+            self._check_open()
+            now = self._clock()
+            held = (
+                set()
+                if force
+                else {gid for gid, since in self._awaiting.items() if now - since < self._hold_s}
+            )
+            tables = {table: self._rows[table] for table in _ORDER if self._rows[table]}
+            kept: list[Row] = []
+            if held and "generations" in tables:
+                kept = [r for r in tables["generations"] if r[0] in held]
+                tables["generations"] = [r for r in tables["generations"] if r[0] not in held]
+            tables = {table: batch_rows for table, batch_rows in tables.items() if batch_rows}
+            if not tables:
+                return None
+            kept_bytes = sum(len(r[_OUTPUT] or "") for r in kept)
+            batch = _Batch(tables, self._count - len(kept), self._bytes - kept_bytes, self._oldest)
+            self._rows = {table: [] for table in _ORDER}
+            self._rows["generations"] = kept
+            kept_ids = {r[0] for r in kept}
+            self._awaiting = {g: since for g, since in self._awaiting.items() if g in kept_ids}
+            self._count = len(kept)
+            self._bytes = kept_bytes
+            self._oldest = min(self._awaiting.values()) if self._awaiting else None
+            self._writing = batch
+            return batch
+
+    def _put_back(self, batch: _Batch, exc: BaseException) -> None:
+        """A failed write's rows go back in front of those that came meanwhile."""
+        with self._lock:
+            for table, batch_rows in batch.tables.items():
+                self._rows[table] = batch_rows + self._rows[table]
+            self._count += batch.count
+            self._bytes += batch.size
+            starts = [t for t in (batch.oldest, self._oldest) if t is not None]
+            self._oldest = min(starts) if starts else None
+            self._writing = None
+            if isinstance(exc, Exception):  # not for a cancelled or interrupted thread
+                self._error = str(exc) or type(exc).__name__
 
     def _check_open(self) -> None:
         if self._closed:
@@ -243,8 +353,20 @@ class StoreWriter(ClosesOnExit):
 
     def _write(self, batch: dict[str, list[Row]]) -> int:
         n = sum(len(batch_rows) for batch_rows in batch.values())
-        with self._connection() as con:
-            return self._write_with(con, batch, n)
+        committed = False
+        try:
+            # A shared store opens the file for each write, and says when another
+            # process holds it (the rows stay buffered).
+            with self._connection() as con:
+                self._write_with(con, batch, n)
+                committed = True
+        except (StoreError, duckdb.Error):
+            # Closing a connection after the commit checkpoints, which can fail (a full
+            # disk); the rows are in the write-ahead log by then, and writing them again
+            # would duplicate them.
+            if not committed:
+                raise
+        return n
 
     def _write_with(
         self, con: duckdb.DuckDBPyConnection, batch: dict[str, list[Row]], n: int
@@ -261,7 +383,10 @@ class StoreWriter(ClosesOnExit):
                 self._refresh_derived(con, batch)
                 con.commit()
             except BaseException:
-                con.rollback()
+                # After a failed commit DuckDB has no transaction left, and its "no
+                # transaction is active" would replace the real error (a full disk).
+                with contextlib.suppress(duckdb.Error):
+                    con.rollback()
                 raise
         except (duckdb.Error, pa.ArrowException, ValueError, TypeError, OverflowError) as err:
             raise StoreError(

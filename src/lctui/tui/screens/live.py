@@ -5,6 +5,10 @@ The engine's sink is an `EventBuffer` (append only); a 20 Hz timer drains it int
 of tokens costs one frame. Keys: p pause/resume, c cancel, f/tab next example,
 shift+tab previous, l follow the newest, enter inspect, escape back.
 
+When the results file cannot be written, the status line says so with the store's
+error and how much waits; the engine retries, holds new work once too much waits,
+and goes on by itself when a write succeeds.
+
 Escape while the run is going asks for a second escape: the engine lives in this
 screen's worker, and leaving the screen cancels it (finished work is kept). Other
 screens (results, compare, SQL, ...) open above this one instead, so the run goes on
@@ -28,6 +32,7 @@ from textual.worker import Worker, WorkerState
 
 from lctui.backends import load_backend
 from lctui.core.errors import LctuiError
+from lctui.core.events import StoreRecovered
 from lctui.engine import Engine, RunOutcome, RunRequest
 from lctui.engine.runner import BackendLoader
 from lctui.tui.widgets.run_grid import RunGrid
@@ -87,6 +92,7 @@ class RunScreen(Screen[None]):
         self._leave_armed_until = 0.0
         self._final_drawn = False
         self._error_text = ""
+        self._recovery_told: StoreRecovered | None = None
 
     @property
     def lctui(self) -> LctuiApp:
@@ -225,13 +231,29 @@ class RunScreen(Screen[None]):
             return
         self._status_key = key
         self.query_one("#run-status", Static).update(self.status_line(), layout=False)
-        error = self.failure or self.state.last_error
-        line = self.query_one("#run-error", Static)
-        text = f"last error: {error}" if error else ""
+        text = self._error_line()
         if text != self._error_text:  # errors are rare: only then a layout pass
             self._error_text = text
+            line = self.query_one("#run-error", Static)
             line.update(text)
             line.display = bool(text)
+
+    def _error_line(self) -> str:
+        """The line under the status: the run's failure, a stalled store, the last error."""
+        stalled = self.state.store_stalled
+        recovered = self.state.store_recovered
+        if recovered is not None and recovered is not self._recovery_told:
+            self._recovery_told = recovered
+            self.notify(
+                f"Writing works again: {recovered.written} row(s) written after "
+                f"{recovered.stalled_s:.0f} s. The run goes on.",
+                title="Results file",
+            )
+        if self.failure:
+            return f"last error: {self.failure}"
+        if stalled is not None:
+            return stalled.describe()
+        return f"last error: {self.state.last_error}" if self.state.last_error else ""
 
     def status_line(self) -> str:
         state = self.state
@@ -244,6 +266,13 @@ class RunScreen(Screen[None]):
         if self.running:
             if not state.planned:
                 return f"Loading {', '.join(state.models)} and planning the examples…"
+            stalled = state.store_stalled
+            if stalled is not None:
+                held = "new examples wait until it can" if stalled.paused else "retrying"
+                return (
+                    f"Cannot write the results file: {stalled.waiting} finished result(s) "
+                    f"wait in memory ({held}; the error is below). {finished}/{total} finished."
+                )
             if self.paused:
                 return f"Paused at {finished}/{total}: no new example starts (p resumes)."
             return f"Running {state.run_id}: {finished}/{total} finished{mean_text}."

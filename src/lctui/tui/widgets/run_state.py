@@ -23,6 +23,8 @@ from lctui.core.events import (
     GenerationFinished,
     RunFinished,
     RunPlanned,
+    StoreRecovered,
+    StoreStalled,
 )
 from lctui.core.lengths import format_length
 
@@ -121,6 +123,8 @@ class RunState:
         self.output_tokens = 0
         self.ttfts: list[float] = []
         self.finished: RunFinished | None = None
+        self.store_stalled: StoreStalled | None = None  # until a write succeeds again
+        self.store_recovered: StoreRecovered | None = None  # the last recovery
         self.version = 0  # bumped by every event that changes the grid or the counts
         self._recent: deque[tuple[float, int]] = deque()  # (time, tokens) of recent chunks
         self._first_chunk_at: float | None = None
@@ -142,6 +146,12 @@ class RunState:
             self._scored(event)
         elif isinstance(event, ExampleFailed):
             self._failed(event)
+        elif isinstance(event, StoreStalled):
+            self.store_stalled = event
+            self.version += 1
+        elif isinstance(event, StoreRecovered):
+            self.store_stalled, self.store_recovered = None, event
+            self.version += 1
         elif isinstance(event, RunPlanned):
             self._planned(event)
         elif isinstance(event, RunFinished):

@@ -1,0 +1,159 @@
+"""Writing a run's results while it goes, and what the run does when the file refuses.
+
+The engine flushes the store about once a second. A flush that fails (a full disk,
+another process holding the file) keeps its rows buffered; the flusher says so
+(StoreStalled, with the store's own error) and tries again with backoff, for as long
+as the run lasts. Finished results then pile up in memory, where a `kill -9` would
+lose them, so once the backlog passes a bound no new request starts (in-flight ones
+finish) until a write succeeds (StoreRecovered); then the run goes on by itself.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Protocol
+
+from lctui.core.errors import StoreError
+from lctui.core.events import EventSink, StoreRecovered, StoreStalled
+from lctui.store.writer import Backlog
+
+FLUSH_EVERY_S = 1.0
+RETRY_MAX_S = 8.0  # the longest wait between two tries of a failing write
+# A write still running after this long is reported (StoreStalled without an error):
+# a shared store waits up to 15 s for a file another process holds before failing.
+SLOW_WRITE_S = 8.0
+
+
+@dataclass(frozen=True)
+class BacklogLimits:
+    """Past either bound, new work waits for a successful write.
+
+    `max_age_s` bounds what a kill -9 during a stall loses (about that many seconds
+    of results, against about one second when writing works). It is well above the
+    15 s a shared store waits for a file another process holds (store/db.py), and
+    above the few seconds a write to a large shared file takes (it checkpoints on
+    every close), so slow but working writes never hold a run. `max_results` bounds
+    the memory unwritten results take (up to a 128K-token example each).
+    """
+
+    max_age_s: float = 30.0
+    max_results: int = 1000
+
+    def exceeded(self, backlog: Backlog) -> bool:
+        age = backlog.oldest_s or 0.0
+        return age >= self.max_age_s or backlog.generations >= self.max_results
+
+
+BACKLOG_LIMITS = BacklogLimits()
+
+
+class FlushingStore(Protocol):
+    """The part of the store the flusher needs (lctui.store.Store has it)."""
+
+    def flush(self, force: bool = False) -> int: ...
+
+    def backlog(self) -> Backlog: ...
+
+
+class RunFlusher:
+    """Flushes on a timer with retries, and holds new work while too much is unwritten."""
+
+    def __init__(
+        self,
+        store: FlushingStore,
+        sink: EventSink,
+        limits: BacklogLimits = BACKLOG_LIMITS,
+        clock: Callable[[], float] = time.monotonic,
+    ) -> None:
+        self._store = store
+        self._sink = sink
+        self._limits = limits
+        self._clock = clock
+        self._writable = asyncio.Event()
+        self._writable.set()
+        self._stalled_since: float | None = None
+
+    @property
+    def holding(self) -> bool:
+        """True while new work waits for a successful write."""
+        return not self._writable.is_set()
+
+    async def run(self) -> None:
+        """Flush every FLUSH_EVERY_S; after a failure, back off up to RETRY_MAX_S."""
+        delay = FLUSH_EVERY_S
+        while True:
+            await asyncio.sleep(delay)
+            delay = FLUSH_EVERY_S if await self.flush() else min(delay * 2, RETRY_MAX_S)
+
+    async def drain(self) -> None:
+        """Write everything buffered, trying until it is written (or cancelled)."""
+        delay = FLUSH_EVERY_S
+        while not await self.flush(force=True) or self._store.backlog().rows:
+            await asyncio.sleep(delay)
+            delay = min(delay * 2, RETRY_MAX_S)
+
+    async def flush(self, force: bool = False) -> bool:
+        """One write in a thread; False (and StoreStalled) when it failed."""
+        write = asyncio.ensure_future(asyncio.to_thread(self._store.flush, force))
+        try:
+            done, _ = await asyncio.wait({write}, timeout=SLOW_WRITE_S)
+        except asyncio.CancelledError:
+            write.cancel()  # the thread finishes its write; nobody waits for it here
+            raise
+        if not done:
+            # Said once per write; the run goes on meanwhile (room() holds new work
+            # once the backlog is too large).
+            if self._stalled_since is None:
+                self._stalled_since = self._clock() - SLOW_WRITE_S
+            backlog = self._store.backlog()
+            self._sink(self._stalled(backlog, backlog.error))  # the last failure, if any
+        try:
+            written = await write
+        except StoreError as err:
+            self._failed(str(err))
+            return False
+        except Exception as err:  # not foreseen, but still a write that did not happen
+            self._failed(f"{type(err).__name__}: {err}")
+            return False
+        if self._stalled_since is not None or self.holding:
+            since = self._stalled_since if self._stalled_since is not None else self._clock()
+            self._stalled_since = None
+            self._writable.set()
+            self._sink(StoreRecovered(self._clock() - since, written))
+        return True
+
+    async def room(self) -> None:
+        """Return when new work may start: at once unless the backlog is too large."""
+        while True:
+            if not self.holding:
+                backlog = self._store.backlog()
+                if not self._limits.exceeded(backlog):
+                    return
+                self._hold(backlog, backlog.error)
+            await self._writable.wait()
+
+    def _failed(self, error: str) -> None:
+        if self._stalled_since is None:
+            self._stalled_since = self._clock()
+        backlog = self._store.backlog()
+        if self._limits.exceeded(backlog):
+            self._writable.clear()
+        self._sink(self._stalled(backlog, error))
+
+    def _hold(self, backlog: Backlog, error: str | None) -> None:
+        if self._stalled_since is None:
+            self._stalled_since = self._clock()
+        self._writable.clear()
+        self._sink(self._stalled(backlog, error))
+
+    def _stalled(self, backlog: Backlog, error: str | None) -> StoreStalled:
+        return StoreStalled(
+            error=error,
+            waiting=backlog.generations,
+            rows=backlog.rows,
+            oldest_s=backlog.oldest_s or 0.0,
+            paused=self.holding,
+        )
