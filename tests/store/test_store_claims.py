@@ -28,7 +28,7 @@ def test_the_claim_file_is_removed_when_the_store_closes(db_path: Path) -> None:
     claim = WriterClaim.path(db_path)
     store = open_store(db_path, shared=True)
     assert claim.exists() and writer_active(db_path)
-    with pytest.raises(StoreError, match="being written by another lctui run"):
+    with pytest.raises(StoreError, match="being written by another lctui process"):
         open_store(db_path, shared=True)
     store.close()
     assert not claim.exists()

@@ -9,6 +9,7 @@ from pathlib import Path
 import duckdb
 import pytest
 
+from lctui.core.errors import StoreError
 from lctui.store import cell_scores, get_generation, list_runs, open_store, run_summary
 from unscored_runs import delete_scores, gold_run
 
@@ -120,14 +121,22 @@ def test_score_targets_find_the_generations_without_a_score(db: Path) -> None:
     assert only_niah == [] and other_run == []
 
 
-def test_an_older_file_opened_read_only_sees_the_new_status(db: Path) -> None:
-    """A file written before `unscored` existed (views of schema 5) still shows it."""
+def test_an_older_file_shows_the_new_status_once_upgraded(db: Path) -> None:
+    """A file written before `unscored` existed (schema 5, its views without the
+    status): read-only it is refused with what to do (a later migration adds columns),
+    and once opened read-write its views are the current ones."""
     delete_scores(db, "task = 'vt'")
     with duckdb.connect(str(db)) as con:
         con.execute("DELETE FROM schema_version WHERE version > 5")
-        con.execute(
-            "CREATE OR REPLACE VIEW results_core AS SELECT 'ok' AS status, NULL AS score"
-        )  # as if an older lctui made it: the read-only open must shadow it
+        for view in ("results", "results_core"):  # as an older lctui made them
+            con.execute(f"CREATE OR REPLACE VIEW {view} AS SELECT 'ok' AS status, NULL AS score")
+        for table in ("examples", "generations", "scores", "rubric_points"):
+            con.execute(f"ALTER TABLE {table} DROP COLUMN repaired")
+        con.execute("ALTER TABLE runs DROP COLUMN pid")
+    with pytest.raises(StoreError, match="open it once read-write"):
+        open_store(db, read_only=True)
+    with open_store(db) as store:
+        assert store.migrated_from == 5
     assert ("vt", "unscored", None) in _statuses(db)
     with open_store(db, read_only=True) as store:
         assert {c.task: c.n_unscored for c in cell_scores(store)} == {"niah_single_1": 0, "vt": 3}
