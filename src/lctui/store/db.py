@@ -71,13 +71,24 @@ class Store(ClosesOnExit):
         On a shared store it is a connection of its own, which releases the file as
         soon as it is dropped: keep it only for the query at hand.
         """
-        if self._con is None:
-            assert self.path is not None
-            cur = connect_waiting(self.path, self.read_only)
-        else:
-            cur = self._con.cursor()
+        cur = self._connect_shared() if self._con is None else self._con.cursor()
         self.add_current_views(cur)
         return cur
+
+    def _connect_shared(self) -> duckdb.DuckDBPyConnection:
+        """A connection of a shared store, for one query or one flush.
+
+        DuckDB checkpoints a file when its last connection closes, which rewrites the
+        row groups a flush appended to: 0.1-0.4 s per flush on a 15 MB file, growing with
+        it. A shared store's connections close without it; the write-ahead log keeps
+        every commit durable (replayed at the next open, 1.8 MB in 3 ms), DuckDB
+        checkpoints on its own once the log passes 16 MiB, and `close` checkpoints once.
+        """
+        assert self.path is not None
+        con = connect_waiting(self.path, self.read_only)
+        if not self.read_only:
+            con.execute("PRAGMA disable_checkpoint_on_shutdown")
+        return con
 
     def add_current_views(self, con: duckdb.DuckDBPyConnection) -> None:
         """On an older file seen read-only, give `con` the current views as its own
@@ -88,8 +99,7 @@ class Store(ClosesOnExit):
     @contextlib.contextmanager
     def _writer_connection(self) -> Iterator[duckdb.DuckDBPyConnection]:
         if self._con is None:
-            assert self.path is not None
-            con = connect_waiting(self.path, read_only=False)
+            con = self._connect_shared()
             try:
                 yield con
             finally:
@@ -176,6 +186,8 @@ class Store(ClosesOnExit):
         try:
             if writer is not None:
                 writer.close()
+            if self.shared and not self.read_only:
+                self._checkpoint()
         finally:
             cursor, self._writer_cursor = self._writer_cursor, None
             con, self._con = self._con, None
@@ -185,6 +197,21 @@ class Store(ClosesOnExit):
                 con.close()
             if self.claim is not None:
                 self.claim.release()
+
+    def _checkpoint(self) -> None:
+        """Fold the write-ahead log into the file (see _connect_shared), so the file is
+        whole on its own once this process is done with it; a file still busy keeps its
+        log, which the next open reads."""
+        assert self.path is not None
+        with contextlib.suppress(StoreError, duckdb.Error):
+            con = connect_waiting(self.path, read_only=False, wait_s=CHECKPOINT_WAIT_S)
+            try:
+                con.execute("CHECKPOINT")
+            finally:
+                con.close()
+
+
+CHECKPOINT_WAIT_S = 2.0  # at close, how long to wait for a file busy elsewhere
 
 
 def open_store(
