@@ -9,6 +9,13 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
+from lctui.core.bounds import (
+    check_length,
+    check_n,
+    check_seed,
+    check_temperature,
+    check_work_items,
+)
 from lctui.core.errors import UserInputError
 from lctui.core.events import CellKey
 from lctui.core.hashing import stable_hash
@@ -35,6 +42,21 @@ class RunRequest:
     retry_stored: bool = False  # run even keys already stored (a deliberate re-run)
     judge: ModelSpec | None = None  # an LLM judge for examples that ask for one
     judge_batch: bool = False  # judge through the OpenAI Batch API (openai judges)
+
+    def __post_init__(self) -> None:
+        """Refuse numbers outside core.bounds, so every way of starting a run
+        (CLI, TUI, inspector re-run) checks the same bounds."""
+        check_n(self.n)
+        check_seed(self.seed)
+        check_temperature(self.temperature)
+        for length in self.lengths:
+            check_length(length)
+        models, tasks, lengths = len(self.models), len(self.tasks), len(self.lengths)
+        per_cell = len(self.example_indices())
+        check_work_items(
+            models * tasks * lengths * per_cell,
+            f"{models} model(s) x {tasks} task(s) x {lengths} length(s) x {per_cell:,}",
+        )
 
     def example_indices(self) -> Sequence[int]:
         return self.indices if self.indices is not None else range(self.n)
