@@ -6,6 +6,7 @@ A read-write Store owns the one StoreWriter of its file; readers take their own 
 from __future__ import annotations
 
 import contextlib
+import os
 import re
 import threading
 import time
@@ -182,6 +183,8 @@ def open_store(
         return Store(con, None, False, migrate(con, "the in-memory database"))
     file = Path(path).expanduser() if path is not None else default_db_path()
     _check_path(file, read_only)
+    if not read_only:
+        _check_writable_folder(file)
     # The claim comes first, so a TUI never takes over a file a run is about to write.
     claim = WriterClaim.take(file) if shared and not read_only else None
     try:
@@ -224,7 +227,10 @@ class WriterClaim:
 
     @classmethod
     def take(cls, file: Path) -> WriterClaim:
-        handle = cls.path(file).open("a+b")
+        try:
+            handle = cls.path(file).open("a+b")
+        except OSError as err:
+            raise StoreError(_cannot_write(cls.path(file), err.strerror or str(err))) from err
         if not _try_lock(handle):
             handle.close()
             raise StoreError(
@@ -297,6 +303,23 @@ def _check_path(file: Path, read_only: bool) -> None:
             f"cannot create the folder {file.parent} for the database: {err.strerror}; "
             "pass --db with a path you can write"
         ) from err
+
+
+def _check_writable_folder(file: Path) -> None:
+    """Refuse at open, not at the first flush, a folder where DuckDB cannot write its
+    journal (`<db>.wal`, created next to the file on every write)."""
+    folder = file.parent
+    if folder.is_dir() and not os.access(folder, os.W_OK | os.X_OK):
+        raise StoreError(_cannot_write(folder, "Permission denied"))
+
+
+def _cannot_write(where: Path, reason: str) -> str:
+    """The message for a folder (or the run's claim file) that cannot be written."""
+    return (
+        f"cannot write {where} ({reason}): lctui writes the database's journal and claim "
+        "files next to it; fix the folder's permissions, or pass --db with a path in a "
+        "folder you can write (or open the file read-only)"
+    )
 
 
 def _open_error(file: Path, err: duckdb.Error, read_only: bool) -> str:
