@@ -183,8 +183,6 @@ def open_store(
         return Store(con, None, False, migrate(con, "the in-memory database"))
     file = Path(path).expanduser() if path is not None else default_db_path()
     _check_path(file, read_only)
-    if not read_only:
-        _check_writable_folder(file)
     # The claim comes first, so a TUI never takes over a file a run is about to write.
     claim = WriterClaim.take(file) if shared and not read_only else None
     try:
@@ -194,6 +192,8 @@ def open_store(
             claim.release()
         raise
     try:
+        if not read_only:
+            _check_writable_folder(file)
         before = migrate(con, str(file), read_only=read_only)
     except (StoreError, duckdb.Error) as err:
         con.close()
@@ -307,7 +307,8 @@ def _check_path(file: Path, read_only: bool) -> None:
 
 def _check_writable_folder(file: Path) -> None:
     """Refuse at open, not at the first flush, a folder where DuckDB cannot write its
-    journal (`<db>.wal`, created next to the file on every write)."""
+    journal (`<db>.wal`, created next to the file on every write). Checked once the
+    file opened, so an unreadable file gets DuckDB's more precise message."""
     folder = file.parent
     if folder.is_dir() and not os.access(folder, os.W_OK | os.X_OK):
         raise StoreError(_cannot_write(folder, "Permission denied"))
