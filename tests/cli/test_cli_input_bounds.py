@@ -80,22 +80,16 @@ def run_subprocess(
          "niah_single_1.haystack must be one of noise, essay, needles, got 'hay'"),
         ("fwe", "fwe.alpha=nan", "fwe.alpha must be a finite number, got nan"),
         ("cwe", "cwe.rare_freq=40", "cwe.common_freq (30) must be larger than rare_freq (40)"),
-        ("fwe", "fwe.word_letters=1", "fwe needs vocab_size = 400 distinct words, but "
-         "word_letters=1 gives only 26"),
-        ("vt", "vt.num_chains=20", None),  # with value_digits=1 below: too few numbers
     ],
 )  # fmt: skip
 def test_bad_task_parameter_is_one_line_naming_it(
     tasks: str,
     setting: str,
-    message: str | None,
+    message: str,
     tmp_path: Path,
     capsys: pytest.CaptureFixture[str],
 ) -> None:
     extra = ["--set", setting]
-    if message is None:
-        extra += ["--set", "vt.value_digits=1"]
-        message = "vt needs num_chains + 1 = 21 distinct numbers, but value_digits=1 gives only 9"
     code, err = run_in_process(gold_run(tmp_path / "r.duckdb", *extra, tasks=tasks), capsys)
     assert_one_line_error(code, err, message)
     assert not (tmp_path / "r.duckdb").exists(), "refused before the database is opened"
@@ -113,19 +107,28 @@ def test_set_values_are_json_or_toml_literals(
 
 
 @pytest.mark.parametrize(
-    "settings",
+    ("tasks", "settings", "message"),
     [
         # 26 one-letter names exist; 31 hops need 62: this looped for ever.
-        ["vt.name_length=1", "vt.num_hops=30"],
+        ("vt", ["vt.name_length=1", "vt.num_hops=30"],
+         "vt needs (num_chains + 1) x (num_hops + 1) = 62 distinct variable names, but "
+         "name_length=1 gives only 26"),
         # Drawing 100,001 distinct names against a list took quadratic time.
-        ["vt.num_hops=100000"],
+        ("vt", ["vt.num_hops=100000"], "vt.num_hops must be within 1..1000, got 100000"),
+        # 9 one-digit numbers for 21 chains: looped for ever.
+        ("vt", ["vt.num_chains=20", "vt.value_digits=1"],
+         "vt needs num_chains + 1 = 21 distinct numbers, but value_digits=1 gives only 9"),
+        # 26 one-letter words for a vocabulary of 400: looped for ever.
+        ("fwe", ["fwe.word_letters=1"],
+         "fwe needs vocab_size = 400 distinct words, but word_letters=1 gives only 26"),
     ],
-)
-def test_parameters_that_hung_generation_are_refused(settings: list[str], tmp_path: Path) -> None:
+)  # fmt: skip
+def test_parameters_that_hung_generation_are_refused(
+    tasks: str, settings: list[str], message: str, tmp_path: Path
+) -> None:
     extra = [a for s in settings for a in ("--set", s)]
-    result = run_subprocess(gold_run(tmp_path / "r.duckdb", *extra))
-    assert_one_line_error(result.returncode, result.stderr, "vt")
-    assert "name_length" in result.stderr or "vt.num_hops must be within 1..1000" in result.stderr
+    result = run_subprocess(gold_run(tmp_path / "r.duckdb", *extra, tasks=tasks))
+    assert_one_line_error(result.returncode, result.stderr, message)
 
 
 # -- run numbers: n, lengths, seed, temperature --------------------------------------------
