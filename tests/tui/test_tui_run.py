@@ -206,6 +206,9 @@ async def test_numbers_out_of_bounds_are_refused_with_the_reason(
         await _tick_tasks(pilot, screen, ["vt"])
         screen.query_one("#n", Input).value = n
         screen.query_one("#seed", Input).value = seed
+        await pilot.pause()
+        if n == "10000000":  # the estimate line says it as soon as n is typed
+            assert "! n must be at most 1,000,000" in _flat(screen.query_one("#estimate"))
         await pilot.press("ctrl+s")
         await pilot.pause()
         assert message in _errors(screen) and message in _notified(app)

@@ -239,11 +239,14 @@ class LaunchScreen(Screen[None]):
         lengths = self.chosen_lengths()
         n = self._number("n", "n", check_n)
         line = self.query_one("#estimate", Static)
-        if not (models and tasks and lengths) or isinstance(n, str):
+        if not (models and tasks and lengths):
             line.update(
                 f"{len(models)} model(s) x {tasks} task(s) x {len(lengths)} length(s): "
                 "tick one of each to see the cost"
             )
+            return
+        if isinstance(n, str):  # what is wrong with n, as soon as it is typed
+            line.update(f"! {n}")
             return
         est = estimate(models, tasks, lengths, n, self.throughput)
         line.update(describe(est, len(models), tasks, len(lengths), n))
