@@ -192,8 +192,6 @@ def open_store(
             claim.release()
         raise
     try:
-        if not read_only:
-            _check_writable_folder(file)
         before = migrate(con, str(file), read_only=read_only)
     except (StoreError, duckdb.Error) as err:
         con.close()
@@ -227,6 +225,7 @@ class WriterClaim:
 
     @classmethod
     def take(cls, file: Path) -> WriterClaim:
+        _check_writable_folder(file)
         try:
             handle = cls.path(file).open("a+b")
         except OSError as err:
@@ -306,9 +305,11 @@ def _check_path(file: Path, read_only: bool) -> None:
 
 
 def _check_writable_folder(file: Path) -> None:
-    """Refuse at open, not at the first flush, a folder where DuckDB cannot write its
-    journal (`<db>.wal`, created next to the file on every write). Checked once the
-    file opened, so an unreadable file gets DuckDB's more precise message."""
+    """Refuse before a run starts, not at its first flush, a folder where DuckDB cannot
+    write its journal (`<db>.wal`, created next to the file on every write).
+
+    Only for the writer of a shared file (a headless run): the TUI opens such a file
+    read-write to browse it and writes only when asked."""
     folder = file.parent
     if folder.is_dir() and not os.access(folder, os.W_OK | os.X_OK):
         raise StoreError(_cannot_write(folder, "Permission denied"))
