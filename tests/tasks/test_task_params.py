@@ -95,10 +95,12 @@ def test_distinct_draws_match_the_list_check_they_replace() -> None:
 
 @pytest.mark.slow
 def test_largest_declared_vt_and_needle_counts_build_without_hanging() -> None:
-    """101 x 1001 distinct names and 10,000 keys: quadratic draws took many minutes.
+    """101 x 1001 distinct names and 10,000 keys, the declared maxima, build and end in
+    the "too short" error after drawing every name and key.
 
-    In a subprocess with a timeout, so a regression fails instead of stalling CI; the
-    builds end in the "too short" error, after drawing every name and key.
+    A guard against hangs (a subprocess with a timeout), not a timing: the list checks
+    that `distinct` replaced took 48 s for the vt case on the machine it was written
+    on, 0.8 s with the set.
     """
     script = textwrap.dedent("""
         from lctui.core.errors import UserInputError
