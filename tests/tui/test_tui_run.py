@@ -16,6 +16,7 @@ from textual.pilot import Pilot
 from textual.screen import Screen
 from textual.widget import Widget
 from textual.widgets import Input, SelectionList
+from textual.widgets.selection_list import Selection
 
 from lctui.backends import builtin_models, load_backend
 from lctui.backends.gold import GoldBackend
@@ -203,6 +204,52 @@ async def test_the_tokenizer_choice_goes_into_the_run(make_app: Any) -> None:
         assert request is not None and request.tokenizer == "o200k_base"
         argv = request.command["argv"]
         assert isinstance(argv, list) and argv[-2:] == ["--tokenizer", "o200k_base"]
+
+
+@pytest.mark.parametrize(
+    ("n", "seed", "message"),
+    [
+        ("10000000", "0", "n per cell must be at most 1,000,000 examples per task x length cell"),
+        ("2", str(10**26), "seed must be an integer from 0 to 2**63 - 1"),
+        ("2", "-1", "seed must be an integer from 0 to 2**63 - 1"),
+        # Within the bound per cell, beyond it for the whole run (two lengths ticked).
+        ("1000000", "0", "this run has 2,000,000 generations"),
+    ],
+)
+async def test_numbers_out_of_bounds_are_refused_with_the_reason(
+    make_app: Any, n: str, seed: str, message: str
+) -> None:
+    app = make_app()
+    async with app.run_test(size=(100, 30)) as pilot:
+        screen = await _launch(pilot)
+        screen.query_one("#models", SelectionList).select("gold")
+        screen.query_one("#lengths", SelectionList).select(2048)
+        await _tick_tasks(pilot, screen, ["vt"])
+        screen.query_one("#n", Input).value = n
+        screen.query_one("#seed", Input).value = seed
+        await pilot.pause()
+        if n == "10000000":  # the estimate line says it as soon as n is typed
+            assert "! n must be at most 1,000,000" in _flat(screen.query_one("#estimate"))
+        await pilot.press("ctrl+s")
+        await pilot.pause()
+        assert message in _errors(screen) and message in _notified(app)
+        assert app.screen is screen, "nothing may start"
+
+
+async def test_a_length_out_of_bounds_is_refused_by_the_run_request(make_app: Any) -> None:
+    app = make_app()
+    async with app.run_test(size=(100, 30)) as pilot:
+        screen = await _launch(pilot)
+        screen.query_one("#models", SelectionList).select("gold")
+        lengths = screen.query_one("#lengths", SelectionList)
+        # Not one of the offered lengths: added the way a later list of choices could be.
+        lengths.add_option(Selection("4096k", 4 * 2**20))
+        lengths.select(4 * 2**20)
+        await _tick_tasks(pilot, screen, ["vt"])
+        await pilot.press("ctrl+s")
+        await pilot.pause()
+        assert "length 4194304 is too long" in _errors(screen)
+        assert app.screen is screen
 
 
 async def test_a_checkpoint_added_by_path_limits_lengths_by_its_config(

@@ -1,7 +1,8 @@
 """Command-line entry points: `lctui run | tasks | models | query | show | demo | report`.
 
 Every subcommand takes `--db PATH`; errors a user can act on (LctuiError) print one
-clear message and exit with status 2, never a traceback.
+clear message and exit with status 2, never a traceback; any other exception is a
+bug: one line, its traceback in a file of the data folder, exit status 1.
 """
 
 from __future__ import annotations
@@ -79,6 +80,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     except KeyboardInterrupt:
         print("lctui: interrupted", file=sys.stderr)
         return EXIT_INTERRUPTED
+    except Exception as exc:  # a bug: one line here, the traceback in a file
+        from lctui.cli.crash import report_crash
+
+        return report_crash(exc, list(sys.argv[1:] if argv is None else argv))
 
 
 def entry() -> None:

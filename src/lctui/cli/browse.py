@@ -14,6 +14,7 @@ from rich.table import Table
 
 from lctui.core.config import load_config
 from lctui.core.errors import UserInputError
+from lctui.core.types import ParamSpec
 
 
 def add_parsers(sub: Any) -> None:
@@ -60,12 +61,29 @@ def cmd_tasks(args: argparse.Namespace) -> int:
     for column in ("task", "category", "suite", "metric", "description", "parameters"):
         table.add_column(column)
     for info in infos:
-        params = ", ".join(f"{p.name}={json.dumps(p.default)}" for p in info.params)
+        params = ", ".join(_param_text(p) for p in info.params)
         table.add_row(
             info.name, info.category, info.suite, info.metric, info.description, escape(params)
         )
     Console().print(table)
     return 0
+
+
+def _param_text(param: ParamSpec) -> str:
+    """`num_keys=1 (1..10000)`: the default, then what `--set` accepts."""
+    allowed = param.allowed()
+    return f"{param.name}={json.dumps(param.default)}" + (f" ({allowed})" if allowed else "")
+
+
+def _param_dict(param: ParamSpec) -> dict[str, Any]:
+    out: dict[str, Any] = {"default": param.default, "help": param.help, "type": param.kind}
+    if param.kind == "choice":
+        out["choices"] = list(param.choices)
+    if param.low is not None:
+        out["min"] = param.low
+    if param.high is not None:
+        out["max"] = param.high
+    return out
 
 
 def _info_dict(info: Any) -> dict[str, Any]:
@@ -76,7 +94,7 @@ def _info_dict(info: Any) -> dict[str, Any]:
         "metric": info.metric,
         "description": info.description,
         "max_new_tokens": info.max_new_tokens,
-        "params": {p.name: {"default": p.default, "help": p.help} for p in info.params},
+        "params": {p.name: _param_dict(p) for p in info.params},
     }
 
 

@@ -14,11 +14,17 @@ from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import Any
 
+if sys.version_info >= (3, 11):
+    import tomllib
+else:  # pragma: no cover - exercised on 3.10 only
+    import tomli as tomllib
+
 from rich.console import Console
 from rich.table import Table
 
 from lctui.backends import load_backend, resolve_model
 from lctui.cli.progress import RichProgressSink
+from lctui.core.bounds import check_n, check_seed, check_temperature
 from lctui.core.config import Config, load_config
 from lctui.core.errors import StoreError, UserInputError
 from lctui.core.lengths import format_length, parse_lengths
@@ -152,25 +158,43 @@ def check_db_folder(file: Path, given_as: str) -> None:
 
 
 def parse_overrides(items: Sequence[str]) -> dict[str, dict[str, Any]]:
+    """`--set TASK.PARAM=VALUE` items by task; each value's type is checked by the task
+    (Task.with_params), which names the parameter when it does not fit."""
     overrides: dict[str, dict[str, Any]] = {}
     for item in items:
         name, sep, raw = item.partition("=")
         task, dot, param = name.partition(".")
         if not (sep and dot and task and param):
             raise UserInputError(f"--set {item!r}: write TASK.PARAM=VALUE, e.g. vt.num_hops=6")
-        try:
-            value = json.loads(raw)
-        except json.JSONDecodeError:
-            value = raw
-        overrides.setdefault(task, {})[param] = value
+        overrides.setdefault(task, {})[param] = parse_literal(raw)
     return overrides
+
+
+def parse_literal(raw: str) -> Any:
+    """A JSON or TOML literal (`6`, `[0, 50]`, `"x"`, `'x'`, `1_000`, `true`), else the text
+    itself, so `haystack=noise` needs no quotes."""
+    try:
+        return json.loads(raw)
+    except ValueError:
+        pass
+    try:
+        data = tomllib.loads(f"value = {raw}")
+    except (tomllib.TOMLDecodeError, ValueError):
+        return raw
+    return data["value"] if set(data) == {"value"} else raw
+
+
+def check_run_numbers(args: argparse.Namespace) -> None:
+    """The bounds of core.bounds, named as the options the user typed."""
+    check_n(args.n, "--n")
+    check_seed(args.seed, "--seed")
+    check_temperature(args.temperature, "--temperature")
 
 
 def cmd_run(args: argparse.Namespace) -> int:
     console = Console(stderr=False)
+    check_run_numbers(args)
     config = load_config(args.config)
-    if args.n < 1:
-        raise UserInputError("--n must be at least 1")
     models = _models(args.model, config)
     tasks = select_tasks(args.tasks, parse_overrides(args.set))
     lengths = parse_lengths(args.lengths)

@@ -101,11 +101,21 @@ def load_config(explicit: str | None = None) -> Config:
     if path is None:
         return Config()
     try:
-        data = tomllib.loads(path.read_text(encoding="utf-8"))
-    except tomllib.TOMLDecodeError as exc:
-        raise UserInputError(f"{path}: not valid TOML: {exc}") from None
+        raw = path.read_bytes()
     except OSError as exc:
         raise UserInputError(f"{path}: cannot read the config file: {exc.strerror}") from None
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        line = raw.count(b"\n", 0, exc.start) + 1
+        raise UserInputError(
+            f"{path}: not valid UTF-8 at byte {exc.start} (line {line}); save the file as UTF-8"
+        ) from None
+    try:
+        data = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:
+        # The parser's message ends with "(at line L, column C)".
+        raise UserInputError(f"{path}: not valid TOML: {exc}") from None
     return parse_config(data, path)
 
 

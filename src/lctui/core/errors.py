@@ -27,5 +27,10 @@ class StoreError(LctuiError):
     """The database cannot be opened or written (locked, unreadable, newer schema)."""
 
 
+class NotWritableError(StoreError):
+    """The database's folder (its journal and claim files) cannot be written; the file
+    can still be opened read-only."""
+
+
 class BackendError(LctuiError):
     """A model could not be loaded or a request failed for good."""

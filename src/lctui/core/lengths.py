@@ -1,9 +1,14 @@
-"""Context lengths as users write them: `2k`, `32K`, `131072`; `k` is 1024 tokens."""
+"""Context lengths as users write them: `2k`, `32K`, `131072`; `k` is 1024 tokens.
+
+Every length lies within core.bounds' MIN_LENGTH..MAX_LENGTH (256 to 2048k tokens).
+"""
 
 from __future__ import annotations
 
 import re
+from decimal import Decimal
 
+from lctui.core.bounds import check_length
 from lctui.core.errors import UserInputError
 
 _LENGTH = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*([kKmM]?)\s*$")
@@ -24,12 +29,10 @@ def parse_length(text: str) -> int:
             f"unknown length {text!r}: write a token count such as 4096, 4k or 128k (k = 1024), "
             f"or a preset: {', '.join(PRESETS)}"
         )
-    number, unit = float(match.group(1)), match.group(2).lower()
+    # Decimal, not float: a number of 400 digits is too long, not an overflow.
+    number, unit = Decimal(match.group(1)), match.group(2).lower()
     scale = {"": 1, "k": 1024, "m": 1024 * 1024}[unit]
-    value = round(number * scale)
-    if value < 256:
-        raise UserInputError(f"length {text!r} is too short: the smallest supported is 256 tokens")
-    return value
+    return check_length(round(number * scale), text)
 
 
 def parse_lengths(text: str) -> list[int]:

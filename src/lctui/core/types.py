@@ -195,11 +195,43 @@ class ModelSpec:
 
 @dataclass(frozen=True)
 class ParamSpec:
-    """A task parameter exposed to users (CLI `lctui tasks`, the TUI launch screen)."""
+    """A task parameter exposed to users (CLI `lctui tasks`, the TUI launch screen).
+
+    `kind` and the bounds declare what values the task accepts (checked by
+    `lctui.tasks.params.check_value` when a user sets the parameter):
+    "int" and "number" lie within [low, high]; "choice" is one of `choices`;
+    "numbers" is a list whose items are numbers within [low, high].
+    """
 
     name: str
     default: JSONValue
     help: str
+    kind: str = "any"  # "int" | "number" | "choice" | "numbers" | "any"
+    low: float | None = None
+    high: float | None = None
+    choices: tuple[str, ...] = ()
+
+    def allowed(self) -> str:
+        """The accepted values in a few characters: `1..20`, `noise|essay`, `list of 0..100`."""
+        if self.kind == "choice":
+            return "|".join(self.choices)
+        span = _span(self.low, self.high)
+        if self.kind == "numbers":
+            return f"list of {span}" if span else "list of numbers"
+        return span
+
+
+def _span(low: float | None, high: float | None) -> str:
+    def show(x: float) -> str:
+        return f"{x:g}" if isinstance(x, float) and not x.is_integer() else str(int(x))
+
+    if low is None and high is None:
+        return ""
+    if high is None:
+        return f">= {show(low)}" if low is not None else ""
+    if low is None:
+        return f"<= {show(high)}"
+    return f"{show(low)}..{show(high)}"
 
 
 @dataclass(frozen=True)

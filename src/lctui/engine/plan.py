@@ -15,6 +15,13 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
+from lctui.core.bounds import (
+    check_length,
+    check_n,
+    check_seed,
+    check_temperature,
+    check_work_items,
+)
 from lctui.core.errors import UserInputError
 from lctui.core.events import CellKey
 from lctui.core.hashing import stable_hash
@@ -54,6 +61,21 @@ class RunRequest:
     # Stored examples to run exactly as they are (the inspector's re-runs): when given,
     # they are the run's work instead of tasks x lengths x indices, and none is rebuilt.
     examples: Sequence[Example] = ()
+
+    def __post_init__(self) -> None:
+        """Refuse numbers outside core.bounds, so every way of starting a run
+        (CLI, TUI, inspector re-run) checks the same bounds."""
+        check_n(self.n)
+        check_seed(self.seed)
+        check_temperature(self.temperature)
+        for length in self.lengths:
+            check_length(length)
+        models, tasks, lengths = len(self.models), len(self.tasks), len(self.lengths)
+        per_cell = len(self.example_indices())
+        check_work_items(
+            models * tasks * lengths * per_cell,
+            f"{models} model(s) x {tasks} task(s) x {lengths} length(s) x {per_cell:,}",
+        )
 
     def example_indices(self) -> Sequence[int]:
         return self.indices if self.indices is not None else range(self.n)

@@ -17,7 +17,7 @@ from typing import IO, Any
 import duckdb
 import pyarrow as pa
 
-from lctui.core.errors import StoreError
+from lctui.core.errors import NotWritableError, StoreError
 from lctui.core.paths import default_db_path
 from lctui.core.types import Example, Generation, ModelSpec, Score
 from lctui.store import queries, schema
@@ -286,10 +286,14 @@ class WriterClaim:
     @classmethod
     def take(cls, file: Path) -> WriterClaim:
         path = cls.path(file)
+        _check_writable_folder(file)
         # A reader checking the claim (writer_active) holds a shared lock for a moment.
         deadline = time.monotonic() + _TAKE_RETRY_S
         while True:
-            handle = path.open("a+b")
+            try:
+                handle = path.open("a+b")
+            except OSError as err:
+                raise NotWritableError(_cannot_write(path, err.strerror or str(err))) from err
             if _try_lock(handle):
                 if _is_file_at(handle, path):
                     return cls(handle, path)
@@ -408,6 +412,26 @@ def _check_path(file: Path, read_only: bool) -> None:
             f"cannot create the folder {file.parent} for the database: {err.strerror}; "
             "pass --db with a path you can write"
         ) from err
+
+
+def _check_writable_folder(file: Path) -> None:
+    """Refuse before a run starts, not at its first flush, a folder where DuckDB cannot
+    write its journal (`<db>.wal`, created next to the file on every write).
+
+    Only for the writer of a shared file (a headless run, the TUI): the TUI then opens
+    the file read-only instead."""
+    folder = file.parent
+    if folder.is_dir() and not os.access(folder, os.W_OK | os.X_OK):
+        raise NotWritableError(_cannot_write(folder, "Permission denied"))
+
+
+def _cannot_write(where: Path, reason: str) -> str:
+    """The message for a folder (or the run's claim file) that cannot be written."""
+    return (
+        f"cannot write {where} ({reason}): lctui writes the database's journal and claim "
+        "files next to it; fix the folder's permissions, or pass --db with a path in a "
+        "folder you can write (or open the file read-only)"
+    )
 
 
 def _open_error(file: Path, err: duckdb.Error, read_only: bool) -> str:

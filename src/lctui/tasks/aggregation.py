@@ -10,16 +10,28 @@ from __future__ import annotations
 import random
 import string
 from collections import Counter
+from collections.abc import Mapping
 from typing import Any, ClassVar
 
 from lctui.core.errors import UserInputError
 from lctui.core.hashing import seed_from
 from lctui.core.protocols import Tokenizer
+from lctui.core.types import ParamSpec
 from lctui.tasks.base import Draft, Task
 from lctui.tasks.budget import Budget, fit_to_budget, piece_counts, prefix_sums
 from lctui.tasks.corpora import list_words
+from lctui.tasks.params import int_param, number_param
+from lctui.tasks.sampling import distinct
 
 _ITEM_TOKENS = 4  # a rough size of " 123. word", only for scaling frequencies down
+# Bounds that keep a list buildable: cwe's word pool holds 2 x num_common + 12 words of
+# the word list, and its rare items (pool words x rare_freq) are counted one by one.
+MAX_COMMON = 1000
+MAX_COMMON_FREQ = 10_000
+MAX_RARE_FREQ = 100
+MAX_ANSWERS = 100
+MAX_VOCAB = 100_000
+MAX_LETTERS = 20
 
 
 def _numbered(words: list[str]) -> str:
@@ -27,11 +39,24 @@ def _numbered(words: list[str]) -> str:
 
 
 class CommonWords(Task):
-    param_help: ClassVar[dict[str, str]] = {
-        "num_common": "words that appear most often (the answer)",
-        "common_freq": "occurrences of each common word (scaled down for short budgets)",
-        "rare_freq": "occurrences of each other word",
-    }
+    param_specs: ClassVar[tuple[ParamSpec, ...]] = (
+        int_param("num_common", "words that appear most often (the answer)", 1, MAX_COMMON),
+        int_param(
+            "common_freq",
+            "occurrences of each common word (scaled down for short budgets)",
+            2,
+            MAX_COMMON_FREQ,
+        ),
+        int_param("rare_freq", "occurrences of each other word", 1, MAX_RARE_FREQ),
+    )
+
+    def check_params(self, params: Mapping[str, Any]) -> None:
+        common, rare = int(params["common_freq"]), int(params["rare_freq"])
+        if common <= rare:
+            raise UserInputError(
+                f"{self.name}.common_freq ({common}) must be larger than rare_freq ({rare}): "
+                "the common words must occur more often than the others"
+            )
 
     def build(self, rng: random.Random, budget: Budget, tokenizer: Tokenizer, index: int) -> Draft:
         p = self.params
@@ -100,21 +125,32 @@ def _coded_word(rng: random.Random, letters: int) -> str:
 
 
 class FrequentWords(Task):
-    param_help: ClassVar[dict[str, str]] = {
-        "alpha": "exponent of the Zipf distribution of word frequencies",
-        "num_answers": "how many of the most frequent words to name",
-        "vocab_size": "distinct made-up words",
-        "word_letters": "letters per made-up word",
-    }
+    param_specs: ClassVar[tuple[ParamSpec, ...]] = (
+        number_param("alpha", "exponent of the Zipf distribution of word frequencies", 0.1, 10),
+        int_param("num_answers", "how many of the most frequent words to name", 1, MAX_ANSWERS),
+        int_param("vocab_size", "distinct made-up words", 2, MAX_VOCAB),
+        int_param("word_letters", "letters per made-up word", 1, MAX_LETTERS),
+    )
+
+    def check_params(self, params: Mapping[str, Any]) -> None:
+        answers, vocab = int(params["num_answers"]), int(params["vocab_size"])
+        letters = int(params["word_letters"])
+        if answers >= vocab:
+            raise UserInputError(
+                f"{self.name}.num_answers ({answers}) must be smaller than vocab_size ({vocab})"
+            )
+        if 26**letters < vocab:
+            raise UserInputError(
+                f"{self.name} needs vocab_size = {vocab} distinct words, but word_letters="
+                f"{letters} gives only {26**letters}: raise {self.name}.word_letters or "
+                "lower vocab_size"
+            )
 
     def build(self, rng: random.Random, budget: Budget, tokenizer: Tokenizer, index: int) -> Draft:
         p = self.params
         alpha, k = float(p["alpha"]), int(p["num_answers"])
-        vocab: list[str] = []
-        while len(vocab) < int(p["vocab_size"]):
-            word = _coded_word(rng, int(p["word_letters"]))
-            if word not in vocab:
-                vocab.append(word)
+        letters = int(p["word_letters"])
+        vocab = distinct(lambda: _coded_word(rng, letters), int(p["vocab_size"]), "words")
         weights = [1.0 / (rank**alpha) for rank in range(1, len(vocab) + 1)]
         preamble = "Below is a text written in made-up words. Count how often each word occurs.\n\n"
         question = (

@@ -13,6 +13,7 @@ from lctui.core.hashing import seed_from, stable_hash
 from lctui.core.protocols import Tokenizer
 from lctui.core.types import Example, ParamSpec, Span, TaskInfo
 from lctui.tasks.budget import TEMPLATE_ALLOWANCE, Budget
+from lctui.tasks.params import check_value
 
 UUID_PATTERN = r"\b[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}\b"
 
@@ -38,7 +39,8 @@ class Task(ABC):
     category: ClassVar[str] = "synthetic"
     suite: ClassVar[str] = "ruler"
     metric: ClassVar[str] = "string_match_all"
-    param_help: ClassVar[Mapping[str, str]] = {}
+    # What each parameter is and accepts (tasks.params); `with_params` checks overrides.
+    param_specs: ClassVar[tuple[ParamSpec, ...]] = ()
     # The tokenizer the suite's paper counts lengths with (LIFBench: o200k_base); its
     # examples count with it unless the run names a tokenizer. None: the model's own.
     paper_tokenizer: ClassVar[str | None] = None
@@ -58,17 +60,31 @@ class Task(ABC):
         self.params = dict(params)
 
     def with_params(self, overrides: Mapping[str, Any]) -> Task:
-        """A copy with some parameters changed; unknown names are rejected."""
+        """A copy with some parameters changed.
+
+        Unknown names, values outside a parameter's declaration and combinations the
+        task cannot build (`check_params`) are rejected with a UserInputError.
+        """
         unknown = sorted(set(overrides) - set(self.params))
         if unknown:
             known = ", ".join(sorted(self.params)) or "none"
             raise UserInputError(
                 f"task {self.name} has no parameter {', '.join(unknown)} (its parameters: {known})"
             )
+        specs = {spec.name: spec for spec in self.param_specs}
+        params = {**self.params}
+        for name, value in overrides.items():
+            params[name] = check_value(self.name, specs[name], value) if name in specs else value
+        self.check_params(params)
         clone = object.__new__(type(self))
         clone.__dict__.update(self.__dict__)
-        clone.params = {**self.params, **overrides}
+        clone.params = params
         return clone
+
+    def check_params(self, params: Mapping[str, Any]) -> None:
+        """Raise a UserInputError if `params` (each within its declared range) cannot
+        work together; the default accepts every combination."""
+        return None
 
     def answer_tokens(self, length: int) -> int:
         """Answer tokens reserved (and generated at most) at `length`.
@@ -86,10 +102,14 @@ class Task(ABC):
             description=self.description,
             metric=self.metric,
             max_new_tokens=self.max_new_tokens,
-            params=tuple(
-                ParamSpec(k, v, self.param_help.get(k, "")) for k, v in self.params.items()
-            ),
+            params=tuple(self._param_info(k, v) for k, v in self.params.items()),
         )
+
+    def _param_info(self, name: str, value: Any) -> ParamSpec:
+        for spec in self.param_specs:
+            if spec.name == name:
+                return replace(spec, default=value)
+        return ParamSpec(name, value, "")
 
     def generate(self, length: int, seed: int, index: int, tokenizer: Tokenizer) -> Example:
         """Build example `index` of this task at `length` tokens for `tokenizer`.

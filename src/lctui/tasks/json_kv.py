@@ -10,7 +10,7 @@ import random
 from typing import Any, ClassVar
 
 from lctui.core.protocols import Tokenizer
-from lctui.core.types import Span
+from lctui.core.types import ParamSpec, Span
 from lctui.tasks.base import UUID_PATTERN, Draft, Task
 from lctui.tasks.budget import (
     Budget,
@@ -20,6 +20,7 @@ from lctui.tasks.budget import (
     prefix_sums,
 )
 from lctui.tasks.niah import DEFAULT_DEPTHS, random_uuid, random_value
+from lctui.tasks.params import numbers_param
 
 
 def _pair(key: str, value: str) -> str:
@@ -29,9 +30,14 @@ def _pair(key: str, value: str) -> str:
 class JsonKV(Task):
     suite: ClassVar[str] = "helmet"
     metric: ClassVar[str] = "subem"
-    param_help: ClassVar[dict[str, str]] = {
-        "depths": "depth in percent of the asked pair; example i uses depths[i % len(depths)]",
-    }
+    param_specs: ClassVar[tuple[ParamSpec, ...]] = (
+        numbers_param(
+            "depths",
+            "depth in percent of the asked pair; example i uses depths[i % len(depths)]",
+            0,
+            100,
+        ),
+    )
 
     def build(self, rng: random.Random, budget: Budget, tokenizer: Tokenizer, index: int) -> Draft:
         depths = list(self.params["depths"]) or list(DEFAULT_DEPTHS)

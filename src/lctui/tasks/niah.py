@@ -11,6 +11,7 @@ import random
 from typing import Any, ClassVar
 
 from lctui.core.protocols import Tokenizer
+from lctui.core.types import ParamSpec
 from lctui.tasks.base import UUID_PATTERN, Draft, Task
 from lctui.tasks.budget import Budget
 from lctui.tasks.corpora import adjectives, nouns
@@ -21,8 +22,15 @@ from lctui.tasks.haystack import (
     noise_haystack,
     prose_haystack,
 )
+from lctui.tasks.params import choice_param, int_param, numbers_param
+from lctui.tasks.sampling import distinct
 
 DEFAULT_DEPTHS = tuple(range(0, 101, 10))
+# Upper bounds of the counts: at most 10,000 + 100 x 100 needles (about 300K tokens).
+MAX_KEYS = 10_000
+MAX_VALUES = 100
+MAX_QUERIES = 100
+MAX_DIGITS = 20
 _VALUE_NOUN = {"number": "number", "uuid": "ID"}
 
 
@@ -55,32 +63,39 @@ def _listing(keys: list[str]) -> str:
 
 
 class NeedleTask(Task):
-    param_help: ClassVar[dict[str, str]] = {
-        "haystack": "noise (repeated filler), essay (State of the Union prose) or needles "
-        "(distractor needles)",
-        "key_kind": "word (adjective-noun) or uuid",
-        "value_kind": "number or uuid",
-        "num_keys": "keys with needles in the context (the asked ones included)",
-        "num_values": "values tied to each asked key",
-        "num_queries": "keys asked about at once",
-        "depths": "needle depths in percent; example i uses depths[i % len(depths)]",
-        "value_digits": "digits of number values",
-    }
+    param_specs: ClassVar[tuple[ParamSpec, ...]] = (
+        choice_param(
+            "haystack",
+            "noise (repeated filler), essay (State of the Union prose) or needles "
+            "(distractor needles)",
+            "noise",
+            "essay",
+            "needles",
+        ),
+        choice_param("key_kind", "word (adjective-noun) or uuid", "word", "uuid"),
+        choice_param("value_kind", "number or uuid", "number", "uuid"),
+        int_param(
+            "num_keys", "keys with needles in the context (the asked ones included)", 1, MAX_KEYS
+        ),
+        int_param("num_values", "values tied to each asked key", 1, MAX_VALUES),
+        int_param("num_queries", "keys asked about at once", 1, MAX_QUERIES),
+        numbers_param(
+            "depths", "needle depths in percent; example i uses depths[i % len(depths)]", 0, 100
+        ),
+        int_param("value_digits", "digits of number values", 1, MAX_DIGITS),
+    )
 
     def build(self, rng: random.Random, budget: Budget, tokenizer: Tokenizer, index: int) -> Draft:
         p = self.params
         key_kind, value_kind = str(p["key_kind"]), str(p["value_kind"])
         num_keys = max(int(p["num_keys"]), int(p["num_queries"]))
-        keys: list[str] = []
-        while len(keys) < num_keys:
-            key = random_key(rng, key_kind)
-            if key not in keys:
-                keys.append(key)
+        keys = distinct(lambda: random_key(rng, key_kind), num_keys, "keys")
         queried = keys[: int(p["num_queries"])]
+        asked = set(queried)  # membership in a set: linear in the number of keys
         values = {
             k: [
                 random_value(rng, value_kind, int(p["value_digits"]))
-                for _ in range(int(p["num_values"]) if k in queried else 1)
+                for _ in range(int(p["num_values"]) if k in asked else 1)
             ]
             for k in keys
         }
@@ -91,9 +106,9 @@ class NeedleTask(Task):
             for j, value in enumerate(values[k]):
                 is_first = k == queried[0] and j == 0
                 depth = first_depth if is_first else rng.uniform(0, 100)
-                kind = "needle" if k in queried else "distractor"
+                kind = "needle" if k in asked else "distractor"
                 sentence = needle_sentence(k, value, value_kind)
-                marks = (value,) if k in queried else ()
+                marks = (value,) if k in asked else ()
                 needles.append(Needle(sentence, depth, kind, "asked" if is_first else k, marks))
         noun = _VALUE_NOUN[value_kind]
         preamble = (

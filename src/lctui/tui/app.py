@@ -19,7 +19,7 @@ from textual.binding import Binding, BindingType
 from textual.screen import Screen
 
 from lctui.core.config import Config
-from lctui.core.errors import LctuiError, StoreError
+from lctui.core.errors import LctuiError, NotWritableError, StoreError
 from lctui.engine import RunRequest
 from lctui.store import Store, open_store
 from lctui.store.db import writer_active
@@ -104,21 +104,24 @@ class LctuiApp(App[None]):
         """
         if self.read_only:
             return open_store(self.db_path, read_only=True, shared=True)
+        why = (
+            "is being written by another process (a headless run?): opened read-only; the "
+            "results refresh as it writes. New runs need another --db."
+        )
         if not writer_active(self.db_path):
             try:
                 return open_store(self.db_path, shared=True)
+            except NotWritableError as exc:
+                if not self.db_path.exists():
+                    raise
+                why = f"cannot be written here, so it was opened read-only: {exc}"
             except StoreError as exc:
                 taken = writer_active(self.db_path)  # claimed by a run just now
                 if not taken and "in use by another process" not in str(exc):
                     raise
         store = open_store(self.db_path, read_only=True, shared=True)
         self.read_only = True
-        self.notify(
-            f"{self.db_path} is being written by another process (a headless run?): opened "
-            "read-only; the results refresh as it writes. New runs need another --db.",
-            title="Read-only",
-            timeout=10,
-        )
+        self.notify(f"{self.db_path} {why}", title="Read-only", timeout=10)
         return store
 
     def _is_empty(self) -> bool:

@@ -9,6 +9,7 @@ notification and in the error line, before anything runs.
 from __future__ import annotations
 
 import platform
+from collections.abc import Callable
 from typing import TYPE_CHECKING, ClassVar, cast
 
 from textual import on, work
@@ -29,6 +30,7 @@ from textual.widgets import (
 from textual.widgets.selection_list import Selection
 
 from lctui.backends import builtin_models, declared_window, resolve_model
+from lctui.core.bounds import check_n, check_seed
 from lctui.core.errors import UserInputError
 from lctui.core.lengths import format_length
 from lctui.core.types import ModelSpec
@@ -210,14 +212,16 @@ class LaunchScreen(Screen[None]):
     def chosen_lengths(self) -> list[int]:
         return sorted(self.query_one("#lengths", SelectionList).selected)
 
-    def _number(self, widget_id: str, label: str, minimum: int) -> int | str:
-        """The integer in an Input, or a message saying what is wrong with it."""
+    def _number(self, widget_id: str, label: str, check: Callable[[int, str], int]) -> int | str:
+        """The integer in an Input if `check` (a core.bounds check) accepts it, else a
+        message saying what is wrong with it."""
         raw = self.query_one(f"#{widget_id}", Input).value.strip()
         try:
-            value = int(raw)
+            return check(int(raw), label)
         except ValueError:
             return f"{label} must be a whole number, not {raw!r}"
-        return value if value >= minimum else f"{label} must be at least {minimum}"
+        except UserInputError as exc:
+            return str(exc)
 
     # -- reacting ---------------------------------------------------------------------------
 
@@ -275,13 +279,16 @@ class LaunchScreen(Screen[None]):
         models = [m.name for m in self.chosen_models()]
         tasks = len(self.query_one(TaskTree).checked)
         lengths = self.chosen_lengths()
-        n = self._number("n", "n", 1)
+        n = self._number("n", "n", check_n)
         line = self.query_one("#estimate", Static)
-        if not (models and tasks and lengths) or isinstance(n, str):
+        if not (models and tasks and lengths):
             line.update(
                 f"{len(models)} model(s) x {tasks} task(s) x {len(lengths)} length(s): "
                 "tick one of each to see the cost"
             )
+            return
+        if isinstance(n, str):  # what is wrong with n, as soon as it is typed
+            line.update(f"! {n}")
             return
         est = estimate(models, tasks, lengths, n, self.throughput)
         line.update(describe(est, len(models), tasks, len(lengths), n))
@@ -347,8 +354,8 @@ class LaunchScreen(Screen[None]):
             errors.append("choose at least one task (enter ticks it, or a whole category)")
         if not lengths:
             errors.append("choose at least one length")
-        n = self._number("n", "n per cell", 1)
-        seed = self._number("seed", "seed", 0)
+        n = self._number("n", "n per cell", check_n)
+        seed = self._number("seed", "seed", check_seed)
         errors += [v for v in (n, seed) if isinstance(v, str)]
         errors += too_long(lengths, {m.name: self.windows.get(m.name) for m in models})
         for spec in models:
@@ -369,12 +376,16 @@ class LaunchScreen(Screen[None]):
         tokenizer = self.chosen_tokenizer()
         if tokenizer is not None:
             argv += ["--tokenizer", tokenizer]
-        return RunRequest(
-            models=models,
-            tasks=tasks,
-            lengths=lengths,
-            n=n,
-            seed=seed,
-            tokenizer=tokenizer,
-            command={"argv": argv, "host": platform.node(), "source": "tui"},
-        )
+        try:
+            return RunRequest(
+                models=models,
+                tasks=tasks,
+                lengths=lengths,
+                n=n,
+                seed=seed,
+                tokenizer=tokenizer,
+                command={"argv": argv, "host": platform.node(), "source": "tui"},
+            )
+        except UserInputError as exc:  # the bounds of the whole run (core.bounds)
+            self._show_errors([str(exc)])
+            return None

@@ -40,7 +40,9 @@ def describe_node(node: TaskNode) -> str:
             f"up to {info.max_new_tokens} answer tokens. Parameters: {params}"
         )
     if node.param is not None:
-        return f"{node.name} = {node.param.default}: {node.param.help}"
+        allowed = node.param.allowed()
+        accepts = f" (accepts {allowed})" if allowed else ""
+        return f"{node.name} = {node.param.default}{accepts}: {node.param.help}"
     return ""
 
 

@@ -1,0 +1,57 @@
+"""What a CLI command does on an unexpected exception: one line, the traceback in a file.
+
+A user sees which command failed and where its full traceback went (the data folder's
+crashes/, else the temporary folder); exit status 1 says it is a bug, apart from the
+errors a user can act on (exit 2).
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+import tempfile
+import time
+import traceback
+from collections.abc import Sequence
+from pathlib import Path
+
+from lctui import __version__
+from lctui.core.paths import data_dir
+
+EXIT_BUG = 1
+
+
+def crash_log_path(folder: Path) -> Path:
+    stamp = time.strftime("%Y%m%d-%H%M%S")
+    return folder / f"lctui-{stamp}-{os.getpid()}.log"
+
+
+def write_crash_log(exc: BaseException, argv: Sequence[str]) -> Path | None:
+    """The traceback of `exc` with the command line, in a new file; None if none could
+    be written anywhere."""
+    text = (
+        f"lctui {__version__}, Python {sys.version.split()[0]}\n"
+        f"command: lctui {' '.join(argv)}\n\n"
+        + "".join(traceback.format_exception(type(exc), exc, exc.__traceback__))
+    )
+    for folder in (data_dir() / "crashes", Path(tempfile.gettempdir())):
+        try:
+            folder.mkdir(parents=True, exist_ok=True)
+            path = crash_log_path(folder)
+            path.write_text(text, encoding="utf-8")
+        except OSError:
+            continue
+        return path
+    return None
+
+
+def report_crash(exc: BaseException, argv: Sequence[str]) -> int:
+    """Print one line about `exc` (and where its traceback is) on stderr; the exit status."""
+    path = write_crash_log(exc, argv)
+    where = f"the full traceback is in {path}" if path else "no traceback file could be written"
+    summary = " ".join(str(exc).split())[:200] or "(no message)"
+    print(
+        f"lctui: internal error (a bug): {type(exc).__name__}: {summary}; {where}",
+        file=sys.stderr,
+    )
+    return EXIT_BUG
