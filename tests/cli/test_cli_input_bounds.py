@@ -224,6 +224,45 @@ def test_db_in_a_read_only_folder_is_a_clear_store_error(existing: bool, tmp_pat
     assert "Permission denied" in result.stderr and "--db" in result.stderr
 
 
+_TUI_PROBE = """
+import asyncio, sys
+from pathlib import Path
+from lctui.core.config import Config
+from lctui.tui.app import LctuiApp
+
+async def main():
+    app = LctuiApp(Path(sys.argv[1]), Config(), import_samples=False)
+    async with app.run_test() as pilot:
+        await pilot.pause()
+        notes = [str(n.message) for n in app._notifications]
+        print(app.read_only, app.store.read_only, any("opened read-only" in n for n in notes))
+
+asyncio.run(main())
+"""
+
+
+def test_the_tui_opens_a_file_in_a_read_only_folder_read_only(tmp_path: Path) -> None:
+    """The TUI writes (and claims) its file; where the folder cannot be written it browses
+    the file read-only and says why, instead of failing at the first write."""
+    folder = tmp_path / "readonly"
+    folder.mkdir()
+    db = folder / "r.duckdb"
+    assert main(gold_run(db)) == 0
+    folder.chmod(0o555)
+    try:
+        result = subprocess.run(
+            [*_without_file_permission_override(), sys.executable, "-c", _TUI_PROBE, str(db)],
+            capture_output=True,
+            text=True,
+            timeout=SUBPROCESS_TIMEOUT_S,
+            env=dict(os.environ),
+        )
+    finally:
+        folder.chmod(0o755)
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.split() == ["True", "True", "True"]
+
+
 # -- the top-level guard --------------------------------------------------------------------
 
 
