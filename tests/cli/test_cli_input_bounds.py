@@ -10,10 +10,13 @@ from __future__ import annotations
 import os
 import resource
 import shutil
+import signal
 import subprocess
 import sys
+import time
 from pathlib import Path
 
+import duckdb
 import pytest
 
 from lctui.main import main
@@ -157,19 +160,61 @@ def test_bad_run_numbers_are_one_line_naming_the_option(
 @pytest.mark.parametrize(
     ("extra", "message"),
     [
-        # Planned every work item up front: MemoryError after 89 s, with a traceback.
-        (["--n", "10000000"], "--n must be at most 1,000,000 examples per task x length cell"),
-        # Within the bound per cell, beyond it for the run.
-        (["--n", "1000000", "--lengths", "1k,2k"], "this run has 2,000,000 generations"),
+        # Indices are stored as 32-bit integers.
+        (["--n", "3000000000"], "--n must be at most 2,147,483,647 examples per task x length"),
         # Built a haystack of a trillion tokens.
         (["--lengths", "1000000000000", "--truncate"], "length '1000000000000' is too long"),
     ],
 )
-def test_sizes_that_exhausted_memory_are_refused(
+def test_sizes_beyond_what_can_be_stored_or_built_are_refused(
     extra: list[str], message: str, tmp_path: Path
 ) -> None:
     result = run_subprocess(gold_run(tmp_path / "r.duckdb", *extra))
     assert_one_line_error(result.returncode, result.stderr, message)
+
+
+@pytest.mark.slow
+def test_a_run_of_ten_million_examples_streams_in_bounded_memory(tmp_path: Path) -> None:
+    """`--n 10000000` planned every work item up front (MemoryError at 3.2 GB after 89 s,
+    with a traceback). Planned as the run goes, it starts storing results at once under
+    the 2 GiB limit, and Ctrl-C stops it cleanly with what finished kept."""
+    db = tmp_path / "r.duckdb"
+    args = ["run", "--model", "gold", "--tasks", "vt,niah_single_1", "--lengths", "1k,2k",
+            "--n", "10000000", "--db", str(db)]  # fmt: skip
+    process = subprocess.Popen(
+        [sys.executable, "-m", "lctui", *args],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        text=True,
+        preexec_fn=_limit_memory,
+        env=dict(os.environ),
+    )
+    try:
+        deadline = time.monotonic() + SUBPROCESS_TIMEOUT_S
+        while _stored_generations(db) < 50:
+            assert process.poll() is None, process.communicate()[1]
+            assert time.monotonic() < deadline, "no results stored: the run did not stream"
+            time.sleep(0.5)
+        process.send_signal(signal.SIGINT)
+        _, err = process.communicate(timeout=SUBPROCESS_TIMEOUT_S)
+    finally:
+        if process.poll() is None:
+            process.kill()
+    assert process.returncode == 130, err
+    assert "Traceback" not in err and "MemoryError" not in err
+    assert _stored_generations(db) >= 50
+
+
+def _stored_generations(db: Path) -> int:
+    """Generations stored so far (0 while the file is not there or is being written)."""
+    if not db.exists():
+        return 0
+    try:
+        with duckdb.connect(str(db), read_only=True) as con:
+            row = con.execute("SELECT count(*) FROM generations").fetchone()
+    except duckdb.Error:
+        return 0
+    return int(row[0]) if row else 0
 
 
 # -- files ----------------------------------------------------------------------------------

@@ -29,6 +29,7 @@ from lctui.core.events import (
     ExampleFailed,
     ExampleScored,
     GenerationFinished,
+    ItemsSkipped,
     RunFinished,
     RunPlanned,
     StoreRecovered,
@@ -81,6 +82,8 @@ class RichProgressSink:
     def __call__(self, event: Event) -> None:
         if isinstance(event, RunPlanned):
             self._plan(event)
+        elif isinstance(event, ItemsSkipped):
+            self._skip(event)
         elif isinstance(event, GenerationFinished):
             self._timing(event)
         elif isinstance(event, ExampleScored | ExampleFailed):
@@ -116,6 +119,14 @@ class RichProgressSink:
                 label, total=event.cells[key], score="", speed="", errors=""
             )
             self._cells[key] = _Cell(task_id)
+
+    def _skip(self, event: ItemsSkipped) -> None:
+        """Items found stored after the plan: fewer to do in their cells."""
+        for key, count in event.skipped.items():
+            cell = self._cells.get(key)
+            if cell is not None:
+                task = self.progress.tasks[cell.task_id]
+                self.progress.update(cell.task_id, total=max(0, (task.total or 0) - count))
 
     def _timing(self, event: GenerationFinished) -> None:
         cell = self._cells.get(event.cell)

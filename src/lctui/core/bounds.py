@@ -12,12 +12,10 @@ import math
 
 from lctui.core.errors import UserInputError
 
-# Examples per task x length cell. Every work item of a run is planned before the
-# first one runs (about 0.7 KB each), so n is bounded until planning is lazy.
-MAX_N = 1_000_000
-# Work items of a whole run (models x tasks x lengths x n), for the same reason:
-# 1,000,000 items took 700 MB and 10 to 30 s to plan (10,000,000 ran out of memory).
-MAX_WORK_ITEMS = 1_000_000
+# Examples per task x length cell. Work items are planned lazily (engine/plan.py), so a
+# run of any n starts at once in constant memory; an example's index is stored as a
+# 32-bit integer.
+MAX_N = 2**31 - 1
 # Lengths in tokens. Below 256 no task fits its instructions. 2M (2**21) is twice the
 # longest windows of open models (1M); an example is built whole in memory at its
 # length, even with --truncate (a 2M needle haystack: about 2 s and 400 MB).
@@ -35,19 +33,10 @@ def check_n(n: int, name: str = "n") -> int:
         raise UserInputError(f"{name} must be at least 1")
     if n > MAX_N:
         raise UserInputError(
-            f"{name} must be at most {MAX_N:,} examples per task x length cell, got {n:,}"
+            f"{name} must be at most {MAX_N:,} examples per task x length cell (indices are "
+            f"stored as 32-bit integers), got {n:,}"
         )
     return n
-
-
-def check_work_items(count: int, what: str) -> int:
-    """`count` work items (`what` says how they multiply) within MAX_WORK_ITEMS."""
-    if count > MAX_WORK_ITEMS:
-        raise UserInputError(
-            f"this run has {count:,} generations ({what}); at most {MAX_WORK_ITEMS:,} fit "
-            "in one run: lower n, or split it by tasks, lengths or models"
-        )
-    return count
 
 
 def check_seed(seed: int, name: str = "seed") -> int:

@@ -23,9 +23,20 @@ class CellKey:
 
 @dataclass(frozen=True)
 class RunPlanned:
+    """The run's cells. Work items are planned as the run goes, so `cells` counts every
+    item not yet known to be stored; `ItemsSkipped` later moves stored ones over."""
+
     run_id: str
     cells: dict[CellKey, int]  # cell -> number of examples to do in this run
     skipped: dict[CellKey, int]  # cell -> examples already stored (resume)
+
+
+@dataclass(frozen=True)
+class ItemsSkipped:
+    """Items planned after RunPlanned that turned out to be stored: per cell, to move
+    from the examples to do to those already stored."""
+
+    skipped: dict[CellKey, int]
 
 
 @dataclass(frozen=True)
@@ -109,6 +120,7 @@ class RunFinished:
 
 Event = (
     RunPlanned
+    | ItemsSkipped
     | ExampleStarted
     | ChunkReceived
     | GenerationFinished

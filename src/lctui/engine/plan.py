@@ -1,7 +1,9 @@
 """What a run will do: the work items (model x task x length x index) and their keys.
 
 Keys are computed without building any example (ids are hashes of the inputs), so
-resuming a 128K run skips stored work before paying for a single haystack.
+resuming a 128K run skips stored work before paying for a single haystack. Items are
+planned lazily (`iter_items`, a generator): a run of any n starts at once and holds
+only the items it is about to do, while `planned_cells` counts them without planning.
 
 Every model that counts with the same tokenizer reads the same examples: an example
 reserves a fixed template allowance (tasks.budget.TEMPLATE_ALLOWANCE) instead of the
@@ -12,16 +14,12 @@ its template adds (backend.template_overhead).
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections import Counter
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
+from itertools import islice
 
-from lctui.core.bounds import (
-    check_length,
-    check_n,
-    check_seed,
-    check_temperature,
-    check_work_items,
-)
+from lctui.core.bounds import check_length, check_n, check_seed, check_temperature
 from lctui.core.errors import UserInputError
 from lctui.core.events import CellKey
 from lctui.core.hashing import stable_hash
@@ -70,12 +68,6 @@ class RunRequest:
         check_temperature(self.temperature)
         for length in self.lengths:
             check_length(length)
-        models, tasks, lengths = len(self.models), len(self.tasks), len(self.lengths)
-        per_cell = len(self.example_indices())
-        check_work_items(
-            models * tasks * lengths * per_cell,
-            f"{models} model(s) x {tasks} task(s) x {lengths} length(s) x {per_cell:,}",
-        )
 
     def example_indices(self) -> Sequence[int]:
         return self.indices if self.indices is not None else range(self.n)
@@ -236,17 +228,53 @@ def truncation_limit(
     return backend.max_context - answer_tokens - framing + allowance
 
 
+# Items grouped by context at a time: every item of a realistic run (a LIFBench set of
+# 11 tasks x 6 lengths x 50 indices is 3,300) shares one window, so a context's
+# questions still come back to back; a run of millions streams in windows.
+PLAN_WINDOW = 4096
+
+
 def plan_items(request: RunRequest, spec: ModelSpec, backend: Backend) -> list[WorkItem]:
-    """The work items of one model, in the order they should run.
+    """Every work item of one model, in order (`iter_items`, all at once)."""
+    return list(iter_items(request, spec, backend))
+
+
+def iter_items(request: RunRequest, spec: ModelSpec, backend: Backend) -> Iterator[WorkItem]:
+    """The work items of one model, in the order they should run, planned lazily.
 
     Examples that share a context (Task.context_key: all LIFBench instructions over one
     list or document) come back to back, across tasks, so a server's prefix cache hits;
     otherwise tasks come in the order asked and, within a task, lengths ascend.
     """
+    items: Iterable[WorkItem] = (
+        _prebuilt_items(request, spec, backend)
+        if request.examples
+        else _built_items(request, spec, backend)
+    )
+    for window in _windows(items, PLAN_WINDOW):
+        yield from group_by_context(window)
+
+
+def planned_cells(request: RunRequest, spec: ModelSpec) -> dict[CellKey, int]:
+    """How many work items `iter_items` gives per cell, without planning them."""
     if request.examples:
-        return group_by_context(_prebuilt_items(request, spec, backend))
+        return dict(Counter(CellKey(spec.name, e.task, e.length) for e in request.examples))
+    per_cell = len(request.example_indices())
+    return {
+        CellKey(spec.name, task.name, length): per_cell
+        for task in request.tasks
+        for length in request.lengths
+    }
+
+
+def _windows(items: Iterable[WorkItem], size: int) -> Iterator[list[WorkItem]]:
+    iterator = iter(items)
+    while window := list(islice(iterator, size)):
+        yield window
+
+
+def _built_items(request: RunRequest, spec: ModelSpec, backend: Backend) -> Iterator[WorkItem]:
     fmt = prompt_format(spec)
-    items: list[WorkItem] = []
     for task in request.tasks:
         framing = backend.template_overhead(task.answer_prefix, fmt)
         name = counting_tokenizer(request.tokenizer, task)
@@ -261,25 +289,22 @@ def plan_items(request: RunRequest, spec: ModelSpec, backend: Backend) -> list[W
                 example_id = task.example_id(length, request.seed, index, tokenizer.name)
                 if truncate_to is not None:
                     example_id = f"{example_id}-t{truncate_to}"
-                items.append(
-                    WorkItem(
-                        cell=CellKey(spec.name, task.name, length),
-                        model=spec,
-                        task=task,
-                        length=length,
-                        seed=request.seed,
-                        index=index,
-                        example_id=example_id,
-                        gen_key=generation_key(backend.fingerprint, example_id, config_hash),
-                        config=config,
-                        config_hash=config_hash,
-                        build_length=length,
-                        truncate_to=truncate_to,
-                        context_key=task.context_key(length, request.seed, index, tokenizer.name),
-                        tokenizer=tokenizer,
-                    )
+                yield WorkItem(
+                    cell=CellKey(spec.name, task.name, length),
+                    model=spec,
+                    task=task,
+                    length=length,
+                    seed=request.seed,
+                    index=index,
+                    example_id=example_id,
+                    gen_key=generation_key(backend.fingerprint, example_id, config_hash),
+                    config=config,
+                    config_hash=config_hash,
+                    build_length=length,
+                    truncate_to=truncate_to,
+                    context_key=task.context_key(length, request.seed, index, tokenizer.name),
+                    tokenizer=tokenizer,
                 )
-    return group_by_context(items)
 
 
 def _prebuilt_items(request: RunRequest, spec: ModelSpec, backend: Backend) -> list[WorkItem]:

@@ -15,7 +15,7 @@ import contextlib
 import time
 import uuid
 from collections import Counter
-from collections.abc import Callable, Coroutine, Iterable, Sequence
+from collections.abc import Callable, Coroutine, Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol
 
@@ -28,6 +28,7 @@ from lctui.core.events import (
     ExampleScored,
     ExampleStarted,
     GenerationFinished,
+    ItemsSkipped,
     RunFinished,
     RunPlanned,
 )
@@ -43,7 +44,8 @@ from lctui.engine import flushing
 from lctui.engine.flushing import BacklogLimits, RunFlusher
 from lctui.engine.judging import Judging
 from lctui.engine.offloop import SCORING_LIMIT_S, run_in_thread
-from lctui.engine.plan import RunRequest, WorkItem, check_window, plan_items
+from lctui.engine.plan import RunRequest, WorkItem, check_window, iter_items, planned_cells
+from lctui.engine.todo import TodoStream
 from lctui.scoring import error_score, score_example, score_failed_output
 from lctui.store.writer import Backlog
 from lctui.tasks.base import truncate_example
@@ -90,7 +92,7 @@ class RunOutcome:
 class _Model:
     spec: ModelSpec
     backend: Backend
-    items: list[WorkItem]
+    todo: TodoStream
 
 
 class Engine:
@@ -130,19 +132,23 @@ class Engine:
             else None
         )
         models = await self._prepare(request)
-        all_items = [item for m in models for item in m.items]
-        stored = (
-            set()
-            if request.retry_stored
-            else self._store.stored_keys([item.gen_key for item in all_items])
-        )
-        todo = {m.spec.name: [i for i in m.items if i.gen_key not in stored] for m in models}
-        cells = _count_cells(i for items in todo.values() for i in items)
-        skipped = _count_cells(i for i in all_items if i.gen_key in stored)
-        remaining = sum(len(items) for items in todo.values())
-        if remaining == 0:
+        planned = Counter[CellKey]()
+        for m in models:
+            planned.update(planned_cells(request, m.spec))
+        # Plan until some model has an item to do; a run with none is not started.
+        try:
+            started_any = [await m.todo.has_work() for m in models]
+        except BaseException:
             await self._close(models)
-            return RunOutcome(None, len(all_items), len(stored), 0, 0, False)
+            raise
+        if not any(started_any):
+            await self._close(models)
+            total = sum(m.todo.planned for m in models)
+            return RunOutcome(None, total, sum(m.todo.skipped for m in models), 0, 0, False)
+        skipped = Counter[CellKey]()
+        for m in models:
+            skipped.update(m.todo.take_skipped())
+        cells = {k: n - skipped[k] for k, n in planned.items() if n > skipped[k]}
         run_id = time.strftime("%Y%m%d-%H%M%S-") + uuid.uuid4().hex[:6]
         for m in models:
             # The model's own tokenizer: what its examples count with is per example.
@@ -154,8 +160,8 @@ class Engine:
         # and reports it.
         with contextlib.suppress(StoreError):
             self._store.flush()
-        self._sink(RunPlanned(run_id, cells, skipped))
-        self._uses = Counter(i.example_id for items in todo.values() for i in items)
+        self._sink(RunPlanned(run_id, cells, dict(skipped)))
+        self._uses = Counter()
         started = time.monotonic()
         counters = {"done": 0, "errors": 0}
         cancelled = False
@@ -164,9 +170,7 @@ class Engine:
         flusher = asyncio.create_task(self._flusher.run())
         closed = False
         try:
-            await _all_or_none(
-                [self._run_model(run_id, m, todo[m.spec.name], counters) for m in models]
-            )
+            await _all_or_none([self._run_model(run_id, m, counters) for m in models])
             if self._judging is not None:  # after the rule-based scores, never failing the run
                 # The run's models are done: free them before a (local) judge loads, which
                 # may even be one of them.
@@ -197,7 +201,12 @@ class Engine:
             if lost is not None:
                 raise lost
         return RunOutcome(
-            run_id, len(all_items), len(stored), counters["done"], counters["errors"], cancelled
+            run_id,
+            sum(m.todo.planned for m in models),
+            sum(m.todo.skipped for m in models),
+            counters["done"],
+            counters["errors"],
+            cancelled,
         )
 
     def _finish(self, run_id: str, status: str) -> StoreError | None:
@@ -224,8 +233,9 @@ class Engine:
                 )
                 loaded.append(backend)
                 check_window(spec, backend, request)
-                items = plan_items(request, spec, backend)
-                models.append(_Model(spec, backend, items))
+                stored = None if request.retry_stored else self._store.stored_keys
+                todo = TodoStream(iter_items(request, spec, backend), stored)
+                models.append(_Model(spec, backend, todo))
         except BaseException:
             await _close_all(loaded)
             raise
@@ -234,16 +244,21 @@ class Engine:
     async def _close(self, models: Sequence[_Model]) -> None:
         await _close_all([m.backend for m in models])
 
-    async def _run_model(
-        self, run_id: str, model: _Model, items: list[WorkItem], counters: dict[str, int]
-    ) -> None:
+    async def _run_model(self, run_id: str, model: _Model, counters: dict[str, int]) -> None:
         """Build examples in order, one ahead of the workers, while they generate."""
-        workers = max(1, min(model.backend.max_concurrency, len(items)))
+        workers = max(1, model.backend.max_concurrency)
         ready: asyncio.Queue[tuple[WorkItem, Example] | None] = asyncio.Queue(maxsize=1)
 
         async def produce() -> None:
-            for item in items:
+            while (item := await model.todo.next()) is not None:
+                found = model.todo.take_skipped()
+                if found:
+                    self._sink(ItemsSkipped(found))
+                self._uses[item.example_id] += 1
                 await ready.put((item, await self._example(item, model)))
+            found = model.todo.take_skipped()
+            if found:
+                self._sink(ItemsSkipped(found))
             for _ in range(workers):
                 await ready.put(None)
 
@@ -442,10 +457,3 @@ async def _all_or_none(coroutines: Sequence[Coroutine[Any, Any, None]]) -> None:
     for outcome in outcomes:
         if isinstance(outcome, Exception):  # CancelledError is not an Exception
             raise outcome
-
-
-def _count_cells(items: Iterable[WorkItem]) -> dict[CellKey, int]:
-    counts: dict[CellKey, int] = {}
-    for item in items:
-        counts[item.cell] = counts.get(item.cell, 0) + 1
-    return counts

@@ -21,6 +21,7 @@ from lctui.core.events import (
     ExampleScored,
     ExampleStarted,
     GenerationFinished,
+    ItemsSkipped,
     RunFinished,
     RunPlanned,
     StoreRecovered,
@@ -154,6 +155,8 @@ class RunState:
             self.version += 1
         elif isinstance(event, RunPlanned):
             self._planned(event)
+        elif isinstance(event, ItemsSkipped):
+            self._skipped(event)
         elif isinstance(event, RunFinished):
             self.finished = event
             self.version += 1
@@ -168,6 +171,15 @@ class RunState:
             cell = self.cell(key)
             cell.total += count
             cell.stored += count
+            self.skipped += count
+        self.version += 1
+
+    def _skipped(self, event: ItemsSkipped) -> None:
+        """Planned as to do, found stored later (items are planned as the run goes)."""
+        for key, count in event.skipped.items():
+            cell = self.cell(key)
+            cell.stored += count
+            self.to_do -= count
             self.skipped += count
         self.version += 1
 
