@@ -181,25 +181,27 @@ def test_a_run_of_ten_million_examples_streams_in_bounded_memory(tmp_path: Path)
     db = tmp_path / "r.duckdb"
     args = ["run", "--model", "gold", "--tasks", "vt,niah_single_1", "--lengths", "1k,2k",
             "--n", "10000000", "--db", str(db)]  # fmt: skip
-    process = subprocess.Popen(
-        [sys.executable, "-m", "lctui", *args],
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.PIPE,
-        text=True,
-        preexec_fn=_limit_memory,
-        env=dict(os.environ),
-    )
-    try:
-        deadline = time.monotonic() + SUBPROCESS_TIMEOUT_S
-        while _stored_generations(db) < 50:
-            assert process.poll() is None, process.communicate()[1]
-            assert time.monotonic() < deadline, "no results stored: the run did not stream"
-            time.sleep(0.5)
-        process.send_signal(signal.SIGINT)
-        _, err = process.communicate(timeout=SUBPROCESS_TIMEOUT_S)
-    finally:
-        if process.poll() is None:
-            process.kill()
+    log = tmp_path / "stderr.log"  # a file, not a pipe nobody reads while the run goes
+    with log.open("w") as stderr:
+        process = subprocess.Popen(
+            [sys.executable, "-m", "lctui", *args],
+            stdout=subprocess.DEVNULL,
+            stderr=stderr,
+            preexec_fn=_limit_memory,
+            env=dict(os.environ),
+        )
+        try:
+            deadline = time.monotonic() + SUBPROCESS_TIMEOUT_S
+            while _stored_generations(db) < 50:
+                assert process.poll() is None, log.read_text()
+                assert time.monotonic() < deadline, "no results stored: the run did not stream"
+                time.sleep(0.5)
+            process.send_signal(signal.SIGINT)
+            process.wait(timeout=SUBPROCESS_TIMEOUT_S)
+        finally:
+            if process.poll() is None:
+                process.kill()
+    err = log.read_text()
     assert process.returncode == 130, err
     assert "Traceback" not in err and "MemoryError" not in err
     assert _stored_generations(db) >= 50

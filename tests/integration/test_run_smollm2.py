@@ -94,4 +94,11 @@ def test_smollm2_and_gold_read_the_same_examples_with_a_shared_tokenizer(
     assert main(["compare", "gold", "smollm2-135m", "--db", str(db), "--format", "json"]) == 0
     result = json.loads(capsys.readouterr().out)
     assert sum(cell["n"] for cell in result["cells"]) == 4
-    assert result["unmatched"] == {"only_a": 0, "only_b": 0, "errors_a": 0, "errors_b": 0}
+    assert result["unmatched"] == {
+        "only_a": 0,
+        "only_b": 0,
+        "errors_a": 0,
+        "errors_b": 0,
+        "unscored_a": 0,
+        "unscored_b": 0,
+    }

@@ -47,6 +47,7 @@ from lctui.core.errors import BackendError, MissingDependencyError, UserInputErr
 from lctui.core.hashing import stable_hash
 from lctui.core.protocols import PromptFormat, Tokenizer
 from lctui.core.types import Chunk, Example, GenerationConfig, ModelSpec, Request
+from lctui.core.waiting import within
 from lctui.tasks.tokenizers import REFERENCE_TOKENIZERS, reference_tokenizer
 
 log = logging.getLogger(__name__)
@@ -297,7 +298,7 @@ class OpenAIBackend:
 async def _within(deadline: float, awaitable: Any) -> Any:
     """Await with what is left of the request's time (asyncio.TimeoutError past it)."""
     remaining = deadline - asyncio.get_running_loop().time()
-    return await asyncio.wait_for(awaitable, max(remaining, 0.001))
+    return await within(awaitable, max(remaining, 0.001))
 
 
 def _choice_text(choice: Any) -> str:

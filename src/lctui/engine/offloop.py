@@ -23,6 +23,8 @@ import threading
 from collections.abc import Callable
 from typing import TypeVar, cast
 
+from lctui.core.waiting import within
+
 T = TypeVar("T")
 
 # Seconds one output's scoring (or one judge reply's reading) may take. Linear scorers
@@ -53,4 +55,4 @@ async def run_in_thread(work: Callable[[], T], limit_s: float) -> T:
             loop.call_soon_threadsafe(settle, result, error)
 
     threading.Thread(target=run, name="lctui-offloop", daemon=True).start()
-    return await asyncio.wait_for(future, limit_s)
+    return await within(future, limit_s)
