@@ -94,6 +94,30 @@ ATTACKS = (
     Attack("delete", "DELETE FROM generations", "DELETE does not only read"),
     Attack("two-statements", "SELECT 1; DELETE FROM runs", "2 statements"),
     Attack("checkpoint", "CHECKPOINT", "CHECKPOINT does not only read"),
+    # A PIVOT without an IN list makes DuckDB parse the whole statement as MULTI, which
+    # the gate once let through whatever the statement was (found in review).
+    Attack(
+        "ctas-of-a-pivot",
+        "CREATE TEMP TABLE p AS PIVOT scores ON status USING count(*)",
+        "CREATE does not only read",
+    ),
+    Attack(
+        "copy-of-a-pivot",
+        "COPY (SELECT 'echo PWNED' AS c FROM (PIVOT scores ON status USING count(*)) LIMIT 1) "
+        "TO '{out}/x.sh' (HEADER false, QUOTE '')",
+        "COPY does not only read",
+    ),
+    Attack(
+        "delete-with-a-pivot",
+        "DELETE FROM scores WHERE generation_id IN "
+        "(SELECT generation_id FROM (PIVOT scores ON status USING count(*)))",
+        "DELETE does not only read",
+    ),
+    Attack(
+        "explain-analyze-copy-of-a-pivot",
+        "EXPLAIN ANALYZE COPY (PIVOT scores ON status USING count(*)) TO '{out}/p.csv'",
+        "EXPLAIN does not only read",  # a MULTI as a whole, refused before any look inside
+    ),
 )
 ATTACK_PARAMS = [pytest.param(a, id=a.id) for a in ATTACKS]
 
@@ -114,6 +138,7 @@ READS = (
     ("show-tables", "SHOW TABLES", "name"),
     ("summarize", "SUMMARIZE SELECT score, length FROM results", "column_name"),
     ("pivot", "PIVOT (SELECT task, length FROM results) ON length USING count(*)", "task"),
+    ("unpivot", "UNPIVOT (SELECT 1 AS a, 2 AS b) ON a, b INTO NAME k VALUE v", "k"),
 )
 READ_PARAMS = [pytest.param(sql, column, id=name) for name, sql, column in READS]
 

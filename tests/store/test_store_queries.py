@@ -113,7 +113,7 @@ def test_read_only_store_refuses_writes(db_path: Path) -> None:
             store.cursor().execute("DELETE FROM generations")
         with pytest.raises(StoreError, match="read-only"):
             store.add_example(make_example())
-        table = store.query_arrow("SELECT model, length, score FROM results ORDER BY length")
+        table = query_arrow(store, "SELECT model, length, score FROM results ORDER BY length")
         assert table.num_rows == 5 and table.column_names == ["model", "length", "score"]
 
 

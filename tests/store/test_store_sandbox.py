@@ -40,6 +40,16 @@ def test_the_connection_has_the_settings_that_shut_the_outside_off(file: Path) -
     }
 
 
+def test_user_sql_spills_only_into_a_private_folder(file: Path) -> None:
+    """DuckDB writes in its temp directory even with external access off; by default
+    that is `<db>.tmp/`, shared with the writer (found in review)."""
+    sql = "SELECT value FROM duckdb_settings() WHERE name = 'temp_directory'"
+    with open_store(file, shared=True) as store, SqlSandbox(store) as sandbox:
+        folder = Path(str(sandbox.query(sql).to_pylist()[0]["value"]))
+    assert folder.is_dir() and folder.parent != file.parent
+    assert folder.stat().st_mode & 0o777 == 0o700
+
+
 def test_an_in_memory_store_is_refused_clearly() -> None:
     with open_store(":memory:") as store, pytest.raises(StoreError) as caught:
         SqlSandbox(store)

@@ -15,7 +15,6 @@ from pathlib import Path
 from typing import IO, Any
 
 import duckdb
-import pyarrow as pa
 
 from lctui.core.errors import NotWritableError, StoreError
 from lctui.core.paths import default_db_path
@@ -169,9 +168,6 @@ class Store(ClosesOnExit):
 
     def get_generation(self, generation_id: str) -> dict[str, Any] | None:
         return queries.get_generation(self, generation_id)
-
-    def query_arrow(self, sql: str, limit: int | None = None) -> pa.Table:
-        return queries.query_arrow(self, sql, limit=limit)
 
     # -- lifetime --------------------------------------------------------------------------
 

@@ -18,6 +18,12 @@ connection then waits for the others, and they for it, like for another process.
 
 from __future__ import annotations
 
+import atexit
+import functools
+import shutil
+import tempfile
+from collections.abc import Mapping
+
 import duckdb
 import pyarrow as pa
 
@@ -35,6 +41,25 @@ SANDBOX_SETTINGS: dict[str, str | bool] = {
     "autoload_known_extensions": False,
     "lock_configuration": True,
 }
+
+
+@functools.cache
+def _private_spill_folder() -> str:
+    """DuckDB may still write in its temp directory with external access off (that is
+    where it spills), and by default that is `<db>.tmp/` beside the file, shared with
+    every other connection: user SQL gets a folder of this process's own instead (mode
+    0700, removed at exit). One per process: DuckDB refuses two connections to one file
+    with different settings."""
+    folder = tempfile.mkdtemp(prefix="lctui-sql-")
+    atexit.register(shutil.rmtree, folder, ignore_errors=True)
+    return folder
+
+
+def sandbox_settings() -> Mapping[str, str | bool]:
+    """SANDBOX_SETTINGS with this process's private spill folder."""
+    return {**SANDBOX_SETTINGS, "temp_directory": _private_spill_folder()}
+
+
 NEEDS_A_FILE = (
     "the SQL console and `lctui query` need a results file: they read it on a connection "
     "of their own, and an in-memory database cannot be opened a second time"
@@ -58,7 +83,7 @@ class SqlSandbox(ClosesOnExit):
         if not store.shared:
             raise ValueError("SqlSandbox needs a store opened with shared=True")
         self._con: duckdb.DuckDBPyConnection | None = connect_waiting(
-            store.path, read_only=True, config=SANDBOX_SETTINGS
+            store.path, read_only=True, config=dict(sandbox_settings())
         )
         try:
             store.add_current_views(self._con)

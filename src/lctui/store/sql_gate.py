@@ -12,8 +12,10 @@ import duckdb
 
 from lctui.core.errors import StoreError
 
-# PIVOT without an IN list parses as MULTI (DuckDB expands it into several statements).
-_READING = frozenset({duckdb.StatementType.SELECT, duckdb.StatementType.MULTI})
+# PIVOT without an IN list parses as MULTI (DuckDB expands it into several statements),
+# and so does any statement with such a PIVOT inside (a COPY or CREATE of a PIVOT): a
+# MULTI reads only when it is a PIVOT itself.
+_PIVOTS = frozenset({"PIVOT", "UNPIVOT", "PIVOT_WIDER", "PIVOT_LONGER"})
 _ANALYZE = frozenset({"ANALYZE", "ANALYSE"})
 _STATEMENT_STARTS = frozenset({"SELECT", "WITH", "FROM", "VALUES", "TABLE"})
 REFUSED = "refused (queries here are read-only)"
@@ -40,7 +42,7 @@ def check_reading(con: duckdb.DuckDBPyConnection, sql: str) -> duckdb.Statement:
     statement = statements[0]
     if statement.type == duckdb.StatementType.EXPLAIN:
         _check_explained(con, statement.query)
-    elif statement.type not in _READING:
+    elif not _reads(statement):
         raise StoreError(
             f"{REFUSED}: {_kind(statement)} does not only read the results; run one statement "
             f"that reads ({READING_KINDS}); {REFUSED_KINDS}"
@@ -59,7 +61,7 @@ def _check_explained(con: duckdb.DuckDBPyConnection, sql: str) -> None:
             f"{REFUSED}: no one statement to explain after EXPLAIN and its options; explain a "
             f"statement that reads ({READING_KINDS})"
         )
-    if statements[0].type in _READING:
+    if _reads(statements[0]):
         return
     kind = _kind(statements[0])
     if analyze:
@@ -71,6 +73,16 @@ def _check_explained(con: duckdb.DuckDBPyConnection, sql: str) -> None:
         f"{REFUSED}: EXPLAIN here explains only statements that read, and {kind} does not "
         f"({READING_KINDS})"
     )
+
+
+def _reads(statement: duckdb.Statement) -> bool:
+    """A SELECT (FROM, WITH, VALUES, DESCRIBE, SHOW, SUMMARIZE parse as one), or a PIVOT."""
+    if statement.type == duckdb.StatementType.SELECT:
+        return True
+    if statement.type != duckdb.StatementType.MULTI:
+        return False
+    words = _words(statement.query)
+    return bool(words) and words[0][1].upper() in _PIVOTS
 
 
 def _explained(sql: str) -> tuple[bool, str]:
