@@ -15,6 +15,7 @@ import urllib.error
 import urllib.request
 from collections.abc import Iterator
 from dataclasses import dataclass
+from pathlib import Path
 
 import aiohttp
 import pytest
@@ -29,6 +30,7 @@ from lctui.tui.launch import main as launch_main
 class Served:
     port: int
     token: str
+    log: Path
 
     def page(self, query: str = "") -> str:
         return f"http://127.0.0.1:{self.port}/{query}"
@@ -68,7 +70,7 @@ def served(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Served]:
         first = log.read_text().partition("\n")[0]
         found = re.search(rf"http://127\.0\.0\.1:{port}/\?token=(\S+)", first)
         assert found, f"no URL with a token in {first!r}"
-        yield Served(port, found.group(1))
+        yield Served(port, found.group(1), log)
     finally:
         server.terminate()
         server.wait(timeout=10)
@@ -188,3 +190,13 @@ def test_loopback_origins_pass_on_any_port_others_only_when_named() -> None:
     for bad in (None, "", "null", "http://gpu-box.lan:8001", "https://gpu-box.lan:8000",
                 "http://127.0.0.1.evil.example", "file://", "http://evil.example"):  # fmt: skip
         assert not policy.allows(bad), bad
+
+
+def test_the_log_shows_the_token_only_in_the_start_up_line(served: Served) -> None:
+    """After the page and websocket requests of the tests above, the access log has
+    their lines with the token written out (a log file would hand it on)."""
+    assert _status(served.page(f"?token={served.token}")) == 200
+    lines = served.log.read_text().splitlines()
+    assert served.token in lines[0]
+    assert any("<token>" in line for line in lines[1:]), "the requests were logged"
+    assert not any(served.token in line for line in lines[1:])

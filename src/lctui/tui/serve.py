@@ -163,6 +163,20 @@ def remote_warning(host: str, port: int) -> str:
     )
 
 
+class _TokenRedaction(logging.Filter):
+    """Writes `<token>` in place of the secret in the records it lets through."""
+
+    def __init__(self, token: str) -> None:
+        super().__init__()
+        self._token = token
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        message = record.getMessage()
+        if self._token in message:
+            record.msg, record.args = message.replace(self._token, "<token>"), ()
+        return True
+
+
 def make_server(command: str, host: str, port: int, token: str, origins: OriginPolicy) -> Server:
     """textual-serve's Server, with the token and Origin checks (imported late: optional)."""
     import aiohttp_jinja2
@@ -179,6 +193,13 @@ def make_server(command: str, host: str, port: int, token: str, origins: OriginP
             app: web.Application = await super()._make_app()
             app.router.add_get("/ws/{token}", self.handle_websocket)
             return app
+
+        def initialize_logging(self) -> None:
+            super().initialize_logging()
+            # aiohttp's access log prints every request line, the token in the page's
+            # query and the websocket's path included: a log file or the journal would
+            # hand it to whoever reads them. Only the start-up line shows it.
+            logging.getLogger("aiohttp.access").addFilter(_TokenRedaction(token))
 
         async def on_startup(self, app: web.Application) -> None:
             """serve() prints the URL itself; textual-serve's banner would print the
