@@ -6,6 +6,8 @@ several chunks, as millions would at the real sizes."""
 from __future__ import annotations
 
 import asyncio
+import subprocess
+import sys
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -13,13 +15,21 @@ import duckdb
 import pytest
 
 from lctui.backends import load_backend
-from lctui.core.events import CellKey, Event, ItemsSkipped, RunPlanned
+from lctui.core.events import (
+    CellKey,
+    Event,
+    ItemsSkipped,
+    RunPlanned,
+    StoreRecovered,
+    StoreStalled,
+)
 from lctui.core.types import ModelSpec
 from lctui.engine import Engine, RunRequest
 from lctui.engine import plan as plan_module
 from lctui.engine import todo as todo_module
 from lctui.engine.plan import iter_items, plan_items, planned_cells
 from lctui.engine.runner import RunOutcome
+from lctui.store import db as db_module
 from lctui.store import open_store
 from lctui.tasks import select_tasks
 
@@ -75,6 +85,43 @@ def test_stored_items_are_skipped_chunk_by_chunk_and_said(tmp_path: Path) -> Non
     rerun = _run(db, _request(n=10), again)
     assert rerun.run_id is None and (rerun.planned, rerun.skipped, rerun.done) == (10, 10, 0)
     assert not any(isinstance(e, RunPlanned) for e in again), "a run with nothing to do"
+
+
+_HOLD = """
+import sys, time, duckdb
+con = duckdb.connect(sys.argv[1])
+print("held", flush=True)
+time.sleep(float(sys.argv[2]))
+"""
+
+
+def test_a_file_held_by_a_reader_while_items_are_checked_stalls_the_run_not_ends_it(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Another process (a long `lctui query`, `lctui export`) holds the file past the
+    wait of a shared store while the run checks which items are stored: the check is
+    retried and said, as a write would be; it used to end the run (found in review)."""
+    monkeypatch.setattr(db_module, "SHARED_WAIT_S", 0.3)
+    path = tmp_path / "held.duckdb"
+    events: list[Event] = []
+    with open_store(path, shared=True) as store:
+        holder = subprocess.Popen(
+            [sys.executable, "-c", _HOLD, str(path), "2.5"], stdout=subprocess.PIPE, text=True
+        )
+        try:
+            assert holder.stdout is not None and holder.stdout.readline().strip() == "held"
+            engine = Engine(store, lambda spec, tok: load_backend(spec, tok), events.append)
+            outcome = asyncio.run(engine.run(_request(n=5)))
+        finally:
+            holder.kill()
+            holder.wait()
+    assert (outcome.planned, outcome.done, outcome.errors) == (5, 5, 0)
+    stalls = [e for e in events if isinstance(e, StoreStalled)]
+    assert stalls and all(
+        "cannot check which examples are stored" in (e.error or "") for e in stalls
+    )
+    assert any(isinstance(e, StoreRecovered) for e in events)
+    assert _generations(path) == [(i, 1) for i in range(5)]
 
 
 def test_planned_cells_count_without_planning(tmp_path: Path) -> None:

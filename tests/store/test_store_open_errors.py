@@ -46,9 +46,9 @@ def test_file_locked_by_another_process(
     message = str(caught.value)
     assert str(db_path) in message
     assert f"PID {holder.pid}" in message
-    assert "another lctui process is writing it" in message
+    assert "DuckDB lets a process write a file only while no other has it open" in message
     assert "--db" in message
-    assert "read-only once that process has ended" in message
+    assert "try again once that process has ended" in message
 
 
 def test_lock_is_released_when_the_other_process_ends(

@@ -31,6 +31,8 @@ from lctui.core.events import (
     ItemsSkipped,
     RunFinished,
     RunPlanned,
+    StoreRecovered,
+    StoreStalled,
 )
 from lctui.core.protocols import Backend
 from lctui.core.types import (
@@ -209,6 +211,22 @@ class Engine:
             cancelled,
         )
 
+    def _check_stalled(self, error: str | None, stalled_s: float) -> None:
+        """A check of which examples are stored failed (`error`), or works again."""
+        if error is None:
+            self._sink(StoreRecovered(stalled_s, 0))
+            return
+        backlog = self._store.backlog()
+        self._sink(
+            StoreStalled(
+                error=error,
+                waiting=backlog.generations,
+                rows=backlog.rows,
+                oldest_s=backlog.oldest_s or 0.0,
+                paused=False,
+            )
+        )
+
     def _finish(self, run_id: str, status: str) -> StoreError | None:
         """Record the run's end; the error to raise when its last results cannot be
         written (the run is then `failed`, or `interrupted` on the next open)."""
@@ -234,7 +252,7 @@ class Engine:
                 loaded.append(backend)
                 check_window(spec, backend, request)
                 stored = None if request.retry_stored else self._store.stored_keys
-                todo = TodoStream(iter_items(request, spec, backend), stored)
+                todo = TodoStream(iter_items(request, spec, backend), stored, self._check_stalled)
                 models.append(_Model(spec, backend, todo))
         except BaseException:
             await _close_all(loaded)

@@ -365,13 +365,14 @@ SHARED_WAIT_S = 15.0  # how long a shared store waits for another process's flus
 def connect_waiting(
     file: Path,
     read_only: bool,
-    wait_s: float = SHARED_WAIT_S,
+    wait_s: float | None = None,
     config: Mapping[str, str | bool] | None = None,
 ) -> duckdb.DuckDBPyConnection:
     """Connect, retrying while the file is busy: another process holds it, or, in this
     process, a connection with another configuration (DuckDB refuses a second one;
-    the sandbox of user SQL has its own). Either is released soon."""
-    deadline = time.monotonic() + wait_s
+    the sandbox of user SQL has its own). Either is released soon. `wait_s`: how long
+    to retry (SHARED_WAIT_S when None)."""
+    deadline = time.monotonic() + (SHARED_WAIT_S if wait_s is None else wait_s)
     delay = 0.01
     while True:
         try:
@@ -388,7 +389,13 @@ _OTHER_CONFIGURATION = "different configuration"  # DuckDB's words for the in-pr
 
 def _busy(err: duckdb.Error) -> bool:
     message = str(err).lower()
-    return "lock" in message or _OTHER_CONFIGURATION in message
+    return _locked(message) or _OTHER_CONFIGURATION in message
+
+
+def _locked(message: str) -> bool:
+    """DuckDB's words for a file another process holds (not any message with "lock"
+    in it: "block" is in its messages about damaged files)."""
+    return "could not set lock" in message or "conflicting lock" in message
 
 
 def _check_path(file: Path, read_only: bool) -> None:
@@ -433,13 +440,14 @@ def _cannot_write(where: Path, reason: str) -> str:
 def _open_error(file: Path, err: duckdb.Error, read_only: bool) -> str:
     message = str(err)
     lowered = message.lower()
-    if "could not set lock" in lowered or "conflicting lock" in lowered:
+    if _locked(lowered):
         pid = _PID.search(message)
         holder = f" (PID {pid.group(1)})" if pid else ""
         return (
-            f"{file} is in use by another process{holder}: another lctui process is writing "
-            "it, and DuckDB lets no other process open a file while one writes it. Pass --db "
-            "to use another file, or open this one read-only once that process has ended."
+            f"{file} is in use by another process{holder}: DuckDB lets a process write a "
+            "file only while no other has it open, and read it only while none writes it "
+            "(a run writing it, or a long `lctui query` or `lctui export` reading it). Pass "
+            "--db to use another file, or try again once that process has ended."
         )
     if _OTHER_CONFIGURATION in lowered:
         return (
