@@ -39,7 +39,8 @@ class Fixture:
 def load_fixture(name: str) -> Fixture:
     """tests/parity/NAME (with or without .jsonl), its header checked."""
     path = FOLDER / (name if name.endswith(".jsonl") else f"{name}.jsonl")
-    lines = iter(path.read_text(encoding="utf-8").splitlines())
+    # "\n" only: str.splitlines() also splits at U+2028 or U+0085 inside a row.
+    lines = iter(path.read_text(encoding="utf-8").split("\n"))
     header = json.loads(next(lines)).get("header")
     if not isinstance(header, dict):
         raise ValueError(f"{path}: the first line must be {{'header': {{...}}}}")
