@@ -48,23 +48,25 @@ Golds = str | Sequence[str]
 _YES_NO = ("yes", "no", "noanswer")
 
 
-def _gold_list(golds: Golds) -> list[str]:
+def _normalized_golds(golds: Golds) -> list[str]:
     listed = [golds] if isinstance(golds, str) else list(golds)
     if not listed:
         raise ValueError("cannot score against an empty list of gold answers")
-    return listed
+    return [normalize_answer(gold) for gold in listed]
 
 
-def exact_match(prediction: str, golds: Golds) -> float:
-    """HELMET's EM: 1.0 if the normalised prediction equals a normalised gold answer."""
-    normalized = normalize_answer(prediction)
-    return max(float(normalize_answer(gold) == normalized) for gold in _gold_list(golds))
+# Each metric below on an already normalised prediction and golds: answer_metrics
+# normalises a long output once for all three, not once per metric.
+def _exact_match(prediction: str, golds: list[str]) -> float:
+    return max(float(gold == prediction) for gold in golds)
 
 
-def substring_exact_match(prediction: str, golds: Golds) -> float:
-    """HELMET's SubEM: 1.0 if a normalised gold answer occurs in the normalised prediction."""
-    normalized = normalize_answer(prediction)
-    return max(float(normalize_answer(gold) in normalized) for gold in _gold_list(golds))
+def _substring_exact_match(prediction: str, golds: list[str]) -> float:
+    return max(float(gold in prediction) for gold in golds)
+
+
+def _f1(prediction: str, golds: list[str]) -> float:
+    return max(_token_f1(prediction, gold) for gold in golds)
 
 
 def _token_f1(prediction: str, gold: str) -> float:
@@ -81,10 +83,19 @@ def _token_f1(prediction: str, gold: str) -> float:
     return (2 * precision * recall) / (precision + recall)
 
 
+def exact_match(prediction: str, golds: Golds) -> float:
+    """HELMET's EM: 1.0 if the normalised prediction equals a normalised gold answer."""
+    return _exact_match(normalize_answer(prediction), _normalized_golds(golds))
+
+
+def substring_exact_match(prediction: str, golds: Golds) -> float:
+    """HELMET's SubEM: 1.0 if a normalised gold answer occurs in the normalised prediction."""
+    return _substring_exact_match(normalize_answer(prediction), _normalized_golds(golds))
+
+
 def f1(prediction: str, golds: Golds) -> float:
     """HELMET's (SQuAD's) token F1 of the normalised answers, the best over the golds."""
-    normalized = normalize_answer(prediction)
-    return max(_token_f1(normalized, normalize_answer(gold)) for gold in _gold_list(golds))
+    return _f1(normalize_answer(prediction), _normalized_golds(golds))
 
 
 def parse_output(output: str, prefix: str = DEFAULT_ANSWER_PREFIX) -> str:
@@ -122,11 +133,15 @@ def answer_metrics(output: str, golds: Golds, prefix: str = DEFAULT_ANSWER_PREFI
     HELMET's eval.py does for prompts without chat template.
     """
     parsed = parse_output(output, prefix)
+    normalized_golds = _normalized_golds(golds)
+    raw = normalize_answer(output)
+    line = raw if parsed == output else normalize_answer(parsed)
     return AnswerMetrics(
-        exact_match=max(exact_match(output, golds), exact_match(parsed, golds)),
-        f1=max(f1(output, golds), f1(parsed, golds)),
+        exact_match=max(_exact_match(raw, normalized_golds), _exact_match(line, normalized_golds)),
+        f1=max(_f1(raw, normalized_golds), _f1(line, normalized_golds)),
         substring_exact_match=max(
-            substring_exact_match(output, golds), substring_exact_match(parsed, golds)
+            _substring_exact_match(raw, normalized_golds),
+            _substring_exact_match(line, normalized_golds),
         ),
         parsed=parsed,
     )
