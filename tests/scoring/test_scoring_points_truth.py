@@ -24,7 +24,7 @@ import pytest
 
 from lctui.core.types import Example, RubricPoint, Score
 from lctui.scoring import score_example
-from lctui.scoring.metrics import string_match_all, subem
+from lctui.scoring.metrics import DEFAULT_ANSWER_PREFIX, answer_metrics, string_match_all
 from lctui.scoring.recall import POINT_ALL_PRESENT, POINT_NO_SPURIOUS, POINT_ONCE
 from lctui.tasks import all_tasks, get_task
 from lctui.tasks.tokenizers import reference_tokenizer
@@ -70,14 +70,22 @@ def made_up_value(example: Example) -> str:
     raise AssertionError(f"no made-up value for {example.task}")
 
 
+def asking(example: Example) -> str:
+    """The part of the question that asks (json_kv's question also holds solved lookups)."""
+    asked = example.metadata.get("asked_text")
+    return asked if isinstance(asked, str) else example.question
+
+
 def unasked_value(example: Example, where: str) -> str | None:
     """A value of the task's kind that the prompt holds but the question does not ask
     for, or None: from the context (a distractor, another word of the list) or from the
-    instructions before it (the solved example's answer, a word of the preamble)."""
+    instructions (the solved example's answer, a word of the preamble, a value of
+    json_kv's solved lookups after the context)."""
     golds = {g.lower() for g in example.gold}
-    asked_text = (example.question + example.answer_prefix).lower()
+    asked_text = (asking(example) + example.answer_prefix).lower()
     candidates = example.metadata.get("candidates")
-    text = example.context if where == "context" else example.preamble
+    solved_lookups = example.question.replace(asking(example), "")
+    text = example.context if where == "context" else example.preamble + solved_lookups
     solved = re.search(r"Answer: (.*)", text)
     if where != "context" and solved is not None:
         text = solved.group(1)  # the solved example's answer, the likeliest to be copied
@@ -144,8 +152,9 @@ FORMATS: dict[str, Format] = {
     "sentence": lambda entries, _: f"The answer is: {', '.join(entries)}.",
     "numbered lines": lambda entries, _: "\n".join(f"{i}. {e}" for i, e in enumerate(entries, 1)),
     # The question repeated first: its key (json_kv, niah_multikey_3) is an echo, not an
-    # unasked value, and its words are no answer.
-    "after the question": lambda entries, ex: f"{ex.question.strip()}\n{', '.join(entries)}",
+    # unasked value, and its words are no answer. (json_kv's question also holds solved
+    # lookups: only its asking part is repeated, their values would be unasked ones.)
+    "after the question": lambda entries, ex: f"{asking(ex).strip()}\n{', '.join(entries)}",
 }
 
 
@@ -207,7 +216,10 @@ def assert_points_are_true(example: Example, output: str, truth: Written, score:
     metric = example.metadata["metric"]
     expected = string_match_all(output, example.gold) if metric == "string_match_all" else None
     if metric == "subem":
-        expected = subem(output, example.gold)
+        # HELMET's SubEM of the output after the pre-filled answer prefix.
+        prefix = example.answer_prefix
+        scored = answer_metrics(prefix + output, example.gold, prefix or DEFAULT_ANSWER_PREFIX)
+        expected = scored.substring_exact_match
     assert score.value == expected
     assert ("not asked for" in score.explanation) == bool(spurious)
     assert ("more than once" in score.explanation) == bool(truth.repeated)

@@ -34,8 +34,8 @@ from lctui.tasks.tokenizers import reference_tokenizer
             "subem",
             1,
             "score = HELMET's SubEM, 1 if the gold answer occurs in the output or its answer "
-            "line once both are normalised (lower case, no punctuation or articles), else 0; "
-            "the rubric points are diagnostics and do not add up to the score",
+            "line once both are normalised (lower case, no ASCII punctuation, no articles), "
+            "else 0; the rubric points are diagnostics and do not add up to the score",
         ),
     ],
 )

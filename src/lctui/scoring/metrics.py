@@ -1,4 +1,4 @@
-"""Answer metrics of RULER (string_match_all/part) and HELMET (SubEM, EM), as pure functions.
+"""Answer metrics of RULER (string_match_all/part) and HELMET (SubEM, EM, F1), as pure functions.
 
 Each returns a float in [0, 1]; an empty gold list is a task bug and raises ValueError.
 """
@@ -6,7 +6,9 @@ Each returns a float in [0, 1]; an empty gold list is a task bug and raises Valu
 from __future__ import annotations
 
 import re
+from collections import Counter
 from collections.abc import Sequence
+from dataclasses import dataclass
 
 from lctui.scoring.normalize import normalize_answer
 
@@ -24,19 +26,6 @@ def _check_golds(golds: Sequence[str]) -> None:
         raise ValueError(f"gold answers must not be empty or blank: {list(golds)!r}")
 
 
-def _normalized_golds(golds: Sequence[str]) -> list[str]:
-    _check_golds(golds)
-    normalized = [normalize_answer(gold) for gold in golds]
-    for gold, norm in zip(golds, normalized, strict=True):
-        if not norm:
-            # e.g. the label "A" is an article: normalised it would match every output.
-            raise ValueError(
-                f"gold answer {gold!r} is empty after normalisation (articles and "
-                "punctuation removed); score it with a metric that does not normalise"
-            )
-    return normalized
-
-
 def string_match_all(output: str, golds: Sequence[str]) -> float:
     """RULER's metric: the share of gold strings found in `output`, case-insensitively."""
     _check_golds(golds)
@@ -51,47 +40,108 @@ def string_match_part(output: str, golds: Sequence[str]) -> float:
     return 1.0 if any(gold.lower() in haystack for gold in golds) else 0.0
 
 
-def _candidates(output: str, parsed: str | None) -> list[str]:
-    return [output] if parsed is None else [output, parsed]
+# HELMET's answer metrics (utils.py of princeton-nlp/HELMET), rule for rule: each takes
+# one gold string or several and keeps the best. Unlike RULER's, a gold that normalises
+# to "" ("The", "a") is kept: HELMET scores it as found in every output, and so do we.
+Golds = str | Sequence[str]
+# A prediction or gold that normalises to one of these gets F1 only by equalling the other.
+_YES_NO = ("yes", "no", "noanswer")
 
 
-def subem(output: str, golds: Sequence[str], parsed: str | None = None) -> float:
-    """HELMET's SubEM: 1.0 if a normalised gold is a substring of the normalised output.
-
-    The max is taken over the gold answers and over the raw and the parsed output.
-    """
-    normalized = _normalized_golds(golds)
-    for text in _candidates(output, parsed):
-        norm_text = normalize_answer(text)
-        if any(gold in norm_text for gold in normalized):
-            return 1.0
-    return 0.0
+def _normalized_golds(golds: Golds) -> list[str]:
+    listed = [golds] if isinstance(golds, str) else list(golds)
+    if not listed:
+        raise ValueError("cannot score against an empty list of gold answers")
+    return [normalize_answer(gold) for gold in listed]
 
 
-def exact_match(output: str, golds: Sequence[str], parsed: str | None = None) -> float:
-    """HELMET's EM: 1.0 if the normalised output equals a normalised gold answer.
-
-    The max is taken over the gold answers and over the raw and the parsed output.
-    """
-    normalized = set(_normalized_golds(golds))
-    for text in _candidates(output, parsed):
-        if normalize_answer(text) in normalized:
-            return 1.0
-    return 0.0
+# Each metric below on an already normalised prediction and golds: answer_metrics
+# normalises a long output once for all three, not once per metric.
+def _exact_match(prediction: str, golds: list[str]) -> float:
+    return max(float(gold == prediction) for gold in golds)
 
 
-def parse_answer(output: str, prefix: str = DEFAULT_ANSWER_PREFIX) -> str:
-    """The answer part of `output`, the way HELMET parses it.
+def _substring_exact_match(prediction: str, golds: list[str]) -> float:
+    return max(float(gold in prediction) for gold in golds)
+
+
+def _f1(prediction: str, golds: list[str]) -> float:
+    return max(_token_f1(prediction, gold) for gold in golds)
+
+
+def _token_f1(prediction: str, gold: str) -> float:
+    """Token F1 of two normalised answers; yes, no and noanswer score only when equal."""
+    if (prediction in _YES_NO or gold in _YES_NO) and prediction != gold:
+        return 0.0
+    predicted, expected = prediction.split(), gold.split()
+    same = sum((Counter(predicted) & Counter(expected)).values())
+    if same == 0:
+        return 0.0
+    # The same operations in the same order as the original, so floats agree bit for bit.
+    precision = 1.0 * same / len(predicted)
+    recall = 1.0 * same / len(expected)
+    return (2 * precision * recall) / (precision + recall)
+
+
+def exact_match(prediction: str, golds: Golds) -> float:
+    """HELMET's EM: 1.0 if the normalised prediction equals a normalised gold answer."""
+    return _exact_match(normalize_answer(prediction), _normalized_golds(golds))
+
+
+def substring_exact_match(prediction: str, golds: Golds) -> float:
+    """HELMET's SubEM: 1.0 if a normalised gold answer occurs in the normalised prediction."""
+    return _substring_exact_match(normalize_answer(prediction), _normalized_golds(golds))
+
+
+def f1(prediction: str, golds: Golds) -> float:
+    """HELMET's (SQuAD's) token F1 of the normalised answers, the best over the golds."""
+    return _f1(normalize_answer(prediction), _normalized_golds(golds))
+
+
+def parse_output(output: str, prefix: str = DEFAULT_ANSWER_PREFIX) -> str:
+    """The answer line of `output`, the way HELMET parses it.
 
     The rest of the line after the first `prefix` (case-insensitive), else the first
-    line; a repeated prefix is stripped, because chat models often echo it.
+    line; stripped, and one repeated prefix removed (chat models often echo it).
+    Unlike the original, `prefix` is matched literally, not as a regex (equal for
+    prefixes without regex metacharacters, as all of ours are).
     """
-    prefix = prefix.strip()
     escaped = re.escape(prefix)
-    text = output.strip()
-    found = re.search(f"{escaped}(.*)", text, flags=re.IGNORECASE) if prefix else None
-    line = found.group(1) if found else text.split("\n", 1)[0]
-    line = line.strip()
+    found = re.search(f"{escaped}(.*)", output, flags=re.IGNORECASE) if prefix else None
+    line = (found.group(1) if found else output.split("\n", 1)[0]).strip()
     if prefix:
         line = re.sub(f"^{escaped}", "", line, flags=re.IGNORECASE)
     return line.strip()
+
+
+@dataclass(frozen=True)
+class AnswerMetrics:
+    """HELMET's metrics of one answer, each the better of the raw and the parsed output."""
+
+    exact_match: float
+    f1: float
+    substring_exact_match: float
+    parsed: str  # the answer line parse_output found
+
+
+def answer_metrics(output: str, golds: Golds, prefix: str = DEFAULT_ANSWER_PREFIX) -> AnswerMetrics:
+    """EM, F1 and SubEM of `output` as HELMET's post-processing computes them.
+
+    Each metric is taken on the whole output and on its answer line (`parse_output`
+    with `prefix`), and the larger value is kept. The output is scored as given: a
+    caller whose prompt pre-filled the answer prefix puts it in front first, as
+    HELMET's eval.py does for prompts without chat template.
+    """
+    parsed = parse_output(output, prefix)
+    normalized_golds = _normalized_golds(golds)
+    raw = normalize_answer(output)
+    line = raw if parsed == output else normalize_answer(parsed)
+    return AnswerMetrics(
+        exact_match=max(_exact_match(raw, normalized_golds), _exact_match(line, normalized_golds)),
+        f1=max(_f1(raw, normalized_golds), _f1(line, normalized_golds)),
+        substring_exact_match=max(
+            _substring_exact_match(raw, normalized_golds),
+            _substring_exact_match(line, normalized_golds),
+        ),
+        parsed=parsed,
+    )

@@ -16,11 +16,10 @@ from lctui.core.types import Example, RubricPoint, Score, ScoreStatus
 from lctui.scoring.extract import Extraction, extract_values
 from lctui.scoring.metrics import (
     DEFAULT_ANSWER_PREFIX,
-    exact_match,
-    parse_answer,
+    AnswerMetrics,
+    answer_metrics,
     string_match_all,
     string_match_part,
-    subem,
 )
 from lctui.scoring.rubric import RECOG, list_values, make_point, plural, share
 
@@ -32,13 +31,26 @@ POINT_ONCE = "each value given once"
 # apostrophes, so a UUID, a 7-digit number, a name and "well-known" are one each.
 _PROMPT_WORD = re.compile(r"[^\W_]+(?:[-'\u2019][^\W_]+)*")
 
-MetricFn = Callable[[str, Sequence[str], "str | None"], float]
+MetricFn = Callable[[Example, str], float]
+
+
+def _helmet_metrics(example: Example, output: str) -> AnswerMetrics:
+    """HELMET's EM, F1 and SubEM of `output`, with the answer prefix in front.
+
+    lctui pre-fills the answer prefix in every prompt format, so the output continues
+    it: the prefix goes in front, as HELMET's eval.py puts it before an output
+    generated without chat template, and it finds the answer line. Without a prefix,
+    HELMET's default "Answer:" finds it.
+    """
+    prefix = example.answer_prefix
+    return answer_metrics(prefix + output, example.gold, prefix or DEFAULT_ANSWER_PREFIX)
+
 
 RECALL_METRICS: dict[str, MetricFn] = {
-    "string_match_all": lambda output, golds, parsed: string_match_all(output, golds),
-    "string_match_part": lambda output, golds, parsed: string_match_part(output, golds),
-    "subem": subem,
-    "em": exact_match,
+    "string_match_all": lambda example, output: string_match_all(output, example.gold),
+    "string_match_part": lambda example, output: string_match_part(output, example.gold),
+    "subem": lambda example, output: _helmet_metrics(example, output).substring_exact_match,
+    "em": lambda example, output: _helmet_metrics(example, output).exact_match,
 }
 
 
@@ -84,6 +96,23 @@ def _settings(example: Example) -> _Settings:
     return _Settings(metric, compiled, None)
 
 
+def _asking_text(example: Example) -> str:
+    """The part of the question that asks: values the output repeats from it are echoes,
+    not answers. A question that also holds solved examples (json_kv's demonstrations)
+    names it in metadata 'asked_text', so a value copied from a solved example counts
+    as an unasked value of the prompt, not as an echo."""
+    asked = example.metadata.get("asked_text")
+    return asked if isinstance(asked, str) else example.question
+
+
+def _check_golds(golds: Sequence[str]) -> None:
+    # A task bug, whatever the metric: an empty gold is found in every output.
+    if not golds:
+        raise ValueError("cannot score against an empty list of gold answers")
+    if any(not gold.strip() for gold in golds):
+        raise ValueError(f"gold answers must not be empty or blank: {list(golds)!r}")
+
+
 def extract_recall_values(example: Example, output: str) -> Extraction:
     """The answer values in `output`, as the example's metadata defines them."""
     return _extract(example, output, _settings(example))
@@ -95,7 +124,7 @@ def _extract(example: Example, output: str, settings: _Settings) -> Extraction:
         example.gold,
         pattern=settings.pattern,
         candidates=settings.candidates,
-        instruction=example.question + "\n" + example.answer_prefix,
+        instruction=_asking_text(example) + "\n" + example.answer_prefix,
     )
 
 
@@ -216,11 +245,9 @@ def _unparsed_reason(output: str, extraction: Extraction, settings: _Settings) -
 def score_recall(example: Example, output: str) -> Score:
     """Score `output` for a recall example; `example.metadata` says metric and value kind."""
     settings = _settings(example)
-    parsed = None
-    if settings.metric in ("subem", "em"):
-        parsed = parse_answer(output, example.answer_prefix or DEFAULT_ANSWER_PREFIX)
     try:
-        value = RECALL_METRICS[settings.metric](output, example.gold, parsed)
+        _check_golds(example.gold)
+        value = RECALL_METRICS[settings.metric](example, output)
     except ValueError as err:
         raise ValueError(f"example {example.example_id} of task {example.task}: {err}") from err
     extraction = _extract(example, output, settings)

@@ -35,7 +35,7 @@ def _recall_rule(metric: str, gold_count: int | None) -> str | None:
         "string_match_part": f"RULER's string_match_part, 1 if {any_gold} occurs in the "
         "output (case-insensitive substring), else 0",
         "subem": f"HELMET's SubEM, 1 if {any_gold} occurs in the output or its answer line "
-        "once both are normalised (lower case, no punctuation or articles), else 0",
+        "once both are normalised (lower case, no ASCII punctuation, no articles), else 0",
         "em": f"HELMET's EM, 1 if the output or its answer line equals {any_gold} once both "
         "are normalised, else 0",
     }

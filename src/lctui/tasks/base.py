@@ -44,6 +44,10 @@ class Task(ABC):
     # The tokenizer the suite's paper counts lengths with (LIFBench: o200k_base); its
     # examples count with it unless the run names a tokenizer. None: the model's own.
     paper_tokenizer: ClassVar[str | None] = None
+    # Whether examples are fitted to land just under the length (within the budget's
+    # tolerance). False for a task whose original fixes its size instead (json_kv:
+    # HELMET's pair counts per length); such a task still never exceeds the length.
+    fills_budget: ClassVar[bool] = True
 
     def __init__(
         self,
