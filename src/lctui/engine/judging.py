@@ -22,7 +22,7 @@ from typing import Any, Protocol, runtime_checkable
 
 import duckdb
 
-from lctui.core.errors import LctuiError, UserInputError
+from lctui.core.errors import LctuiError, StoreError, UserInputError
 from lctui.core.hashing import stable_hash
 from lctui.core.protocols import Backend
 from lctui.core.types import Example, ModelSpec, Score
@@ -49,9 +49,13 @@ from lctui.store.judge_calls import (
     lookup_judge_calls,
 )
 from lctui.store.queries import load_example
+from lctui.store.storable import repair_text
 
 BackendLoader = Callable[[ModelSpec, "str | None"], Backend]
 WRITE_EVERY = 16  # judge calls buffered before they are written
+# At the end of judging, tries to write the calls still buffered (a file busy for a
+# while, a full disk) before giving them up; each waits longer (1, 2, 4, 8, 8 s).
+FINAL_WRITE_TRIES = 5
 BATCH_POLL_S = 10.0
 
 
@@ -112,10 +116,15 @@ class Judging:
         self._poll_s = poll_s
         self._items: list[tuple[str, JudgeTask]] = []
         self._pending: list[JudgeCall] = []
+        self._writing = False
+        self._write_error: str | None = None
         self.summary = JudgeSummary()
 
     def collect(self, example: Example, generation_id: str, output: str) -> None:
         """Remember a finished generation if its example asks for a judge."""
+        # As it is stored (store/storable.py): a lone surrogate would fail the prompt's
+        # hash and every write of the calls.
+        output = repair_text(output)[0]
         try:
             task = judge_task(example, output)
         except ValueError as exc:
@@ -157,7 +166,7 @@ class Judging:
                 assert backend is not None
                 await self._run_calls(backend, fingerprint, items, prompts, cached)
         finally:
-            await asyncio.to_thread(self._write_pending)
+            await self._write_remaining()
             if backend is not None:
                 await backend.close()
         return self.summary
@@ -248,8 +257,14 @@ class Judging:
         self.summary.prompt_tokens += reply.prompt_tokens
         self.summary.output_tokens += reply.output_tokens
         self._pending.append(record)
-        if len(self._pending) >= WRITE_EVERY:
-            self._write_pending()
+        if len(self._pending) >= WRITE_EVERY and not self._writing:
+            # Off the event loop (a busy file waits up to 15 s); calls made meanwhile
+            # join the next write.
+            self._writing = True
+            try:
+                await asyncio.to_thread(self._write_pending)
+            finally:
+                self._writing = False
         return record
 
     def _score(
@@ -283,9 +298,38 @@ class Judging:
     def _lookup(self, fingerprint: str, hashes: set[str]) -> dict[str, JudgeCall]:
         return lookup_judge_calls(self.store, fingerprint, hashes)
 
-    def _write_pending(self) -> None:
-        pending, self._pending = self._pending, []
-        add_judge_calls(self.store, pending)
+    def _write_pending(self) -> bool:
+        """Write the buffered calls; on failure keep them for the next try (they were
+        paid for) and return False."""
+        pending = list(self._pending)
+        if not pending:
+            return True
+        try:
+            add_judge_calls(self.store, pending)
+        except StoreError as err:
+            self._write_error = str(err)
+            return False
+        del self._pending[: len(pending)]
+        return True
+
+    async def _write_remaining(self) -> None:
+        """The last write of a pass: retried with backoff, and never raised (the judge's
+        verdicts are scores, stored by the store's writer; only the record of the calls
+        is lost, and a later `lctui judge` would ask the judge again)."""
+        delay = 1.0
+        for attempt in range(FINAL_WRITE_TRIES):
+            if await asyncio.to_thread(self._write_pending):
+                return
+            if attempt + 1 < FINAL_WRITE_TRIES:
+                await asyncio.sleep(delay)
+                delay = min(delay * 2, 8.0)
+        message = (
+            f"{len(self._pending)} judge call(s) could not be stored ({self._write_error}); "
+            "their verdicts are stored, but a later `lctui judge` will ask the judge again"
+        )
+        self._pending.clear()
+        self.summary.errors += 1
+        self.summary.messages.append(message)
 
     # -- the OpenAI Batch API --------------------------------------------------------
 

@@ -22,6 +22,7 @@ import pyarrow as pa
 from lctui.core.errors import StoreError
 from lctui.store.queries import Source, _cursor
 from lctui.store.rows import to_json
+from lctui.store.storable import repair_text
 
 _SCHEMA = pa.schema(
     [
@@ -64,8 +65,10 @@ def add_judge_calls(src: Source, calls: Sequence[JudgeCall]) -> int:
             "generation_id": [c.generation_id for c in calls],
             "judge_model": [c.judge_model for c in calls],
             "prompt_hash": [c.prompt_hash for c in calls],
-            "prompt": [c.prompt for c in calls],
-            "response": [c.response for c in calls],
+            # A judge prompt holds the model's output: a lone surrogate there (issue 17)
+            # must not cost the batch.
+            "prompt": [repair_text(c.prompt)[0] for c in calls],
+            "response": [repair_text(c.response)[0] for c in calls],
             "parsed": [to_json(dict(c.parsed)) for c in calls],
             "created_at": [
                 dt.datetime.fromtimestamp(c.created_at, tz=dt.timezone.utc).replace(tzinfo=None)
