@@ -36,6 +36,7 @@ from lctui.core.events import (
 )
 from lctui.core.protocols import Backend
 from lctui.core.types import (
+    Chunk,
     Example,
     Generation,
     GenerationStatus,
@@ -43,14 +44,18 @@ from lctui.core.types import (
     Score,
 )
 from lctui.engine import flushing
-from lctui.engine.flushing import BacklogLimits, RunFlusher
+from lctui.engine.flushing import FLUSH_EVERY_S, RETRY_MAX_S, BacklogLimits, RunFlusher
 from lctui.engine.judging import Judging
 from lctui.engine.offloop import SCORING_LIMIT_S, run_in_thread
 from lctui.engine.plan import RunRequest, WorkItem, check_window, iter_items, planned_cells
+from lctui.engine.reading import read_stream
 from lctui.engine.todo import TodoStream
 from lctui.scoring import error_score, score_example, score_failed_output
 from lctui.store.writer import Backlog
 from lctui.tasks.base import truncate_example
+
+# Retries of the run's last write (its status) while the file is busy.
+FINISH_TRIES = 3
 
 
 class ResultStore(Protocol):
@@ -152,16 +157,13 @@ class Engine:
             skipped.update(m.todo.take_skipped())
         cells = {k: n - skipped[k] for k, n in planned.items() if n > skipped[k]}
         run_id = time.strftime("%Y%m%d-%H%M%S-") + uuid.uuid4().hex[:6]
-        for m in models:
-            # The model's own tokenizer: what its examples count with is per example.
-            self._store.add_model(
-                m.spec, m.backend.fingerprint, m.backend.tokenizer.name, m.backend.max_context
-            )
-        self._store.start_run(run_id, request.command)
-        # The models' rows now, for readers; if the file refuses, the flusher retries
-        # and reports it.
-        with contextlib.suppress(StoreError):
-            self._store.flush()
+        try:
+            # In a thread: a file another process holds makes a write wait up to 15 s,
+            # which would freeze the TUI that hosts the engine.
+            await asyncio.to_thread(self._start, models, run_id, request.command)
+        except BaseException:
+            await self._close(models)
+            raise
         self._sink(RunPlanned(run_id, cells, dict(skipped)))
         self._uses = Counter()
         started = time.monotonic()
@@ -188,7 +190,7 @@ class Engine:
             cancelled, status = True, "cancelled"
         finally:
             await _stop(flusher)
-            lost = self._finish(run_id, status)
+            lost = await self._finish(run_id, status)
             if not closed:
                 await self._close(models)
             self._sink(
@@ -227,17 +229,50 @@ class Engine:
             )
         )
 
-    def _finish(self, run_id: str, status: str) -> StoreError | None:
-        """Record the run's end; the error to raise when its last results cannot be
-        written (the run is then `failed`, or `interrupted` on the next open)."""
+    def _start(self, models: Sequence[_Model], run_id: str, command: dict[str, object]) -> None:
+        """The run's row and its models' rows, written at once for readers (if the
+        file refuses the models' rows, the flusher retries them and says so)."""
+        for m in models:
+            # The model's own tokenizer: what its examples count with is per example.
+            self._store.add_model(
+                m.spec, m.backend.fingerprint, m.backend.tokenizer.name, m.backend.max_context
+            )
+        self._store.start_run(run_id, command)
+        with contextlib.suppress(StoreError):
+            self._store.flush()
+
+    async def _finish(self, run_id: str, status: str) -> StoreError | None:
+        """Record the run's end, in a thread, trying again while the file is busy (a
+        cancelled run tries once); the error to raise when results could not be
+        written (the run is then `failed`, or `interrupted` on the next open). A status
+        alone that cannot be written is said, not raised: every result is stored."""
+        tries = 1 if status == "cancelled" else FINISH_TRIES
+        delay = FLUSH_EVERY_S
+        for attempt in range(tries):
+            try:
+                await asyncio.to_thread(self._store.finish_run, run_id, status)
+                return None
+            except StoreError as err:
+                error = err
+            if attempt + 1 < tries:
+                await asyncio.sleep(delay)
+                delay = min(delay * 2, RETRY_MAX_S)
         waiting = self._store.backlog().generations
-        try:
-            self._store.finish_run(run_id, status)
-        except StoreError as err:
+        if waiting:
             return StoreError(
                 f"run {run_id} ended ({status}) but {waiting} finished generation(s) could "
-                f"not be written and are lost: {err}"
+                f"not be written and are lost: {error}"
             )
+        self._sink(
+            StoreStalled(
+                error=f"every result is stored, but the run's end could not be recorded "
+                f"({error}); it shows as interrupted once the file is opened read-write",
+                waiting=0,
+                rows=0,
+                oldest_s=0.0,
+                paused=False,
+            )
+        )
         return None
 
     async def _prepare(self, request: RunRequest) -> list[_Model]:
@@ -333,50 +368,14 @@ class Engine:
         self._sink(ExampleStarted(item.cell, example, generation_id))
         request = model.backend.build_request(example, item.config)
         started_wall, started = time.time(), time.monotonic()
-        parts: list[str] = []
-        ttft: float | None = None
-        output_tokens = 0
-        prompt_tokens = example.prompt_tokens
-        finish: str | None = None
-        error: str | None = None
-        reported_output: int | None = None
-        cap = request.config.max_new_tokens
-        stream = model.backend.stream(request)
-        try:
-            async for chunk in stream:
-                if chunk.text and not chunk.restart and output_tokens >= cap:
-                    # More text than was asked for: the server ignores max_new_tokens and
-                    # could stream on for ever. Keep what was asked for; leaving the loop
-                    # closes the stream, which aborts the request.
-                    finish = "length"
-                    break
-                if chunk.prompt_tokens is not None:
-                    prompt_tokens = chunk.prompt_tokens
-                if chunk.output_tokens is not None:
-                    reported_output = chunk.output_tokens
-                if chunk.finish_reason:
-                    finish = chunk.finish_reason
-                if chunk.restart:
-                    parts.clear()
-                    output_tokens = 0
-                if chunk.text or chunk.restart:
-                    if ttft is None and chunk.text:
-                        ttft = time.monotonic() - started
-                    parts.append(chunk.text)
-                    output_tokens += chunk.tokens if chunk.text else 0
-                    self._sink(
-                        ChunkReceived(
-                            item.cell, generation_id, chunk.text, chunk.tokens, chunk.restart
-                        )
-                    )
-        except asyncio.CancelledError:
-            raise  # unfinished work is not stored; a resume redoes it
-        except Exception as exc:
-            error = f"{type(exc).__name__}: {exc}"
-        finally:
-            await _close_stream(stream)
-        if reported_output is not None:
-            output_tokens = reported_output
+
+        def shown(chunk: Chunk) -> None:
+            self._sink(
+                ChunkReceived(item.cell, generation_id, chunk.text, chunk.tokens, chunk.restart)
+            )
+
+        read = await read_stream(model.backend, request, shown)
+        error = read.error
         generation = Generation(
             generation_id=generation_id,
             gen_key=item.gen_key,
@@ -385,12 +384,12 @@ class Engine:
             example_id=example.example_id,
             config_hash=item.config_hash,
             status=GenerationStatus.ERROR if error else GenerationStatus.OK,
-            output="".join(parts),
-            prompt_tokens=prompt_tokens,
-            output_tokens=output_tokens,
-            ttft_s=ttft,
+            output=read.output,
+            prompt_tokens=read.prompt_tokens or example.prompt_tokens,
+            output_tokens=read.output_tokens,
+            ttft_s=read.ttft_s,
             latency_s=time.monotonic() - started,
-            finish_reason=finish,
+            finish_reason=read.finish_reason,
             error=error,
             started_at=started_wall,
             prompt_head=request.prompt_head,
@@ -409,9 +408,9 @@ class Engine:
                 # cannot be scored at all (a task or scorer bug, or a judge-only
                 # example), which is no zero of the model's.
                 score = error_score(f"scoring failed: {type(exc).__name__}: {exc}")
-        self._store.add_example(example)
-        self._store.add_generation(generation, item.config.as_dict())
-        self._store.add_score(generation_id, score)
+        # In a thread: a full buffer is written on the caller's thread (store/writer.py),
+        # and a write can wait for a busy file.
+        await asyncio.to_thread(self._keep, example, generation, item, score)
         if self._judging is not None and not error:
             self._judging.collect(example, generation_id, generation.output)
         if error:
@@ -420,6 +419,12 @@ class Engine:
         else:
             counters["done"] += 1
             self._sink(ExampleScored(item.cell, generation, score))
+
+    def _keep(self, example: Example, generation: Generation, item: WorkItem, score: Score) -> None:
+        """Buffer a finished generation with its example and score."""
+        self._store.add_example(example)
+        self._store.add_generation(generation, item.config.as_dict())
+        self._store.add_score(generation.generation_id, score)
 
     async def _score(self, example: Example, output: str) -> Score:
         """Score in a thread, so streaming and flushing go on, within scoring_limit_s.
@@ -436,14 +441,6 @@ class Engine:
             return await run_in_thread(lambda: score_failed_output(example, reason), limit)
         except asyncio.TimeoutError:
             return score_failed_output(example, reason, with_points=False)
-
-
-async def _close_stream(stream: object) -> None:
-    """Close a backend's stream (an async generator): a request still running is aborted."""
-    aclose = getattr(stream, "aclose", None)
-    if aclose is not None:
-        with contextlib.suppress(Exception):
-            await aclose()
 
 
 async def _stop(task: asyncio.Task[None]) -> None:

@@ -1,0 +1,75 @@
+"""A stream is read to the cap in characters too, and a run whose results are all
+stored is not reported as losing them when only its status cannot be recorded
+(both found in review; fakes, since no real server or file fails so on demand)."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import AsyncIterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from lctui.backends import load_backend
+from lctui.backends.gold import GoldBackend
+from lctui.core.errors import StoreError
+from lctui.core.events import Event, StoreStalled
+from lctui.core.types import Chunk, ModelSpec, Request
+from lctui.engine import Engine, RunRequest, runner
+from lctui.engine.plan import generation_config
+from lctui.engine.reading import MAX_CHARS_PER_TOKEN, read_stream
+from lctui.store import open_store
+from lctui.tasks import select_tasks
+
+GOLD = ModelSpec(name="gold", backend="gold", reference=True)
+
+
+class FakeServerSendingHugeDeltas(GoldBackend):
+    """Counts one token per event, as a server that ignores max_tokens may, while each
+    event carries 10,000 characters."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.sent = 0
+
+    async def stream(self, request: Request) -> AsyncIterator[Chunk]:
+        for _ in range(10_000):
+            self.sent += 1
+            yield Chunk(text="x" * 10_000, tokens=1)
+
+
+async def test_output_is_cut_at_the_cap_in_characters_with_fake_huge_deltas() -> None:
+    backend = FakeServerSendingHugeDeltas()
+    example = select_tasks("niah_single_1")[0]
+    request = backend.build_request(
+        example.generate(1024, 0, 0, backend.tokenizer),
+        generation_config(GOLD, example, 0.0, 1024),
+    )
+    read = await read_stream(backend, request, lambda chunk: None)
+    cap = request.config.max_new_tokens * MAX_CHARS_PER_TOKEN
+    assert read.finish_reason == "length"
+    assert cap <= len(read.output) < cap + 10_000
+    assert backend.sent < 10_000, "the stream was left, not read to its end"
+
+
+def test_a_status_that_cannot_be_recorded_is_said_not_a_loss_with_fake_refusals(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    events: list[Event] = []
+    monkeypatch.setattr(runner, "FINISH_TRIES", 2)
+    with open_store(tmp_path / "f.duckdb", shared=True) as store:
+        writer = store.writer
+
+        def refusing(run_id: str, status: str) -> Any:
+            writer.flush(force=True)  # every result is written; only the status fails
+            raise StoreError("the file is busy (a fake refusal)")
+
+        monkeypatch.setattr(store, "finish_run", refusing)
+        engine = Engine(store, lambda spec, tok: load_backend(spec, tok), events.append)
+        request = RunRequest(models=[GOLD], tasks=select_tasks("vt"), lengths=[1024], n=2)
+        outcome = asyncio.run(engine.run(request))
+        assert store.backlog().generations == 0
+    assert outcome.done == 2 and not outcome.cancelled
+    said = [e.error or "" for e in events if isinstance(e, StoreStalled)]
+    assert any("every result is stored, but the run's end could not be recorded" in s for s in said)
