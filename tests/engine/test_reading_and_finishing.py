@@ -5,18 +5,20 @@ stored is not reported as losing them when only its status cannot be recorded
 from __future__ import annotations
 
 import asyncio
+import shutil
 from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
 
+import duckdb
 import pytest
 
 from lctui.backends import load_backend
 from lctui.backends.gold import GoldBackend
 from lctui.core.errors import StoreError
-from lctui.core.events import Event, StoreStalled
+from lctui.core.events import Event, ExampleScored, StoreStalled
 from lctui.core.types import Chunk, ModelSpec, Request
-from lctui.engine import Engine, RunRequest, runner
+from lctui.engine import Engine, RunRequest, flushing, runner
 from lctui.engine.plan import generation_config
 from lctui.engine.reading import MAX_CHARS_PER_TOKEN, read_stream
 from lctui.store import open_store
@@ -73,3 +75,42 @@ def test_a_status_that_cannot_be_recorded_is_said_not_a_loss_with_fake_refusals(
     assert outcome.done == 2 and not outcome.cancelled
     said = [e.error or "" for e in events if isinstance(e, StoreStalled)]
     assert any("every result is stored, but the run's end could not be recorded" in s for s in said)
+
+
+class SlowGold(GoldBackend):
+    """Gold answers, one at a time, each after a pause: a run that lasts seconds."""
+
+    max_concurrency = 1
+
+    async def stream(self, request: Request) -> AsyncIterator[Chunk]:
+        await asyncio.sleep(0.25)
+        async for chunk in super().stream(request):
+            yield chunk
+
+
+def test_the_file_alone_holds_a_running_runs_results_after_a_checkpoint(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A shared store writes to the write-ahead log; copying only the .duckdb file of a
+    running run (common) must not miss more than CHECKPOINT_EVERY_S of results."""
+    monkeypatch.setattr(flushing, "CHECKPOINT_EVERY_S", 0.0)
+    db = tmp_path / "c.duckdb"
+    copy = tmp_path / "copy.duckdb"
+    scored: list[Event] = []
+    with open_store(db, shared=True) as store:
+        engine = Engine(store, lambda spec, tok: SlowGold(), scored.append)
+        request = RunRequest(models=[GOLD], tasks=select_tasks("vt"), lengths=[1024], n=30)
+
+        async def run_and_copy() -> None:
+            running = asyncio.ensure_future(engine.run(request))
+            while sum(isinstance(e, ExampleScored) for e in scored) < 3:
+                await asyncio.sleep(0.05)
+            await asyncio.sleep(2.5)  # a flush and a checkpoint later, the run still going
+            assert not running.done()
+            shutil.copy(db, copy)  # the file alone, as `cp` or rsync of it would
+            await running
+
+        asyncio.run(run_and_copy())
+    with duckdb.connect(str(copy), read_only=True) as con:
+        row = con.execute("SELECT count(*) FROM generations").fetchone()
+    assert row is not None and row[0] >= 3

@@ -183,7 +183,7 @@ class Store(ClosesOnExit):
             if writer is not None:
                 writer.close()
             if self.shared and not self.read_only:
-                self._checkpoint()
+                self.checkpoint()
         finally:
             cursor, self._writer_cursor = self._writer_cursor, None
             con, self._con = self._con, None
@@ -194,11 +194,12 @@ class Store(ClosesOnExit):
             if self.claim is not None:
                 self.claim.release()
 
-    def _checkpoint(self) -> None:
+    def checkpoint(self) -> None:
         """Fold the write-ahead log into the file (see _connect_shared), so the file is
-        whole on its own once this process is done with it; a file still busy keeps its
-        log, which the next open reads."""
-        assert self.path is not None
+        whole on its own (at close, and now and then during a run); a file still busy
+        keeps its log, which the next open reads. Nothing for other stores."""
+        if not self.shared or self.read_only or self.path is None:
+            return
         with contextlib.suppress(StoreError, duckdb.Error):
             con = connect_waiting(self.path, read_only=False, wait_s=CHECKPOINT_WAIT_S)
             try:
