@@ -331,3 +331,19 @@ def test_unexpected_exception_with_a_fake_bug_prints_one_line_and_logs_the_trace
     text = logs[0].read_text()
     assert "command: lctui tasks" in text and "Traceback" in text
     assert "raise ZeroDivisionError" in text
+
+
+def test_a_crash_with_an_argument_that_is_not_utf8_is_still_one_line(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A byte that is not UTF-8 in argv (Python keeps it as a surrogate escape) made the
+    crash log itself fail, with a traceback (found in review); the log is the user's own."""
+    from lctui.cli.crash import report_crash
+
+    argv = ["run", "--db", "x\udcff.duckdb"]
+    code = report_crash(RuntimeError("bad \udcff name"), argv)
+    err = capsys.readouterr().err
+    assert code == 1 and "Traceback" not in err and len(err.strip().splitlines()) == 1
+    (log,) = (tmp_path / "data" / "crashes").glob("lctui-*.log")
+    assert log.stat().st_mode & 0o777 == 0o600
+    assert "x\\udcff.duckdb" in log.read_text(encoding="utf-8")

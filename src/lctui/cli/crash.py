@@ -21,11 +21,6 @@ from lctui.core.paths import data_dir
 EXIT_BUG = 1
 
 
-def crash_log_path(folder: Path) -> Path:
-    stamp = time.strftime("%Y%m%d-%H%M%S")
-    return folder / f"lctui-{stamp}-{os.getpid()}.log"
-
-
 def write_crash_log(exc: BaseException, argv: Sequence[str]) -> Path | None:
     """The traceback of `exc` with the command line, in a new file; None if none could
     be written anywhere."""
@@ -34,14 +29,20 @@ def write_crash_log(exc: BaseException, argv: Sequence[str]) -> Path | None:
         f"command: lctui {' '.join(argv)}\n\n"
         + "".join(traceback.format_exception(type(exc), exc, exc.__traceback__))
     )
+    # argv may hold bytes that are not UTF-8 (surrogate escapes): written escaped.
+    data = text.encode("utf-8", "backslashreplace")
+    stamp = time.strftime("%Y%m%d-%H%M%S")
     for folder in (data_dir() / "crashes", Path(tempfile.gettempdir())):
         try:
             folder.mkdir(parents=True, exist_ok=True)
-            path = crash_log_path(folder)
-            path.write_text(text, encoding="utf-8")
+            # A new file of our own (0600, never an existing one or a link someone
+            # placed in a shared temporary folder).
+            handle, name = tempfile.mkstemp(prefix=f"lctui-{stamp}-", suffix=".log", dir=folder)
+            with os.fdopen(handle, "wb") as out:
+                out.write(data)
         except OSError:
             continue
-        return path
+        return Path(name)
     return None
 
 
@@ -50,6 +51,7 @@ def report_crash(exc: BaseException, argv: Sequence[str]) -> int:
     path = write_crash_log(exc, argv)
     where = f"the full traceback is in {path}" if path else "no traceback file could be written"
     summary = " ".join(str(exc).split())[:200] or "(no message)"
+    summary = summary.encode("utf-8", "backslashreplace").decode("utf-8")
     print(
         f"lctui: internal error (a bug): {type(exc).__name__}: {summary}; {where}",
         file=sys.stderr,
