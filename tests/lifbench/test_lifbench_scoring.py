@@ -8,6 +8,7 @@ README meets, with their explanations, and what `rules="corrected"` changes.
 from __future__ import annotations
 
 import json
+import random
 import re
 import time
 import warnings
@@ -19,7 +20,7 @@ import pytest
 from lctui.core.errors import UserInputError
 from lctui.core.types import Example, Score, ScoreStatus
 from lctui.scoring import score_example
-from lctui.scoring.lifeval_list_text import ListIndex, unescape
+from lctui.scoring.lifeval_list_text import KEEP_LITERAL, ListIndex, unescape
 from lctui.tasks import get_task
 from lctui.tasks.lifbench.list_context import parse_list
 from lctui.tasks.tokenizers import reference_tokenizer
@@ -171,25 +172,71 @@ def test_the_rules_parameter_is_declared_and_checked() -> None:
 
 
 def test_occurrences_count_as_str_count_does() -> None:
-    items = ["aaa", "aaab", "abc", "bca", "abcabc", ""]
-    index = ListIndex(items)
-    for text in ("aaaaaaab abcabcabc", "bcabca", "", "zzz", "aaa" * 5 + "b"):
-        counts = index.occurrences(text)
-        assert counts == {i: text.count(e) for i, e in enumerate(items) if text.count(e)}
+    """On random lists of short entries sharing prefixes (duplicates and an empty one too)."""
+    rng = random.Random(3)
+    for _ in range(2000):
+        items = [
+            "".join(rng.choices("ab ", k=rng.randint(1, 7))) for _ in range(rng.randint(1, 12))
+        ]
+        items += [""] if rng.random() < 0.1 else []
+        index = ListIndex(items)
+        for _ in range(5):
+            text = "".join(rng.choices("ab ", k=rng.randint(0, 40)))
+            counts = {i: text.count(e) for i, e in enumerate(items) if text.count(e)}
+            assert index.occurrences(text) == counts, (items, text)
 
 
 def test_unescape_reads_escapes_as_the_codec_does_and_bad_ones_as_written() -> None:
-    texts = ('["a\\u0062c", "\\"q\\""]', "tab\\tend", "\\\\q", "a\\\\\\q", "x\\\ny")
+    texts = (
+        '["a\\u0062c", "\\"q\\""]',
+        "tab\\tend",
+        "\\\\q",
+        "a\\\\\\q",
+        "x\\\ny",
+        "\\8",
+        "caf\u00e9",
+    )
     with warnings.catch_warnings():
-        warnings.simplefilter("ignore", DeprecationWarning)  # the codec warns on an unknown escape
+        warnings.simplefilter("ignore", DeprecationWarning)  # the codec warns on \\q, \\8
         decoded = [t.encode("utf-8").decode("unicode_escape") for t in texts]
     with warnings.catch_warnings():
         warnings.simplefilter("error")  # ours never warns
-        assert [unescape(t) for t in texts] == decoded
-        assert unescape("caf\u00e9 ok") == "caf\u00e9 ok".encode().decode("unicode_escape")
-        assert unescape("abc\\") == "abc\\"  # where the codec raises
-        assert unescape("a\\x4g b") == "a\\x4g b"
-        assert unescape("a\\q") == "a\\q"
+        assert [unescape(t) for t in texts] == [(d, False) for d in decoded]
+        for crashing in ("abc\\", "a\\x4g b", "\\u12", "\\U0011ffff", "\\N{no such}", "\\N x"):
+            # where the codec raises, the escape is read as written
+            assert unescape(crashing) == (crashing, True)
+        assert unescape("\\\\x4g") == ("\\x4g", False)  # an escaped backslash, then "x4g"
+
+
+def test_unescape_agrees_with_the_codec_reading_bad_escapes_as_written() -> None:
+    """On random escape-heavy text: the codec's text (with an error handler keeping what
+    it cannot decode, as the parity glue reads the original's crashes) and its raising."""
+    alphabet = ["\\"] * 6 + [
+        *"xuUN{}0123456789abcdefABCDEFqz\n\r'\" \u00e9",
+        "LATIN SMALL LETTER A",
+    ]
+    rng = random.Random(7)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", DeprecationWarning)
+        for _ in range(20_000):
+            text = "".join(rng.choice(alphabet) for _ in range(rng.randint(0, 16)))
+            data = text.encode("utf-8")
+            try:
+                expected = (data.decode("unicode_escape"), False)
+            except UnicodeDecodeError:
+                expected = (data.decode("unicode_escape", KEEP_LITERAL), True)
+            assert unescape(text) == expected, text
+
+
+def test_unescape_of_a_text_holding_every_private_use_character() -> None:
+    """No character is left to set escaped backslashes aside: the slower patterns pair them."""
+    blocks = ((0xE000, 0xF900), (0xF0000, 0xFFFFE), (0x100000, 0x10FFFE))
+    every = "".join(chr(c) for low, high in blocks for c in range(low, high))
+    text = every + "a\\q \\\\\\x4g \\u0041 \\N{zz} end\\"
+    data = text.encode("utf-8")
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", DeprecationWarning)  # the codec warns on \\q
+        assert unescape(text) == (data.decode("unicode_escape", KEEP_LITERAL), True)
 
 
 GROWTH = 8

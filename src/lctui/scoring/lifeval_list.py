@@ -40,7 +40,7 @@ from rapidfuzz.distance import Levenshtein
 
 from lctui.core.types import Example
 from lctui.scoring.json_text import loads
-from lctui.scoring.lifeval_list_text import ListIndex, undecodable, unescape
+from lctui.scoring.lifeval_list_text import ListIndex, unescape
 from lctui.scoring.lifeval_points import PointSpec
 from lctui.scoring.lifeval_text import Awarded, in_spec_order, point, short
 from lctui.scoring.rubric import list_values, plural
@@ -242,11 +242,11 @@ def _multi(
     num = 1.0 if length == n else 0.0
     num += max(0.0, 1.0 - abs(length - n) / n) * 2
     num_why = f"{counted} for {n} positions asked"
-    decoded = unescape(text)
+    decoded, crashes = unescape(text)
     matched = [e for e in expected if e in decoded]
     correct = len(matched) / n * 3.0
     correct_why = f"{len(matched)} of the {n} asked entries occur in the output"
-    if "\\" in text and undecodable(text):
+    if crashes:
         correct_why += (
             " (an escape the original cannot decode, where it crashes, is read as written)"
         )
