@@ -61,8 +61,18 @@ def test_reference_scores_one_for_every_expression_and_variable(
     check_covers_every_sample(task, seen)
 
 
+@pytest.mark.slow
+@pytest.mark.parametrize("length", [13312, 28672, 61440, 122880])
+def test_reference_scores_one_at_the_longer_lifbench_lengths(length: int, o200k) -> None:  # type: ignore[no-untyped-def]
+    for name in NAMES:
+        task = _task(name)
+        for index in covering_indices(task):
+            example = task.generate(length, seed=1, index=index, tokenizer=o200k)
+            check_reference_score(example, reference_answer(example), task.spec.name)
+
+
 @pytest.mark.parametrize("name", NAMES)
-def test_items_are_uuids_or_short_sentences_and_queries_sit_in_head_middle_tail(
+def test_items_are_uuids_or_short_sentences_and_queries_sit_in_their_region(
     name: str, o200k
 ) -> None:  # type: ignore[no-untyped-def]
     task = _task(name)
@@ -72,12 +82,17 @@ def test_items_are_uuids_or_short_sentences_and_queries_sit_in_head_middle_tail(
     sentences = [i for i in items if i not in uuids]
     assert uuids and sentences
     assert all(5 <= len(s.split()) <= 40 for s in sentences)
+    regions = {"head": (2, 11), "middle": (12, -10), "tail": (-9, -1)}
     for index in covering_indices(task):
         meta = task.generate(6144, seed=0, index=index, tokenizer=o200k).metadata
         size = meta["list_size"]
-        for p in [meta.get("pivot"), *meta["expected_positions"]]:
-            if p is not None:
-                assert p <= 11 or p >= size - 11 or abs(p - size / 2) < size / 10, (p, size)
+        if "pivot" not in meta:  # multi_query_id: anywhere in the list
+            assert all(1 <= p <= size for p in meta["expected_positions"])
+            continue
+        low, high = (b if b > 0 else size + b for b in regions[meta["region"]])
+        assert low <= meta["pivot"] <= high, (meta["region"], meta["pivot"], size)
+        step = {"after": 1, "before": -1}.get(meta.get("direction", ""), 0)
+        assert meta["expected_positions"] == [meta["pivot"] + step]
 
 
 @pytest.mark.parametrize("name", NAMES)

@@ -15,13 +15,14 @@ from lctui.scoring.lifeval_list import list_points
 from lctui.scoring.lifeval_multidoc import multidoc_points
 from lctui.scoring.lifeval_onedoc import onedoc_points
 from lctui.scoring.lifeval_points import LIFEVAL_TASKS, PointSpec
-from lctui.scoring.lifeval_text import point
+from lctui.scoring.lifeval_text import Awarded, point
 from lctui.scoring.rubric import weighted_fraction
 
 SCORER_NAME = "lifeval"
 
 ScenarioPoints = Callable[
-    [Example, str, Mapping[str, PointSpec]], tuple[tuple[str, ...], list[RubricPoint]]
+    [Example, str, Mapping[str, PointSpec]],
+    tuple[tuple[str, ...], list[RubricPoint]] | Awarded,
 ]
 _SCENARIOS: dict[str, ScenarioPoints] = {
     "list": list_points,
@@ -41,9 +42,12 @@ def score_lifeval(example: Example, output: str) -> Score:
         )
     spec = LIFEVAL_TASKS[task]
     specs = {p.name: p for p in spec.points}
-    extracted, points = _SCENARIOS[spec.scenario](example, output, specs)
+    result = _SCENARIOS[spec.scenario](example, output, specs)
     metric = str(meta.get("metric", "lifeval_ars"))
     extras = {"expression": meta.get("expression"), "variable": meta.get("variable")}
+    if isinstance(result, Awarded):
+        return _awarded_score(result, metric, extras)
+    extracted, points = result
     if not extracted:
         points = [point(p, 0.0, "nothing could be extracted from the output") for p in spec.points]
         return Score(
@@ -57,16 +61,34 @@ def score_lifeval(example: Example, output: str) -> Score:
             extras=extras,
         )
     value = weighted_fraction(points)
-    explanation = f"ARS = {value:.2f}: " + "; ".join(
-        f"{p.name} {p.earned * p.weight:g}/{p.weight:g} ({p.explanation})" for p in points
-    )
     return Score(
         scorer=SCORER_NAME,
         metric=metric,
         value=value,
         status=ScoreStatus.OK,
         extracted=extracted,
-        explanation=explanation + ".",
+        explanation=_explain(value, points) + ".",
         points=tuple(points),
+        extras=extras,
+    )
+
+
+def _explain(value: float, points: list[RubricPoint]) -> str:
+    return f"ARS = {value:.2f}: " + "; ".join(
+        f"{p.name} {p.earned * p.weight:g}/{p.weight:g} ({p.explanation})" for p in points
+    )
+
+
+def _awarded_score(result: Awarded, metric: str, extras: dict[str, object]) -> Score:
+    """The Score of a rubric program that gives the response's total itself."""
+    note = f" ({result.note})" if result.note else ""
+    return Score(
+        scorer=SCORER_NAME,
+        metric=metric,
+        value=result.total,
+        status=ScoreStatus.UNPARSED if result.unparsed else ScoreStatus.OK,
+        extracted=result.extracted,
+        explanation=_explain(result.total, result.points) + note + ".",
+        points=tuple(result.points),
         extras=extras,
     )

@@ -1,275 +1,286 @@
-"""LIFEval's rubric programs for the List scenario of LIFBench.
+"""LIFEval's rubric programs for the List scenario of LIFBench: the original's rules.
 
-The list items are read back from the example's context, so an answer is placed by
-the position of the entry it reproduces (exactly, or within a small edit distance).
+Each point awards exactly the fraction LIFBench's own evaluation code awards (its
+`EvaluateFunc.py`, snapshot adb554d; the parity fixtures in tests/parity check every
+branch), and the response total is computed as it computes it:
+
+- single_query_id, offset_query_id, offset_query_element (format 1, correct 2, ori 1):
+  format 0.2 for an output as long as some list entry (between the shortest and the
+  longest); 0.8 more when the output is exactly one entry, 0.3 when it holds exactly
+  one entry inside other text. ori 1 when some entry occurs. correct 1 when the
+  expected entry occurs (case-sensitive), 0.5 when the whole output is within
+  Levenshtein distance len(expected) / 6 + 3 of it. An output holding no entry scores
+  0 in total, whatever its format point shows.
+- multi_query_id (format 2, num 3, correct 3, order 2): format from JSON (the whole
+  output a list of strings 1, another list 0.75, other JSON 0.25; else the span from
+  the first `[` to the last `]`: 0.75, 0.5, 0.25); num from the list's length (or the
+  entries counted in the output): ([n' == n] + 2 max(0, 1 - |n' - n| / n)) / 3;
+  correct the share of asked entries present; order 1 when they appear in the asked
+  order, 0.5 when at most one is present.
+- blur_offset_query_id, blur_offset_query_element (ori 1, position 3, format 1):
+  format and the zero total as above; position 1 when every entry present lies on
+  the asked side of the named one, 1/3 when some is the named one itself.
+
+The original's bugs are kept under the default `rules="original"` (the published
+scores have them) and fixed under `rules="corrected"` (README, LIFBench deviations):
+the zero total of an output with no entry; the half credit for a near miss, which
+only an output holding some *other* entry can reach (and every wrong uuid1 entry is
+a near miss of every other). multi_query_id never crashes where the original does
+(an escape its unicode_escape decoding cannot read: we read it as written; JSON
+nested past Python's recursion limit: not JSON).
 """
 
 from __future__ import annotations
 
-import json
-import re
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any
 
-from lctui.core.types import Example, RubricPoint
-from lctui.scoring.json_text import loads_or_none
+from rapidfuzz.distance import Levenshtein
+
+from lctui.core.types import Example
+from lctui.scoring.json_text import loads
+from lctui.scoring.lifeval_list_text import ListIndex, unescape
 from lctui.scoring.lifeval_points import PointSpec
-from lctui.scoring.lifeval_text import (
-    NUMBERING,
-    clean_output,
-    edit_distance,
-    in_spec_order,
-    json_list,
-    near_limit,
-    norm,
-    point,
-    short,
-    unwrap,
-)
-from lctui.scoring.rubric import share
+from lctui.scoring.lifeval_text import Awarded, in_spec_order, point, short
+from lctui.scoring.rubric import list_values, plural
 from lctui.tasks.lifbench.list_context import parse_list
 
-
-@dataclass(frozen=True)
-class Match:
-    """Where an answer sits in the list: its position and edit distance (None: nowhere)."""
-
-    position: int | None
-    distance: int = 0
-
-
-class ListIndex:
-    """The list of an example, for placing answers."""
-
-    def __init__(self, items: Sequence[str]) -> None:
-        self.items = [norm(item) for item in items]
-        self.exact: dict[str, int] = {}
-        for position, item in enumerate(self.items, 1):
-            self.exact.setdefault(item, position)
-
-    def place(self, answer: str, prefer: Sequence[int] = ()) -> Match:
-        """The entry `answer` reproduces; near misses of the `prefer` positions first."""
-        text = norm(answer)
-        if not text:
-            return Match(None)
-        for candidate in (text, norm(NUMBERING.sub("", answer))):
-            if candidate in self.exact:
-                return Match(self.exact[candidate])
-        best = Match(None)
-        for positions in (prefer, range(1, len(self.items) + 1)):
-            for position in positions:
-                if not 1 <= position <= len(self.items):
-                    continue
-                item = self.items[position - 1]
-                limit = near_limit(item)
-                distance = edit_distance(text, item, limit)
-                if distance <= limit and (best.position is None or distance < best.distance):
-                    best = Match(position, distance)
-            if best.position is not None:
-                return best
-        return best
-
-
-_MAX_CANDIDATES = 6
-
-
-def _single_answer(output: str, pattern: str | None) -> tuple[list[str], str]:
-    """(candidate answers, cleaned output) of a single-element task, best first.
-
-    The first candidate is the answer as asked for (the JSON string, or the first
-    line); when the model wrapped its answer in other text, the later lines and the
-    values matching the task's value pattern are tried too, so reproducing an entry
-    still earns its `ori` point (the format point is lost all the same).
-    """
-    text = clean_output(output)
-    if not text:
-        return [], text
-    value: Any = loads_or_none(text)
-    if isinstance(value, str):
-        return [value.strip()], text
-    if isinstance(value, list) and len(value) == 1 and isinstance(value[0], str):
-        return [value[0].strip()], text
-    lines = [unwrap(NUMBERING.sub("", line).strip()) for line in text.splitlines()]
-    candidates = [line for line in lines if line]
-    if pattern:
-        candidates += re.findall(pattern, text)
-    return list(dict.fromkeys(candidates))[:_MAX_CANDIDATES], text
-
-
-def _format_ok(text: str, fmt: str) -> bool:
-    if not text or "\n" in text:
-        return False
-    wrapped_quotes = len(text) >= 2 and text[0] == text[-1] == '"'
-    wrapped_brackets = len(text) >= 2 and text[0] == "[" and text[-1] == "]"
-    if fmt == "quoted":
-        return wrapped_quotes and '"' not in text[1:-1]
-    if fmt == "bracketed":
-        return wrapped_brackets
-    return not wrapped_quotes and not wrapped_brackets
-
-
-_FORMAT_NAMES = {
-    "plain": "the entry alone on one line",
-    "quoted": "the entry in double quotes",
-    "bracketed": "the entry in square brackets",
-    "json": "a JSON list of strings",
-}
-
-
-def _ori_point(spec: PointSpec, match: Match, answer: str, index: ListIndex) -> RubricPoint:
-    if match.position is None:
-        earned, why = 0.0, f"{short(answer)!r} reproduces no entry of the list"
-    elif match.distance == 0:
-        earned, why = 1.0, f"reproduces entry {match.position} exactly"
-    else:
-        limit = near_limit(index.items[match.position - 1])
-        earned = 1.0 - match.distance / (limit + 1)
-        why = (
-            f"near miss of entry {match.position}: {match.distance} character edit(s) "
-            f"(up to {limit} earn partial credit)"
-        )
-    return point(spec, earned, why)
-
-
-def _where(position: int, meta: Mapping[str, Any]) -> str:
-    pivot, direction = meta.get("pivot"), meta.get("direction")
-    if direction in ("after", "before") and pivot is not None:
-        return f"position {position} (the one {direction} {pivot})"
-    return f"position {position}"
-
-
-def _single_points(
-    meta: Mapping[str, Any], specs: Mapping[str, PointSpec], candidates: Sequence[str],
-    text: str, index: ListIndex,
-) -> tuple[str, list[RubricPoint]]:  # fmt: skip
-    """(the answer that was scored, the points) of a single-element task."""
-    fmt = str(meta["format"])
-    expected = int(meta["expected_positions"][0])
-    task = str(meta["lifeval_task"])
-    blur = task.startswith("blur_")
-    allowed = meta.get("allowed")
-    prefer = [expected]
-    if blur and isinstance(allowed, Sequence):
-        lo, hi = int(allowed[0]), int(allowed[1])
-        prefer = list(range(lo, hi + 1))
-    answer, match = (candidates[0] if candidates else ""), Match(None)
-    for candidate in candidates:
-        placed = index.place(candidate, prefer)
-        if placed.position is not None:
-            answer, match = candidate, placed
-            break
-    # The entry must be the whole output: one found inside other text loses the format.
-    format_ok = _format_ok(text, fmt) and answer == (candidates[0] if candidates else "")
-    points = {
-        "format": point(
-            specs["format"],
-            1.0 if format_ok else 0.0,
-            f"{'is' if format_ok else 'is not'} {_FORMAT_NAMES[fmt]}, as asked",
-        ),
-        "ori": _ori_point(specs["ori"], match, answer, index),
-    }
-    if blur and isinstance(allowed, Sequence):
-        lo, hi = int(allowed[0]), int(allowed[1])
-        side = f"{meta.get('direction')} position {meta.get('pivot')} ({lo} to {hi})"
-        if match.position is None:
-            points["position"] = point(specs["position"], 0.0, f"no entry found; wanted one {side}")
-        elif lo <= match.position <= hi:
-            points["position"] = point(
-                specs["position"], 1.0, f"entry {match.position} lies {side}"
-            )
-        else:
-            points["position"] = point(
-                specs["position"], 0.0, f"entry {match.position} does not lie {side}"
-            )
-    else:
-        wanted = _where(expected, meta)
-        if match.position is None:
-            why, earned = f"expected the element at {wanted}, got no entry of the list", 0.0
-        elif match.position == expected:
-            why, earned = f"gave the element at {wanted}", 1.0
-        else:
-            why, earned = f"expected the element at {wanted}, got the one at {match.position}", 0.0
-        points["correct"] = point(specs["correct"], earned, why)
-    return answer, in_spec_order(specs, points)
-
-
-def _multi_answers(output: str) -> tuple[list[str], float]:
-    """The answers of a multi-element task and the format fraction earned."""
-    text = clean_output(output)
-    if not text:
-        return [], 0.0
-    value, whole = json_list(text)
-    if value is not None:
-        earned = 1.0 if whole else 0.5
-        strings = all(isinstance(v, str) for v in value)
-        return [v if isinstance(v, str) else json.dumps(v) for v in value], (
-            earned if strings else earned / 2
-        )
-    lines = [unwrap(NUMBERING.sub("", line).strip().rstrip(",")) for line in text.splitlines()]
-    return [line for line in lines if line], 0.0
-
-
-def _multi_points(
-    meta: Mapping[str, Any], specs: Mapping[str, PointSpec], answers: Sequence[str],
-    format_earned: float, index: ListIndex,
-) -> list[RubricPoint]:  # fmt: skip
-    expected = [int(p) for p in meta["expected_positions"]]
-    placed = [index.place(a, expected).position for a in answers]
-    wanted = len(expected)
-    found = [p for p in expected if p in placed]
-    in_place = [i for i, p in enumerate(expected) if i < len(placed) and placed[i] == p]
-    num_earned = max(0.0, 1.0 - abs(len(answers) - wanted) / wanted)
-    format_why = {
-        1.0: "a JSON list of strings, as asked",
-        0.5: "a JSON list, but with other text around it",
-        0.25: "a JSON list, but not all of strings",
-        0.0: "not a JSON list",
-    }
-    misplaced = [
-        f"#{i + 1}: expected position {p}, got "
-        + (f"position {placed[i]}" if i < len(placed) and placed[i] else "no entry")
-        for i, p in enumerate(expected)
-        if i not in in_place
-    ]
-    points = {
-        "format": point(
-            specs["format"], format_earned, format_why.get(format_earned, "partly JSON")
-        ),
-        "num": point(
-            specs["num"], num_earned, f"gave {len(answers)} element(s) for {wanted} positions"
-        ),
-        "correct": point(
-            specs["correct"],
-            share(len(found), wanted),
-            f"{len(found)} of {wanted} requested elements present",
-        ),
-        "order": point(
-            specs["order"],
-            share(len(in_place), wanted),
-            f"{len(in_place)} of {wanted} in the asked place"
-            + (f"; {'; '.join(misplaced[:3])}" if misplaced else ""),
-        ),
-    }
-    return in_spec_order(specs, points)
+CORRECTED = "corrected"
+NO_ENTRY = "no list entry occurs in the output: the original stops here and scores the response 0"
 
 
 @lru_cache(maxsize=8)
 def _list_index(context: str) -> ListIndex:
-    """The list of a context, parsed once for all the responses scored against it."""
+    """The list of a context, indexed once for all the responses scored against it."""
     return ListIndex(parse_list(context))
 
 
-def list_points(
-    example: Example, output: str, specs: Mapping[str, PointSpec]
-) -> tuple[tuple[str, ...], list[RubricPoint]]:
-    """(extracted answers, rubric points) of one output of a List task."""
+def list_points(example: Example, output: str, specs: Mapping[str, PointSpec]) -> Awarded:
+    """The points and total of one output of a List task."""
     meta = example.metadata
     index = _list_index(example.context)
-    if meta["lifeval_task"] == "multi_query_id":
-        answers, format_earned = _multi_answers(output)
-        return tuple(answers), _multi_points(meta, specs, answers, format_earned, index)
-    candidates, text = _single_answer(output, meta.get("value_pattern"))
-    answer, points = _single_points(meta, specs, candidates, text, index)
-    return ((answer,) if answer else ()), points
+    corrected = example.params.get("rules") == CORRECTED
+    text = output.strip()
+    task = str(meta["lifeval_task"])
+    if not text:
+        points = [point(p, 0.0, "the output is empty") for p in specs.values()]
+        return Awarded((), points, 0.0, unparsed=True)
+    if task == "multi_query_id":
+        return _multi(meta, specs, text, index)
+    if task.startswith("blur_"):
+        return _blur(meta, specs, text, index, corrected)
+    return _single(meta, specs, text, index, corrected)
+
+
+def _found(index: ListIndex, counts: Mapping[int, int]) -> tuple[str, ...]:
+    return tuple(index.items[i] for i in sorted(counts))
+
+
+def _format_start(text: str, index: ListIndex) -> tuple[float, str]:
+    """The format point's first 0.2: an output as long as some entry of the list."""
+    n = len(text)
+    span = f"{index.shortest} to {index.longest}"
+    if index.shortest <= n <= index.longest:
+        return 0.2, f"0.2: the output's length ({n} characters) is within the entries' ({span})"
+    return 0.0, f"no 0.2: the output's length ({n} characters) is outside the entries' ({span})"
+
+
+def _format_rest(
+    earned: float, why: str, text: str, index: ListIndex, entries: int
+) -> tuple[float, str]:
+    """The format point's rest, given how many entries the output holds."""
+    if entries == 1:
+        if text in index.item_set:
+            return earned + 0.8, why + "; 0.8 more: the output is exactly one list entry"
+        return earned + 0.3, why + "; 0.3 more: exactly one list entry, inside other text"
+    if entries > 1:
+        return earned, why + f"; no more: {entries} list entries, not one"
+    return earned, why + "; no more: no list entry"
+
+
+def _single(
+    meta: Mapping[str, Any], specs: Mapping[str, PointSpec], text: str, index: ListIndex,
+    corrected: bool,
+) -> Awarded:  # fmt: skip
+    """single_query_id, offset_query_id, offset_query_element."""
+    expected = str(meta["expected"][0])
+    position = int(meta["expected_positions"][0])
+    counts = index.occurrences(text)
+    count = sum(counts.values())
+    fmt, fmt_why = _format_rest(*_format_start(text, index), text, index, count)
+    ori = 1.0 if count else 0.0
+    names = list_values([short(e, 40) for e in _found(index, counts)], 3)
+    ori_why = (
+        f"list entries occur {plural(count, 'time')} ({short(names, 120)})"
+        if count
+        else "no list entry occurs in the output"
+    )
+    correct, correct_why = 0.0, "not judged: no list entry occurs"
+    if count or corrected:
+        correct, correct_why = _correctness(expected, position, text, count, corrected)
+    points = {
+        "format": point(specs["format"], fmt, fmt_why),
+        "correct": point(specs["correct"], correct, correct_why),
+        "ori": point(specs["ori"], ori, ori_why),
+    }
+    if not count and not corrected:
+        return Awarded((), in_spec_order(specs, points), 0.0, unparsed=True, note=NO_ENTRY)
+    # The original's arithmetic: its raw points (correct counts 2 for 1.0) summed in its
+    # order, over R_t.
+    total = (fmt + correct * 2.0 + ori) / 4.0
+    return Awarded(_found(index, counts), in_spec_order(specs, points), total)
+
+
+def _correctness(
+    expected: str, position: int, text: str, count: int, corrected: bool
+) -> tuple[float, str]:
+    wanted = f"the entry at position {position}"
+    if expected in text:
+        return 1.0, f"{wanted} occurs in the output"
+    limit = len(expected) / 6 + 3
+    distance = Levenshtein.distance(expected, text, score_cutoff=int(limit))
+    if distance <= limit:
+        if corrected and count:
+            return 0.0, (
+                f"{wanted} does not occur; the output is within {distance} edits of it, "
+                "but it reproduces another entry (no near-miss credit under the corrected rules)"
+            )
+        return 0.5, (
+            f"0.5: {wanted} does not occur, but the whole output is within "
+            f"{distance} edits of it (up to {limit:.2f} earn half)"
+        )
+    return 0.0, f"{wanted} does not occur, and the output is more than {limit:.2f} edits from it"
+
+
+def _blur(
+    meta: Mapping[str, Any], specs: Mapping[str, PointSpec], text: str, index: ListIndex,
+    corrected: bool,
+) -> Awarded:  # fmt: skip
+    """blur_offset_query_id, blur_offset_query_element: any entry on the asked side."""
+    pivot = int(meta["pivot"])
+    after = meta.get("direction") == "after"
+    counts = index.occurrences(text)
+    present = sorted(counts)  # 0-based entry indices; the original asks presence, not count
+    fmt, fmt_why = _format_rest(*_format_start(text, index), text, index, len(present))
+    positions = [i + 1 for i in present]
+    side = "after" if after else "before"
+    if not present:
+        points = {
+            "ori": point(specs["ori"], 0.0, "reproduces no list entry"),
+            "position": point(specs["position"], 0.0, "not judged: no list entry occurs"),
+            "format": point(specs["format"], fmt, fmt_why),
+        }
+        ordered = in_spec_order(specs, points)
+        if corrected:
+            return Awarded((), ordered, fmt / 5.0)
+        return Awarded((), ordered, 0.0, unparsed=True, note=NO_ENTRY)
+    shown = list_values([str(p) for p in positions], 5)
+    beyond = all(p > pivot for p in positions) if after else all(p < pivot for p in positions)
+    reaching = all(p >= pivot for p in positions) if after else all(p <= pivot for p in positions)
+    if beyond:
+        position = 3.0
+        why = f"every entry given (at {shown}) lies {side} position {pivot}"
+    elif reaching:
+        position = 1.0
+        why = (
+            f"1/3: the entries given (at {shown}) include position {pivot} itself, the rest {side}"
+        )
+    else:
+        position = 0.0
+        why = f"an entry given (at {shown}) does not lie {side} position {pivot}"
+    points = {
+        "ori": point(
+            specs["ori"], 1.0, f"reproduces {plural(len(present), 'list entry', 'list entries')}"
+        ),
+        "position": point(specs["position"], position / 3.0, why),
+        "format": point(specs["format"], fmt, fmt_why),
+    }
+    total = (1.0 + position + fmt) / 5.0
+    return Awarded(_found(index, counts), in_spec_order(specs, points), total)
+
+
+def _json_format(text: str) -> tuple[float, int | None, list[Any] | None, str]:
+    """(format's raw points of 2, the list's length or None, the list, why), as the
+    original reads JSON."""
+    for candidate, whole in ((text, True), (_bracket_span(text), False)):
+        try:
+            value = loads(candidate)
+        except ValueError:  # not JSON, or nested too deep to read safely
+            if whole:
+                continue
+            return 0.0, None, None, "not JSON, nor is the span from the first [ to the last ]"
+        where = "the whole output" if whole else "the span from the first [ to the last ]"
+        if not isinstance(value, list):
+            return 0.5, None, None, f"0.25: {where} is JSON but not a list"
+        if all(isinstance(v, str) for v in value):
+            raw = 2.0 if whole else 1.5
+            return raw, len(value), value, f"{raw / 2:g}: {where} is a JSON list of strings"
+        raw = 1.5 if whole else 1.0
+        return raw, len(value), value, f"{raw / 2:g}: {where} is a JSON list, not all of strings"
+    raise AssertionError("unreachable")  # the span's attempt always returns
+
+
+def _bracket_span(text: str) -> str:
+    """text[first '[' : last ']' + 1], with Python's slicing of missing brackets (-1)."""
+    return text[text.find("[") : text.rfind("]") + 1]
+
+
+def _multi(
+    meta: Mapping[str, Any], specs: Mapping[str, PointSpec], text: str, index: ListIndex
+) -> Awarded:
+    """multi_query_id: the entries at several positions, as a JSON list."""
+    expected = [str(e) for e in meta["expected"]]
+    n = len(expected)
+    fmt, length, parsed, fmt_why = _json_format(text)
+    counts = index.occurrences(text) if parsed is None else {}
+    if length is None:
+        length = sum(counts.values())
+        counted = f"the output holds {plural(length, 'list entry', 'list entries')}"
+    else:
+        counted = f"the JSON list has {plural(length, 'item')}"
+    num = 1.0 if length == n else 0.0
+    num += max(0.0, 1.0 - abs(length - n) / n) * 2
+    num_why = f"{counted} for {n} positions asked"
+    decoded, crashes = unescape(text)
+    matched = [e for e in expected if e in decoded]
+    correct = len(matched) / n * 3.0
+    correct_why = f"{len(matched)} of the {n} asked entries occur in the output"
+    if crashes:
+        correct_why += (
+            " (an escape the original cannot decode, where it crashes, is read as written)"
+        )
+    order, order_why = _order(matched, decoded)
+    points = {
+        "format": point(specs["format"], fmt / 2.0, fmt_why),
+        "num": point(specs["num"], num / 3.0, num_why),
+        "correct": point(specs["correct"], correct / 3.0, correct_why),
+        "order": point(specs["order"], order / 2.0, order_why),
+    }
+    total = (fmt + num + correct + order) / 10.0
+    extracted = (
+        tuple(v if isinstance(v, str) else repr(v) for v in parsed)
+        if parsed is not None
+        else _found(index, counts)
+    )
+    return Awarded(extracted, in_spec_order(specs, points), total)
+
+
+def _order(matched: Sequence[str], decoded: str) -> tuple[float, str]:
+    """The order point's raw value (of 2): the asked entries' first places never go back."""
+    if len(matched) <= 1:
+        return (
+            1.0,
+            f"0.5: {plural(len(matched), 'asked entry', 'asked entries')} present, "
+            "no order to judge",
+        )
+    last = 0
+    for rank, entry in enumerate(matched, 1):
+        place = decoded.find(entry)
+        if place < last:
+            return (
+                0.0,
+                f"the asked entries present are out of order (the {rank}. one comes earlier)",
+            )
+        last = place
+    return 2.0, f"the {len(matched)} asked entries present appear in the asked order"

@@ -71,6 +71,19 @@ def bracketed(text: str) -> str:
     return text[start : end + 1] if 0 <= start < end else ""
 
 
+@dataclass(frozen=True)
+class Awarded:
+    """What a rubric program awarded one output, with the response's total given as the
+    original computes it (its own arithmetic, or 0 where it stops early while a point
+    already shows partial credit), rather than as the weighted sum of the points."""
+
+    extracted: tuple[str, ...]
+    points: list[RubricPoint]
+    total: float
+    unparsed: bool = False  # the original gave up on the output: the total is 0
+    note: str = ""  # why the total differs from the points, if it does
+
+
 def point(spec: PointSpec, earned: float, explanation: str) -> RubricPoint:
     return make_point(spec.name, spec.weight, earned, explanation, spec.capabilities)
 

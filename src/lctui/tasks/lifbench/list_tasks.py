@@ -1,10 +1,12 @@
 """The six List tasks of LIFBench with our own instruction wordings and variable spaces.
 
-Each task has several expression templates (rewordings of one instruction) and a
-declared variable space (queried positions in the head, middle or tail block, the
-direction of an offset, the output format). Example `index` uses expression
-`index % E` and variable sample `(index // E) % V`, so every combination recurs and
-stability over expressions and variables can be measured.
+Each task has several expressions (our rewordings of one instruction; for the offset
+tasks, as in the original, each wording asks in one direction, after or before) and a
+declared variable space: the six positions asked at the seed and length (two in the
+head, two in the middle, two in the tail; list_context.draw_plan), or for
+multi_query_id the five arrays of 2, 4, 6, 8 and 10 positions. Example `index` uses
+expression `index % E` and variable sample `(index // E) % V`, so every combination
+recurs and stability over expressions and variables can be measured.
 """
 
 from __future__ import annotations
@@ -16,25 +18,19 @@ from dataclasses import dataclass
 from typing import Any, ClassVar
 
 from lctui.core.protocols import Tokenizer
+from lctui.core.types import ParamSpec
 from lctui.tasks.base import Draft, Task
 from lctui.tasks.budget import Budget
 from lctui.tasks.lifbench.list_context import (
-    HEX32_PATTERN,
+    MULTI_SIZES,
     SCENARIO_DESCRIPTION,
     ListLayout,
     build_list,
     list_stream,
 )
-from lctui.tasks.lifbench.shared import LifbenchTask
+from lctui.tasks.lifbench.shared import RULES_PARAM, LifbenchTask
 
-SINGLE_FORMATS: dict[str, str] = {
-    "plain": "Reply with that entry alone, exactly as written in the list, without its number.",
-    "quoted": "Reply with that entry alone, exactly as written in the list, in double quotes.",
-    "bracketed": (
-        "Reply with that entry alone, exactly as written in the list, inside square "
-        "brackets like [entry]."
-    ),
-}
+SINGLE_FORMAT = "Reply with that entry alone, exactly as written in the list, without its number."
 MULTI_FORMAT = (
     'Reply with a JSON list of those entries as strings, in the order asked, e.g. ["first", '
     '"second"], and nothing else.'
@@ -43,31 +39,27 @@ DIRECTION_WORDS: dict[str, dict[str, str]] = {
     "after": {"direction": "after", "follows": "follows", "later": "later than"},
     "before": {"direction": "before", "follows": "precedes", "later": "earlier than"},
 }
+REGIONS = ("head", "head", "middle", "middle", "tail", "tail")
 
-Where = tuple[str, int]  # (block, offset in the block)
 
-
-def render_answer(elements: Sequence[str], fmt: str) -> str:
-    """The exact reference output for `elements` in format `fmt`."""
-    if fmt == "json":
-        return json.dumps(list(elements), ensure_ascii=False)
+def render_answer(elements: Sequence[str], multi: bool) -> str:
+    """The exact reference output: the entry alone, or a JSON list of the entries."""
+    if multi:
+        return json.dumps(list(elements))
     (element,) = elements
-    if fmt == "quoted":
-        return f'"{element}"'
-    if fmt == "bracketed":
-        return f"[{element}]"
     return element
 
 
 @dataclass(frozen=True)
 class ListSpec:
-    """One List task: its LIFEval name, wordings and variable samples."""
+    """One List task: its LIFEval name, wordings (with their direction) and variables."""
 
     name: str
     description: str
     expressions: tuple[str, ...]
     variables: tuple[Mapping[str, Any], ...]
     max_new_tokens: int = 100
+    directions: tuple[str, ...] = ()  # per expression, for the offset tasks
 
 
 def _positions_text(positions: Sequence[int]) -> str:
@@ -77,48 +69,43 @@ def _positions_text(positions: Sequence[int]) -> str:
 
 class ListTask(LifbenchTask):
     scenario: ClassVar[str] = "list"
+    param_specs: ClassVar[tuple[ParamSpec, ...]] = (RULES_PARAM,)
     spec: ListSpec
 
     def __init__(self, spec: ListSpec) -> None:
-        super().__init__(spec, spec.max_new_tokens)
+        super().__init__(spec, spec.max_new_tokens, {"rules": "original"})
 
     def build(self, rng: random.Random, budget: Budget, tokenizer: Tokenizer, index: int) -> Draft:
         expression, variable = self.choice(index)
         template = self.spec.expressions[expression]
         sample = self.spec.variables[variable]
         kind = self.spec.name
-        fmt = str(sample.get("format", "json" if kind == "multi_query_id" else "plain"))
-        direction = str(sample.get("direction", "after"))
-        step = 1 if direction == "after" else -1
+        multi = kind == "multi_query_id"
+        direction = self.spec.directions[expression] if self.spec.directions else None
+        step = {"after": 1, "before": -1, None: 0}[direction]
 
-        def query(layout: ListLayout) -> dict[str, Any]:
-            if kind == "multi_query_id":
-                positions = [layout.region_position(r, o) for r, o in sample["at"]]
-                return {"pivot": None, "expected": positions}
-            region, offset = sample["at"]
-            pivot = layout.region_position(region, offset)
-            if kind == "single_query_id":
-                return {"pivot": pivot, "expected": [pivot]}
-            return {"pivot": pivot, "expected": [pivot + step]}
+        def query(layout: ListLayout) -> tuple[int | None, list[int]]:
+            """(the position named in the question, the positions of the answer)."""
+            if multi:
+                return None, layout.array(int(sample["array"]))
+            pivot = layout.single(int(sample["slot"]))
+            return pivot, [pivot + step]
 
         def make_question(layout: ListLayout) -> str:
-            q = query(layout)
+            pivot, expected = query(layout)
             fields = {
-                **DIRECTION_WORDS[direction],
-                "fmt": MULTI_FORMAT if fmt == "json" else SINGLE_FORMATS[fmt],
-                "pos": q["pivot"],
-                "positions": _positions_text(q["expected"]),
-                "element": layout.at(q["pivot"]) if q["pivot"] is not None else "",
+                "fmt": MULTI_FORMAT if multi else SINGLE_FORMAT,
+                "pos": pivot,
+                "positions": _positions_text(expected),
+                "element": layout.at(pivot) if pivot is not None else "",
             }
             return "\n\n" + template.format(**fields)
 
         seed, key = self.shared(budget, tokenizer)
         built = build_list(list_stream(seed, tokenizer), rng, budget, tokenizer, make_question)
         layout = built.layout
-        q = query(layout)
-        expected_positions: list[int] = q["expected"]
+        pivot, expected_positions = query(layout)
         expected = [layout.at(p) for p in expected_positions]
-        reference = render_answer(expected, fmt)
         metadata: dict[str, Any] = {
             "scorer": "lifeval",
             "scenario": "list",
@@ -126,21 +113,17 @@ class ListTask(LifbenchTask):
             "lifeval_task": kind,
             "expression": expression,
             "variable": variable,
-            "format": fmt,
             "expected": expected,
             "expected_positions": expected_positions,
-            "reference": reference,
+            "reference": render_answer(expected, multi),
             "gold_mode": "exact",
-            "value_pattern": HEX32_PATTERN,
             "list_size": layout.size,
         }
-        if q["pivot"] is not None:
-            metadata["pivot"] = q["pivot"]
-        if kind != "single_query_id" and kind != "multi_query_id":
+        if pivot is not None:
+            metadata["pivot"] = pivot
+            metadata["region"] = REGIONS[int(sample["slot"])]
+        if direction is not None:
             metadata["direction"] = direction
-        if kind.startswith("blur_"):
-            pivot = q["pivot"]
-            metadata["allowed"] = [pivot + 1, layout.size] if step > 0 else [1, pivot - 1]
         depth = 100.0 * expected_positions[0] / layout.size
         return Draft(
             preamble=SCENARIO_DESCRIPTION,
@@ -153,47 +136,29 @@ class ListTask(LifbenchTask):
         )
 
 
-def _single_vars() -> tuple[Mapping[str, Any], ...]:
-    return (
-        {"at": ("head", 0), "format": "plain"},
-        {"at": ("head", 6), "format": "quoted"},
-        {"at": ("middle", 2), "format": "plain"},
-        {"at": ("middle", 4), "format": "bracketed"},
-        {"at": ("tail", 9), "format": "plain"},
-        {"at": ("tail", 3), "format": "quoted"},
-        {"at": ("head", 3), "format": "bracketed"},
-    )
-
-
-def _offset_vars() -> tuple[Mapping[str, Any], ...]:
-    return (
-        {"at": ("head", 0), "direction": "after", "format": "plain"},
-        {"at": ("head", 7), "direction": "before", "format": "quoted"},
-        {"at": ("middle", 2), "direction": "after", "format": "plain"},
-        {"at": ("middle", 1), "direction": "before", "format": "bracketed"},
-        {"at": ("tail", 9), "direction": "before", "format": "plain"},
-        {"at": ("tail", 4), "direction": "after", "format": "quoted"},
-    )
-
-
-def _blur_vars() -> tuple[Mapping[str, Any], ...]:
-    return (
-        {"at": ("head", 2), "direction": "after", "format": "plain"},
-        {"at": ("head", 8), "direction": "before", "format": "quoted"},
-        {"at": ("middle", 2), "direction": "after", "format": "plain"},
-        {"at": ("middle", 3), "direction": "before", "format": "bracketed"},
-        {"at": ("tail", 6), "direction": "before", "format": "plain"},
-        {"at": ("tail", 1), "direction": "after", "format": "quoted"},
-    )
-
-
-_MULTI_VARS: tuple[Mapping[str, Any], ...] = (
-    {"at": (("head", 1), ("middle", 2))},
-    {"at": (("head", 0), ("head", 5), ("tail", 8))},
-    {"at": (("middle", 0), ("tail", 2), ("head", 9), ("middle", 4))},
-    {"at": (("tail", 9), ("head", 2))},
-    {"at": (("head", 4), ("middle", 1), ("tail", 5))},
+_SINGLE_VARS: tuple[Mapping[str, Any], ...] = tuple(
+    {"slot": slot, "region": region} for slot, region in enumerate(REGIONS)
 )
+_MULTI_VARS: tuple[Mapping[str, Any], ...] = tuple(
+    {"array": k, "size": size} for k, size in enumerate(MULTI_SIZES)
+)
+
+
+def _directed(templates: Sequence[str]) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """(expressions, their directions): every template asked after, then before."""
+    keep = {"pos": "{pos}", "element": "{element}", "fmt": "{fmt}"}
+    expressions, directions = [], []
+    for direction, words in DIRECTION_WORDS.items():
+        for template in templates:
+            expressions.append(template.format(**keep, **words))
+            directions.append(direction)
+    return tuple(expressions), tuple(directions)
+
+
+def _offset_spec(name: str, description: str, templates: Sequence[str]) -> ListSpec:
+    expressions, directions = _directed(templates)
+    return ListSpec(name, description, expressions, _SINGLE_VARS, directions=directions)
+
 
 LIST_TASKS: tuple[ListSpec, ...] = (
     ListSpec(
@@ -207,7 +172,7 @@ LIST_TASKS: tuple[ListSpec, ...] = (
             "Retrieve element {pos} from the numbered list. {fmt}",
             "Copy out the entry labelled {pos} in the list. {fmt}",
         ),
-        _single_vars(),
+        _SINGLE_VARS,
     ),
     ListSpec(
         "multi_query_id",
@@ -222,7 +187,7 @@ LIST_TASKS: tuple[ListSpec, ...] = (
         _MULTI_VARS,
         512,
     ),
-    ListSpec(
+    _offset_spec(
         "offset_query_id",
         "LIFBench List: return the entry just before or after a given position",
         (
@@ -232,9 +197,8 @@ LIST_TASKS: tuple[ListSpec, ...] = (
             "Look at entry {pos}, then give the entry just {direction} it. {fmt}",
             "Return the list element that immediately {follows} element {pos}. {fmt}",
         ),
-        _offset_vars(),
     ),
-    ListSpec(
+    _offset_spec(
         "offset_query_element",
         "LIFBench List: return the entry just before or after a given entry",
         (
@@ -244,9 +208,8 @@ LIST_TASKS: tuple[ListSpec, ...] = (
             'Locate the item "{element}"; what is the item just {direction} it? {fmt}',
             'Return the list entry that immediately {follows} "{element}". {fmt}',
         ),
-        _offset_vars(),
     ),
-    ListSpec(
+    _offset_spec(
         "blur_offset_query_id",
         "LIFBench List: return any one entry after or before a given position",
         (
@@ -256,9 +219,8 @@ LIST_TASKS: tuple[ListSpec, ...] = (
             "Return one list entry placed {direction} entry {pos}; any of them will do. {fmt}",
             "Choose an item that appears {later} entry {pos} in the list. {fmt}",
         ),
-        _blur_vars(),
     ),
-    ListSpec(
+    _offset_spec(
         "blur_offset_query_element",
         "LIFBench List: return any one entry after or before a given entry",
         (
@@ -268,7 +230,6 @@ LIST_TASKS: tuple[ListSpec, ...] = (
             'Return one list entry placed {direction} "{element}"; any of them will do. {fmt}',
             'Choose an item that appears {later} "{element}" in the list. {fmt}',
         ),
-        _blur_vars(),
     ),
 )
 

@@ -29,8 +29,19 @@ from lctui.core.hashing import seed_from
 from lctui.core.protocols import Tokenizer
 from lctui.tasks.base import Task
 from lctui.tasks.budget import Budget
+from lctui.tasks.params import choice_param
 
 STREAM_CACHE_SIZE = 4
+# The one declaration of LIFEval's rule variants, for the tasks whose scorer offers
+# them: `original` awards exactly the original's points, its bugs included (the
+# published scores were made so); `corrected` fixes the bugs the README lists.
+RULES_PARAM = choice_param(
+    "rules",
+    "LIFEval scoring rules: original (as the published scores, bugs included) or "
+    "corrected (the README's LIFBench deviations, fixed)",
+    "original",
+    "corrected",
+)
 _CACHES: weakref.WeakSet[StreamCache[Any]] = weakref.WeakSet()
 
 
@@ -140,8 +151,11 @@ class LifbenchTask(Task):
     paper_tokenizer: ClassVar[str | None] = "o200k_base"
     scenario: ClassVar[str]
 
-    def __init__(self, spec: Spec, max_new_tokens: int) -> None:
-        super().__init__(f"lifbench_{spec.name}", spec.description, max_new_tokens, "Output:", {})
+    def __init__(
+        self, spec: Spec, max_new_tokens: int, params: Mapping[str, Any] | None = None
+    ) -> None:
+        name = f"lifbench_{spec.name}"
+        super().__init__(name, spec.description, max_new_tokens, "Output:", params or {})
         self.spec = spec
 
     def choice(self, index: int) -> tuple[int, int]:
