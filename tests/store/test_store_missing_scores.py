@@ -133,6 +133,8 @@ def test_an_older_file_shows_the_new_status_once_upgraded(db: Path) -> None:
         for table in ("examples", "generations", "scores", "rubric_points"):
             con.execute(f"ALTER TABLE {table} DROP COLUMN repaired")
         con.execute("ALTER TABLE runs DROP COLUMN pid")
+        for table in ("scores", "rubric_points"):
+            con.execute(f"ALTER TABLE {table} DROP COLUMN scorer_version")
     with pytest.raises(StoreError, match="open it once read-write"):
         open_store(db, read_only=True)
     with open_store(db) as store:
