@@ -112,7 +112,7 @@ def test_score_targets_find_the_generations_without_a_score(db: Path) -> None:
     delete_scores(db, "task = 'vt'")
     with open_store(db, read_only=True) as store:
         missing = score_targets(store)
-        everything = score_targets(store, missing=False)
+        everything = score_targets(store, "all")
         only_niah = score_targets(store, tasks=["niah_single_1"])
         other_run = score_targets(store, run_id="no-such-run")
         by_model = score_targets(store, models=["gold"], lengths=[1024])
