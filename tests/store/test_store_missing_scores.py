@@ -112,7 +112,7 @@ def test_score_targets_find_the_generations_without_a_score(db: Path) -> None:
     delete_scores(db, "task = 'vt'")
     with open_store(db, read_only=True) as store:
         missing = score_targets(store)
-        everything = score_targets(store, missing=False)
+        everything = score_targets(store, "all")
         only_niah = score_targets(store, tasks=["niah_single_1"])
         other_run = score_targets(store, run_id="no-such-run")
         by_model = score_targets(store, models=["gold"], lengths=[1024])
@@ -133,6 +133,8 @@ def test_an_older_file_shows_the_new_status_once_upgraded(db: Path) -> None:
         for table in ("examples", "generations", "scores", "rubric_points"):
             con.execute(f"ALTER TABLE {table} DROP COLUMN repaired")
         con.execute("ALTER TABLE runs DROP COLUMN pid")
+        for table in ("scores", "rubric_points"):
+            con.execute(f"ALTER TABLE {table} DROP COLUMN scorer_version")
     with pytest.raises(StoreError, match="open it once read-write"):
         open_store(db, read_only=True)
     with open_store(db) as store:

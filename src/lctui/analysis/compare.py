@@ -8,7 +8,8 @@ store/queries.py: unparsed counts as 0; errors, cancelled generations and genera
 without a score (missing, never paired as a 0) are left out and counted. One DuckDB
 query aligns the pairs and returns, as Arrow, per-cell counts, the counts of each
 paired difference and the changed pairs; numpy/scipy compute the statistics per
-task x length cell from those.
+task x length cell from those. A side scored (in part) by an older version of a
+scorer is compared all the same, and the result says so (`outdated_a`, `outdated_b`).
 """
 
 from __future__ import annotations
@@ -24,10 +25,12 @@ import numpy.typing as npt
 import pyarrow.compute as pc
 
 from lctui.analysis import stats
+from lctui.analysis.outdated import find_outdated, outdated_runs
 from lctui.analysis.pairing import NoPairs, explain_no_pairs
 from lctui.core.errors import UserInputError
 from lctui.store import queries
 from lctui.store.db import Store
+from lctui.store.outdated import OutdatedScores
 
 CHANGED_THRESHOLD = 0.5  # |A - B| at or above this makes a pair "changed"
 CHANGED_LIMIT = 1000  # changed pairs fetched (the counts cover all of them)
@@ -205,6 +208,9 @@ class CompareResult:
     unscored_b: int
     threshold: float
     changed: list[ChangedExample] = field(default_factory=list)  # the first CHANGED_LIMIT
+    # Scores of each side that an older version of their scorer made (analysis/outdated.py)
+    outdated_a: list[OutdatedScores] = field(default_factory=list)
+    outdated_b: list[OutdatedScores] = field(default_factory=list)
 
     @property
     def a_better(self) -> int:
@@ -215,8 +221,9 @@ class CompareResult:
         return sum(c.b_better for c in self.cells)
 
     def as_dict(self) -> dict[str, Any]:
-        """The JSON of `lctui compare --format json`."""
-        return {
+        """The JSON of `lctui compare --format json`; `outdated` (scores per side and
+        run that an older scorer version made) only when a side has any."""
+        out = {
             "a": self.a.spec,
             "b": self.b.spec,
             "unmatched": {
@@ -229,6 +236,12 @@ class CompareResult:
             },
             "cells": [c.as_dict() for c in self.cells],
         }
+        if self.outdated_a or self.outdated_b:
+            out["outdated"] = {
+                side: outdated_runs(rows)
+                for side, rows in (("a", self.outdated_a), ("b", self.outdated_b))
+            }
+        return out
 
 
 def resolve_side(cur: duckdb.DuckDBPyConnection, spec: str) -> Side:
@@ -336,7 +349,20 @@ def compare(
         errors = (totals["errors_a"], totals["errors_b"])
         unscored = (totals["unscored_a"], totals["unscored_b"])
         raise NoPairs(explain_no_pairs(store, side_a, side_b, errors, unscored))
-    return CompareResult(side_a, side_b, cells, threshold=threshold, changed=changed, **totals)
+    outdated = [
+        find_outdated(store, models=side.model_ids, run_id=side.run_id, every_attempt=True)
+        for side in (side_a, side_b)
+    ]
+    return CompareResult(
+        side_a,
+        side_b,
+        cells,
+        threshold=threshold,
+        changed=changed,
+        outdated_a=outdated[0],
+        outdated_b=outdated[1],
+        **totals,
+    )
 
 
 def _cell(

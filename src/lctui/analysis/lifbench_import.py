@@ -4,7 +4,10 @@ Each CSV row becomes an example (shared by all models: same task, length, expres
 and variable level), a generation with empty output, a `lifeval`/`ars` score and its
 rubric points, so that the metrics of analysis/lifbench.py run on imported scores and
 on our own runs alike. Every id is a hash of the row's identity, so importing the same
-folder twice adds nothing.
+folder twice adds nothing. The scores are the original's own, made by no version of
+lctui's scorer: they carry no scorer version (NULL), so they are never flagged as made
+by an older one, and their model's backend `imported` keeps `lctui rescore` away from
+their empty outputs (store/scorer_versions.py).
 """
 
 from __future__ import annotations
@@ -29,6 +32,7 @@ from lctui.core.types import (
 )
 from lctui.scoring.lifeval_points import LIFEVAL_TASKS, TaskSpec
 from lctui.store.db import Store
+from lctui.store.scorer_versions import PUBLISHED_BACKEND
 
 SCORER = "lifeval"
 METRIC = "ars"
@@ -122,7 +126,7 @@ def import_lifbench_scores(store: Store, folder: str | Path) -> ImportSummary:
     for model in models:
         spec = ModelSpec(
             name=model,
-            backend="imported",
+            backend=PUBLISHED_BACKEND,
             description="LIFBench published scores",
             reference=model == REFERENCE_MODEL,
         )
@@ -161,10 +165,14 @@ def import_lifbench_scores(store: Store, folder: str | Path) -> ImportSummary:
                 RubricPoint(p.name, p.weight, f, "imported", p.capabilities)
                 for p, f in zip(task.points, fractions, strict=True)
             )
+            # No scorer_version: the original's number, not one of lctui's rules.
             store.add_score(
                 gen_id,
-                Score(SCORER, METRIC, total, ScoreStatus.OK, (), "imported", points),
-            )
+                Score(
+                    SCORER, METRIC, total, ScoreStatus.OK, (), "imported", points,
+                    scorer_version=None,
+                ),
+            )  # fmt: skip
             added += 1
     for model in models:
         store.finish_run(run_id_for(model), "finished")

@@ -15,6 +15,7 @@ from dataclasses import dataclass
 
 from lctui.analysis.compare import CompareResult
 from lctui.analysis.correlation import CorrelationMatrix
+from lctui.analysis.outdated import find_outdated, outdated_line
 from lctui.core.errors import UserInputError
 from lctui.core.lengths import format_length
 from lctui.core.numbers import fixed, interval, p_value
@@ -23,6 +24,7 @@ from lctui.store.db import Store
 
 FORMATS = ("md", "html")
 CHANGED_SHOWN = 20
+WARNING = "Warning: "  # starts the paragraphs that say the report mixes scorer versions
 
 # Colour stops (RGB) of the heat scales: scores 0..1, and signed values -1..1.
 _SEQUENTIAL = ((0.0, (230, 124, 115)), (0.5, (255, 214, 102)), (1.0, (87, 187, 138)))
@@ -50,6 +52,20 @@ class Table:
 
 
 Block = Heading | Paragraph | Table
+
+
+def warning_blocks(lines: Sequence[str]) -> list[Block]:
+    """A paragraph per warning line (analysis/outdated.py)."""
+    return [Paragraph(WARNING + line) for line in lines]
+
+
+def warnings_of(blocks: Sequence[Block]) -> list[str]:
+    """The warning lines a report carries, for the CLI to repeat on stderr."""
+    return [
+        b.text.removeprefix(WARNING)
+        for b in blocks
+        if isinstance(b, Paragraph) and b.text.startswith(WARNING)
+    ]
 
 
 def render(blocks: Sequence[Block], fmt: str) -> str:
@@ -119,8 +135,9 @@ def _colour(value: float, stops: Sequence[tuple[float, tuple[int, int, int]]]) -
     raise AssertionError("unreachable: value is clamped to the last stop")
 
 
-def compare_blocks(result: CompareResult) -> list[Block]:
-    """A comparison: one row per task x length, then the changed examples."""
+def compare_blocks(result: CompareResult, db: str | None = None) -> list[Block]:
+    """A comparison: one row per task x length, then the changed examples; a warning
+    first for a side scored by an older scorer version (`db` goes into its fix)."""
     a, b = result.a.spec, result.b.spec
     rows, heat = [], []
     for c in result.cells:
@@ -139,6 +156,7 @@ def compare_blocks(result: CompareResult) -> list[Block]:
             "exact McNemar and a t interval; graded cells: Wilcoxon signed-rank and a paired "
             "bootstrap interval."
         ),
+        *warning_blocks(outdated_sides(result, db)),
         Table(headers, rows, heat, diverging=True),
         Paragraph(
             f"Changed examples (|A - B| >= {result.threshold:g}): {result.a_better} where A "
@@ -165,6 +183,19 @@ def compare_blocks(result: CompareResult) -> list[Block]:
             )
         )
     return blocks
+
+
+def outdated_sides(result: CompareResult, db: str | None = None) -> list[str]:
+    """A line per side with scores an older scorer version made (compared all the same)."""
+    lines = []
+    for name, spec, found in (
+        ("A", result.a.spec, result.outdated_a),
+        ("B", result.b.spec, result.outdated_b),
+    ):
+        line = outdated_line(found, db)
+        if line is not None:
+            lines.append(f"side {name} ({spec}): {line}")
+    return lines
 
 
 def _unscored_pairs(result: CompareResult) -> str:
@@ -222,6 +253,7 @@ def run_blocks(store: Store, run_id: str | None = None) -> list[Block]:
     mean = fixed(summary.mean_score)
     # A missing score is counted apart, never as a 0 (store/views.py: `unscored`).
     missing = f", {summary.unscored} not scored" if summary.unscored else ""
+    outdated = outdated_line(find_outdated(store, run_id=summary.run_id), store.where)
     return [
         Heading(f"Run {summary.run_id}"),
         Paragraph(
@@ -230,6 +262,7 @@ def run_blocks(store: Store, run_id: str | None = None) -> list[Block]:
             f"{summary.unparsed} unparsed, {summary.errors} errors, {summary.cancelled} "
             f"cancelled{missing}; mean score {mean} (errors and missing scores excluded)."
         ),
+        *warning_blocks([outdated] if outdated else []),
         Table(["model / task", *(format_length(n) for n in lengths)], rows, heat),
     ]
 

@@ -48,8 +48,8 @@ def add_parsers(sub: Any) -> None:
 
 def cmd_compare(args: argparse.Namespace) -> int:
     from lctui.analysis.compare import compare
-    from lctui.analysis.report_md import compare_blocks, render
-    from lctui.cli.output import emit, open_results, print_rich
+    from lctui.analysis.report_md import compare_blocks, outdated_sides, render
+    from lctui.cli.output import emit, open_results, print_rich, warn
 
     if args.resamples < 100:
         raise UserInputError(f"--resamples {args.resamples}: give at least 100")
@@ -62,10 +62,14 @@ def cmd_compare(args: argparse.Namespace) -> int:
             resamples=args.resamples,
             seed=args.seed,
         )
+        where = store.where
+    # Compared all the same; each side scored in part by an older scorer version is named.
+    for line in outdated_sides(result, where):
+        warn(line)
     if args.format == "json":
         emit(json.dumps(result.as_dict(), indent=2) + "\n", args.out)
     elif args.format == "md":
-        emit(render(compare_blocks(result), "md"), args.out)
+        emit(render(compare_blocks(result, where), "md"), args.out)
     else:
         print_rich(_tables(result, args.changed), args.out)
     return 0

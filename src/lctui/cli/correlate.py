@@ -50,11 +50,25 @@ def correlation_from_args(args: argparse.Namespace, store: Any) -> Any:
     )
 
 
+def outdated_of_correlation(args: argparse.Namespace, store: Any) -> Any:
+    """The scores behind the correlation that an older scorer version made."""
+    from lctui.analysis.outdated import find_outdated
+
+    length = parse_length(args.length) if args.length else None
+    return find_outdated(
+        store,
+        models=args.model,
+        lengths=None if length is None else [length],
+        with_reference=False,  # reference models are never correlated
+    )
+
+
 def cmd_correlate(args: argparse.Namespace) -> int:
-    from lctui.cli.output import emit, open_results, print_rich
+    from lctui.cli.output import emit, open_results, print_rich, warn_outdated
 
     with open_results(args) as store:
         matrix = correlation_from_args(args, store)
+        warn_outdated(outdated_of_correlation(args, store), store.where)
     if args.format == "json":
         emit(json.dumps(matrix.as_dict(), indent=2) + "\n", args.out)
         return 0

@@ -32,16 +32,30 @@ def add_parsers(sub: Any) -> None:
 
 def cmd_export_report(args: argparse.Namespace) -> int:
     from lctui.analysis.compare import compare
-    from lctui.analysis.report_md import compare_blocks, correlation_blocks, render, run_blocks
-    from lctui.cli.correlate import correlation_from_args
-    from lctui.cli.output import emit, open_results
+    from lctui.analysis.outdated import outdated_line
+    from lctui.analysis.report_md import (
+        compare_blocks,
+        correlation_blocks,
+        render,
+        run_blocks,
+        warning_blocks,
+        warnings_of,
+    )
+    from lctui.cli.correlate import correlation_from_args, outdated_of_correlation
+    from lctui.cli.output import emit, open_results, warn
 
+    # The report itself says when scores an older scorer version made are in it, and
+    # so does a warning line on stderr (the report usually goes to a file).
     with open_results(args) as store:
         if args.compare:
-            blocks = compare_blocks(compare(store, *args.compare))
+            blocks = compare_blocks(compare(store, *args.compare), store.where)
         elif args.correlate:
+            line = outdated_line(outdated_of_correlation(args, store), store.where)
             blocks = correlation_blocks(correlation_from_args(args, store))
+            blocks += warning_blocks([line] if line else [])
         else:
             blocks = run_blocks(store, args.run)
+    for line in warnings_of(blocks):
+        warn(line)
     emit(render(blocks, "html" if args.html else "md"), args.out)
     return 0

@@ -1,4 +1,6 @@
-"""Output helpers shared by the CLI's analysis commands (compare, correlate, export-report)."""
+"""Output helpers shared by the CLI's analysis commands (compare, correlate, export-report)
+and the warning about scores an older scorer version made, which every command that
+shows scores prints."""
 
 from __future__ import annotations
 
@@ -9,6 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from rich.console import Console
+from rich.text import Text
 
 from lctui.core.config import load_config
 from lctui.core.errors import UserInputError
@@ -46,3 +49,20 @@ def print_rich(renderables: list[Any], out: str | None) -> None:
     for renderable in renderables:
         console.print(renderable)
     emit(buffer.getvalue(), out)
+
+
+def warn(line: str | None) -> None:
+    """Print a warning line on stderr, so it is seen beside a table, JSON or a file
+    written with --out alike; nothing when `line` is None."""
+    if line is None:
+        return
+    # soft_wrap: one line however wide the terminal (and never a markup surprise).
+    Console(stderr=True).print(Text.assemble(("Warning: ", "bold yellow"), line), soft_wrap=True)
+
+
+def warn_outdated(found: Any, db: Path | str | None = None) -> None:
+    """The warning about scores an older version of their scorer made (analysis/outdated.py),
+    naming their runs and `lctui rescore --run ID` as the fix."""
+    from lctui.analysis.outdated import outdated_line
+
+    warn(outdated_line(found, str(db) if db is not None else None))

@@ -33,6 +33,8 @@ def add_parsers(sub: Any) -> None:
 
 def cmd_report(args: argparse.Namespace) -> int:
     from lctui.analysis.lifbench import PERSPECTIVES, lifbench_reports
+    from lctui.analysis.outdated import find_outdated
+    from lctui.cli.output import warn_outdated
     from lctui.cli.run import resolve_db
     from lctui.scoring.rubric import CAPABILITIES
     from lctui.store import open_store
@@ -40,12 +42,14 @@ def cmd_report(args: argparse.Namespace) -> int:
     db = resolve_db(args, load_config(args.config))
     with open_store(db, read_only=True) as store:
         reports = lifbench_reports(store, args.model)
+        outdated = find_outdated(store, models=args.model, scorers=["lifeval"])
     if not reports:
         wanted = f" for {', '.join(args.model)}" if args.model else ""
         raise UserInputError(
             f"{db} holds no lifeval scores{wanted}; import some with "
             "`lctui import lifbench-scores DIR --db PATH`"
         )
+    warn_outdated(outdated, db)  # on stderr: the JSON stays parseable
     if args.format == "json":
         print(json.dumps([r.as_dict() for r in reports], indent=2))
         return 0

@@ -1,8 +1,10 @@
-"""`lctui rescore`: score stored generations that have no score (or all of them again).
+"""`lctui rescore`: score stored outputs again where the score is missing or outdated.
 
 A generation that succeeded but lost its score row (or never got one) is shown as not
-scored, never as 0; this scores its stored output with the same scorer a run uses and
-writes the score, after which `results` and every summary show the real score.
+scored, never as 0; one whose score an older version of its scorer made is flagged as
+outdated (scoring/versions.py). This scores their stored outputs with the scorer a run
+uses and writes the new scores, which become the latest (the old rows are kept,
+superseded); `results` and every summary then show scores made by today's rules.
 """
 
 from __future__ import annotations
@@ -17,30 +19,34 @@ from lctui.core.config import load_config
 from lctui.core.errors import UserInputError
 from lctui.core.lengths import parse_lengths
 
+# Without a flag: `stale`, the missing and the outdated scores (store/rescoring.py).
+_WHICH_HELP = {
+    "missing": "only the generations without a score",
+    "outdated": "only the generations scored by an older version of their scorer",
+    "all": "every generation that succeeded (published scores imported from LIFBench "
+    "excepted: they have no output to score)",
+}
+
 
 def add_parsers(sub: Any) -> None:
     from lctui.cli import common_options
 
     rescore = sub.add_parser(
         "rescore",
-        help="score stored generations that have no score (--all: every one, again)",
+        help="score stored outputs whose score is missing or outdated (--all: every one)",
         description="Score the stored outputs of generations that succeeded but have no "
-        "rule-based score (shown as not scored, left out of the means), with the scorer "
-        "their example names, and store the scores. --all scores every generation that "
-        "succeeded again (after a scorer changed); the latest score is the one shown.",
+        "rule-based score (shown as not scored, left out of the means), or whose latest "
+        "score an older version of its scorer made (flagged as outdated), with the "
+        "scorer their example names, and store the new scores: they become the latest "
+        "and the old rows are kept, superseded. Without --missing, --outdated or --all "
+        "it does both of the first two.",
     )
     which = rescore.add_mutually_exclusive_group()
-    which.add_argument(
-        "--missing",
-        dest="all",
-        action="store_false",
-        default=False,
-        help="only the generations without a score (the default)",
-    )
-    which.add_argument(
-        "--all", dest="all", action="store_true", default=False,
-        help="every generation that succeeded",
-    )  # fmt: skip
+    for flag in ("missing", "outdated", "all"):
+        which.add_argument(
+            f"--{flag}", dest="which", action="store_const", const=flag, help=_WHICH_HELP[flag]
+        )
+    rescore.set_defaults(which="stale")
     rescore.add_argument("--run", metavar="RUN_ID", help="only the generations of this run")
     rescore.add_argument(
         "--model", "-m", action="append", metavar="M", help="only this model (repeatable)"
@@ -51,11 +57,37 @@ def add_parsers(sub: Any) -> None:
     rescore.set_defaults(handler=cmd_rescore)
 
 
+def _what(which: str, targets: list[Any]) -> str:
+    """'6 generation(s) that have no score', '2 ... scored by an older scorer version'."""
+    outdated = sum(1 for t in targets if t.outdated)
+    missing = len(targets) - outdated
+    if which == "all":
+        return f"{len(targets)} generation(s)"
+    if not outdated:
+        return f"{missing} generation(s) that have no score"
+    if not missing:
+        return f"{outdated} generation(s) scored by an older version of their scorer"
+    return (
+        f"{len(targets)} generation(s): {missing} that have no score and {outdated} scored "
+        "by an older version of their scorer"
+    )
+
+
+_NOTHING = {
+    "stale": "generation without a score or scored by an older scorer version",
+    "missing": "generation without a score",
+    "outdated": "generation scored by an older scorer version",
+    "all": "generation that succeeded",
+}
+
+
 def cmd_rescore(args: argparse.Namespace) -> int:
+    from lctui.analysis.outdated import find_outdated
+    from lctui.cli.output import warn_outdated
     from lctui.cli.run import print_missing_hint, resolve_db, score_table
-    from lctui.engine.rescore import rescore_targets
+    from lctui.engine.rescore import find_targets, rescore_targets
+    from lctui.scoring.versions import current_versions
     from lctui.store import open_store
-    from lctui.store.rescoring import score_targets
 
     db = resolve_db(args, load_config(args.config))
     if not db.is_file():
@@ -65,20 +97,13 @@ def cmd_rescore(args: argparse.Namespace) -> int:
     console = Console()
     # Shared, like `lctui run`: the TUI can browse the file while this writes it.
     with open_store(db, shared=True) as store:
-        targets = score_targets(
-            store,
-            missing=not args.all,
-            run_id=args.run,
-            models=args.model,
-            tasks=tasks,
-            lengths=lengths,
+        targets = find_targets(
+            store, args.which, run_id=args.run, models=args.model, tasks=tasks, lengths=lengths
         )
         if not targets:
-            what = "generation that succeeded" if args.all else "generation without a score"
-            console.print(f"Nothing to score: no {what} in {db} matches.")
+            console.print(f"Nothing to score: no {_NOTHING[args.which]} in {db} matches.")
             return 0
-        what = "generation(s)" if args.all else "generation(s) that have no score"
-        console.print(f"Scoring {len(targets)} {what} in {db} ...")
+        console.print(f"Scoring {_what(args.which, targets)} in {db} ...")
         with Progress(
             TextColumn("scoring"), BarColumn(), MofNCompleteColumn(), console=console,
             transient=True,
@@ -90,12 +115,13 @@ def cmd_rescore(args: argparse.Namespace) -> int:
         console.print(summary.describe())
         # The cells the scored generations belong to (and their neighbours in the grid).
         cells = [t for t in targets if t.task is not None and t.length is not None]
-        rows = store.cell_summary(
-            models=sorted({t.model for t in cells}),
-            tasks=sorted({str(t.task) for t in cells}),
-            lengths=sorted({int(t.length or 0) for t in cells}),
-        )
+        in_models = sorted({t.model for t in cells})
+        in_tasks = sorted({str(t.task) for t in cells})
+        in_lengths = sorted({int(t.length or 0) for t in cells})
+        rows = store.cell_summary(in_models, in_tasks, in_lengths, versions=current_versions())
+        left = find_outdated(store, models=in_models, tasks=in_tasks, lengths=in_lengths)
     if rows:
         console.print(score_table(rows, sorted({int(r["length"]) for r in rows})))
         print_missing_hint(console, rows, db)
+        warn_outdated(left, db)
     return 0 if summary.complete else 1

@@ -22,7 +22,9 @@ else:  # pragma: no cover - exercised on 3.10 only
 from rich.console import Console
 from rich.table import Table
 
+from lctui.analysis.outdated import find_outdated
 from lctui.backends import load_backend, resolve_model
+from lctui.cli.output import warn_outdated
 from lctui.cli.progress import RichProgressSink
 from lctui.core.bounds import check_n, check_seed, check_temperature
 from lctui.core.config import Config, load_config
@@ -32,6 +34,7 @@ from lctui.core.paths import data_dir, default_db_path
 from lctui.core.types import ModelSpec
 from lctui.engine import Engine, RunOutcome, RunRequest
 from lctui.engine.plan import check_tokenizer_choice
+from lctui.scoring.versions import current_versions
 from lctui.store import Store, open_store
 from lctui.store.db import MEMORY
 from lctui.tasks import select_tasks
@@ -305,14 +308,14 @@ def _report(
             f"Run {outcome.run_id}: {outcome.done} done, {outcome.errors} error(s), "
             f"{outcome.skipped} already stored."
         )
-    rows = store.cell_summary(
-        models=[m.name for m in request.models],
-        tasks=[t.name for t in request.tasks],
-        lengths=list(request.lengths),
-    )
+    models, tasks = [m.name for m in request.models], [t.name for t in request.tasks]
+    lengths = list(request.lengths)
+    rows = store.cell_summary(models, tasks, lengths, versions=current_versions())
     if rows:
         console.print(_score_table(rows, request))
         print_missing_hint(console, rows, db)
+        found = find_outdated(store, models=models, tasks=tasks, lengths=lengths)
+        warn_outdated(found, db)
     if request.judge is not None and outcome.run_id is not None:
         from lctui.analysis.accounting import judge_stats
 
@@ -372,4 +375,6 @@ def _cell_text(cell: dict[str, Any]) -> str:
         text += f" [red]{cell['n_error']} err[/]"
     if cell.get("n_unscored"):
         text += f" [magenta]{cell['n_unscored']} not scored[/]"
+    if cell.get("n_outdated"):
+        text += f" [yellow]{cell['n_outdated']} outdated[/]"
     return text

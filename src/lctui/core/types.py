@@ -179,6 +179,10 @@ class Score:
     explanation: str
     points: tuple[RubricPoint, ...] = ()
     extras: Mapping[str, JSONValue] = field(default_factory=dict)
+    # The version of the scorer's rules that made it (scoring/versions.py), stamped by
+    # lctui.scoring; None for a score no lctui scorer made (a failed request, published
+    # scores imported from an original harness).
+    scorer_version: int | None = None
 
 
 @dataclass(frozen=True)

@@ -42,6 +42,7 @@ from lctui.scoring.judge import (
     parse_reply,
     shorten,
 )
+from lctui.scoring.versions import with_version
 from lctui.store.judge_calls import (
     JudgeCall,
     add_judge_calls,
@@ -281,7 +282,7 @@ class Judging:
             for p, c in zip(prompts, calls, strict=True)
         }
         extras = {"judge": self.spec.name, "judge_calls": [c.call_id for c in calls]}
-        score = judge_score(task, parsed, replies, extras, failures)
+        score = with_version(judge_score(task, parsed, replies, extras, failures))
         self.summary.judged += 1
         self.summary.unparsed += score.status.value == "unparsed"
         self.store.add_score(generation_id, score)

@@ -6,6 +6,8 @@ their examples, each chunk read on a short-lived cursor and flushed in one
 transaction, so a store that holds its file only per query or flush can be read by
 another process in between. A generation whose example is not stored, or whose
 scorer fails, keeps the score it had (none, when it was unscored) and is counted.
+The new score rows carry the current scorer versions and become the latest; the rows
+they replace stay in `scores`, superseded (`latest` false), with their rubric points.
 """
 
 from __future__ import annotations
@@ -15,9 +17,10 @@ from dataclasses import dataclass
 
 from lctui.core.types import Example
 from lctui.scoring import score_example
+from lctui.scoring.versions import current_versions
 from lctui.store import Store
-from lctui.store.queries import load_example
-from lctui.store.rescoring import ScoreTarget, stored_outputs
+from lctui.store.queries import Source, load_example
+from lctui.store.rescoring import ScoreTarget, Which, score_targets, stored_outputs
 
 CHUNK = 256  # generations scored per read and flush
 
@@ -57,6 +60,28 @@ class RescoreSummary:
         if self.stopped:
             parts.append(f"stopped with {self.left} left")
         return "; ".join(parts) + "."
+
+
+def find_targets(
+    src: Source,
+    which: Which = "stale",
+    *,
+    run_id: str | None = None,
+    models: Sequence[str] | None = None,
+    tasks: Sequence[str] | None = None,
+    lengths: Sequence[int] | None = None,
+) -> list[ScoreTarget]:
+    """The stored generations to score: `which` of store.rescoring.WHICH, judged against
+    the current scorer versions (the default, `stale`: missing or outdated scores)."""
+    return score_targets(
+        src,
+        which,
+        versions=current_versions(),
+        run_id=run_id,
+        models=models,
+        tasks=tasks,
+        lengths=lengths,
+    )
 
 
 def rescore_targets(

@@ -2,6 +2,8 @@
 
 Examples name their scorer in `metadata["scorer"]` (default "recall"); suites register more.
 A scorer that fails on an output scores that output 0 (unparsed), see scoring/failure.py.
+Every score made here carries its scorer's version (scoring/versions.py: bump it with
+any change that can change a stored score).
 """
 
 from __future__ import annotations
@@ -12,17 +14,28 @@ from lctui.scoring.failure import SCORER_FAILURE, describe_failure, failed_outpu
 from lctui.scoring.lifeval import score_lifeval
 from lctui.scoring.recall import score_recall
 from lctui.scoring.relation import score_relation
+from lctui.scoring.versions import SCORER_VERSIONS, current_versions, with_version
 
 DEFAULT_SCORER = "recall"
 
 SCORERS: dict[str, Scorer] = {"recall": score_recall}
 
 
-def register_scorer(name: str, scorer: Scorer, *, replace: bool = False) -> None:
-    """Make `scorer` available to examples whose metadata names `name`."""
+def register_scorer(
+    name: str, scorer: Scorer, *, version: int | None = None, replace: bool = False
+) -> None:
+    """Make `scorer` available to examples whose metadata names `name`.
+
+    `version` declares the version of its rules (scoring/versions.py); the built-in
+    scorers declare theirs in SCORER_VERSIONS, others default to 1.
+    """
     if name in SCORERS and not replace and SCORERS[name] is not scorer:
         raise ValueError(f"a scorer named {name!r} is already registered")
     SCORERS[name] = scorer
+    if version is not None:
+        SCORER_VERSIONS[name] = version
+    else:
+        SCORER_VERSIONS.setdefault(name, 1)
 
 
 register_scorer("lifeval", score_lifeval)
@@ -50,13 +63,14 @@ def score_example(example: Example, output: str) -> Score:
     """
     name, scorer = scorer_of(example)
     try:
-        return scorer(example, output)
+        return with_version(scorer(example, output), name)
     except Exception as exc:
         failure = exc
     try:
-        return failed_output_score(example, scorer, name, describe_failure(failure))
+        score = failed_output_score(example, scorer, name, describe_failure(failure))
     except Exception:
         raise failure from None
+    return with_version(score, name)
 
 
 def score_failed_output(example: Example, reason: str, *, with_points: bool = True) -> Score:
@@ -66,14 +80,17 @@ def score_failed_output(example: Example, reason: str, *, with_points: bool = Tr
     the scorer entirely (when even scoring an empty output is not to be trusted).
     """
     name, scorer = scorer_of(example)
-    return failed_output_score(example, scorer if with_points else None, name, reason)
+    score = failed_output_score(example, scorer if with_points else None, name, reason)
+    return with_version(score, name)
 
 
 __all__ = [
     "DEFAULT_SCORER",
     "SCORERS",
     "SCORER_FAILURE",
+    "SCORER_VERSIONS",
     "Scorer",
+    "current_versions",
     "error_score",
     "register_scorer",
     "score_example",
@@ -82,4 +99,5 @@ __all__ = [
     "score_recall",
     "score_relation",
     "scorer_of",
+    "with_version",
 ]

@@ -159,10 +159,11 @@ class Store(ClosesOnExit):
         tasks: Sequence[str] | None = None,
         lengths: Sequence[int] | None = None,
         run_id: str | None = None,
+        versions: Mapping[str, int] | None = None,
     ) -> list[dict[str, Any]]:
         """`cell_scores` as dicts, for the CLI's final table."""
         cells = queries.cell_scores(
-            self, run_id=run_id, models=models, tasks=tasks, lengths=lengths
+            self, run_id=run_id, models=models, tasks=tasks, lengths=lengths, versions=versions
         )
         return [cell.as_dict() for cell in cells]
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import contextlib
 import json
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import asdict, dataclass
 from typing import Any, Protocol
 
@@ -18,6 +18,7 @@ import pyarrow as pa
 from lctui.core.errors import StoreError
 from lctui.core.types import Example, Span
 from lctui.store.run_status import status_now
+from lctui.store.scorer_versions import outdated_aggregate
 from lctui.store.sql_gate import check_reading
 from lctui.store.views import RESULT_STATUS
 
@@ -95,6 +96,9 @@ class CellScore:
     n_cancelled: int
     n_unscored: int  # succeeded but has no score (missing, not 0): `lctui rescore`
     reference: bool
+    # Scored by an older version of its scorer than the `versions` asked about (0 when
+    # none were given): `lctui rescore` scores them again.
+    n_outdated: int = 0
 
     def as_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -124,7 +128,7 @@ CELL_AGGREGATES = """
 DEPTH_BUCKET = 10.0
 _DEPTH_CELLS_SQL = f"""
     SELECT model, task, length, round(depth / $bucket) * $bucket AS depth_bucket,
-           {CELL_AGGREGATES}
+           {CELL_AGGREGATES}, {{outdated}} AS n_outdated
     FROM results
     WHERE depth IS NOT NULL AND length IS NOT NULL
       AND ($models IS NULL OR list_contains($models, model))
@@ -140,16 +144,20 @@ def depth_cells(
     bucket: float = DEPTH_BUCKET,
     models: Sequence[str] | None = None,
     tasks: Sequence[str] | None = None,
+    versions: Mapping[str, int] | None = None,
 ) -> list[tuple[Any, ...]]:
     """Per model, task, length and depth bucket (depth rounded to a multiple of `bucket`
-    percent): model, task, length, depth_bucket, then the CELL_AGGREGATES columns."""
+    percent): model, task, length, depth_bucket, then the CELL_AGGREGATES columns, then
+    n_outdated (rows scored by an older version than `versions` gives, 0 without)."""
     params = {
         "bucket": float(bucket),
         "models": None if models is None else list(models),
         "tasks": None if tasks is None else list(tasks),
     }
     with _cursor(src) as cur:
-        return cur.execute(_DEPTH_CELLS_SQL, params).fetchall()
+        outdated, version_params = outdated_aggregate(cur, versions)
+        sql = _DEPTH_CELLS_SQL.format(outdated=outdated)
+        return cur.execute(sql, {**params, **version_params}).fetchall()
 
 
 def cell_scores(
@@ -159,15 +167,17 @@ def cell_scores(
     models: Sequence[str] | None = None,
     tasks: Sequence[str] | None = None,
     lengths: Sequence[int] | None = None,
+    versions: Mapping[str, int] | None = None,
 ) -> list[CellScore]:
     """Mean score and status counts per cell, from the `results_core` view.
 
     `run_id` keeps cells whose latest generation came from that run; `models` matches
-    names or fingerprints. None means no filter.
+    names or fingerprints. None means no filter. `versions` (scorer -> current version,
+    lctui.scoring.versions) counts the scores an older version made (`n_outdated`).
     """
     sql = f"""
         SELECT model, task, length, min(metric) AS metric, {CELL_AGGREGATES},
-               count(*) FILTER (WHERE status = 'ok') AS n_ok
+               count(*) FILTER (WHERE status = 'ok') AS n_ok, {{outdated}} AS n_outdated
         FROM results_core
         WHERE ($run_id IS NULL OR run_id = $run_id)
           AND ($models IS NULL OR list_contains($models, model)
@@ -184,7 +194,8 @@ def cell_scores(
         "lengths": None if lengths is None else [int(n) for n in lengths],
     }
     with _cursor(src) as cur:
-        cur.execute(sql, params)
+        outdated, version_params = outdated_aggregate(cur, versions)
+        cur.execute(sql.format(outdated=outdated), {**params, **version_params})
         return [CellScore(**record) for record in _records(cur)]
 
 
@@ -312,8 +323,8 @@ def get_generation(src: Source, generation_id: str) -> dict[str, Any] | None:
             return None
         record = found[0]
         cur.execute(
-            "SELECT scorer, metric, value, status, extracted, explanation, extras, scored_at "
-            "FROM latest_scores WHERE generation_id = ? ORDER BY scorer, metric",
+            "SELECT scorer, metric, value, status, extracted, explanation, extras, scored_at, "
+            "scorer_version FROM latest_scores WHERE generation_id = ? ORDER BY scorer, metric",
             [generation_id],
         )
         scores = _records(cur)

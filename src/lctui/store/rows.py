@@ -98,6 +98,7 @@ SCHEMAS: dict[str, pa.Schema] = {
             ("explanation", _S),
             ("extras", _S),
             ("scored_at", _TS),
+            ("scorer_version", _I32),  # NULL: made by no lctui scorer (scoring/versions.py)
             ("repaired", _B),
         ]
     ),
@@ -112,6 +113,7 @@ SCHEMAS: dict[str, pa.Schema] = {
             ("weight", _F),
             ("earned", _F),
             ("explanation", _S),
+            ("scorer_version", _I32),  # that of its score row
             ("repaired", _B),
         ]
     ),
@@ -222,12 +224,17 @@ def score_row(generation_id: str, s: Score, scored_us: int) -> Row:
             s.explanation,
             to_json(dict(s.extras)),
             scored_us,
+            s.scorer_version,
         )
     )
 
 
 def point_rows(
-    generation_id: str, scorer: str, scored_us: int, points: Iterable[RubricPoint]
+    generation_id: str,
+    scorer: str,
+    scored_us: int,
+    points: Iterable[RubricPoint],
+    scorer_version: int | None = None,
 ) -> list[Row]:
     return [
         flagged(
@@ -241,6 +248,7 @@ def point_rows(
                 p.weight,
                 p.earned,
                 p.explanation,
+                scorer_version,
             )
         )
         for idx, p in enumerate(points)

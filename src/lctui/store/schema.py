@@ -15,6 +15,7 @@ import duckdb
 from lctui.core.errors import StoreError
 from lctui.store.derived import add_derived_columns
 from lctui.store.latest import add_latest_columns
+from lctui.store.scorer_versions import add_scorer_versions
 from lctui.store.views import create_views
 
 # Every timestamp column holds UTC without a time zone, so files read the same anywhere.
@@ -181,6 +182,11 @@ MIGRATIONS: tuple[Migration, ...] = (
     ),
     Migration(
         7, "repaired flags on text rows, the pid of each run", _add_repair_flags_and_run_pids
+    ),
+    Migration(
+        8,
+        "scorer_version on scores and rubric points (0: before versions; NULL: no scorer's)",
+        add_scorer_versions,
     ),
 )
 SCHEMA_VERSION = MIGRATIONS[-1].version

@@ -3,7 +3,9 @@
 This is how results from several boxes are combined, and how the sample runs in
 `sample_runs/` reach an empty database on first launch. Import never duplicates:
 keyed rows already present are skipped, and scores or rubric points are only
-taken for generations the target does not have yet.
+taken for generations the target does not have yet. Every column travels, the
+scorer versions of scores and points included; files written before versions were
+recorded get the "before versions" mark (store/scorer_versions.py).
 """
 
 from __future__ import annotations
@@ -17,6 +19,7 @@ import duckdb
 from lctui.core.errors import StoreError
 from lctui.store.db import Store
 from lctui.store.derived import refresh_derived
+from lctui.store.scorer_versions import unversion_foreign_rows
 
 TABLES = ("models", "runs", "examples", "generations", "scores", "rubric_points")
 _KEYED = {"models": "model_id", "runs": "run_id", "examples": "example_id"}
@@ -80,10 +83,12 @@ def _import(con: duckdb.DuckDBPyConnection, source: Path) -> int:
             "CREATE OR REPLACE TEMP TABLE _new_generations AS SELECT generation_id FROM "
             f"{new_generations} WHERE generation_id NOT IN (SELECT generation_id FROM generations)"
         )
+        unversioned = False
         for table in TABLES:
             src = _read(source, table)
             # Files from an older lctui may lack newer columns; those stay NULL/default.
             present = {r[0] for r in con.execute(f"DESCRIBE SELECT * FROM {src}").fetchall()}
+            unversioned |= table == "scores" and "scorer_version" not in present
             names = ", ".join(c for c in _columns(con, table) if c in present)
             if table in _KEYED:
                 verb, where = "INSERT OR IGNORE", ""
@@ -94,6 +99,8 @@ def _import(con: duckdb.DuckDBPyConnection, source: Path) -> int:
         refresh_derived(
             con, f"(SELECT gen_key FROM generations WHERE generation_id IN {imported})", imported
         )
+        if unversioned:  # their scores got 0, "before versions"; some were no scorer's
+            unversion_foreign_rows(con, imported)
         con.commit()
     except duckdb.Error as exc:
         con.rollback()

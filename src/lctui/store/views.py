@@ -39,6 +39,12 @@ in `judge_scores`, so means over `results` never mix the two).
     explanation     the scorer's explanation
     repaired        true when the generation's text (output, error) was changed to be
                     storable: lone UTF-16 surrogates replaced with U+FFFD
+    scorer_version  version of the scorer's rules that made the score
+                    (lctui.scoring.versions); 0 for scores stored before versions were
+                    recorded, NULL for those no lctui scorer made (errors, published
+                    scores imported with `lctui import lifbench-scores`); a score whose
+                    version is older than its scorer's current one is flagged, and
+                    `lctui rescore` scores it again
 
 `results_core`: the same rows as `results` without the columns read from the example
 (prompt_tokens, seed, idx, depth, suite); aggregates over it skip the join with the
@@ -53,10 +59,16 @@ examples table (the task, category and length are copied onto each generation).
     weight          the point's weight
     earned          fraction in [0, 1] of the weight that was earned
     explanation     why it was (not) earned
+    scorer_version  that of the score the point was written with (as in `results`)
 
 `judge_scores`: one row per latest generation and judge metric (judge_qa, judge_summ):
 run_id, model, task, length, example_id, generation_id, metric, score, status,
-explanation, scored_at; the judge's points are in `rubric` (scorer 'judge').
+explanation, scored_at, scorer_version; the judge's points are in `rubric` (scorer
+'judge').
+
+Re-scoring (`lctui rescore`) appends score rows: the newest becomes the latest and the
+views show it; the older rows stay in `scores` (and their points in `rubric_points`)
+with `latest` false, superseded but auditable.
 
 Accounting: `run_model_stats` and `judge_stats` (store/stats_views.py).
 
@@ -118,6 +130,7 @@ _RESULT_COLUMNS: tuple[tuple[str, str], ...] = (
     ("extracted", "s.extracted"),
     ("explanation", "s.explanation"),
     ("repaired", "coalesce(g.repaired, false)"),
+    ("scorer_version", "s.scorer_version"),
 )
 
 
@@ -160,7 +173,8 @@ VIEWS: dict[str, str] = {
             s.value AS score,
             s.status,
             s.explanation,
-            s.scored_at
+            s.scored_at,
+            s.scorer_version
         FROM latest_generations AS g
         JOIN latest_scores AS s ON s.gen_hash = g.gen_hash AND s.scorer = 'judge'
         LEFT JOIN models AS m ON m.model_id = g.model_id
@@ -183,7 +197,8 @@ VIEWS: dict[str, str] = {
             p.capabilities,
             p.weight,
             p.earned,
-            p.explanation
+            p.explanation,
+            p.scorer_version
         FROM latest_generations AS g
         JOIN latest_points AS p ON p.gen_hash = g.gen_hash
         LEFT JOIN models AS m ON m.model_id = g.model_id

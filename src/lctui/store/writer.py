@@ -199,11 +199,14 @@ class StoreWriter(ClosesOnExit):
         self._flush_if_full(due)
 
     def add_score(self, generation_id: str, score: Score) -> None:
-        """Buffer a score and its rubric points; they share one `scored_at`."""
+        """Buffer a score and its rubric points; they share one `scored_at` and the
+        score's `scorer_version`."""
         with self._lock:
             scored = rows.micros(time.time())
             self._awaiting.pop(generation_id, None)
-            points = rows.point_rows(generation_id, score.scorer, scored, score.points)
+            points = rows.point_rows(
+                generation_id, score.scorer, scored, score.points, score.scorer_version
+            )
             self._rows["rubric_points"].extend(points)
             self._count += len(points)
             due = self._append("scores", rows.score_row(generation_id, score, scored))

@@ -3,8 +3,10 @@ a depth x length view of one needle task, and the examples behind any cell.
 
 Every query runs in a thread worker on its own cursor and comes back as a message, so
 the screen never waits on DuckDB; answers to superseded requests are dropped. Results
-whose score is missing are shown as missing, and `s` scores them in a worker
-(engine/rescore.py, through the store's writer) with its progress in the status line.
+whose score is missing are shown as missing, those an older version of their scorer
+scored are marked `old` with a notice naming their runs, and `s` scores both in a
+worker (engine/rescore.py, through the store's writer) with its progress in the
+status line.
 """
 
 from __future__ import annotations
@@ -26,8 +28,8 @@ from textual.screen import Screen
 from textual.widgets import DataTable, Footer, Static
 from textual.worker import Worker, WorkerState, get_current_worker
 
-from lctui.engine.rescore import RescoreSummary, rescore_targets
-from lctui.store.rescoring import score_targets
+from lctui.engine.rescore import RescoreSummary, find_targets, rescore_targets
+from lctui.tui.screens.results_notices import missing_notice, outdated_notice, rescore_label
 from lctui.tui.widgets.examples_table import (
     ExampleFilter,
     ExamplesPage,
@@ -100,7 +102,9 @@ class ResultsScreen(Screen[None]):
         Binding("u", "filter('unparsed')", "Unparsed", id="results.unparsed"),
         Binding("x", "filter('errors')", "Errors", id="results.errors"),
         Binding("a", "filter('all')", "All", id="results.all"),
+        # One key, labelled for what it scores (check_action shows one of the two).
         Binding("s", "rescore_missing", "Score missing", id="results.rescore"),
+        Binding("s", "rescore_outdated", "Re-score old", id="results.rescore-outdated"),
         Binding("R,ctrl+l", "reload", "Reload", id="results.reload"),
         Binding("escape", "back", "Back", id="results.back"),
     ]
@@ -147,7 +151,9 @@ class ResultsScreen(Screen[None]):
         self._live_cursors: set[duckdb.DuckDBPyConnection] = set()
         self._cursors_lock = threading.Lock()
         self._rescoring = False
+        self._rescore_label = ""  # what the re-scoring going on does
         self._missing_told = 0  # the count of missing scores last announced
+        self._outdated_told = 0  # the count of outdated scores last announced
 
     @property
     def lctui(self) -> LctuiApp:
@@ -285,23 +291,20 @@ class ResultsScreen(Screen[None]):
             heatmap.set_grid(grid.grid, self._cursor_for(grid))
             if self._open_cell is not None:
                 self._load_examples(self._open_cell)
-            self._tell_missing(grid)
+            self._tell_scores(grid)
         self.refresh_bindings()
 
-    def _tell_missing(self, grid: ResultsGrid) -> None:
-        """Say once (per count) that some results have no score, and how to score them."""
-        missing = grid.n_unscored
+    def _tell_scores(self, grid: ResultsGrid) -> None:
+        """Say once (per count) that some results have no score, or one an older scorer
+        version made, and how to score them."""
+        missing, outdated = grid.n_unscored, grid.n_outdated
         # A run going here writes each score with its generation (or ~10 s after it).
         quiet = self._rescoring or self.lctui.running_run() is not None
         if missing and missing != self._missing_told and not quiet:
-            self.notify(
-                f"{missing} result{'' if missing == 1 else 's'} of this grid "
-                f"{'has' if missing == 1 else 'have'} no score: shown as missing (never "
-                "as 0) and left out of the means; s scores them.",
-                title="Missing scores",
-                severity="warning",
-            )
-        self._missing_told = missing
+            self.notify(missing_notice(missing), title="Missing scores", severity="warning")
+        if outdated and outdated != self._outdated_told and not quiet:
+            self.notify(outdated_notice(grid), title="Outdated scores", severity="warning")
+        self._missing_told, self._outdated_told = missing, outdated
 
     def _title(self, grid: ResultsGrid) -> str:
         if not grid.is_depth:
@@ -367,6 +370,9 @@ class ResultsScreen(Screen[None]):
         if action == "rescore_missing":
             # Shown only where a score is missing, so the footer fits 80 columns.
             return self._grid is not None and self._grid.n_unscored > 0
+        if action == "rescore_outdated":  # the same key, when only outdated ones are left
+            grid = self._grid
+            return grid is not None and grid.n_unscored == 0 and grid.n_outdated > 0
         if action == "back":
             return (
                 self._open_cell is not None
@@ -414,7 +420,8 @@ class ResultsScreen(Screen[None]):
         self._load_grid()
 
     def action_rescore_missing(self) -> None:
-        """Score the results of the grid on screen that have no score."""
+        """Score the results of the grid on screen that have no score, or one an older
+        version of their scorer made."""
         if self.lctui.read_only:
             self.notify(
                 "Opened read-only: cannot store scores. Score them with "
@@ -424,18 +431,23 @@ class ResultsScreen(Screen[None]):
             )
             return
         if self._rescoring:
-            self.notify("Already scoring the missing scores.", severity="warning")
+            self.notify(f"Already busy: {self._rescore_label.lower()}.", severity="warning")
             return
         self._rescoring = True
-        self._set_status("Scoring the missing scores…")
+        self._rescore_label = rescore_label(self._grid)
+        self._set_status(f"{self._rescore_label}…")
         self._rescore(self._depth_of)
+
+    def action_rescore_outdated(self) -> None:
+        """Score again the results of the grid that an older scorer version scored."""
+        self.action_rescore_missing()
 
     @work(thread=True, exclusive=True, group=RESCORE_GROUP, exit_on_error=False)
     def _rescore(self, depth_of: tuple[str, str] | None) -> None:
         models, tasks = ([depth_of[0]], [depth_of[1]]) if depth_of else (None, None)
         try:
             with self._cursor() as cur:
-                targets = score_targets(cur, models=models, tasks=tasks)
+                targets = find_targets(cur, "stale", models=models, tasks=tasks)
             summary = rescore_targets(
                 self.lctui.store,
                 targets,
@@ -456,20 +468,21 @@ class ResultsScreen(Screen[None]):
 
     @on(RescoreProgress)
     def _rescore_progress(self, event: RescoreProgress) -> None:
-        self._set_status(f"Scoring the missing scores: {event.done} of {event.total}…")
+        self._set_status(f"{self._rescore_label}: {event.done} of {event.total}…")
 
     @on(RescoreDone)
     def _rescore_done(self, event: RescoreDone) -> None:
+        title = "Outdated scores" if self._rescore_label.startswith("Re-") else "Missing scores"
         if event.error is not None:
-            message = f"Scoring the missing scores failed: {event.error}"
+            message = f"{self._rescore_label} failed: {event.error}"
             self._set_status(message)
-            self.notify(message, title="Missing scores", severity="error")
+            self.notify(message, title=title, severity="error")
         elif event.summary is not None:
             message = event.summary.describe()
             self._set_status(message)
             self.notify(
                 message,
-                title="Missing scores",
+                title=title,
                 severity="information" if event.summary.complete else "warning",
             )
         self._load_grid()

@@ -3,18 +3,25 @@
 Everything is grouped in DuckDB (one row per cell comes back, never one per generation),
 so the heatmap costs the same for 100 or 100K stored generations. Means follow the
 store's rule: over scored examples (ok and unparsed, unparsed counting 0); errors and
-generations without a score (missing, never a 0) excluded and counted apart.
+generations without a score (missing, never a 0) excluded and counted apart. Scores an
+older version of their scorer made are counted per cell and marked (`3old`), and the
+grid lists the runs they come from (analysis/outdated.py).
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
+from typing import Any
 
 import duckdb
 
+from lctui.analysis.outdated import find_outdated
 from lctui.core.lengths import format_length
+from lctui.scoring.versions import current_versions
+from lctui.store.outdated import OutdatedScores
 from lctui.store.queries import CELL_AGGREGATES, depth_cells
+from lctui.store.scorer_versions import outdated_aggregate
 from lctui.tui.widgets.heatmap import HeatCell, HeatGrid, HeatRow
 
 
@@ -29,6 +36,7 @@ class CellStats:
     n_error: int
     n_cancelled: int
     n_unscored: int  # succeeded but has no score: shown as missing, `s` scores them
+    n_outdated: int = 0  # scored by an older version of its scorer: `s` re-scores them
 
     @property
     def n_total(self) -> int:
@@ -69,6 +77,8 @@ class ResultsGrid:
     lengths: tuple[int, ...]
     stats: Mapping[tuple[int, int], CellStats] = field(default_factory=dict)
     references: frozenset[str] = frozenset()
+    # The outdated scores of the grid per run and cell (empty when there are none).
+    outdated: tuple[OutdatedScores, ...] = ()
 
     @property
     def is_empty(self) -> bool:
@@ -118,6 +128,8 @@ class ResultsGrid:
             parts.append(f"{stats.n_cancelled} cancelled")
         if stats.n_unscored:
             parts.append(f"{stats.n_unscored} not scored (s scores them)")
+        if stats.n_outdated:
+            parts.append(f"{stats.n_outdated} by an older scorer (s re-scores them)")
         return f"{where}  " + "  ".join(parts)
 
     @property
@@ -125,16 +137,22 @@ class ResultsGrid:
         """Generations of the grid that succeeded but have no score."""
         return sum(s.n_unscored for s in self.stats.values())
 
+    @property
+    def n_outdated(self) -> int:
+        """Results of the grid whose score an older version of its scorer made."""
+        return sum(s.n_outdated for s in self.stats.values())
+
     def totals(self) -> str:
         """One line about the whole grid, for the title."""
         generations = sum(s.n_total for s in self.stats.values())
         models = len({r.model for r in self.rows})
         tasks = len({r.task for r in self.rows})
         missing = f" · {self.n_unscored} not scored (s)" if self.n_unscored else ""
+        outdated = f" · {self.n_outdated} outdated (s)" if self.n_outdated else ""
         return (
             f"{_count(models, 'model')} · {_count(tasks, 'task')} · "
             f"{_count(len(self.lengths), 'length')} · {_count(generations, 'generation')}"
-            f"{missing}"
+            f"{missing}{outdated}"
         )
 
 
@@ -143,13 +161,14 @@ def _count(n: int, noun: str) -> str:
 
 
 def heat_cell(stats: CellStats) -> HeatCell:
-    """'0.67', '0.67 2err', '0.67 3miss', or '2err' in the error colour (or '3miss'
-    uncoloured) when nothing was scored: an error or a missing score is never drawn as a
-    zero score."""
+    """'0.67', '0.67 2err', '0.67 3miss', '0.67 3old' (scored by an older version of the
+    scorer), or '2err' in the error colour (or '3miss' uncoloured) when nothing was
+    scored: an error or a missing score is never drawn as a zero score."""
     errors = f" {stats.n_error}err" if stats.n_error else ""
     missing = f" {stats.n_unscored}miss" if stats.n_unscored else ""
+    old = f" {stats.n_outdated}old" if stats.n_outdated else ""
     if stats.mean is not None:
-        return HeatCell(stats.mean, f"{stats.mean:.2f}{errors}{missing}")
+        return HeatCell(stats.mean, f"{stats.mean:.2f}{errors}{missing}{old}")
     if stats.n_error:
         return HeatCell(None, f"{stats.n_error}err{missing}", alert=True)
     if stats.n_unscored:
@@ -157,9 +176,17 @@ def heat_cell(stats: CellStats) -> HeatCell:
     return HeatCell(None, "—")  # only cancelled generations
 
 
+def _cell_stats(counts: Sequence[Any], n_outdated: Any) -> CellStats:
+    """A cell's CELL_AGGREGATES columns (reference left out) and its outdated count."""
+    mean, stderr, n_scored, n_unparsed, n_error, n_cancelled, n_unscored = counts
+    return CellStats(
+        mean, stderr, n_scored, n_unparsed, n_error, n_cancelled, n_unscored, int(n_outdated)
+    )
+
+
 # The same per-cell rules as the CLI's table (lctui.store.queries.CELL_AGGREGATES).
 _CELLS_SQL = f"""
-    SELECT model, task, length, {CELL_AGGREGATES}
+    SELECT model, task, length, {CELL_AGGREGATES}, {{outdated}} AS n_outdated
     FROM results_core
     WHERE task IS NOT NULL AND length IS NOT NULL
     GROUP BY ALL
@@ -168,8 +195,9 @@ _CELLS_SQL = f"""
 
 def model_grid(cur: duckdb.DuckDBPyConnection) -> ResultsGrid:
     """Model x task rows, one column per length: one aggregate row per cell."""
-    found = cur.execute(_CELLS_SQL).fetchall()
-    references = frozenset(str(r[0]) for r in found if r[-1])
+    count, params = outdated_aggregate(cur, current_versions())
+    found = cur.execute(_CELLS_SQL.format(outdated=count), params).fetchall()
+    references = frozenset(str(r[0]) for r in found if r[-2])
     # Models under evaluation first, reference pseudo-models (gold) after them.
     models = sorted({str(r[0]) for r in found}, key=lambda m: (m in references, m))
     lengths = tuple(sorted({int(r[2]) for r in found}))
@@ -180,8 +208,10 @@ def model_grid(cur: duckdb.DuckDBPyConnection) -> ResultsGrid:
     row_index = {(r.model, r.task): i for i, r in enumerate(rows)}
     column_index = {n: i for i, n in enumerate(lengths)}
     stats = {
-        (row_index[(str(model), str(task))], column_index[int(length)]): CellStats(*counts)
-        for model, task, length, *counts, _reference in found
+        (row_index[(str(model), str(task))], column_index[int(length)]): _cell_stats(
+            counts, n_outdated
+        )
+        for model, task, length, *counts, _reference, n_outdated in found
     }
     heat_rows = tuple(
         HeatRow(f"{r.model} (reference)" if r.model in references else r.model, r.task)
@@ -194,20 +224,21 @@ def model_grid(cur: duckdb.DuckDBPyConnection) -> ResultsGrid:
         rows=heat_rows,
         cells={position: heat_cell(s) for position, s in stats.items()},
     )
-    return ResultsGrid(grid, rows, lengths, stats, references)
+    outdated = find_outdated(cur) if any(s.n_outdated for s in stats.values()) else []
+    return ResultsGrid(grid, rows, lengths, stats, references, tuple(outdated))
 
 
 def depth_grid(cur: duckdb.DuckDBPyConnection, model: str, task: str) -> ResultsGrid:
     """Needle depth (bucketed) x length for one model and task; empty if no depths."""
-    # model, task, length, bucket, then the CELL_AGGREGATES columns
-    found = depth_cells(cur, models=[model], tasks=[task])
+    # model, task, length, bucket, then the CELL_AGGREGATES columns, then n_outdated
+    found = depth_cells(cur, models=[model], tasks=[task], versions=current_versions())
     buckets = tuple(sorted({float(r[3]) for r in found}))
     lengths = tuple(sorted({int(r[2]) for r in found}))
-    references = frozenset({model} if any(r[-1] for r in found) else ())
+    references = frozenset({model} if any(r[-2] for r in found) else ())
     rows = tuple(RowKey(model, task, b) for b in buckets)
     stats = {
-        (buckets.index(float(b)), lengths.index(int(n))): CellStats(*counts)
-        for _, _, n, b, *counts, _reference in found
+        (buckets.index(float(b)), lengths.index(int(n))): _cell_stats(counts, n_outdated)
+        for _, _, n, b, *counts, _reference, n_outdated in found
     }
     grid = HeatGrid(
         group_title="task",
@@ -216,7 +247,9 @@ def depth_grid(cur: duckdb.DuckDBPyConnection, model: str, task: str) -> Results
         rows=tuple(HeatRow(task, f"{b:.0f} %") for b in buckets),
         cells={position: heat_cell(s) for position, s in stats.items()},
     )
-    return ResultsGrid(grid, rows, lengths, stats, references)
+    old = any(s.n_outdated for s in stats.values())
+    outdated = find_outdated(cur, models=[model], tasks=[task]) if old else []
+    return ResultsGrid(grid, rows, lengths, stats, references, tuple(outdated))
 
 
 def store_signature(cur: duckdb.DuckDBPyConnection) -> tuple[object, ...]:

@@ -1,0 +1,55 @@
+"""The version of each scorer's rules, recorded on every score it makes.
+
+A stored score keeps the version of the rules that made it (`scores.scorer_version`),
+so that scores made by older rules are never silently mixed with new ones: `lctui run`,
+`report`, `compare`, `correlate`, `export-report` and the TUI flag them, and
+`lctui rescore` scores their stored outputs again with the current rules.
+
+The rule for bumping a version: any change that can change the value, the status or a
+rubric point (its name, weight or earned fraction) of an output scored before. A
+change to the wording of an explanation alone needs no bump. Stored versions:
+
+- 0: made before versions were recorded (schema 8); older than every version here.
+- NULL: made by no lctui scorer: the score of a failed request (status `error`), or a
+  published score imported from an original harness (`lctui import lifbench-scores`).
+
+History (newest last):
+
+- recall 1, lifeval 1, judge 1: the first recorded versions.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+
+from lctui.core.types import Score, ScoreStatus
+
+# Keyed by the name a scorer writes into `Score.scorer` (the name it is registered
+# under). Scorers registered elsewhere add theirs through register_scorer.
+SCORER_VERSIONS: dict[str, int] = {
+    "recall": 1,  # scoring/recall.py: RULER's and HELMET's metrics, diagnostic points
+    "lifeval": 1,  # scoring/lifeval*.py: LIFEval's rubric points and ARS
+    "judge": 1,  # scoring/judge.py: the LLM judge's grades (lctui judge)
+}
+
+
+def current_versions() -> dict[str, int]:
+    """A copy of the current version of every scorer, for queries that flag older ones."""
+    return dict(SCORER_VERSIONS)
+
+
+def with_version(score: Score, registered: str | None = None) -> Score:
+    """`score` carrying the current version of the scorer that made it.
+
+    An error score (a failed request) is made by no scorer's rules and stays without
+    one; `registered` is the name the scorer was asked for, used when the score names
+    a scorer that declares no version of its own.
+    """
+    if score.status == ScoreStatus.ERROR:
+        return score
+    version = SCORER_VERSIONS.get(score.scorer)
+    if version is None and registered is not None:
+        version = SCORER_VERSIONS.get(registered)
+    if version == score.scorer_version:
+        return score
+    return dataclasses.replace(score, scorer_version=version)
