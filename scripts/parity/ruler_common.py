@@ -42,7 +42,8 @@ def check_snapshot(snapshot: Path) -> None:
 
 def run_in_snapshot_python(python: str, program: str, *args: str) -> None:
     """Run `program` (our glue) with the snapshot's Python; stop on failure."""
-    result = subprocess.run([python, "-c", program, *args], capture_output=True, text=True)
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}  # lctui's src is ours
+    result = subprocess.run([python, "-c", program, *args], capture_output=True, text=True, env=env)
     if result.returncode != 0:
         sys.exit(f"the glue program failed in {python}:\n{result.stderr[-4000:]}")
     if result.stderr.strip():

@@ -29,13 +29,14 @@ from lctui.tasks.budget import (
     piece_counts,
     prefix_sums,
 )
-from lctui.tasks.corpora import list_words
+from lctui.tasks.corpora import list_words, wonder_words
 from lctui.tasks.params import int_param, number_param
 from lctui.tasks.sampling import distinct
 
 _ITEM_TOKENS = 4  # a rough size of " 123. word", only for scaling frequencies down
-# Bounds that keep a list buildable: cwe's word pool holds 3 x num_common + 30 words of
-# the word list and more, and its rare items (pool words x rare_freq) are counted one by one.
+# Bounds that keep a list buildable: cwe's word pool holds 2 x num_common + 30 words and
+# enough rare ones for the length, and its rare items (pool words x rare_freq) are counted
+# one by one.
 MAX_COMMON = 1000
 MAX_COMMON_FREQ = 10_000
 MAX_RARE_FREQ = 100
@@ -107,8 +108,12 @@ class CommonWords(Task):
         num_common = int(p["num_common"])
         regime = cwe_regime(budget.length, p)
         demo_size = num_common + regime.demo_others
-        pool_size = min(len(list_words()), demo_size + 2 * num_common + budget.target // 8)
-        vocab = rng.sample(list_words(), pool_size)
+        # Enough rare words for the list (an item takes at least two tokens). Like RULER,
+        # wonderwords' words while they suffice, a larger list (ours: with the prose's
+        # words) beyond.
+        pool_size = demo_size + num_common + budget.target // (2 * regime.rare_freq) + 16
+        source = wonder_words() if pool_size <= len(wonder_words()) else list_words()
+        vocab = rng.sample(source, min(len(source), pool_size))
         demo_common, demo_rare = vocab[:num_common], vocab[num_common:demo_size]
         pool = vocab[demo_size:]
         common, rare = pool[:num_common], pool[num_common:]
@@ -117,7 +122,7 @@ class CommonWords(Task):
         prefix = answer_prefix_words(num_common)
         demo = (
             f"{_CWE_INSTRUCTION}\n\n{_numbered(demo_words)}\n\n{self._ask(num_common)}\n"
-            f"{prefix} {', '.join(demo_common)}."
+            f"{prefix} {_numbered(demo_common)}"
         )
         preamble = (
             f"First, a solved example.\n\n{demo}\n\nNow the real task.\n\n{_CWE_INSTRUCTION}\n\n"
