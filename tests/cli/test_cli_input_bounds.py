@@ -112,9 +112,9 @@ def test_set_values_are_json_or_toml_literals(
 @pytest.mark.parametrize(
     ("tasks", "settings", "message"),
     [
-        # 26 one-letter names exist; 31 hops need 62: this looped for ever.
+        # 26 one-letter names exist; 30 hops need 31: this looped for ever.
         ("vt", ["vt.name_length=1", "vt.num_hops=30"],
-         "vt needs (num_chains + 1) x (num_hops + 1) = 62 distinct variable names, but "
+         "vt needs num_chains x (num_hops + 1) = 31 distinct variable names, but "
          "name_length=1 gives only 26"),
         # Drawing 100,001 distinct names against a list took quadratic time.
         ("vt", ["vt.num_hops=100000"], "vt.num_hops must be within 1..1000, got 100000"),
@@ -122,7 +122,7 @@ def test_set_values_are_json_or_toml_literals(
         ("vt", ["vt.num_chains=20", "vt.value_digits=1"],
          "vt needs num_chains + 1 = 21 distinct numbers, but value_digits=1 gives only 9"),
         # 26 one-letter words for a vocabulary of 400: looped for ever.
-        ("fwe", ["fwe.word_letters=1"],
+        ("fwe", ["fwe.word_letters=1", "fwe.vocab_size=400"],
          "fwe needs vocab_size = 400 distinct words, but word_letters=1 gives only 26"),
     ],
 )  # fmt: skip

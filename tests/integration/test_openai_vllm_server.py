@@ -136,7 +136,7 @@ def test_streams_with_usage_and_the_exact_prompt(vllm_test_server: LoopbackServe
     final = chunks[-1]
     assert final.finish_reason in ("stop", "length") and final.text == ""
     assert final.prompt_tokens == backend.tokenizer.count(request.prompt)
-    framing = backend.template_overhead(task.answer_prefix)
+    framing = backend.template_overhead(example.answer_prefix)
     assert final.prompt_tokens == backend.tokenizer.count(example.user_text) + framing
     texts = [c.text for c in chunks if c.text]
     assert len(texts) >= 2, "the answer must arrive in pieces, not at once"

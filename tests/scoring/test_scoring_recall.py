@@ -118,6 +118,55 @@ def test_empty_output_says_so(make_example: Factory) -> None:
     assert score_recall(make_example(FOUR), "").explanation == "unparsed: the output is empty."
 
 
+def test_control_characters_alone_are_an_empty_output_as_ruler_counts_them(
+    make_example: Factory,
+) -> None:
+    # RULER strips the output, turns control characters into newlines and strips again:
+    # nothing is left, a row its summary counts among the Nulls.
+    score = score_recall(make_example(FOUR), "\x00\x07 \x1f")
+    assert score.status is ScoreStatus.UNPARSED
+    assert score.explanation == (
+        "unparsed: the output holds only whitespace and control characters."
+    )
+
+
+def test_a_gold_inside_a_longer_word_is_counted_by_the_metric_and_the_explanation_says_so(
+    make_example: Factory,
+) -> None:
+    example = make_example(COMMON[:2], value_pattern=None, candidates=WORDS)
+    score = score_recall(example, "xwordaY, wordb")
+    assert score.value == 1.0  # RULER's substring test finds both
+    assert point(score, POINT_ALL_PRESENT) == 0.5  # as a word, only wordb is given
+    assert score.explanation.startswith(
+        "string_match_all = 1.00: found 1 of 2 requested words; missing: worda (the "
+        "metric's substring test also counts worda, not given as a separate word)"
+    )
+
+
+def test_a_capital_dotted_i_is_no_i_for_the_metric_nor_the_extraction(
+    make_example: Factory,
+) -> None:
+    # "İ".lower() is "i" plus a combining dot: RULER's str.lower() test does not find
+    # ABICD in "ABİCD", and the extraction, comparing lower-cased text, agrees.
+    example = make_example(["ABICD", "FGHJK"], value_pattern=VAR_NAME)
+    score = score_recall(example, "AB\u0130CD, FGHJK")
+    assert score.value == 0.5
+    assert "found 1 of 2 requested values; missing: ABICD" in score.explanation
+    assert "the metric" not in score.explanation
+
+
+def test_a_gold_only_another_case_folding_finds_is_not_counted_and_said_so(
+    make_example: Factory,
+) -> None:
+    # Lower-cased alone, "ΟΔΟΣ" ends in a final sigma, as the gold does; inside
+    # "ΟΔΟΣΑ" its sigma is medial, so RULER's lower-cased output does not hold the gold.
+    example = make_example(["οδος"], value_pattern=r"\b\w{4}\b")
+    score = score_recall(example, "ΟΔΟΣΑ")
+    assert score.value == 0.0
+    assert point(score, POINT_ALL_PRESENT) == 1.0
+    assert "the metric does not count οδος" in score.explanation
+
+
 def test_words_outside_the_list_are_unparsed(make_example: Factory) -> None:
     example = make_example(COMMON, value_pattern=None, candidates=WORDS)
     score = score_recall(example, "banana cherry grape")

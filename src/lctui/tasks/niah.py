@@ -3,28 +3,35 @@
 A needle ties a key (an adjective-noun pair or a UUID) to a secret value (a 7-digit
 number or a UUID). Variants differ in the haystack (filler sentences, prose, or a
 crowd of distractor needles) and in how many keys, values and queries there are.
+Needle depths are drawn as RULER draws them (NeedleTask._depths), with each example's
+own seed; the answer prefix names the kind of value and the asked key(s).
 """
 
 from __future__ import annotations
 
 import random
+from dataclasses import replace
 from typing import Any, ClassVar
 
 from lctui.core.protocols import Tokenizer
 from lctui.core.types import ParamSpec
-from lctui.tasks.base import UUID_PATTERN, Draft, Task
+from lctui.tasks.base import UUID_PATTERN, Draft, Task, reserve_answer_prefix
 from lctui.tasks.budget import Budget
 from lctui.tasks.corpora import adjectives, nouns
 from lctui.tasks.haystack import (
     Needle,
     Pieces,
+    grid_depths,
+    needle_depths,
     needle_draft,
     noise_haystack,
     prose_haystack,
+    uniform_depths,
 )
 from lctui.tasks.params import choice_param, int_param, numbers_param
 from lctui.tasks.sampling import distinct
 
+# json_kv's default depth sweep (needle tasks draw their depths, see NeedleTask._depths).
 DEFAULT_DEPTHS = tuple(range(0, 101, 10))
 # Upper bounds of the counts: at most 10,000 + 100 x 100 needles (about 300K tokens).
 MAX_KEYS = 10_000
@@ -80,7 +87,13 @@ class NeedleTask(Task):
         int_param("num_values", "values tied to each asked key", 1, MAX_VALUES),
         int_param("num_queries", "keys asked about at once", 1, MAX_QUERIES),
         numbers_param(
-            "depths", "needle depths in percent; example i uses depths[i % len(depths)]", 0, 100
+            "depths",
+            "depths in percent for the first asked needle, example i at depths[i % "
+            "len(depths)]; empty (the default): every needle drawn as RULER does (one of 40 "
+            "evenly spaced depths, without replacement, in prose; a uniform position in "
+            "filler or needle haystacks)",
+            0,
+            100,
         ),
         int_param("value_digits", "digits of number values", 1, MAX_DIGITS),
     )
@@ -88,6 +101,7 @@ class NeedleTask(Task):
     def build(self, rng: random.Random, budget: Budget, tokenizer: Tokenizer, index: int) -> Draft:
         p = self.params
         key_kind, value_kind = str(p["key_kind"]), str(p["value_kind"])
+        num_values = int(p["num_values"])
         num_keys = max(int(p["num_keys"]), int(p["num_queries"]))
         keys = distinct(lambda: random_key(rng, key_kind), num_keys, "keys")
         queried = keys[: int(p["num_queries"])]
@@ -95,28 +109,28 @@ class NeedleTask(Task):
         values = {
             k: [
                 random_value(rng, value_kind, int(p["value_digits"]))
-                for _ in range(int(p["num_values"]) if k in asked else 1)
+                for _ in range(num_values if k in asked else 1)
             ]
             for k in keys
         }
-        depths = list(p["depths"]) or list(DEFAULT_DEPTHS)
-        first_depth = float(depths[index % len(depths)])
+        entries = [(k, value) for k in keys for value in values[k]]
+        depths = self._depths(rng, len(entries), index)
         needles = []
-        for k in keys:
-            for j, value in enumerate(values[k]):
-                is_first = k == queried[0] and j == 0
-                depth = first_depth if is_first else rng.uniform(0, 100)
-                kind = "needle" if k in asked else "distractor"
-                sentence = needle_sentence(k, value, value_kind)
-                marks = (value,) if k in asked else ()
-                needles.append(Needle(sentence, depth, kind, "asked" if is_first else k, marks))
+        for i, ((k, value), depth) in enumerate(zip(entries, depths, strict=True)):
+            # Entry 0 is the first value of the first asked key: the example's depth.
+            kind = "needle" if k in asked else "distractor"
+            sentence = needle_sentence(k, value, value_kind)
+            marks = (value,) if k in asked else ()
+            needles.append(Needle(sentence, depth, kind, "asked" if i == 0 else k, marks))
         noun = _VALUE_NOUN[value_kind]
         preamble = (
             f"Below is a long text. Hidden in it are a few sentences, each tying a key to a "
             f"secret {noun}. Read all of it: questions about those {noun}s follow.\n\n"
         )
-        question = self._question(queried, noun, int(p["num_values"]))
+        question = self._question(queried, noun, num_values)
         gold = tuple(v for k in queried for v in values[k])
+        prefix = answer_prefix(queried, noun, len(gold))
+        budget, prefix_tokens = reserve_answer_prefix(budget, prefix, tokenizer)
 
         def make_pieces(words: int) -> Pieces:
             if p["haystack"] == "noise":
@@ -127,9 +141,37 @@ class NeedleTask(Task):
 
         pattern = UUID_PATTERN if value_kind == "uuid" else rf"\b\d{{{int(p['value_digits'])}}}\b"
         metadata = {"value_pattern": pattern, "keys": queried}
-        return needle_draft(
+        draft = needle_draft(
             make_pieces, needles, preamble, question, gold, budget, tokenizer, metadata
         )
+        placed = {
+            "depth_scheme": self._scheme(),
+            "needle_depths": needle_depths(draft.spans, draft.context, "needle"),
+            "other_needle_depths": needle_depths(draft.spans, draft.context, "distractor"),
+        }
+        return replace(
+            draft,
+            metadata={**draft.metadata, **placed},
+            answer_prefix=prefix,
+            prefix_tokens=prefix_tokens,
+        )
+
+    def _scheme(self) -> str:
+        if self.params["depths"]:
+            return "list"
+        return "grid40" if self.params["haystack"] == "essay" else "uniform"
+
+    def _depths(self, rng: random.Random, count: int, index: int) -> list[float]:
+        """Depths of the example's needles, drawn with its own rng (RULER draws from one
+        stream for the whole run; per example, every example stands on its own)."""
+        if self.params["haystack"] == "essay":
+            depths = grid_depths(rng, count)
+        else:
+            depths = uniform_depths(rng, count)
+        sweep = list(self.params["depths"])
+        if sweep:
+            depths[0] = float(sweep[index % len(sweep)])
+        return depths
 
     @staticmethod
     def _question(queried: list[str], noun: str, num_values: int) -> str:
@@ -161,6 +203,14 @@ class NeedleTask(Task):
         return Pieces(pieces, recurring=False)
 
 
+def answer_prefix(queried: list[str], noun: str, answers: int) -> str:
+    """The start of the answer, naming what is asked: the kind of value and the key(s);
+    singular when one value is asked, as RULER words it."""
+    if answers == 1:
+        return f'The secret {noun} tied to "{queried[0]}" is:'
+    return f"The secret {noun}s tied to {_listing(queried)} are:"
+
+
 def _niah(name: str, description: str, **params: Any) -> NeedleTask:
     defaults: dict[str, Any] = {
         "haystack": "essay",
@@ -169,11 +219,12 @@ def _niah(name: str, description: str, **params: Any) -> NeedleTask:
         "num_keys": 1,
         "num_values": 1,
         "num_queries": 1,
-        "depths": list(DEFAULT_DEPTHS),
+        "depths": [],
         "value_digits": 7,
     }
     defaults.update(params)
-    return NeedleTask(name, description, 128, "Answer:", defaults)
+    # Each example names its keys in its own answer prefix (Draft.answer_prefix).
+    return NeedleTask(name, description, 128, "", defaults)
 
 
 def needle_tasks() -> list[Task]:
