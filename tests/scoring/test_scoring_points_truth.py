@@ -271,10 +271,10 @@ def test_issue_15_cwe_output_with_three_unasked_words() -> None:
     example = get_task("cwe").generate(
         1024, seed=0, index=0, tokenizer=reference_tokenizer("o200k_base")
     )
-    # The solved example's answer: its answer prefix, then its words.
-    demo = re.search(re.escape(example.answer_prefix) + r" (.*)\.\n", example.preamble)
+    # The solved example's answer: its answer prefix, then its numbered words.
+    demo = re.search(re.escape(example.answer_prefix) + r" 1\. (\S+) 2\. ", example.preamble)
     assert demo is not None
-    demo_word = demo.group(1).split(", ")[0]
+    demo_word = demo.group(1)
     assert demo_word not in example.metadata["candidates"]  # in the prompt, not the list
     prompt = example.user_text.lower()
     assert "pursuit" not in prompt and "fliers" not in prompt
