@@ -23,14 +23,30 @@ import threading
 import weakref
 from collections import OrderedDict
 from collections.abc import Callable, Mapping, Sequence
+from dataclasses import replace
 from typing import Any, ClassVar, Generic, Protocol, TypeVar
 
 from lctui.core.hashing import seed_from
 from lctui.core.protocols import Tokenizer
 from lctui.tasks.base import Task
 from lctui.tasks.budget import Budget
+from lctui.tasks.params import choice_param
 
 STREAM_CACHE_SIZE = 4
+# Which point rules LIFEval applies: "original" awards exactly what LIFBench's own
+# evaluation code awards, its plain bugs included; "corrected" fixes those bugs (the
+# README's LIFBench deviations name each one). Declared once for every LIFBench task.
+RULES_ORIGINAL, RULES_CORRECTED = "original", "corrected"
+RULES_PARAM = replace(
+    choice_param(
+        "rules",
+        "LIFEval point rules: original (as LIFBench's evaluation code, bugs included) "
+        "or corrected (those bugs fixed)",
+        RULES_ORIGINAL,
+        RULES_CORRECTED,
+    ),
+    default=RULES_ORIGINAL,
+)
 _CACHES: weakref.WeakSet[StreamCache[Any]] = weakref.WeakSet()
 
 
