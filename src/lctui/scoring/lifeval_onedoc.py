@@ -96,6 +96,12 @@ def extract_correct(hits: int, found: int, listed: int, trues: int, fake_shown: 
     return (3.5 * hits / over if over else 0.0) + (0.0 if fake_shown else 0.5)
 
 
+def extract_order(found: int, in_order: int) -> float:
+    """order earned of 4: 4 * the share of the tagged sentences found that are in order
+    (under the original rules every one is)."""
+    return 4.0 * in_order / found if found else 0.0
+
+
 def _extract_json(out: str, target: str) -> tuple[int, bool, bool, int, str]:
     """(where JSON was found: 2 whole, 1 bracketed, 0 none; is a list; list of strings;
     list length; why)."""
@@ -159,7 +165,7 @@ def extract_points(
     points = {
         "format": point(specs["format"], format_earned / 4, format_why),
         "correct": point(specs["correct"], correct / 4, correct_why),
-        "order": point(specs["order"], in_order / found if found else 0.0, order_why),
+        "order": point(specs["order"], extract_order(found, in_order) / 4, order_why),
         "ori": point(specs["ori"], float(found > 0), f"{plural(found, 'tagged sentence')} quoted"),
     }
     return tuple(short(q, 80) for q in quoted), in_spec_order(specs, points)
@@ -235,6 +241,12 @@ def repeat_format(lines_ok: bool, sep_found: bool, shaped: int, lines: int, num:
     return 0.5 * lines_ok + 0.5 * sep_found + min(1.0, shaped / max(lines, num)) * 2
 
 
+def repeat_ori(quoted: bool, named: bool, corrected: bool) -> float:
+    """ori earned of 2: 1 for quoting a tagged sentence (always, under the original rules),
+    1 for naming a type."""
+    return float(quoted or not corrected) + float(named)
+
+
 def repeat_num(seps: int, lines: int, hits: int, num: int) -> float:
     """num earned of 4: each count equal to `num` (1 each), and a third per pair of equal
     counts."""
@@ -264,7 +276,7 @@ def repeat_points(
     quoted = [s for s in tagged if s.text in out]
     hits, fakes = len(quoted), sum(not s.key for s in quoted)
     named = any(kind in out for kind in ALL_TYPES)
-    ori = float(hits > 0 or not corrected) + named
+    ori = repeat_ori(hits > 0, named, corrected)
     ori_why = (
         (f"quotes {plural(hits, 'tagged sentence')}" if corrected else "always (the original")
         + ("" if corrected else "'s check of a quote cannot fail)")

@@ -16,9 +16,10 @@ from collections.abc import Iterable
 from functools import lru_cache
 from typing import Any
 
-# Above this many values of one length, hashing the prompt's windows once (about a
-# hundred times the cost of one scan) is cheaper than scanning it for each value.
-_SCAN_LIMIT = 128
+# Above this many values of one length, hashing the prompt's windows once (a few tenths
+# of a second for a 120K-token prompt, about a thousand scans of it) is cheaper than
+# scanning it for each value; an answer of a model has far fewer values.
+_SCAN_LIMIT = 4096
 _BASE = 0x9E3779B97F4A7C15  # odd, so invertible modulo 2**64
 
 

@@ -27,7 +27,7 @@ from dataclasses import dataclass, field, replace
 from lctui.core.protocols import Tokenizer
 from lctui.core.types import Span
 from lctui.tasks.budget import Budget, fit_to_budget, longest_fitting, piece_counts
-from lctui.tasks.corpora import sotu_sentences, split_sentences
+from lctui.tasks.corpora import sotu_sentences
 from lctui.tasks.haystack import Needle, Pieces, insert_needles
 from lctui.tasks.lifbench.shared import (
     Stream,
@@ -263,9 +263,3 @@ def parse_tagged(context: str) -> list[Tagged]:
         Tagged(int(m.group(2)), m.group(1), m.group(3).strip(), m.group(4))
         for m in TAGGED.finditer(context)
     ]
-
-
-def document_sentences(context: str) -> list[str]:
-    """Every sentence of a document: tagged ones without tags, then the untagged ones."""
-    tagged = [t.text for t in parse_tagged(context)]
-    return [*tagged, *split_sentences(TAGGED.sub("\n", context))]
