@@ -10,13 +10,13 @@ It builds lctui's examples of the five MultiDoc and OneDoc tasks (3k, 6k and 13k
 every wording and variable sample), writes outputs that reach every branch of the
 original's point rules, and has LIFBench's own evaluation code score them
 (lifeval_docs_original.py, run by the snapshot's Python). Each fixture row names its
-example (task, length, seed, index, tokenizer, example id), the output, and the
-original's point fractions and total. The original reads the example through its own
-fields, made here from what lctui rendered: the prompt with the original's markers
-around the context (only here, for its scorer to find the documents), the label
-(which of title and source each document has; the tagged sentences per type, each
-key or fake, read back from the document) and the parameters (label set, asked
-fields, count and separator, type, sentence and options).
+example (task, length, seed, index, tokenizer, example id, a digest of its prompt),
+the output, and the original's point fractions and total. The original reads the
+example through its own fields, made here from what lctui rendered: the prompt with
+the original's markers around the context (only here, for its scorer to find the
+documents), the label (which of title and source each document has; the tagged
+sentences per type, each key or fake, read back from the document) and the
+parameters (label set, asked fields, count and separator, type, sentence, options).
 """
 
 from __future__ import annotations
@@ -64,6 +64,11 @@ def indices(task: str, length: int) -> list[int]:
     n_expr, n_var = len(spec.expressions), len(spec.variables)
     count = n_var if (length == 3072 or n_var <= 10) else 10
     return [k * n_expr + (k % n_expr) for k in range(max(count, n_expr))]
+
+
+def prompt_digest(example: Example) -> str:
+    """The start of the SHA-256 of what the model reads: a changed generator changes it."""
+    return hashlib.sha256(example.user_text.encode("utf-8")).hexdigest()[:16]
 
 
 def original_fields(task: str, example: Example) -> dict[str, Any]:
@@ -115,7 +120,7 @@ def rows_of(task: str) -> Iterator[tuple[dict[str, Any], dict[str, Any]]]:
                 row = {
                     "task": task, "length": length, "seed": seed, "index": index,
                     "tokenizer": TOKENIZER, "example_id": example.example_id,
-                    "case": case, "output": output,
+                    "prompt_sha256": prompt_digest(example), "case": case, "output": output,
                 }  # fmt: skip
                 yield row, {"task": f"{SCENARIO[task]}-{task}", **fields, "output": output}
 

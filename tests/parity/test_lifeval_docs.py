@@ -2,14 +2,16 @@
 
 The fixtures (tests/parity/lifeval_<task>.jsonl, made by scripts/parity/lifeval_docs.py
 with LIFBench's own evaluation code) hold, per row, an lctui example (task, length,
-seed, index, tokenizer and its id), an output written to reach a branch of the
-original's rules, and the point fractions and total the original computed. Rows
+seed, index, tokenizer, its id and a digest of its prompt), an output written to reach
+a branch of the original's rules, and the point fractions and total the original
+computed. Rows
 marked `original_error` are outputs the original crashes on; their numbers are the
 original's with the crash-free readings lctui uses (see lifeval_docs_original.py).
 """
 
 from __future__ import annotations
 
+import hashlib
 from collections import Counter
 from functools import cache
 from typing import Any
@@ -35,7 +37,10 @@ def _example(task: str, length: int, seed: int, index: int, tokenizer: str) -> E
 
 def _mismatch(row: dict[str, Any]) -> str | None:
     example = _example(row["task"], row["length"], row["seed"], row["index"], row["tokenizer"])
-    assert example.example_id == row["example_id"], "the generator changed: regenerate"
+    digest = hashlib.sha256(example.user_text.encode("utf-8")).hexdigest()[:16]
+    assert (example.example_id, digest) == (row["example_id"], row["prompt_sha256"]), (
+        "the example changed since the fixture was made: run scripts/parity/lifeval_docs.py"
+    )
     score = score_example(example, row["output"])
     ours = {p.name: p.earned for p in score.points}
     theirs: dict[str, float] = row["points"]
