@@ -7,8 +7,8 @@ changed) and garbage. Prints responses/s and the ratio of the time to score a
 response to the time to tokenise its prompt once (the cheapest thing a run does with
 every example): scoring must stay a small fraction of building.
 
-Then the worst case of OneDoc scoring (quotes of no tagged sentence) against the naive
-way, at the largest length.
+Then the worst case of find_dup_text scoring (an answer of many distinct values, each
+looked for in the prompt) against the naive way, at the largest length.
 
     python bench/rubric_score.py [--lengths 3k,120k] [--n 3]
 """
@@ -22,8 +22,7 @@ from lctui.backends.gold import reference_answer
 from lctui.core.lengths import format_length, parse_lengths
 from lctui.core.types import Example
 from lctui.scoring import score_example
-from lctui.scoring.lifeval_onedoc import DocIndex
-from lctui.scoring.lifeval_text import edit_distance, near_limit
+from lctui.scoring.substrings import occurring
 from lctui.tasks import select_tasks
 from lctui.tasks.tokenizers import reference_tokenizer
 
@@ -75,35 +74,27 @@ def main() -> None:
                 f"{per * 1e3:>8.2f} {tok * 1e3:>8.2f} {per / tok:>9.3f}"
             )
     print(f"all: {total_n} responses in {total_s:.2f} s = {total_n / total_s:.0f} responses/s")
-    quote_placement(tokenizer, max(lengths))
+    value_lookup(tokenizer, max(lengths))
 
 
-def quote_placement(tokenizer: object, length: int) -> None:
-    """OneDoc's worst case: quotes that match no tagged sentence (an untagged sentence
-    with a typo, or a made-up line) are looked for among the document's sentences. Ours
-    compares sentences of about the quote's length; the naive way compares all."""
-    (task,) = select_tasks("lifbench_extract")
-    index = DocIndex(task.generate(length, 0, 0, tokenizer))
-    plain = list(index.plain)
-    quotes = [near_miss(s) for s in plain[:: max(1, len(plain) // 40)]]
-    quotes += [f"a line the document does not have, number {i}" for i in range(40)]
-
-    def naive(quote: str) -> int | None:
-        distances = [edit_distance(quote, s, near_limit(s)) for s in plain]
-        return min((d for d, s in zip(distances, plain, strict=True) if d <= near_limit(s)),
-                   default=None)  # fmt: skip
-
+def value_lookup(tokenizer: object, length: int) -> None:
+    """find_dup_text's worst case: an answer listing many distinct values, each looked
+    for in the prompt (the original's `value in prompt`). Ours hashes the prompt's
+    windows once per value length; the naive way scans the prompt per value."""
+    (task,) = select_tasks("lifbench_find_dup_text")
+    prompt = task.generate(length, 0, 0, tokenizer).user_text
+    values = [str(i) for i in range(100_000, 102_000)] + [f"id-{i:06d}" for i in range(2_000)]
     t0 = time.perf_counter()
-    found = sum(index.place(q).found for q in quotes)
-    ours = (time.perf_counter() - t0) / len(quotes)
+    found = occurring(values, prompt)
+    ours = time.perf_counter() - t0
     t0 = time.perf_counter()
-    found_naive = sum(naive(q) is not None for q in quotes)
-    slow = (time.perf_counter() - t0) / len(quotes)
-    assert found == found_naive, (found, found_naive)
+    naive = {v for v in values if v in prompt}
+    slow = time.perf_counter() - t0
+    assert found == naive, (len(found), len(naive))
     print(
-        f"onedoc quote placement at {format_length(length)} ({len(plain)} sentences, "
-        f"{len(quotes)} quotes, {found} found): {ours * 1e3:.3f} ms/quote vs "
-        f"{slow * 1e3:.2f} ms comparing every sentence: {slow / ours:.1f}x"
+        f"find_dup_text value lookup at {format_length(length)} ({len(values)} values, "
+        f"{len(prompt)} characters of prompt): {ours * 1e3:.1f} ms vs {slow * 1e3:.1f} ms "
+        f"scanning per value: {slow / ours:.1f}x"
     )
 
 

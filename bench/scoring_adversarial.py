@@ -24,9 +24,8 @@ from typing import Any
 
 from lctui.scoring.extract import _pattern_hits
 from lctui.scoring.judge import _line_values, find_json_object
-from lctui.scoring.lifeval_multidoc import _label_line
-from lctui.scoring.lifeval_onedoc import _labelled
-from lctui.scoring.lifeval_text import find_tagged
+from lctui.scoring.lifeval_original import braced_spans, double_bracket_spans
+from lctui.scoring.substrings import occurring
 
 # -- the former code (naive references) ------------------------------------------------
 
@@ -76,11 +75,20 @@ def naive_find_json_object(text: str) -> dict[str, Any] | None:
     return None
 
 
-_NAIVE_LABEL_LINE = re.compile(r"^\W*(doc\s*\d+)\W*?\s*[:=]\s*(.+?)\s*,?$", re.IGNORECASE)
-_NAIVE_LABELLED = re.compile(
-    r"^[\W_]*([A-Za-z]+)(?:-\d+)?[\W_]*?\s*(?:\||::|->|=>|:|=|—|–|-|\t)\s*(.+)$"
-)
-_NAIVE_TAGGED = re.compile(r"<([A-Za-z]+)-(\d+)>(.*?)</([A-Za-z]+)-(\d+)>", re.DOTALL)
+# LIFBench's own patterns (batch_label, find_dup_text), as re.findall runs them.
+_NAIVE_BRACED = re.compile(r"\{[^\]]+\}")
+_NAIVE_DOUBLE_BRACKETS = re.compile(r"\[\[.*?\]\]")
+# find_dup_text looks for every value of an answer in the prompt: a 120K-token prompt.
+_PROMPT = "".join(f"field {i}: value {i * 7919 % 100_003}\n" for i in range(25_000))
+
+
+def _values(text: str) -> list[str]:
+    return text.split(",")
+
+
+def naive_occurring(text: str) -> set[str]:
+    """One scan of the prompt per value."""
+    return {value for value in _values(text) if value in _PROMPT}
 
 
 # -- the cases -------------------------------------------------------------------------
@@ -128,25 +136,25 @@ CASES = [
         find_json_object,
     ),
     Case(
-        'LIFEval labels, "doc1: a" + spaces + "x"',
-        lambda n: "doc1: a" + " " * (n - 8) + "x",
+        "LIFEval braces, '{' repeated",
+        lambda n: "{" * n,
         (4_000, 16_000, 32_000),
-        _NAIVE_LABEL_LINE.match,
-        _label_line,
+        _NAIVE_BRACED.findall,
+        braced_spans,
     ),
     Case(
-        'LIFEval types, "Topic" + spaces + "x"',
-        lambda n: "Topic" + " " * (n - 6) + "x",
-        (4_000, 16_000, 32_000),
-        _NAIVE_LABELLED.match,
-        _labelled,
+        "LIFEval double brackets, '[[' repeated",
+        lambda n: "[[" * (n // 2),
+        (2_000, 8_000, 16_000),
+        _NAIVE_DOUBLE_BRACKETS.findall,
+        double_bracket_spans,
     ),
     Case(
-        "LIFEval tags, opening tags only",
-        lambda n: "<Topic-1>" * (n // 9),
-        (9_000, 36_000, 72_000),
-        _NAIVE_TAGGED.search,
-        find_tagged,
+        "find_dup_text values in a 120K prompt",
+        lambda n: ",".join(str(100_000 + i) for i in range(n // 7)),
+        (7_000, 28_000, 56_000),
+        naive_occurring,
+        lambda text: occurring(_values(text), _PROMPT),
     ),
 ]
 

@@ -1,11 +1,11 @@
-"""LIFBench MultiDoc: documents, budgets, reference answers, the rubric on wrong answers."""
+"""LIFBench MultiDoc: LIFBench's structure (labels, missing fields, duplicate groups),
+budgets, reference answers, and the original's point rules on wrong answers."""
 
 from __future__ import annotations
 
 import json
 import re
 import uuid
-from collections import Counter
 from pathlib import Path
 
 import pytest
@@ -23,17 +23,25 @@ from lctui.backends.gold import reference_answer
 from lctui.core.types import Example, ScoreStatus
 from lctui.scoring import score_example
 from lctui.tasks import get_task, select_tasks
-from lctui.tasks.lifbench.multidoc import MultiDocTask
-from lctui.tasks.lifbench.multidoc_context import FIELDS, parse_docs
+from lctui.tasks.lifbench.multidoc import DUP_FIELDS, LABEL_SETS, MultiDocTask
+from lctui.tasks.lifbench.multidoc_context import (
+    FIELDS,
+    GROUP_SHARE,
+    MAX_GROUPS,
+    docs_stream,
+    parse_docs,
+    plain_value,
+)
+from lctui.tasks.lifbench.shared import RULES_CORRECTED
 
 NAMES = ["lifbench_find_dup_text", "lifbench_batch_label"]
 ID22 = re.compile(r"^[A-Za-z0-9_-]{22}$")
 
 
-def _task(name: str) -> MultiDocTask:
+def _task(name: str, **params: object) -> MultiDocTask:
     task = get_task(name)
     assert isinstance(task, MultiDocTask)
-    return task
+    return task.with_params(params) if params else task  # type: ignore[return-value]
 
 
 def test_both_tasks_are_registered_after_the_list_tasks() -> None:
@@ -45,6 +53,7 @@ def test_both_tasks_are_registered_after_the_list_tasks() -> None:
         assert len(task.spec.expressions) >= 5 and len(task.spec.variables) >= 5
         assert task.max_new_tokens == 4096 == task.answer_tokens(122880)
         assert task.answer_tokens(3072) < 1024
+        assert task.params == {"rules": "original"}
 
 
 def _check_reference(task: MultiDocTask, length: int, index: int, o200k) -> Example:  # type: ignore[no-untyped-def]
@@ -60,16 +69,16 @@ def _check_reference(task: MultiDocTask, length: int, index: int, o200k) -> Exam
 
 
 @pytest.mark.parametrize("name", NAMES)
-@pytest.mark.parametrize("length", [3072, 6144])
+@pytest.mark.parametrize("length", [3072, 6144, 13312])
 def test_reference_scores_one_for_every_expression_and_variable(
     name: str, length: int, o200k
 ) -> None:  # type: ignore[no-untyped-def]
-    task = _task(name)
-    seen = {
-        (e.metadata["expression"], e.metadata["variable"])
-        for e in (_check_reference(task, length, i, o200k) for i in covering_indices(task))
-    }
-    check_covers_every_sample(task, seen)
+    for task in (_task(name), _task(name, rules=RULES_CORRECTED)):
+        seen = {
+            (e.metadata["expression"], e.metadata["variable"])
+            for e in (_check_reference(task, length, i, o200k) for i in covering_indices(task))
+        }
+        check_covers_every_sample(task, seen)
 
 
 @pytest.mark.parametrize("name", NAMES)
@@ -93,6 +102,7 @@ def test_documents_have_the_asked_fields_and_duplicates(o200k) -> None:  # type:
     for doc in docs:
         assert str(uuid.UUID(doc["iD2"])) == doc["iD2"] and uuid.UUID(doc["iD2"]).version == 4
         assert set(doc) >= {"id", "iD2", "date", "text"} and set(doc) <= set(FIELDS)
+        assert all(plain_value(doc[f]) for f in ("id", "iD2", "title", "source") if f in doc)
     lengths = [o200k.count(d["text"]) for d in docs]
     assert all(300 <= n <= 500 for n in lengths[:-2]), lengths
     assert any("title" not in d for d in docs) and any("source" not in d for d in docs)
@@ -102,153 +112,160 @@ def test_documents_have_the_asked_fields_and_duplicates(o200k) -> None:  # type:
         by_text.setdefault(doc["text"], []).append(number)
     groups = [g for g in by_text.values() if len(g) > 1]
     assert groups == example.metadata["groups"]
-    assert 1 <= len(groups) <= 5
-    copies = sum(len(g) - 1 for g in groups)
-    assert 0.18 <= copies / len(docs) <= 0.3
-    assert example.metadata["values"] == ids
+    assert 1 <= len(groups) <= MAX_GROUPS and groups[0][:2] == [1, 2]
+    fields = example.metadata["fields"]
+    assert example.metadata["values"] == [
+        [[docs[k - 1].get(f) for f in fields] for k in group] for group in groups
+    ]
+
+
+def test_duplicate_groups_follow_lifbenchs_pool(o200k) -> None:  # type: ignore[no-untyped-def]
+    """Five groups over the pool, the first holding documents 1 and 2, a quarter of the
+    documents from the third on in some group."""
+    stream = docs_stream(11, o200k)
+    stream.cover(300 * 500, o200k)  # some 300 documents
+    docs = stream.docs
+    by_text: dict[str, list[int]] = {}
+    for number, doc in enumerate(docs, 1):
+        by_text.setdefault(doc.text, []).append(number)
+    groups = sorted(g for g in by_text.values() if len(g) > 1)
+    assert len(groups) == MAX_GROUPS and groups[0][:2] == [1, 2]
+    members = sum(len(g) for g in groups) - 2  # docs 1 and 2 are in one by construction
+    assert abs(members / (len(docs) - 2) - GROUP_SHARE) < 0.07, members / len(docs)
+
+
+def test_titles_and_sources_are_missing_as_often_as_in_lifbench(o200k) -> None:  # type: ignore[no-untyped-def]
+    """LIFBench: a quarter of its pool (GovReport) has no title; one document in nine has
+    no source."""
+    stream = docs_stream(12, o200k)
+    stream.cover(400 * 500, o200k)
+    docs = stream.docs
+    no_title = sum(d.title is None for d in docs) / len(docs)
+    no_source = sum(d.source is None for d in docs) / len(docs)
+    assert abs(no_title - 1 / 4) < 0.06 and abs(no_source - 1 / 9) < 0.05, (no_title, no_source)
+
+
+def test_batch_label_uses_lifbenchs_four_labels_by_title_and_source(o200k) -> None:  # type: ignore[no-untyped-def]
+    assert LABEL_SETS == (
+        ("11311", "22422", "33233", "44444"),
+        ("apple", "banana", "cat", "dog"),
+        ("dog", "cat", "apple", "banana"),
+        ("complete", "miss_title", "miss_source", "incomplete"),
+        ("incomplete", "miss_source", "miss_title", "complete"),
+    )
+    task = _task("lifbench_batch_label")
+    assert [tuple(v["labels"]) for v in task.spec.variables] == list(LABEL_SETS)
+    slots: set[int] = set()
+    for index in range(len(task.spec.expressions) * len(LABEL_SETS)):
+        example = task.generate(28672, seed=2, index=index, tokenizer=o200k)
+        labels = example.metadata["labels"]
+        for doc, label in zip(
+            parse_docs(example.context), example.metadata["expected"], strict=True
+        ):
+            slot = 2 * ("title" not in doc) + ("source" not in doc)
+            assert label == labels[slot]
+            slots.add(slot)
+    assert slots == {0, 1, 2, 3}
+
+
+def test_find_dup_text_asks_for_lifbenchs_fields() -> None:
+    task = _task("lifbench_find_dup_text")
+    assert DUP_FIELDS == (
+        ("iD2",),
+        ("id",),
+        ("id", "title"),
+        ("iD2", "date"),
+        ("id", "source", "title"),
+    )
+    assert [tuple(v["fields"]) for v in task.spec.variables] == list(DUP_FIELDS)
 
 
 def test_short_lengths_still_have_a_duplicate_group(o200k) -> None:  # type: ignore[no-untyped-def]
     task = _task("lifbench_find_dup_text")
     for seed in range(4):
         meta = task.generate(3072, seed=seed, index=0, tokenizer=o200k).metadata
-        assert 1 <= len(meta["groups"]) <= 2 and meta["n_docs"] >= 4
+        assert 1 <= len(meta["groups"]) <= 2 and meta["groups"][0][:2] == [1, 2]
 
 
-# -- find_dup_text: wrong answers lose the right points
+# -- the original's rules on wrong answers (hand-checked values; the parity fixtures
+# -- hold hundreds more, computed by the original's code)
 
 
-def _dup_example(o200k, field: str = "id", fmt: str = "json") -> Example:  # type: ignore[no-untyped-def]
-    task = _task("lifbench_find_dup_text")
+def _dup_example(o200k, fields: int = 1, **params: object) -> Example:  # type: ignore[no-untyped-def]
+    task = _task("lifbench_find_dup_text", **params)
     for index in range(40):
         example = task.generate(6144, seed=2, index=index, tokenizer=o200k)
-        meta = example.metadata
-        if meta["field"] == field and meta["format"] == fmt and len(meta["groups"]) >= 2:
+        if len(example.metadata["fields"]) == fields:
             return example
     raise AssertionError("no such example")
 
 
-def _dup_lines(example: Example, groups: list[list[int]], field: str | None = None) -> str:
-    docs = parse_docs(example.context)
-    wanted = field or example.metadata["field"]
-    return "\n".join(json.dumps([docs[k - 1].get(wanted, "None") for k in g]) for g in groups)
+def test_find_dup_text_keeps_the_originals_slicing_and_comma_quote_bugs(o200k) -> None:  # type: ignore[no-untyped-def]
+    original, corrected = _dup_example(o200k, 3), _dup_example(o200k, 3, rules=RULES_CORRECTED)
+    groups = original.metadata["values"]
+    prose = "Groups: " + "\n".join(json.dumps(g) for g in groups)
+    # Every span is cut at the whole output's first "[" (offset 8): none parses.
+    assert earned_points(score_example(original, prose))["format"] == pytest.approx(2.5 / 5)
+    assert earned_points(score_example(corrected, prose))["format"] == pytest.approx(4.5 / 5)
+    compact = "\n".join(json.dumps(g, separators=(",", ":")) for g in groups)
+    # `,"` deleted before the literal read: ["id","src","title"] becomes one value.
+    assert earned_points(score_example(original, compact))["ori"] < 1.0
+    assert earned_points(score_example(corrected, compact))["ori"] == 1.0
 
 
-def test_a_group_missing_a_document_loses_correct_and_num_text(o200k) -> None:  # type: ignore[no-untyped-def]
+def test_find_dup_text_ori_can_exceed_its_weight_as_published(o200k) -> None:  # type: ignore[no-untyped-def]
+    original, corrected = _dup_example(o200k, 3), _dup_example(o200k, 3, rules=RULES_CORRECTED)
+    first = original.metadata["values"][0]
+    short_first = json.dumps([first[0][:1], [v for row in first for v in row]])
+    score = score_example(original, short_first)
+    assert earned_points(score)["ori"] > 1.0 and score.value is not None
+    assert earned_points(score_example(corrected, short_first))["ori"] <= 1.0
+
+
+def test_find_dup_text_output_without_an_answer_earns_what_the_original_gives(o200k) -> None:  # type: ignore[no-untyped-def]
     example = _dup_example(o200k)
-    groups = [list(g) for g in example.metadata["groups"]]
-    groups[0] = groups[0][:-1]
-    score = score_example(example, _dup_lines(example, groups))
+    groups = len(example.metadata["groups"])
+    score = score_example(example, "I could not find any duplicates.")
     points = earned_points(score)
-    assert points["correct"] < 1.0 and points["num_text"] < 1.0
-    assert points["ori"] == 1.0 and points["format"] == 1.0
-    assert "missed (doc" in score.explanation
+    # No span: the "none fails" and "all lists of lists" checks hold vacuously (2 of 5),
+    # and num_text gives 4 * (1 - G / (G + 2)) of 5.
+    assert points["format"] == pytest.approx(2 / 5) and points["correct"] == 0.0
+    assert points["num_text"] == pytest.approx(4 * (1 - groups / (groups + 2)) / 5)
+    assert score.status is ScoreStatus.OK
+    assert score_example(example, "  ").status is ScoreStatus.UNPARSED
 
 
-def test_an_extra_group_loses_only_num_text(o200k) -> None:  # type: ignore[no-untyped-def]
-    example = _dup_example(o200k)
-    groups = [list(g) for g in example.metadata["groups"]]
-    grouped = {k for g in groups for k in g}
-    loners = [k for k in range(1, example.metadata["n_docs"] + 1) if k not in grouped]
-    points = earned_points(score_example(example, _dup_lines(example, [*groups, loners[:2]])))
-    assert points["num_text"] < 1.0
-    assert points["correct"] == points["ori"] == points["format"] == 1.0
-
-
-def test_the_wrong_field_loses_ori_and_correct(o200k) -> None:  # type: ignore[no-untyped-def]
-    example = _dup_example(o200k)
-    score = score_example(example, _dup_lines(example, example.metadata["groups"], "iD2"))
-    points = earned_points(score)
-    assert points["ori"] == 0.0 and points["correct"] == 0.0
-    assert points["num_text"] == 1.0 and points["format"] == 1.0
-    assert "no id matches" in score.explanation
-
-
-def test_misspelled_ids_earn_part_of_ori(o200k) -> None:  # type: ignore[no-untyped-def]
-    example = _dup_example(o200k)
-    reference = example.metadata["reference"]
-    first = json.loads(reference.splitlines()[0])[0]
-    typo = first[:5] + ("x" if first[5] != "x" else "y") + first[6:]
-    points = earned_points(score_example(example, reference.replace(first, typo, 1)))
-    assert 0.0 < points["ori"] < 1.0
-    assert points["correct"] == points["num_text"] == points["format"] == 1.0
-
-
-def test_the_wrong_list_format_loses_only_format(o200k) -> None:  # type: ignore[no-untyped-def]
-    example = _dup_example(o200k, "title", "bare")
-    as_json = _dup_lines(example, example.metadata["groups"])
-    points = earned_points(score_example(example, as_json))
-    assert points["format"] == 0.0
-    assert points["correct"] == points["num_text"] == points["ori"] == 1.0
-    json_example = _dup_example(o200k, "id", "json")
-    lines = _dup_lines(json_example, json_example.metadata["groups"]).splitlines()
-    points = earned_points(score_example(json_example, "[" + ", ".join(lines) + "]"))
-    assert points["format"] == 0.25 and points["correct"] == 1.0
-
-
-def test_garbage_is_unparsed(o200k) -> None:  # type: ignore[no-untyped-def]
-    for name in NAMES:
-        example = _task(name).generate(3072, seed=0, index=0, tokenizer=o200k)
-        score = score_example(example, "I could not find anything of the kind.")
-        assert score.status is ScoreStatus.UNPARSED and score.value == 0.0
-
-
-# -- batch_label
-
-
-def _label_example(o200k) -> tuple[Example, dict[str, str]]:  # type: ignore[no-untyped-def]
-    example = _task("lifbench_batch_label").generate(6144, seed=4, index=6, tokenizer=o200k)
+def _label_example(o200k, **params: object) -> tuple[Example, dict[str, str]]:  # type: ignore[no-untyped-def]
+    task = _task("lifbench_batch_label", **params)
+    example = task.generate(6144, seed=4, index=18, tokenizer=o200k)  # complete/.../incomplete
+    assert "complete" in example.metadata["labels"]
     return example, json.loads(example.metadata["reference"])
 
 
-def _other(labels: list[str], label: str) -> str:
-    return next(x for x in labels if x != label)
-
-
-def test_one_wrong_label_loses_part_of_logit_correct(o200k) -> None:  # type: ignore[no-untyped-def]
+def test_batch_label_reads_labels_by_position_and_substring(o200k) -> None:  # type: ignore[no-untyped-def]
     example, answer = _label_example(o200k)
-    labels, n = example.metadata["labels"], example.metadata["n_docs"]
-    right = answer["doc3"]
-    answer["doc3"] = _other(labels, right)
-    score = score_example(example, json.dumps(answer))
-    points = earned_points(score)
-    assert points["logit_correct"] == pytest.approx((n - 1) / n)
-    assert points["candi_ori"] == points["num_doc"] == points["format"] == 1.0
-    assert f"doc3: expected {right!r}, got {answer['doc3']!r}" in score.explanation
-
-
-def test_a_label_outside_the_set_loses_candi_ori(o200k) -> None:  # type: ignore[no-untyped-def]
-    example, answer = _label_example(o200k)
-    answer["doc2"] = "purple"
-    points = earned_points(score_example(example, json.dumps(answer)))
-    assert points["candi_ori"] < 1.0 and points["logit_correct"] < 1.0
-    assert points["num_doc"] == points["format"] == 1.0
-
-
-def test_missing_and_extra_documents_lose_num_doc(o200k) -> None:  # type: ignore[no-untyped-def]
-    example, answer = _label_example(o200k)
+    corrected, _ = _label_example(o200k, rules=RULES_CORRECTED)
     n = example.metadata["n_docs"]
+    assert "complete" in answer.values()
+    swapped = json.dumps({k: "incomplete" if v == "complete" else v for k, v in answer.items()})
+    assert score_example(example, swapped).value == 1.0  # "complete" is in "incomplete"
+    assert earned_points(score_example(corrected, swapped))["logit_correct"] < 1.0
     missing = dict(answer)
-    del missing["doc5"]
-    score = score_example(example, json.dumps(missing))
-    points = earned_points(score)
-    assert points["num_doc"] == pytest.approx((n - 1) / n) and "missing doc5" in score.explanation
-    assert points["candi_ori"] == points["format"] == 1.0
-    extra = {**answer, f"doc{n + 1}": answer["doc1"]}
-    points = earned_points(score_example(example, json.dumps(extra)))
-    assert points["num_doc"] < 1.0 and points["logit_correct"] == 1.0
+    del missing["doc2"]
+    points = earned_points(score_example(example, json.dumps(missing)))
+    # No span splits into n parts: no label credit at all.
+    assert points["candi_ori"] == points["logit_correct"] == 0.0
+    assert points["num_doc"] == pytest.approx((2.5 * (1 - 1 / n)) / 3)
+    upper = earned_points(
+        score_example(example, json.dumps({k: v.upper() for k, v in answer.items()}))
+    )
+    assert upper["candi_ori"] == upper["logit_correct"] == 0.0 and upper["format"] == 1.0
 
 
-def test_prose_instead_of_json_loses_format(o200k) -> None:  # type: ignore[no-untyped-def]
-    example, answer = _label_example(o200k)
-    lines = "\n".join(f"{key}: {label}" for key, label in answer.items())
-    points = earned_points(score_example(example, lines))
-    assert points["format"] == 0.0
-    assert points["candi_ori"] == points["logit_correct"] == points["num_doc"] == 1.0
-    wrapped = "Here are the labels:\n" + json.dumps(answer) + "\nDone."
-    assert earned_points(score_example(example, wrapped))["format"] == 0.5
-    counts = Counter(answer.values())
-    assert sum(counts.values()) == example.metadata["n_docs"]
+def test_garbage_scores_zero_for_batch_label(o200k) -> None:  # type: ignore[no-untyped-def]
+    example = _task("lifbench_batch_label").generate(3072, seed=0, index=0, tokenizer=o200k)
+    score = score_example(example, "I could not sort them.")
+    assert score.status is ScoreStatus.UNPARSED and score.value == 0.0
 
 
 @pytest.mark.parametrize("name", NAMES)

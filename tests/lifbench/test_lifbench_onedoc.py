@@ -1,4 +1,5 @@
-"""LIFBench OneDoc tasks: references score 1.0, prompts fit, wrong answers lose the right points."""
+"""LIFBench OneDoc tasks: LIFBench's tags and variable spaces, references score 1.0,
+prompts fit, and the original's point rules on wrong answers."""
 
 from __future__ import annotations
 
@@ -21,21 +22,27 @@ from lctui.backends.gold import reference_answer
 from lctui.core.types import Example, ScoreStatus
 from lctui.scoring import score_example
 from lctui.tasks import get_task, select_tasks
-from lctui.tasks.lifbench.onedoc import NONE_WORD, OneDocTask
-from lctui.tasks.lifbench.onedoc_context import ABSENT_TYPE, parse_tagged
+from lctui.tasks.lifbench.onedoc import (
+    QA_OPTIONS,
+    REPEAT_COUNTS,
+    REPEAT_SEPARATORS,
+    OneDocTask,
+)
+from lctui.tasks.lifbench.onedoc_context import ABSENT_TYPE, ALL_TYPES, parse_tagged
+from lctui.tasks.lifbench.shared import RULES_CORRECTED
 
 NAMES = ["lifbench_repeat", "lifbench_extract", "lifbench_qa"]
 
 
-def _task(name: str) -> OneDocTask:
+def _task(name: str, **params: object) -> OneDocTask:
     (task,) = select_tasks(name)
     assert isinstance(task, OneDocTask)
-    return task
+    return task.with_params(params) if params else task  # type: ignore[return-value]
 
 
-def _example(name: str, o200k, **want: object) -> Example:  # type: ignore[no-untyped-def]
+def _example(name: str, o200k, rules: str = "original", **want: object) -> Example:  # type: ignore[no-untyped-def]
     """The first 3K example of `name` whose metadata has the `want` values."""
-    task = _task(f"lifbench_{name}")
+    task = _task(f"lifbench_{name}", rules=rules)
     for index in range(len(task.spec.expressions) * len(task.spec.variables)):
         example = task.generate(3072, seed=1, index=index, tokenizer=o200k)
         if all(example.metadata[k] == v for k, v in want.items()):
@@ -51,6 +58,7 @@ def test_registry_and_task_settings() -> None:
         assert task.category == task.suite == "lifbench" and task.metric == "lifeval_ars"
         assert task.max_new_tokens == 512 and task.answer_prefix == "Output:"
         assert len(task.spec.expressions) >= 5 and len(task.spec.variables) >= 5
+        assert task.params == {"rules": "original"}
 
 
 def _check_reference(task: OneDocTask, length: int, index: int, o200k) -> Example:  # type: ignore[no-untyped-def]
@@ -68,15 +76,15 @@ def _check_reference(task: OneDocTask, length: int, index: int, o200k) -> Exampl
 
 
 @pytest.mark.parametrize("name", NAMES)
-@pytest.mark.parametrize("length", [3072, 6144])
+@pytest.mark.parametrize("length", [3072, 6144, 13312])
 def test_reference_scores_one_for_every_expression_and_variable(
     name: str, length: int, o200k
 ) -> None:  # type: ignore[no-untyped-def]
-    task = _task(name)
-    seen = {task.choice(index) for index in covering_indices(task)}
-    check_covers_every_sample(task, seen)
-    for index in covering_indices(task):
-        _check_reference(task, length, index, o200k)
+    for task in (_task(name), _task(name, rules=RULES_CORRECTED)):
+        seen = {task.choice(index) for index in covering_indices(task)}
+        check_covers_every_sample(task, seen)
+        for index in covering_indices(task):
+            _check_reference(task, length, index, o200k)
 
 
 def test_reference_scores_one_at_a_longer_length(o200k) -> None:  # type: ignore[no-untyped-def]
@@ -85,23 +93,72 @@ def test_reference_scores_one_at_a_longer_length(o200k) -> None:  # type: ignore
     assert len(example.context) > 80_000
 
 
-def test_tag_counts_fakes_and_spread(o200k) -> None:  # type: ignore[no-untyped-def]
+def test_tags_types_counts_and_fakes_are_lifbenchs(o200k) -> None:  # type: ignore[no-untyped-def]
+    assert ALL_TYPES == (
+        "#Topic#", "@argument@", "!Transition!", "|Summary|", "*Evidence*", "-Concession-",
+    )  # fmt: skip
     for length in (3072, 13312):
         example = _task("lifbench_extract").generate(length, seed=7, index=0, tokenizer=o200k)
         tagged = parse_tagged(example.context)
         assert [t.id for t in tagged] == list(range(1, 24))
         keys = Counter(t.type for t in tagged if t.tail == t.type)
         fakes = Counter(t.type for t in tagged if t.tail != t.type)
-        assert keys == {"Topic": 4, "Argument": 3, "Transition": 5, "Evidence": 4, "Concession": 4}
-        assert fakes == {"Argument": 1, "Transition": 1, "Concession": 1}
+        assert keys == {
+            "#Topic#": 4, "@argument@": 3, "!Transition!": 5, "*Evidence*": 4, "-Concession-": 4,
+        }  # fmt: skip
+        assert fakes == {"@argument@": 1, "!Transition!": 1, "-Concession-": 1}
         assert ABSENT_TYPE not in {t.type for t in tagged} | {t.tail for t in tagged}
         meta = example.metadata
         assert [k["id"] for k in meta["keys"]] == [t.id for t in tagged if t.type == t.tail]
         assert [f["id"] for f in meta["fakes"]] == [t.id for t in tagged if t.type != t.tail]
-        assert len({t.text for t in tagged}) == 23
+        texts = [t.text for t in tagged]
+        assert len(set(texts)) == 23
+        # The original's scorers find sentences as substrings and count separators and
+        # type names in the output: no tagged sentence holds another, a separator or a
+        # type name, or text its escape decoding would change.
+        assert not any(a != b and a in b for a in texts for b in texts)
+        assert all(t.isascii() and "\\" not in t for t in texts)
+        assert not any(mark in t for t in texts for mark in (*REPEAT_SEPARATORS, *ALL_TYPES))
         first, last = (example.context.find(f"<{t.type}-{t.id}>") for t in (tagged[0], tagged[-1]))
         assert first < 0.1 * len(example.context) and last > 0.9 * len(example.context)
-        assert "closing tag repeats the opening tag" in example.preamble
+        assert f"<{tagged[0].type}-1>{tagged[0].text}<{tagged[0].tail}>" in example.context
+
+
+def test_variable_spaces_are_lifbenchs() -> None:
+    repeat = _task("lifbench_repeat").spec.variables
+    assert {v["num"] for v in repeat} == set(REPEAT_COUNTS) == {1, 2, 4, 6, 8}
+    assert {v["sep"] for v in repeat} == set(REPEAT_SEPARATORS)
+    assert REPEAT_SEPARATORS == ("###", "-12367-", "|||||", "#stop#", "[sep]")
+    assert len({(v["num"], v["sep"]) for v in repeat}) == len(repeat)
+    assert [v["type"] for v in _task("lifbench_extract").spec.variables] == list(ALL_TYPES)
+    assert QA_OPTIONS == (
+        ("True", "False"), ("Yes", "No"), ("False", "True"), ("apple", "APPLE"), ("12345", "12346"),
+    )  # fmt: skip
+    qa = _task("lifbench_qa").spec.variables
+    assert len(qa) == 30
+    for start in range(0, 30, 6):  # as the original's six samples per wording
+        six = qa[start : start + 6]
+        assert Counter(v["ask"] for v in six) == {"key": 2, "fake": 2, "plain": 2}
+        pairs = [QA_OPTIONS.index(tuple(v["options"])) for v in six]
+        assert pairs == [(pairs[0] + j) % 5 for j in range(6)]  # rotated
+    assert {(v["ask"], tuple(v["options"])) for v in qa} == {
+        (ask, pair) for ask in ("key", "fake", "plain") for pair in QA_OPTIONS
+    }
+
+
+def test_qa_asks_about_the_sentence_its_kind_says(o200k) -> None:  # type: ignore[no-untyped-def]
+    task = _task("lifbench_qa")
+    for index in range(30):
+        example = task.generate(3072, seed=5, index=index, tokenizer=o200k)
+        meta = example.metadata
+        tagged = {t.text: t for t in parse_tagged(example.context)}
+        sentence = meta["evidence"]
+        assert f'"{sentence}"' in example.question and sentence in example.context
+        if meta["ask"] == "plain":
+            assert sentence not in tagged
+        else:
+            assert (tagged[sentence].tail == tagged[sentence].type) is (meta["ask"] == "key")
+        assert meta["reference"] == meta["options"][0 if meta["ask"] == "key" else 1]
 
 
 @pytest.mark.parametrize("name", NAMES)
@@ -109,130 +166,95 @@ def test_deterministic_per_seed(name: str, o200k) -> None:  # type: ignore[no-un
     check_deterministic_per_seed(_task(name), o200k)
 
 
-def _repeat_lines(example: Example) -> list[tuple[str, str]]:
-    meta = example.metadata
-    keys = {k["id"]: k for k in meta["keys"]}
-    return [(keys[i]["type"], keys[i]["text"]) for i in meta["expected_ids"]]
+# -- the original's rules on wrong answers (hand-checked values; the parity fixtures
+# -- hold hundreds more, computed by the original's code)
 
 
-def _render(lines: list[tuple[str, str]], sep: str) -> str:
-    return "\n".join(f"{label}{sep}{text}" for label, text in lines)
+def test_qa_partial_credit_is_the_originals(o200k) -> None:  # type: ignore[no-untyped-def]
+    key = _example("qa", o200k, ask="key", options=["Yes", "No"])
+    fake = _example("qa", o200k, ask="fake", options=["Yes", "No"])
+    plain = _example("qa", o200k, ask="plain", options=["True", "False"])
+    assert earned_points(score_example(key, "No")) == {
+        "correct": pytest.approx(1 / 30),
+        "format": 1.0,
+    }
+    assert earned_points(score_example(fake, "Yes")) == {
+        "correct": pytest.approx(2 / 3),
+        "format": 1.0,
+    }
+    assert earned_points(score_example(plain, "True")) == {
+        "correct": pytest.approx(2 / 3),
+        "format": 1.0,
+    }
+    both = earned_points(score_example(key, "Yes or No"))
+    assert both == {"correct": pytest.approx(1 / 6), "format": 0.5}  # long (0.5) + both (0.5)
+    # Case-sensitive: "yes" is neither option, and earns only its length.
+    assert earned_points(score_example(key, "yes")) == {"correct": 0.0, "format": 0.5}
+    assert earned_points(score_example(fake, "No.")) == {"correct": 1.0, "format": 1.0}
+    chatty = score_example(plain, "I am not sure whether it is one of them.")
+    assert chatty.status is ScoreStatus.OK and earned_points(chatty)["format"] == 0.25
 
 
-def test_repeat_wrong_answers_lose_the_right_points(o200k) -> None:  # type: ignore[no-untyped-def]
-    example = _example("repeat", o200k, count=5)
-    sep = example.metadata["separator"]
-    lines = _repeat_lines(example)
+def test_repeat_keeps_the_always_awarded_ori_half(o200k) -> None:  # type: ignore[no-untyped-def]
+    original = _example("repeat", o200k, num=4)
+    corrected = _example("repeat", o200k, rules=RULES_CORRECTED, num=4)
+    garbage = "I cannot find the key sentences."
+    assert earned_points(score_example(original, garbage))["ori"] == 0.5
+    assert earned_points(score_example(corrected, garbage))["ori"] == 0.0
+    sep = original.metadata["sep"]
+    keys = original.metadata["keys"][:4]
+    lines = [f"{k['text']} {sep} {k['type']}" for k in keys] + ["Some words of my own."]
+    # The original counts every line in correct's denominator; corrected only typed ones.
+    assert earned_points(score_example(original, "\n".join(lines)))["correct"] == pytest.approx(0.8)
+    assert earned_points(score_example(corrected, "\n".join(lines)))["correct"] == 1.0
+
+
+def test_repeat_points_on_fakes_types_and_near_misses(o200k) -> None:  # type: ignore[no-untyped-def]
+    example = _example("repeat", o200k, num=4)
+    sep = example.metadata["sep"]
+    keys = example.metadata["keys"][:4]
     fake = example.metadata["fakes"][0]
+
+    def render(pairs: list[tuple[str, str]]) -> str:
+        return "\n".join(f"{text} {sep} {kind}" for text, kind in pairs)
+
+    pairs = [(k["text"], k["type"]) for k in keys]
     with_fake = earned_points(
-        score_example(example, _render([*lines[:4], (fake["type"], fake["text"])], sep))
+        score_example(example, render([*pairs[:3], (fake["text"], fake["type"])]))
     )
-    assert with_fake["hit"] == 0.8 and with_fake["num"] == 1.0 and with_fake["ori"] == 1.0
-    assert with_fake["correct"] == 1.0 and with_fake["format"] == 1.0
-    other = "Topic" if lines[0][0] != "Topic" else "Evidence"
-    wrong_type = earned_points(
-        score_example(example, _render([(other, lines[0][1]), *lines[1:]], sep))
-    )
-    assert wrong_type["correct"] == 0.8 and wrong_type["hit"] == 1.0 and wrong_type["format"] == 1.0
-    few = earned_points(score_example(example, _render(lines[:3], sep)))
-    assert few["num"] == pytest.approx(0.6) and few["hit"] == 1.0 and few["correct"] == 1.0
-    other_sep = " = " if sep != " = " else " | "
-    bad_sep = score_example(example, _render(lines, other_sep))
-    assert earned_points(bad_sep)["format"] == 0.0 and earned_points(bad_sep)["num"] == 1.0
-    assert "line 1" in bad_sep.explanation
-    label, text = lines[1]
-    typo = text[:10] + ("x" if text[10] != "x" else "y") + text[11:]
-    typo_points = earned_points(
-        score_example(example, _render([lines[0], (label, typo), *lines[2:]], sep))
-    )
-    assert 0.8 < typo_points["ori"] < 1.0 and typo_points["hit"] == 1.0
-    fake_score = score_example(example, _render([(fake["type"], fake["text"])], sep))
-    assert "does not match" in fake_score.explanation
+    assert with_fake["hit"] == pytest.approx((4 - 0.5) / 4) and with_fake["correct"] == 1.0
+    off = [(t[:10] + "#" + t[11:], k) for t, k in pairs]  # one character off: no hit
+    near = earned_points(score_example(example, render(off)))
+    assert near["hit"] == 0.0 and near["correct"] == 1.0
+    swapped = [(t, "|Summary|") for t, _ in pairs]
+    assert earned_points(score_example(example, render(swapped)))["correct"] == 0.0
 
 
-def test_repeat_plain_sentence_and_wrong_end(o200k) -> None:  # type: ignore[no-untyped-def]
-    example = _example("repeat", o200k, end="first", count=3)
-    sep = example.metadata["separator"]
-    keys = example.metadata["keys"]
-    late = [(k["type"], k["text"]) for k in keys[-3:]]
-    points = earned_points(score_example(example, _render(late, sep)))
-    assert points["hit"] == 0.0 and points["correct"] == 1.0 and points["ori"] == 1.0
-    plain = score_example(
-        example, _render([*_repeat_lines(example)[:2], ("Topic", "We must act now, friends.")], sep)
-    )
-    assert earned_points(plain)["hit"] == pytest.approx(2 / 3) and earned_points(plain)["ori"] < 1.0
-
-
-def test_extract_order_missing_extra_and_format(o200k) -> None:  # type: ignore[no-untyped-def]
-    example = _example("extract", o200k, format="lines", types=["Transition"])
-    texts = list(example.gold)
+def test_extract_keeps_the_order_point_that_never_fails(o200k) -> None:  # type: ignore[no-untyped-def]
+    original = _example("extract", o200k, type="!Transition!")
+    corrected = _example("extract", o200k, rules=RULES_CORRECTED, type="!Transition!")
+    texts = list(original.gold)
     assert len(texts) == 5
-    swapped = earned_points(score_example(example, "\n".join(texts[::-1])))
-    assert swapped["order"] < 1.0 and swapped["correct"] == 1.0 and swapped["format"] == 1.0
-    missing = earned_points(score_example(example, "\n".join(texts[:-1])))
-    assert missing["correct"] == 0.8 and missing["order"] == 1.0
-    fake = next(f for f in example.metadata["fakes"] if f["type"] == "Transition")
-    with_fake = score_example(example, "\n".join([*texts, fake["text"]]))
-    assert earned_points(with_fake)["correct"] == pytest.approx(5 / 6)
-    assert "decoy" in with_fake.explanation
-    numbered = earned_points(
-        score_example(example, "\n".join(f"{i}. {t}" for i, t in enumerate(texts, 1)))
-    )
-    assert numbered["format"] == 0.0 and numbered["correct"] == 1.0
-    as_json = earned_points(score_example(example, json.dumps(texts)))
-    assert as_json["format"] == 0.0 and as_json["correct"] == 1.0 and as_json["order"] == 1.0
-    said_none = earned_points(score_example(example, NONE_WORD))
-    assert said_none["correct"] == said_none["order"] == said_none["ori"] == 0.0
+    backwards = json.dumps(texts[::-1])
+    assert score_example(original, backwards).value == 1.0
+    assert earned_points(score_example(corrected, backwards))["order"] == pytest.approx(1 / 5)
+    fake = next(f["text"] for f in original.metadata["fakes"] if f["type"] == "!Transition!")
+    with_fake = earned_points(score_example(original, json.dumps([*texts, fake])))
+    assert with_fake["correct"] == pytest.approx((3.5 * 5 / 6) / 4)
 
 
-def test_extract_json_format(o200k) -> None:  # type: ignore[no-untyped-def]
-    example = _example("extract", o200k, format="json", types=["Concession"])
-    texts = list(example.gold)
-    assert score_example(example, "Output: " + json.dumps(texts)).value == 1.0
-    wrapped = earned_points(score_example(example, "Here they are: " + json.dumps(texts)))
-    assert wrapped["format"] == 0.5 and wrapped["correct"] == 1.0
-    lines = earned_points(score_example(example, "\n".join(texts)))
-    assert lines["format"] == 0.0 and lines["correct"] == 1.0
+def test_extract_of_the_absent_type_wants_exactly_an_empty_list(o200k) -> None:  # type: ignore[no-untyped-def]
+    original = _example("extract", o200k, type=ABSENT_TYPE)
+    corrected = _example("extract", o200k, rules=RULES_CORRECTED, type=ABSENT_TYPE)
+    assert original.metadata["reference"] == "[]" and score_example(original, "[]").value == 1.0
+    assert score_example(original, "[ ]").value == pytest.approx(4.5 / 14)
+    assert score_example(corrected, "[ ]").value == 1.0
+    assert score_example(original, "```json\n[]\n```").value == pytest.approx(3.5 / 14)
 
 
-@pytest.mark.parametrize("fmt", ["lines", "json"])
-def test_extract_of_the_absent_type_wants_the_none_word(fmt: str, o200k) -> None:  # type: ignore[no-untyped-def]
-    example = _example("extract", o200k, format=fmt, types=[ABSENT_TYPE])
-    assert example.metadata["reference"] == NONE_WORD and example.gold == (NONE_WORD,)
-    right = score_example(example, NONE_WORD)
-    assert right.value == 1.0 and right.extracted == (NONE_WORD,)
-    lower = earned_points(score_example(example, "none."))
-    assert lower["correct"] == 1.0 and lower["format"] == 0.5
-    topics = [k["text"] for k in example.metadata["keys"] if k["type"] == "Topic"]
-    some = score_example(example, "\n".join(topics) if fmt == "lines" else json.dumps(topics))
-    assert some.status is ScoreStatus.OK and some.value is not None and some.value < 0.5
-    assert earned_points(some)["correct"] == 0.0 and earned_points(some)["order"] == 0.0
-
-
-def test_qa_options(o200k) -> None:  # type: ignore[no-untyped-def]
-    for ask in ("key", "fake", "plain"):
-        example = _example("qa", o200k, ask=ask)
-        yes, no = example.metadata["options"]
-        right, wrong = (yes, no) if ask == "key" else (no, yes)
-        assert example.metadata["reference"] == right
-        assert example.metadata["sentence"] in example.context
-        assert score_example(example, f'"{right}".').value == 1.0
-        flipped = earned_points(score_example(example, wrong))
-        assert flipped == {"correct": 0.0, "format": 1.0}
-        chatty = earned_points(score_example(example, f"{right}, because of its tags."))
-        assert chatty == {"correct": 1.0, "format": 0.5}
-    example = _example("qa", o200k, ask="fake", options=["apple", "banana"])
-    foreign = score_example(example, "No")
-    assert earned_points(foreign) == {"correct": 1.0, "format": 0.0} and foreign.extracted == (
-        "No",
-    )
-
-
-@pytest.mark.parametrize("name", ["repeat", "extract", "qa"])
-def test_garbage_is_unparsed(name: str, o200k) -> None:  # type: ignore[no-untyped-def]
-    example = _example(name, o200k)
-    for garbage in ("  \n", "I am not sure, sorry. Maybe blue? 42."):
-        score = score_example(example, garbage)
+def test_empty_output_is_unparsed(o200k) -> None:  # type: ignore[no-untyped-def]
+    for name in ("repeat", "extract", "qa"):
+        score = score_example(_example(name, o200k), "  \n")
         assert score.status is ScoreStatus.UNPARSED and score.value == 0.0
         assert all(p.earned == 0.0 for p in score.points)
 
@@ -242,59 +264,3 @@ def test_gold_run_through_the_cli_scores_one(
 ) -> None:
     check_gold_run_scores_one(tmp_path / "onedoc.duckdb", ",".join(NAMES), 6)
     capsys.readouterr()
-
-
-def test_lenient_reading_of_labels_numbering_tags_and_json(o200k) -> None:  # type: ignore[no-untyped-def]
-    example = _example("repeat", o200k, count=5)
-    sep = example.metadata["separator"]
-    lines = _repeat_lines(example)
-    numbered = "\n".join(f"{i}. {label}{sep}{text}" for i, (label, text) in enumerate(lines, 1))
-    points = earned_points(score_example(example, numbered))
-    assert points["format"] == 0.0 and points["correct"] == points["hit"] == points["num"] == 1.0
-    keys = {k["text"]: k["id"] for k in example.metadata["keys"]}
-    tagged = "\n".join(f"<{lab}-{keys[t]}>{t}</{lab}-{keys[t]}>" for lab, t in lines)
-    points = earned_points(score_example(example, tagged))
-    assert points["format"] == 0.0 and points["correct"] == points["hit"] == 1.0
-    pairs = earned_points(score_example(example, json.dumps([list(pair) for pair in lines])))
-    assert pairs["format"] == 0.0 and pairs["correct"] == pairs["ori"] == 1.0
-    extract = _example("extract", o200k, format="lines", types=["Evidence"])
-    ids = example.metadata["expected_ids"]
-    assert ids == sorted(ids)
-    texts = list(extract.gold)
-    labelled = earned_points(score_example(extract, "\n".join(f"Evidence: {t}" for t in texts)))
-    assert labelled["format"] == 0.0 and labelled["correct"] == labelled["ori"] == 1.0
-
-
-def test_repeat_lines_with_the_separator_after_other_words_are_read_not_unparsed(o200k) -> None:  # type: ignore[no-untyped-def]
-    task = get_task("lifbench_repeat")
-    example = task.generate(3072, seed=0, index=0, tokenizer=o200k)
-    sep = str(example.metadata["separator"]).strip()
-    lines = [f"- Item {i}: Evidence {sep} Some sentence of my own." for i in range(1, 4)]
-    score = score_example(example, "\n".join(lines))
-    assert score.status is ScoreStatus.OK
-    points = {p.name: p.earned for p in score.points}
-    assert points["format"] == 0.0 and points["hit"] == 0.0
-    assert score.extracted and all(e.startswith("Evidence") for e in score.extracted)
-
-
-def test_a_quote_of_an_untagged_sentence_is_placed_exactly_or_as_a_near_miss(o200k) -> None:  # type: ignore[no-untyped-def]
-    from lctui.scoring.lifeval_onedoc import DocIndex, _plain_sentences
-    from lctui.scoring.lifeval_text import near_limit
-
-    example = _task("lifbench_extract").generate(6144, seed=3, index=0, tokenizer=o200k)
-    index = DocIndex(example)
-    tagged = {t.text.casefold() for t in index.tagged}
-    sentences = [s for s in _plain_sentences(example.context) if len(s) > 60 and s not in tagged]
-    assert len(sentences) > 20
-    for sentence in sentences[:: max(1, len(sentences) // 20)]:
-        exact = index.place(sentence.upper())  # case and spacing do not matter
-        assert (exact.found, exact.ori, exact.tagged) == (True, 1.0, None)
-        typo = sentence[:10] + "#" + sentence[11:]  # one substitution
-        near = index.place(typo)
-        assert near.found and near.tagged is None
-        assert near.ori == pytest.approx(1.0 - 1 / (near_limit(sentence) + 1))
-        cut = next(i for i in range(5, len(sentence)) if " " not in sentence[i - 1 : i + 4])
-        shorter = index.place(sentence[:cut] + sentence[cut + 3 :])  # 3 deletions
-        assert shorter.found and shorter.ori == pytest.approx(1.0 - 3 / (near_limit(sentence) + 1))
-        mangled = sentence[:10] + "#####" + sentence[15:]  # 5 edits: past any near-miss limit
-        assert index.place(mangled).found is (mangled in _plain_sentences(example.context))

@@ -3,7 +3,10 @@
 Points, weights and capabilities come from `lifeval_points.LIFEVAL_TASKS`; each
 scenario's rubric programs (lifeval_list, lifeval_multidoc, lifeval_onedoc) turn one
 output into (extracted answers, points), and this module makes the Score: the ARS is
-the earned weight over R_t. Model output is never evaluated as code.
+the earned weight over R_t. Model output is never evaluated as code. An output is
+`unparsed` when nothing could be extracted from it and it earned nothing (the
+original's rules give some points to outputs with no answer in them, e.g. qa's
+format point for a long reply).
 """
 
 from __future__ import annotations
@@ -48,7 +51,7 @@ def score_lifeval(example: Example, output: str) -> Score:
     if isinstance(result, Awarded):
         return _awarded_score(result, metric, extras)
     extracted, points = result
-    if not extracted:
+    if not extracted and not any(p.earned for p in points):
         points = [point(p, 0.0, "nothing could be extracted from the output") for p in spec.points]
         return Score(
             scorer=SCORER_NAME,

@@ -1,432 +1,344 @@
-"""LIFEval's rubric programs for the OneDoc scenario of LIFBench (repeat, extract, qa).
+"""LIFEval's points for the OneDoc scenario (repeat, extract, qa), by the original's rules.
 
-The key and decoy sentences come from the example's metadata; every other sentence
-is read back from the document, so a quoted sentence is placed exactly or within a
-small edit distance (a near miss earns part of `ori`). Output is parsed defensively
-(JSON first, then a bracketed list, then lines) and never evaluated.
+The tagged sentences come from the example's metadata, as the original's label:
+per type (in the original's order), its sentences in id order, each key or fake.
+
+extract (EvaluateFunc.py l.408-513), the key sentences of one type T:
+
+- format (4): the whole output is JSON: a list of strings 4 (the empty list counts
+  as one for |Summary|), another list 3, not a list 1; else the text from its first
+  `[` to its last `]` is JSON: 3, 2 or 1 alike; else 0.
+- order (4), ori (2): full when any tagged sentence (of any type, fakes included)
+  occurs in the output with its escapes decoded, else 0. The order check never
+  fails: the position it compares with stays 0 (a plain bug; rules="corrected"
+  compares each sentence with the furthest one found before it).
+- correct (4): 3.5 * (T's key sentences found) / max(tagged sentences found, list
+  length, T's key sentences), + 0.5 unless T's fake occurs.
+- For |Summary| (no sentence of it) an output of exactly `[]` earns every point; `[ ]`
+  or a fenced `[]` go the normal way (with rules="corrected", any output that is an
+  empty JSON list earns every point).
+
+repeat (l.534-624), num sentences asked with separator sep:
+
+- ori (2): 1 always (its check that a quote was found cannot fail, a plain bug;
+  rules="corrected" asks for one), + 1 if a type name occurs in the output.
+- hit (2): 2 * min(1, (tagged sentences quoted - 0.5 * fakes quoted) / num).
+- format (3): 0.5 if the output has a newline or num is 1; 0.5 if sep occurs; and
+  when it does, 2 * min(1, lines holding sep exactly once / max(lines, num)).
+- num (4): separators == num, non-empty lines == num, quotes == num (1 each), and a
+  third per equal pair among those three counts.
+- correct (3): the share of lines whose text before the first sep is within
+  len(s) // 6 + 3 edits of a tagged sentence s of a type named after it (the whole
+  line for both when sep is missing). Every line counts (its filter of lines that
+  name a type is always true, a plain bug; rules="corrected" counts only those).
+
+qa (l.627-675), options (yes, no), option 0 meaning "it is a key sentence":
+
+- format (2): 1 if the output is as long as one option, else 0.5 if it is more than
+  3 characters longer than both; + 0.5 if both options occur in it, else 1 if one does.
+- correct (3): both options occur 0.5; neither 0; else for a key sentence 3 if the
+  answer is option 0, 0.1 if not; for a fake or untagged sentence 3 if option 1,
+  2 if option 0. Options are case-sensitive substrings.
+
 """
 
 from __future__ import annotations
 
-import json
-import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from functools import lru_cache
 from typing import Any
 
 from lctui.core.types import Example, RubricPoint
-from lctui.scoring.lifeval_points import PointSpec
-from lctui.scoring.lifeval_text import (
-    MAX_NEAR,
-    NUMBERING,
-    clean_output,
-    edit_distance,
-    find_tagged,
-    in_spec_order,
-    json_list,
-    near_limit,
-    norm,
-    point,
-    short,
-    untag,
-    unwrap,
+from lctui.scoring.lifeval_original import (
+    CORRECTED,
+    decode_escapes_retrying,
+    json_value,
+    rules_of,
 )
-from lctui.scoring.rubric import list_values, share
-from lctui.tasks.lifbench.onedoc_context import ALL_TYPES, Tagged, document_sentences
-
-_TYPE_BY_FOLD = {t.casefold(): t for t in ALL_TYPES}
-# A type label (maybe numbered, maybe in punctuation) and the first separator after
-# it; the quote is the rest of the line. Each part is unambiguous, so a long line
-# that does not match fails in linear time (the former single pattern's
-# `[\W_]*?\s*` and `\s*(.+)$` backtracked quadratically on runs of spaces).
-_LABEL_HEAD = re.compile(r"[\W_]*([A-Za-z]+)(?:-\d+)?[\W_]*?(?:\||::|->|=>|:|=|—|–|-|\t)")
-_WORD = re.compile(r"[A-Za-z]+")
-_POLARITY = {"yes": True, "true": True, "no": False, "false": False}
+from lctui.scoring.lifeval_points import PointSpec
+from lctui.scoring.lifeval_text import edit_distance, in_spec_order, point, short
+from lctui.scoring.rubric import plural
+from lctui.tasks.lifbench.onedoc_context import ABSENT_TYPE, ALL_TYPES, KEY_TYPES
 
 
 @dataclass(frozen=True)
-class Placed:
-    """Where a quoted sentence sits: a tagged sentence, an untagged one, or nowhere."""
+class Labelled:
+    """A tagged sentence as the original's label holds it."""
 
-    tagged: Tagged | None = None
-    found: bool = False  # it reproduces some sentence of the document
-    ori: float = 0.0  # 1 exact, partial for a near miss, 0 when not found
-
-
-@lru_cache(maxsize=8)
-def _plain_sentences(context: str) -> dict[str, None]:
-    """A document's sentences, normalised, in order: read once per document."""
-    return dict.fromkeys(norm(s) for s in document_sentences(context))
-
-
-@lru_cache(maxsize=8)
-def _by_length(context: str) -> dict[int, list[tuple[int, str]]]:
-    """The document's sentences by length, each with its position in the document.
-
-    A near miss is at most MAX_NEAR edits away, so it differs in length by at most
-    that much: a quote is compared with the sentences of about its length only (a few
-    dozen of the thousands at 120K) instead of every one.
-    """
-    buckets: dict[int, list[tuple[int, str]]] = {}
-    for position, sentence in enumerate(_plain_sentences(context)):
-        buckets.setdefault(len(sentence), []).append((position, sentence))
-    return buckets
-
-
-class DocIndex:
-    """The key, decoy and untagged sentences of an example, for placing quotes."""
-
-    def __init__(self, example: Example) -> None:
-        meta = example.metadata
-        self.tagged = [
-            Tagged(int(t["id"]), str(t["type"]), str(t["text"]), str(t["tail"]))
-            for t in [*meta["keys"], *meta["fakes"]]
-        ]
-        self._exact = {norm(t.text): t for t in self.tagged}
-        self._context = example.context
-
-    @property
-    def plain(self) -> dict[str, None]:
-        """The document's sentences, normalised, in order (read back on demand)."""
-        return _plain_sentences(self._context)
-
-    def _similar_length(self, text: str) -> list[tuple[str, None]]:
-        """Untagged sentences that could be a near miss of `text`, in document order."""
-        buckets = _by_length(self._context)
-        near = len(text) - MAX_NEAR, len(text) + MAX_NEAR
-        found = sorted(p for n in range(near[0], near[1] + 1) for p in buckets.get(n, ()))
-        return [(sentence, None) for _, sentence in found]
-
-    def place(self, quote: str) -> Placed:
-        text = norm(untag(quote))
-        if not text:
-            return Placed()
-        if text in self._exact:
-            return Placed(self._exact[text], True, 1.0)
-        if text in self.plain:
-            return Placed(None, True, 1.0)
-        for pool in ([(norm(t.text), t) for t in self.tagged], self._similar_length(text)):
-            best: tuple[int, int, Tagged | None] | None = None
-            for sentence, tagged in pool:
-                limit = near_limit(sentence)
-                distance = edit_distance(text, sentence, limit)
-                if distance <= limit and (best is None or distance < best[0]):
-                    best = (distance, limit, tagged)
-            if best is not None:
-                return Placed(best[2], True, 1.0 - best[0] / (best[1] + 1))
-        return Placed()
-
-
-def describe(placed: Placed) -> str:
-    """What a placed quote is, for explanations."""
-    t = placed.tagged
-    if t is None:
-        return "an untagged sentence" if placed.found else "no sentence of the document"
-    if not t.key:
-        return f"decoy {t.id} (its closing tag </{t.tail}-{t.id}> does not match <{t.type}-{t.id}>)"
-    return f"key sentence {t.id} ({t.type})"
-
-
-def _ori_point(spec: PointSpec, placed: Sequence[Placed], what: str) -> RubricPoint:
-    if not placed:
-        return point(spec, 0.0, f"no {what}s to check")
-    misses = [f"{what} {i}" for i, p in enumerate(placed, 1) if p.ori < 1.0]
-    earned = sum(p.ori for p in placed) / len(placed)
-    why = f"{len(placed) - len(misses)} of {len(placed)} {what}s reproduce a document sentence"
-    if misses:
-        why += f" exactly; not exact: {list_values(misses, 3)}"
-    return point(spec, earned, why)
-
-
-@dataclass(frozen=True)
-class Entry:
-    """One answered item of repeat: the type label given (if any), the quote, its shape."""
-
-    label: str | None
     text: str
-    shaped: bool  # exactly "Type<sep>sentence"
+    type: str
+    key: bool
 
 
-def _quote_after(rest: str) -> str | None:
-    """The quote after a label's separator: the rest of the line, blanks before it
-    dropped; None when there is none or it runs over several lines."""
-    line = rest[:-1] if rest.endswith("\n") else rest
-    quote = line.lstrip() or line[-1:]
-    return quote if quote and "\n" not in quote else None
-
-
-def _labelled(line: str) -> Entry:
-    """A leniently read item: an optional type label (or tags) around a quote."""
-    body = unwrap(NUMBERING.sub("", line).strip())
-    tag = find_tagged(body)
-    if tag:
-        before = _WORD.findall(body[: tag.start])
-        label = before[0] if before else tag.type
-        return Entry(_TYPE_BY_FOLD.get(label.casefold()), tag.inner.strip(), False)
-    m = _LABEL_HEAD.match(body)
-    quote = _quote_after(body[m.end() :]) if m else None
-    if m and quote is not None and m.group(1).casefold() in _TYPE_BY_FOLD:
-        return Entry(_TYPE_BY_FOLD[m.group(1).casefold()], unwrap(quote.strip()), False)
-    return Entry(None, body, False)
-
-
-def _json_entry(value: Any) -> Entry:
-    if isinstance(value, str):
-        return _labelled(value)
-    if isinstance(value, list) and len(value) == 2:
-        label, text = (str(v) for v in value)
-        return Entry(_TYPE_BY_FOLD.get(label.strip().casefold()), text.strip(), False)
-    if isinstance(value, dict):
-        strings = {str(k).casefold(): str(v) for k, v in value.items()}
-        kind = next((v for k, v in strings.items() if "type" in k), "")
-        quote = next((v for k, v in strings.items() if "type" not in k), "")
-        return Entry(_TYPE_BY_FOLD.get(kind.strip().casefold()), quote.strip(), False)
-    return Entry(None, json.dumps(value), False)
-
-
-def repeat_entries(output: str, sep: str) -> list[Entry]:
-    """The items of a repeat answer: JSON first, then a bracketed list, then lines."""
-    text = clean_output(output)
-    if not text:
-        return []
-    values, _ = json_list(text)
-    if values:
-        return [_json_entry(v) for v in values]
-    shape = re.compile(rf"^({'|'.join(ALL_TYPES)})\s*{re.escape(sep.strip())}\s*(\S.*)$")
-    entries = []
-    for line in (raw.strip() for raw in text.splitlines()):
-        m = shape.match(line)
-        if m and find_tagged(line) is None:
-            entries.append(Entry(m.group(1), unwrap(m.group(2).strip()), True))
-        elif line:
-            entries.append(_separated(line, sep.strip()) or _labelled(line))
-    return entries
-
-
-def _separated(line: str, sep: str) -> Entry | None:
-    """A line with the asked separator but other words before it ("- Item 1: Topic | ..."):
-    the last type name before the separator labels the text after it (not in shape)."""
-    left, found, right = line.partition(sep)
-    if not found or not right.strip():
-        return None
-    types = [
-        _TYPE_BY_FOLD[w.casefold()] for w in _WORD.findall(left) if w.casefold() in _TYPE_BY_FOLD
+def tagged_sentences(meta: Mapping[str, Any]) -> list[Labelled]:
+    """The tagged sentences in the original label's order: by type, then by id."""
+    entries = sorted([*meta["keys"], *meta["fakes"]], key=lambda t: int(t["id"]))
+    return [
+        Labelled(str(t["text"]), kind, t["tail"] == t["type"])
+        for kind in KEY_TYPES
+        for t in entries
+        if t["type"] == kind
     ]
-    return Entry(types[-1], unwrap(right.strip()), False) if types else None
 
 
-def _repeat_points(
-    meta: Mapping[str, Any], specs: Mapping[str, PointSpec], entries: Sequence[Entry],
-    placed: Sequence[Placed],
-) -> list[RubricPoint]:  # fmt: skip
-    count, sep, end = int(meta["count"]), str(meta["separator"]), str(meta["end"])
-    wanted = {int(i) for i in meta["expected_ids"]}
-    given = len(entries)
-    shaped = [i for i, e in enumerate(entries, 1) if not e.shaped]
-    format_why = f"{given - len(shaped)} of {given} lines read 'Type{sep}sentence'"
-    if shaped:
-        format_why += f"; not: line {list_values([str(i) for i in shaped], 3)}"
-    hits, misses = 0, []
-    for i, p in enumerate(placed, 1):
-        if p.tagged is not None and p.tagged.key and p.tagged.id in wanted:
-            hits += 1
-        elif p.tagged is not None and p.tagged.key:
-            misses.append(f"line {i} is key sentence {p.tagged.id}, not among the {end} {count}")
-        else:
-            misses.append(f"line {i} is {describe(p)}")
-    on_keys = [
-        (e, p.tagged) for e, p in zip(entries, placed, strict=True) if p.tagged and p.tagged.key
-    ]
-    right = [e for e, t in on_keys if e.label == t.type]
-    wrong = [f"{e.label or 'no type'} for {t.type} {t.id}" for e, t in on_keys if e.label != t.type]
-    if on_keys:
-        correct_why = f"{len(right)} of {len(on_keys)} key sentences carry their type"
-        correct_why += f"; wrong: {list_values(wrong, 3)}" if wrong else ""
+def extract_format(where: int, is_list: bool, strings: bool) -> float:
+    """format earned of 4: `where` 2 the whole output is JSON, 1 its bracketed part, 0
+    neither; whether that JSON is a list, and a list of strings (or the empty list asked
+    for)."""
+    if not where:
+        return 0.0
+    return 1.0 + where + strings if is_list else 1.0
+
+
+def extract_correct(hits: int, found: int, listed: int, trues: int, fake_shown: bool) -> float:
+    """correct earned of 4: 3.5 * hits / max(found, listed, trues), + 0.5 without the fake."""
+    over = max(found, listed, trues)
+    return (3.5 * hits / over if over else 0.0) + (0.0 if fake_shown else 0.5)
+
+
+def extract_order(found: int, in_order: int) -> float:
+    """order earned of 4: 4 * the share of the tagged sentences found that are in order
+    (under the original rules every one is)."""
+    return 4.0 * in_order / found if found else 0.0
+
+
+def _extract_json(out: str, target: str) -> tuple[int, bool, bool, int, str]:
+    """(where JSON was found: 2 whole, 1 bracketed, 0 none; is a list; list of strings;
+    list length; why)."""
+    for kind, text in ((2, out), (1, out[out.find("[") : out.rfind("]") + 1])):
+        ok, value = json_value(text)
+        if not ok:
+            continue
+        where = "the whole output" if kind == 2 else "its part from the first [ to the last ]"
+        if not isinstance(value, list):
+            return kind, False, False, 0, f"{where} is JSON but not a list"
+        empty_asked = target == ABSENT_TYPE and value == []
+        strings = all(isinstance(v, str) for v in value) or empty_asked
+        what = "a list of strings" if strings else "a list, not all strings"
+        return kind, True, strings, len(value), f"{where} is {what}"
+    return 0, False, False, 0, "no JSON list"
+
+
+def extract_points(
+    example: Example, output: str, specs: Mapping[str, PointSpec]
+) -> tuple[tuple[str, ...], list[RubricPoint]]:
+    """(the tagged sentences found, the four points) of an extract output."""
+    meta = example.metadata
+    target = str(meta["type"])
+    corrected = rules_of(example) == CORRECTED
+    out = output.strip()
+    if not out:
+        return (), [point(specs[name], 0.0, "empty output") for name in specs]
+    kind, is_list, strings, length, format_why = _extract_json(out, target)
+    format_earned = extract_format(kind, is_list, strings)
+    empty = kind == 2 and is_list and not length
+    if target == ABSENT_TYPE and (out == "[]" or (corrected and empty)):
+        why = f"{target} has no key sentence, and the answer is the empty list"
+        return ("[]",), [point(specs[name], 1.0, why) for name in specs]
+    decoded, crashed = decode_escapes_retrying(out)
+    tagged = tagged_sentences(meta)
+    furthest = in_order = found = 0
+    quoted: list[str] = []
+    for sentence in tagged:
+        at = decoded.find(sentence.text)
+        if at < 0:
+            continue
+        found += 1
+        quoted.append(sentence.text)
+        in_order += at >= furthest
+        furthest = max(at, furthest) if corrected else min(at, furthest)
+    trues = [s.text for s in tagged if s.type == target and s.key]
+    fakes = [s.text for s in tagged if s.type == target and not s.key]
+    hits = sum(text in decoded for text in trues)
+    fake_shown = bool(fakes) and fakes[0] in decoded
+    correct = extract_correct(hits, found, length, len(trues), fake_shown)
+    read = " (an escape the original cannot decode was dropped)" if crashed else ""
+    correct_why = (
+        f"{hits} of {len(trues)} {target} key sentences given, out of max({found} tagged "
+        f"sentences found, {length} listed, {len(trues)}){read}; "
+        + ("its fake is there (+0)" if fake_shown else "no fake of it (+0.5)")
+    )
+    if corrected:
+        order_why = f"{in_order} of {found} tagged sentences found after the ones before them"
     else:
-        correct_why = "no line gives a key sentence whose type could be checked"
+        order_why = f"{plural(found, 'tagged sentence')} found (the order is not checked)"
     points = {
-        "format": point(specs["format"], share(given - len(shaped), given), format_why),
-        "ori": _ori_point(specs["ori"], placed, "line"),
+        "format": point(specs["format"], format_earned / 4, format_why),
+        "correct": point(specs["correct"], correct / 4, correct_why),
+        "order": point(specs["order"], extract_order(found, in_order) / 4, order_why),
+        "ori": point(specs["ori"], float(found > 0), f"{plural(found, 'tagged sentence')} quoted"),
+    }
+    return tuple(short(q, 80) for q in quoted), in_spec_order(specs, points)
+
+
+def qa_format(length_fits: int, options: int) -> float:
+    """format earned of 2: `length_fits` 2 as long as an option, 1 much longer, 0 other;
+    `options`: how many of the two options occur."""
+    return {2: 1.0, 1: 0.5, 0: 0.0}[length_fits] + {2: 0.5, 1: 1.0, 0: 0.0}[options]
+
+
+def qa_correct(options: int, answer_yes: bool, kind: str) -> float:
+    """correct earned of 3 for the options found, the answer given and the sentence kind."""
+    if options != 1:
+        return 0.5 if options == 2 else 0.0
+    if kind == "key":
+        return 3.0 if answer_yes else 0.1
+    return 2.0 if answer_yes else 3.0
+
+
+def _kind(meta: Mapping[str, Any], tagged: Sequence[Labelled]) -> str:
+    """ "key", "fake" or "plain": what the original's label says the asked sentence is."""
+    evidence = str(meta["evidence"]).strip()
+    for sentence in tagged:
+        if sentence.text.strip() == evidence:
+            return "key" if sentence.key else "fake"
+    return "plain"
+
+
+def qa_points(
+    example: Example, output: str, specs: Mapping[str, PointSpec]
+) -> tuple[tuple[str, ...], list[RubricPoint]]:
+    """(the options found, the two points) of a qa output."""
+    meta = example.metadata
+    yes, no = (str(o) for o in meta["options"])
+    out = output.strip()
+    kind = _kind(meta, tagged_sentences(meta))
+    longest = max(len(yes), len(no))
+    if len(out) in (len(yes), len(no)):
+        fits, size = 2, f"as long as an option ({len(out)} characters)"
+    elif len(out) > longest + 3:
+        fits, size = 1, f"{len(out)} characters, more than {longest + 3}"
+    else:
+        fits, size = 0, f"{len(out)} characters, the length of neither option"
+    present = [o for o in (yes, no) if o in out]
+    answer_yes = yes in out
+    what = {"key": "a key sentence", "fake": "a fake key sentence", "plain": "untagged"}[kind]
+    expected = yes if kind == "key" else no
+    if len(present) == 2:
+        correct_why = f"both {yes!r} and {no!r} occur"
+    elif not present:
+        correct_why = f"neither {yes!r} nor {no!r} occurs (case matters)"
+    else:
+        correct_why = f"the sentence is {what}, so {expected!r}; the answer is {present[0]!r}"
+    format_why = f"{size}; {plural(len(present), 'option')} in it"
+    points = {
+        "correct": point(
+            specs["correct"], qa_correct(len(present), answer_yes, kind) / 3, correct_why
+        ),
+        "format": point(specs["format"], qa_format(fits, len(present)) / 2, format_why),
+    }
+    return tuple(present), in_spec_order(specs, points)
+
+
+def repeat_hit(hits: int, fakes: int, num: int) -> float:
+    """hit earned of 2: quotes (a fake counting -0.5) per sentence asked, at most 1."""
+    return min(1.0, (hits - 0.5 * fakes) / num) * 2
+
+
+def repeat_format(lines_ok: bool, sep_found: bool, shaped: int, lines: int, num: int) -> float:
+    """format earned of 3: several lines (or one asked), the separator found, and
+    2 * min(1, lines holding it once / max(lines, num)) (0 lines without it)."""
+    return 0.5 * lines_ok + 0.5 * sep_found + min(1.0, shaped / max(lines, num)) * 2
+
+
+def repeat_ori(quoted: bool, named: bool, corrected: bool) -> float:
+    """ori earned of 2: 1 for quoting a tagged sentence (always, under the original rules),
+    1 for naming a type."""
+    return float(quoted or not corrected) + float(named)
+
+
+def repeat_num(seps: int, lines: int, hits: int, num: int) -> float:
+    """num earned of 4: each count equal to `num` (1 each), and a third per pair of equal
+    counts."""
+    equal = (seps == lines) + (seps == hits) + (hits == lines)
+    return (seps == num) + (lines == num) + (hits == num) + equal / 3
+
+
+def _close(sentence: str, candidate: str) -> bool:
+    """Within the original's edit distance: len(candidate) // 6 + 3."""
+    limit = len(candidate) // 6 + 3
+    return abs(len(sentence) - len(candidate)) <= limit and (
+        edit_distance(sentence, candidate, limit) <= limit
+    )
+
+
+def repeat_points(
+    example: Example, output: str, specs: Mapping[str, PointSpec]
+) -> tuple[tuple[str, ...], list[RubricPoint]]:
+    """(the output's lines, the five points) of a repeat output."""
+    meta = example.metadata
+    sep, num = str(meta["sep"]), int(meta["num"])
+    corrected = rules_of(example) == CORRECTED
+    out = output.strip()
+    if not out:
+        return (), [point(specs[name], 0.0, "empty output") for name in specs]
+    tagged = tagged_sentences(meta)
+    quoted = [s for s in tagged if s.text in out]
+    hits, fakes = len(quoted), sum(not s.key for s in quoted)
+    named = any(kind in out for kind in ALL_TYPES)
+    ori = repeat_ori(hits > 0, named, corrected)
+    ori_why = (
+        (f"quotes {plural(hits, 'tagged sentence')}" if corrected else "always (the original")
+        + ("" if corrected else "'s check of a quote cannot fail)")
+        + f" (+{int(hits > 0 or not corrected)}); "
+        + ("names a type (+1)" if named else "names no type (+0)")
+    )
+    hit = repeat_hit(hits, fakes, num)
+
+    lines = [line for line in out.split("\n") if line]
+    seps = out.count(sep)
+    shaped = sum(line.count(sep) == 1 for line in lines) if sep in out else 0
+    over = len(lines) if sep in out else 0
+    lines_ok = num == 1 or "\n" in out
+    format_earned = repeat_format(lines_ok, sep in out, shaped, over, num)
+    format_why = (
+        f"{'several lines or one asked' if lines_ok else 'one line'}, separator {sep!r} "
+        f"{'found' if sep in out else 'missing'}; {shaped} of max({over} lines, {num} "
+        "asked) hold it once"
+    )
+
+    right = typed = 0
+    for line in lines:
+        sentence, found, kinds_text = line.partition(sep)
+        if not found:
+            sentence = kinds_text = line.strip()
+        kinds = [kind for kind in ALL_TYPES if kind in kinds_text]
+        typed += bool(kinds)
+        if any(_close(sentence, s.text) for s in tagged if s.type in kinds):
+            right += 1
+    counted = typed if corrected else len(lines)
+    correct = 3.0 * right / counted if counted else 0.0
+    correct_why = (
+        f"{right} of {plural(counted, 'line')}{' naming a type' if corrected else ''} give a "
+        "sentence close to one of the type named after the separator"
+    )
+    points = {
+        "format": point(specs["format"], format_earned / 3, format_why),
+        "ori": point(specs["ori"], ori / 2, ori_why),
         "hit": point(
             specs["hit"],
-            share(hits, given),
-            f"{hits} of {given} lines are among the {end} {count} key sentences"
-            + (f"; {'; '.join(misses[:3])}" if misses else ""),
+            hit / 2,
+            f"{plural(hits, 'tagged sentence')} quoted ({plural(fakes, 'fake')}, -0.5 each) "
+            f"for {num} asked",
         ),
         "num": point(
             specs["num"],
-            max(0.0, 1.0 - abs(given - count) / count),
-            f"expected {count} lines, got {given}",
+            repeat_num(seps, len(lines), hits, num) / 4,
+            f"{plural(seps, 'separator')}, {plural(len(lines), 'line')}, "
+            f"{plural(hits, 'quote')}; {num} asked",
         ),
-        "correct": point(specs["correct"], share(len(right), len(on_keys)), correct_why),
+        "correct": point(specs["correct"], correct / 3, correct_why),
     }
-    return in_spec_order(specs, points)
-
-
-@dataclass(frozen=True)
-class Extracted:
-    """An extract answer: quoted sentences, whether it says there are none, its format."""
-
-    items: list[str]
-    none: bool
-    format: float
-    format_why: str
-
-
-def _is_none_word(text: str, word: str) -> bool:
-    return unwrap(text.strip()).strip().rstrip(".").casefold() == word.casefold()
-
-
-def extract_answer(output: str, fmt: str, none_word: str) -> Extracted:
-    """Parse an extract answer: the none word, then JSON, then a bracketed list, then lines."""
-    text = clean_output(output)
-    if text == none_word:
-        return Extracted([], True, 1.0, f"the word {none_word}, as asked")
-    if _is_none_word(text, none_word):
-        return Extracted([], True, 0.5, f"{short(text)!r} instead of the word {none_word}")
-    values, whole = json_list(text)
-    if values is not None:
-        items = [v if isinstance(v, str) else json.dumps(v) for v in values]
-        if not items or (len(items) == 1 and _is_none_word(items[0], none_word)):
-            return Extracted([], True, 0.5, f"a JSON list instead of the word {none_word}")
-        if fmt != "json":
-            return Extracted(items, False, 0.0, "a JSON list, not one sentence per line")
-        earned = 1.0 if whole else 0.5
-        strings = all(isinstance(v, str) for v in values)
-        why = "a JSON list of strings" if whole else "a JSON list with other text around it"
-        return Extracted(items, False, earned if strings else earned / 2, why)
-    lines = [line.strip() for line in text.splitlines() if line.strip()]
-    items = [_labelled(line).text for line in lines]
-    if fmt == "json":
-        return Extracted(items, False, 0.0, "not a JSON list")
-    bare = [i for i, (line, item) in enumerate(zip(lines, items, strict=True), 1) if line != item]
-    why = f"{len(lines) - len(bare)} of {len(lines)} lines hold a bare sentence"
-    why += f"; not: line {list_values([str(i) for i in bare], 3)}" if bare else ""
-    return Extracted(items, False, share(len(lines) - len(bare), len(lines)), why)
-
-
-def _longest_increasing(values: Sequence[int]) -> int:
-    best: list[int] = []
-    for v in values:
-        at = next((i for i, b in enumerate(best) if b >= v), len(best))
-        best[at : at + 1] = [v]
-    return len(best)
-
-
-def _extract_points(
-    meta: Mapping[str, Any], specs: Mapping[str, PointSpec], answer: Extracted,
-    placed: Sequence[Placed],
-) -> list[RubricPoint]:  # fmt: skip
-    expected = [int(i) for i in meta["expected_ids"]]
-    types = " and ".join(meta["types"])
-    fmt_point = point(specs["format"], answer.format, answer.format_why)
-    if answer.none or not expected:
-        right = answer.none and not expected
-        if right:
-            why = f"there is no {types} key sentence, and the answer says so"
-        elif answer.none:
-            why = f"answered {meta['none_word']} but {len(expected)} key sentences are of {types}"
-        else:
-            why = f"there is no {types} key sentence; expected {meta['none_word']}, got "
-            why += f"{len(answer.items)} sentence(s)"
-        points = {
-            "format": fmt_point,
-            "correct": point(specs["correct"], float(right), why),
-            "order": point(specs["order"], float(right), why),
-            "ori": point(specs["ori"], float(right), "the none answer, rightly")
-            if answer.none
-            else _ori_point(specs["ori"], placed, "item"),
-        }
-        return in_spec_order(specs, points)
-    ids = [p.tagged.id for p in placed if p.tagged is not None and p.tagged.id in expected]
-    first = list(dict.fromkeys(ids))
-    missing = [str(i) for i in expected if i not in first]
-    extra = [
-        f"item {i} is {describe(p)}"
-        for i, p in enumerate(placed, 1)
-        if p.tagged is None or p.tagged.id not in expected
-    ]
-    correct_why = f"{len(first)} of {len(expected)} {types} key sentences given"
-    correct_why += f"; missing ids {list_values(missing, 5)}" if missing else ""
-    correct_why += f"; extra: {'; '.join(extra[:3])}" if extra else ""
-    in_order = _longest_increasing(first)
-    points = {
-        "format": fmt_point,
-        "correct": point(
-            specs["correct"], share(len(first), max(len(expected), len(placed))), correct_why
-        ),
-        "order": point(
-            specs["order"],
-            share(in_order, len(first)),
-            f"{in_order} of {len(first)} found sentences in id order (given: "
-            f"{', '.join(map(str, first)) or 'none'})",
-        ),
-        "ori": _ori_point(specs["ori"], placed, "item"),
-    }
-    return in_spec_order(specs, points)
-
-
-def qa_answer(output: str, options: Sequence[str]) -> tuple[str, bool | None, float, str]:
-    """(answer word, its polarity, format earned, why); polarity None: no answer found."""
-    yes, no = options
-    text = clean_output(output)
-    bare = unwrap(text.rstrip(".!")).strip().rstrip(".!")
-    if bare in (yes, no):
-        return bare, bare == yes, 1.0, f"the single word {bare}, as asked"
-    folds = {yes.casefold(): True, no.casefold(): False}
-    words = _WORD.findall(text)
-    for word in words:
-        if word.casefold() in folds:
-            why = f"{word!r} with other text or another spelling, not the single word"
-            return word, folds[word.casefold()], 0.5, why
-    for word in words:
-        if word.casefold() in _POLARITY:
-            why = f"{word!r} is not one of the options {yes}/{no}"
-            return word, _POLARITY[word.casefold()], 0.0, why
-    return "", None, 0.0, f"no option word ({yes}/{no}) found"
-
-
-def _qa_points(
-    meta: Mapping[str, Any], specs: Mapping[str, PointSpec], word: str, polarity: bool | None,
-    format_earned: float, format_why: str,
-) -> list[RubricPoint]:  # fmt: skip
-    yes, no = (str(w) for w in meta["options"])
-    is_key = meta["ask"] == "key"
-    kind = {"key": "a key sentence", "fake": "a decoy (its closing tag does not match)"}.get(
-        str(meta["ask"]), "an untagged sentence"
-    )
-    expected = yes if is_key else no
-    right = polarity is not None and polarity == is_key
-    why = f"the sentence is {kind}, so the answer is {expected}; got {word or 'nothing'}"
-    points = {
-        "correct": point(specs["correct"], float(right), why),
-        "format": point(specs["format"], format_earned, format_why),
-    }
-    return in_spec_order(specs, points)
+    return tuple(short(line, 80) for line in lines), in_spec_order(specs, points)
 
 
 def onedoc_points(
     example: Example, output: str, specs: Mapping[str, PointSpec]
 ) -> tuple[tuple[str, ...], list[RubricPoint]]:
     """(extracted answers, rubric points) of one output of a OneDoc task."""
-    meta = example.metadata
-    task = meta["lifeval_task"]
+    task = example.metadata["lifeval_task"]
     if task == "qa":
-        word, polarity, earned, why = qa_answer(output, [str(w) for w in meta["options"]])
-        extracted = (word,) if polarity is not None else ()
-        return extracted, _qa_points(meta, specs, word, polarity, earned, why)
-    index = DocIndex(example)
-    if task == "repeat":
-        entries = repeat_entries(output, str(meta["separator"]))
-        placed = [index.place(e.text) for e in entries]
-        points = _repeat_points(meta, specs, entries, placed)
-        known = [e for e, p in zip(entries, placed, strict=True) if e.label or p.found]
-        return tuple(f"{e.label or '?'}: {e.text}" for e in known), points
-    answer = extract_answer(output, str(meta["format"]), str(meta["none_word"]))
-    placed = [index.place(item) for item in answer.items]
-    points = _extract_points(meta, specs, answer, placed)
-    if answer.none:
-        return (str(meta["none_word"]),), points
-    found = [item for item, p in zip(answer.items, placed, strict=True) if p.found]
-    return tuple(found), points
+        return qa_points(example, output, specs)
+    if task == "extract":
+        return extract_points(example, output, specs)
+    return repeat_points(example, output, specs)

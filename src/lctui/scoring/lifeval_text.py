@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping
-from dataclasses import dataclass
 from typing import Any
 
 from rapidfuzz.distance import Levenshtein
@@ -108,47 +107,3 @@ def json_list(text: str) -> tuple[list[Any] | None, bool]:
         if isinstance(value, list):
             return value, whole
     return None, False
-
-
-# onedoc_context.TAGGED, in two parts: its lazy body between them made a search
-# quadratic on an output of many opening tags and no closing one.
-_OPEN_TAG = re.compile(r"<([A-Za-z]+)-(\d+)>")
-_CLOSE_TAG = re.compile(r"</([A-Za-z]+)-(\d+)>")
-
-
-@dataclass(frozen=True)
-class TagSpan:
-    """A `<Type-N>text</Type-M>` span: where it lies, its opening type and its text."""
-
-    start: int
-    end: int
-    type: str
-    inner: str
-
-
-def find_tagged(text: str, pos: int = 0) -> TagSpan | None:
-    """The span onedoc_context.TAGGED.search(text, pos) finds, in linear time.
-
-    That is the first opening tag paired with the first closing tag after it; when
-    no closing tag follows the first opening tag, none follows a later one either.
-    """
-    opening = _OPEN_TAG.search(text, pos)
-    if opening is None:
-        return None
-    closing = _CLOSE_TAG.search(text, opening.end())
-    if closing is None:
-        return None
-    return TagSpan(
-        opening.start(), closing.end(), opening.group(1), text[opening.end() : closing.start()]
-    )
-
-
-def untag(text: str) -> str:
-    """`text` with every tagged span replaced by its text (TAGGED.sub(r"\\3", text))."""
-    parts: list[str] = []
-    pos = 0
-    while (span := find_tagged(text, pos)) is not None:
-        parts += [text[pos : span.start], span.inner]
-        pos = span.end
-    parts.append(text[pos:])
-    return "".join(parts)

@@ -1,10 +1,13 @@
-"""The two MultiDoc tasks of LIFBench with our own instruction wordings and variable spaces.
+"""The two MultiDoc tasks of LIFBench with our own instruction wordings.
 
-find_dup_text asks for the groups of documents that share their text, each group as
-a list of one field of its documents; batch_label asks for a label per document,
-chosen from a label set by rules on which optional fields the document has. As in
-the List tasks, example `index` uses expression `index % E` and variable sample
-`(index // E) % V`.
+The variable spaces are the original's. find_dup_text asks for the groups of
+documents that share their text, one line per group, each line a JSON list with one
+list per document holding the asked fields (id; iD2; id and title; iD2 and date; id,
+source and title). batch_label asks for a label per document by four rules on which
+of title and source the document has (both; no source; no title; neither), the
+labels taken from one of the original's five label sets, and the answer as a JSON
+object from "doc1" on. As in the List tasks, example `index` uses expression
+`index % E` and variable sample `(index // E) % V`.
 """
 
 from __future__ import annotations
@@ -26,61 +29,64 @@ from lctui.tasks.lifbench.multidoc_context import (
     docs_stream,
     dup_groups,
 )
-from lctui.tasks.lifbench.shared import LifbenchTask
+from lctui.tasks.lifbench.shared import RULES_PARAM, LifbenchTask
 
 MAX_NEW_TOKENS = 4096
-DUP_FORMATS: dict[str, str] = {
-    "json": 'a JSON list of strings, e.g. ["first value", "second value"]',
-    "bare": (
-        "a list in square brackets with the values separated by commas and not quoted, "
-        "e.g. [first value, second value]"
-    ),
-}
-DUP_HOW = (
-    "Write one group per line: the {field} values of its documents as {fmt}. List "
-    "the documents of a group in document order and the groups in the order of their "
-    "first document. Write None for a document that has no {field}. Output only these lines."
+# The original's five label sets, each in the order of the rules: a document with
+# both a title and a source, one without a source, one without a title, one with
+# neither. (Its scorer compares them as case-sensitive substrings, so the sets are
+# kept as they are, "complete" inside "incomplete" included.)
+LABEL_SETS: tuple[tuple[str, str, str, str], ...] = (
+    ("11311", "22422", "33233", "44444"),
+    ("apple", "banana", "cat", "dog"),
+    ("dog", "cat", "apple", "banana"),
+    ("complete", "miss_title", "miss_source", "incomplete"),
+    ("incomplete", "miss_source", "miss_title", "complete"),
 )
-LABEL_RULES: dict[str, str] = {
-    "count": (
-        'a document that has both a title and a source gets "{a}"; a document that has '
-        'exactly one of the two gets "{b}"; a document that has neither gets "{c}".'
-    ),
-    "which": (
-        'a document that has a title but no source gets "{a}"; a document that has a '
-        'source but no title gets "{b}"; every other document (with both fields or with '
-        'neither) gets "{c}".'
-    ),
-    "source_first": (
-        'a document that has a source gets "{a}", with or without a title; a document '
-        'without a source but with a title gets "{b}"; a document with neither gets "{c}".'
-    ),
-}
+# The fields find_dup_text asks for, in the original's five samples.
+DUP_FIELDS: tuple[tuple[str, ...], ...] = (
+    ("iD2",),
+    ("id",),
+    ("id", "title"),
+    ("iD2", "date"),
+    ("id", "source", "title"),
+)
+LABEL_RULES = (
+    'Give a document that has both a title and a source the label "{0}"; one that has a '
+    'title but no source "{1}"; one that has a source but no title "{2}"; and one that has '
+    'neither "{3}".'
+)
 LABEL_FORMAT = (
-    "Reply with a single JSON object that maps the name of every document, from doc1 to "
-    'the last one, to its label, e.g. {{"doc1": "{a}", "doc2": "{b}"}}, and nothing else.'
+    "Answer with one JSON object that maps the name of every document, doc1 to the last, "
+    'to its label, for example {{"doc1": "{0}", "doc2": "{1}"}}, and nothing else.'
+)
+DUP_FORMAT = (
+    "Write one line per group and nothing else. A line is a JSON list with one list per "
+    "document of the group, in document order, and each document's list gives its "
+    "{fields} in this order; write null (None) for a field the document lacks. For "
+    "example: {example}"
 )
 
 
-def label_of(doc: Doc, rule: str, labels: Sequence[str]) -> str:
-    """The label `rule` gives `doc` from the three `labels`."""
-    title, source = doc.title is not None, doc.source is not None
-    if rule == "count":
-        slot = 0 if title and source else 1 if title or source else 2
-    elif rule == "which":
-        slot = 0 if title and not source else 1 if source and not title else 2
-    elif rule == "source_first":
-        slot = 0 if source else 1 if title else 2
-    else:
-        raise ValueError(f"unknown labelling rule {rule!r}")
-    return labels[slot]
+def slot_of(doc: Doc) -> int:
+    """Which rule labels `doc`: 0 both title and source, 1 no source, 2 no title, 3 neither."""
+    return 2 * (doc.title is None) + (doc.source is None)
 
 
-def render_group(values: Sequence[str], fmt: str) -> str:
-    """One line of the find_dup_text reference: a group's values in format `fmt`."""
-    if fmt == "json":
-        return json.dumps(list(values), ensure_ascii=False)
-    return "[" + ", ".join(values) + "]"
+def dup_line(values: Sequence[Sequence[str | None]]) -> str:
+    """One line of the find_dup_text reference: a group's documents as JSON lists."""
+    return json.dumps([list(v) for v in values])
+
+
+def _names(fields: Sequence[str]) -> str:
+    return fields[0] if len(fields) == 1 else ", ".join(fields[:-1]) + " and " + fields[-1]
+
+
+def _dup_example(fields: Sequence[str]) -> str:
+    """An example of the asked format with placeholder values (two groups)."""
+    groups = ((1, 2, 3), (4, 5)) if len(fields) == 1 else ((1, 2), (3, 4))
+    lines = [json.dumps([[f"{field}_{k}" for field in fields] for k in group]) for group in groups]
+    return "\n" + "\n".join(lines)
 
 
 @dataclass(frozen=True)
@@ -95,10 +101,12 @@ class MultiDocSpec:
 
 class MultiDocTask(LifbenchTask):
     scenario: ClassVar[str] = "multidoc"
+    param_specs = (RULES_PARAM,)
     spec: MultiDocSpec
 
     def __init__(self, spec: MultiDocSpec) -> None:
         super().__init__(spec, MAX_NEW_TOKENS)
+        self.params = {RULES_PARAM.name: RULES_PARAM.default}
 
     def answer_tokens(self, length: int) -> int:
         # Answers grow with the number of documents (about one per 450 tokens); an
@@ -110,14 +118,13 @@ class MultiDocTask(LifbenchTask):
         sample = self.spec.variables[variable]
         template = self.spec.expressions[expression]
         if self.spec.name == "find_dup_text":
-            field, fmt = str(sample["field"]), str(sample["format"])
-            how = DUP_HOW.format(fmt=DUP_FORMATS[fmt], field=field)
-            question = "\n\n" + template.format(how=how)
+            fields = tuple(str(f) for f in sample["fields"])
+            fmt = DUP_FORMAT.format(fields=_names(fields), example=_dup_example(fields))
+            question = "\n\n" + template.format(fields=_names(fields), fmt=fmt)
         else:
             labels = [str(label) for label in sample["labels"]]
-            a, b, c = labels
-            rules = LABEL_RULES[str(sample["rule"])].format(a=a, b=b, c=c)
-            fmt_text = LABEL_FORMAT.format(a=a, b=b)
+            rules = LABEL_RULES.format(*labels)
+            fmt_text = LABEL_FORMAT.format(*labels)
             names = ", ".join(f'"{label}"' for label in labels)
             question = "\n\n" + template.format(rules=rules, fmt=fmt_text, labels=names)
         seed, key = self.shared(budget, tokenizer)
@@ -140,19 +147,18 @@ class MultiDocTask(LifbenchTask):
                     f"a length of {budget.length} tokens is too short for {self.name}: "
                     "it needs room for at least two documents"
                 )
-            values = [doc.value(field) for doc in docs]
-            lines = [
-                render_group([values[k - 1] or "None" for k in group], fmt) for group in groups
-            ]
-            gold = tuple(lines)
-            metadata.update(field=field, format=fmt, values=values, groups=groups)
+            values = [[[docs[k - 1].value(f) for f in fields] for k in group] for group in groups]
+            lines = [dup_line(group) for group in values]
+            metadata.update(fields=list(fields), groups=groups, values=values)
             metadata["reference"] = "\n".join(lines)
+            gold = tuple(lines)
         else:
-            expected = [label_of(doc, str(sample["rule"]), labels) for doc in docs]
-            gold = tuple(f"doc{k}: {label}" for k, label in enumerate(expected, 1))
-            metadata.update(labels=labels, rule=sample["rule"], expected=expected)
+            slots = [slot_of(doc) for doc in docs]
+            expected = [labels[slot] for slot in slots]
+            metadata.update(labels=labels, slots=slots, expected=expected)
             reference = {f"doc{k}": label for k, label in enumerate(expected, 1)}
-            metadata["reference"] = json.dumps(reference, ensure_ascii=False)
+            metadata["reference"] = json.dumps(reference)
+            gold = tuple(f"doc{k}: {label}" for k, label in enumerate(expected, 1))
         return Draft(
             preamble=SCENARIO_DESCRIPTION,
             context=built.context,
@@ -163,25 +169,8 @@ class MultiDocTask(LifbenchTask):
         )
 
 
-_DUP_VARS: tuple[Mapping[str, Any], ...] = (
-    {"field": "id", "format": "json"},
-    {"field": "title", "format": "bare"},
-    {"field": "iD2", "format": "json"},
-    {"field": "source", "format": "bare"},
-    {"field": "id", "format": "bare"},
-    {"field": "title", "format": "json"},
-    {"field": "source", "format": "json"},
-    {"field": "iD2", "format": "bare"},
-)
-
-_LABEL_VARS: tuple[Mapping[str, Any], ...] = (
-    {"labels": ("A", "B", "C"), "rule": "count"},
-    {"labels": ("red", "green", "blue"), "rule": "which"},
-    {"labels": ("keep", "check", "drop"), "rule": "source_first"},
-    {"labels": ("high", "medium", "low"), "rule": "count"},
-    {"labels": ("A", "B", "C"), "rule": "source_first"},
-    {"labels": ("keep", "check", "drop"), "rule": "which"},
-)
+_DUP_VARS: tuple[Mapping[str, Any], ...] = tuple({"fields": list(f)} for f in DUP_FIELDS)
+_LABEL_VARS: tuple[Mapping[str, Any], ...] = tuple({"labels": list(s)} for s in LABEL_SETS)
 
 MULTIDOC_TASKS: tuple[MultiDocSpec, ...] = (
     MultiDocSpec(
@@ -189,14 +178,16 @@ MULTIDOC_TASKS: tuple[MultiDocSpec, ...] = (
         "LIFBench MultiDoc: list the groups of documents that share their text",
         (
             "Some documents above have exactly the same text as one or more other "
-            "documents. Find every such group of documents. {how}",
+            "documents, though their other fields differ. Find every such group and give "
+            "the {fields} of its documents. {fmt}",
             "Which documents repeat the text of another document? Collect every set of "
-            "documents whose texts are identical. {how}",
-            "Look for duplicated texts in the collection and group together the documents "
-            "whose text fields are the same. {how}",
-            "Identify each group of two or more documents that share one and the same text. {how}",
-            "Compare the texts of the documents and gather the documents with identical "
-            "texts into groups. {how}",
+            "documents whose texts are identical and list the {fields} of each. {fmt}",
+            "Look for duplicated texts in the collection: group together the documents "
+            "whose text fields are the same and report their {fields}. {fmt}",
+            "Identify each group of two or more documents that share one and the same "
+            "text, and give the {fields} of every document in it. {fmt}",
+            "Compare the texts of the documents, gather the documents with identical texts "
+            "into groups and write out their {fields}. {fmt}",
         ),
         _DUP_VARS,
     ),
@@ -204,10 +195,10 @@ MULTIDOC_TASKS: tuple[MultiDocSpec, ...] = (
         "batch_label",
         "LIFBench MultiDoc: label every document by rules on the fields it has",
         (
-            "Label each of the documents above by these rules: {rules} {fmt}",
+            "Label each of the documents above, in order, by these rules: {rules} {fmt}",
             "Give every document one of the labels {labels}, following these rules: {rules} {fmt}",
-            "Classify all the documents in the collection. The rules: {rules} {fmt}",
-            "Go through the documents one by one and tag each with a label. Rules: {rules} {fmt}",
+            "Classify all the documents in the collection, one by one. The rules: {rules} {fmt}",
+            "Go through the documents in order and tag each with a label. Rules: {rules} {fmt}",
             "Sort the documents into the classes {labels} by looking only at which fields "
             "each one has: {rules} {fmt}",
         ),

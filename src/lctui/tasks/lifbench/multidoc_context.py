@@ -1,11 +1,13 @@
 """The MultiDoc scenario's context: a numbered collection of short documents.
 
 Every document has an id (22-character URL-safe base64 of a uuid4), an iD2 (a uuid4),
-a date, a text of 300-500 tokens and usually a title and a source; its fields are
-listed in a shuffled order, one "field: value" line each, under a "### docN" header.
-Texts are factbook "Background" paragraphs and passages of State of the Union
-addresses. About a quarter of the documents copy the text of another document, in
-at most five groups. Documents are whole units for fitting to the token budget; a
+a date, a text of 300-500 tokens and usually a title and a source (as in LIFBench,
+a quarter of the documents have no title and one in nine no source, independently);
+its fields are listed in a shuffled order, one "field: value" line each, under a
+"### docN" header. Texts are factbook "Background" paragraphs and passages of State
+of the Union addresses. A quarter of the documents belong to one of five duplicate
+groups, as in LIFBench (see DocsStream). Documents are whole units for fitting to
+the token budget; a
 shorter document may close the collection to fill the last gap. The collection is a
 prefix of the scenario's stream at the seed (`shared`), so both MultiDoc tasks at
 one seed and length read the same documents up to the last one or two.
@@ -29,8 +31,12 @@ from lctui.tasks.lifbench.shared import Stream, StreamCache, extend_prefix, stre
 FIELDS: tuple[str, ...] = ("id", "iD2", "title", "date", "source", "text")
 OPTIONAL_FIELDS: tuple[str, ...] = ("title", "source")
 MAX_GROUPS = 5
-MISSING_TITLE = 0.2
-MISSING_SOURCE = 0.25
+# LIFBench draws its pool from four corpora, one of which (GovReport) has no titles,
+# and gives a document no source with probability 1/9; a quarter of its pool (5 groups
+# of 71 among 1,415 documents) is in a duplicate group.
+MISSING_TITLE = 1 / 4
+MISSING_SOURCE = 1 / 9
+GROUP_SHARE = 1 / 4
 # Texts are cut to this estimated token range (sums of sentence counts), safely inside
 # the 300-500 tokens the scenario asks for. The closing document may be cut shorter; it
 # starts longer than any other, so that cutting it can fill any gap a whole one leaves.
@@ -114,6 +120,20 @@ def _short_title(name: str) -> str:
     return re.split(r"[,(]", name, maxsplit=1)[0].strip()
 
 
+def plain_value(value: str) -> bool:
+    """A field value the original's find_dup_text scorer reads back unchanged: ASCII
+    (it decodes escapes in the output, which garbles other text), no quote or
+    backslash (both are removed or replaced before it compares), and no "null" (it
+    turns every "null" of the output into "None")."""
+    return (
+        bool(value)
+        and value.isascii()
+        and '"' not in value
+        and "\\" not in value
+        and "null" not in value
+    )
+
+
 _FACTBOOK: dict[str, tuple[tuple[str, str], ...]] = {}
 
 
@@ -131,7 +151,8 @@ def _factbook_texts(tokenizer: Tokenizer) -> tuple[tuple[str, str], ...]:
                 k += 1
             title = _short_title(name)
             text = " ".join(sentences[:k])
-            if total >= TEXT_MIN and title not in titles and text not in out:
+            fresh = title not in titles and text not in out
+            if total >= TEXT_MIN and fresh and plain_value(title):
                 titles.add(title)
                 out[text] = (title, text)
         _FACTBOOK[tokenizer.name] = tuple(out.values())
@@ -205,7 +226,9 @@ class DocSource:
         order = [f for f in order if f != "source" or source is not None]
         rng.shuffle(order)
         date = f"{year}-{rng.randint(1, 12):02d}-{rng.randint(1, 28):02d}"
-        ident = base64.urlsafe_b64encode(_uuid4(rng).bytes).decode("ascii").rstrip("=")
+        ident = ""
+        while not plain_value(ident):  # about one id in a million has "null" in it
+            ident = base64.urlsafe_b64encode(_uuid4(rng).bytes).decode("ascii").rstrip("=")
         return Doc(ident, str(_uuid4(rng)), title, date, source, text, tuple(order))
 
     def unique(self) -> Doc:
@@ -232,13 +255,15 @@ class DocSource:
 class DocsStream(Stream):
     """The MultiDoc collection at one seed and tokenizer, extended on demand.
 
-    Documents come in blocks of four, one of which (at a random slot) copies the text
-    of an earlier document: the first MAX_GROUPS copies each start a group, later ones
-    join a random group. So every prefix of the collection has about a quarter copies
-    in at most five groups, and any collection of three or more documents has a group.
-    The two closing documents are drawn first, so no whole document repeats their
-    text, title or source. Texts are cut by token counts, so the stream depends on the
-    tokenizer as well as the seed.
+    Duplicates follow LIFBench's pool: five groups, the first holding documents 1 and
+    2 (LIFBench: 1 and 3; 2 here so that a 2K prompt, which fits two whole documents,
+    still has a group); from document 3 on, each document joins a random one of the
+    five groups with probability GROUP_SHARE. A group's first member has a text of
+    its own, later members copy it (with other fields of their own). So any
+    collection of two or more documents has a group, and a prefix holds the groups
+    with two or more members in it. The two closing documents are drawn first, so no whole document
+    repeats their text, title or source. Texts are cut by token counts, so the stream
+    depends on the tokenizer as well as the seed.
     """
 
     def __init__(self, seed: int, tokenizer: Tokenizer) -> None:
@@ -247,24 +272,24 @@ class DocsStream(Stream):
         self._source = DocSource(self._rng, tokenizer)
         self.closing = (self._source.tail(), self._source.tail())
         self.docs: list[Doc] = []
-        self._originals: list[Doc] = []
-        self._copy_slot = 0
+        self._originals: dict[int, Doc] = {}  # group -> its first member
+
+    def _group(self, number: int) -> int | None:
+        """The duplicate group of document `number` (from 1), None when it is in none."""
+        if number in (1, 2):
+            return 0
+        if self._rng.random() < GROUP_SHARE:
+            return self._rng.randrange(MAX_GROUPS)
+        return None
 
     def _next(self) -> Doc:
-        block, slot = divmod(len(self.docs), 4)
-        rng = self._rng
-        if slot == 0:
-            self._copy_slot = rng.randrange(1, 3) if block == 0 else rng.randrange(4)
-        if slot != self._copy_slot:
-            return self._source.unique()
-        if len(self._originals) < MAX_GROUPS:
-            known = {doc.text for doc in self._originals}
-            fresh = [doc for doc in self.docs if doc.text not in known]
-            self._originals.append(rng.choice(fresh))
-            original = self._originals[-1]
-        else:
-            original = rng.choice(self._originals)
-        return self._source.copy_of(original)
+        group = self._group(len(self.docs) + 1)
+        if group is not None and group in self._originals:
+            return self._source.copy_of(self._originals[group])
+        doc = self._source.unique()
+        if group is not None:
+            self._originals[group] = doc
+        return doc
 
     def grow(self, tokenizer: Tokenizer) -> None:
         first = len(self.docs) + 1

@@ -1,9 +1,14 @@
 """The three OneDoc tasks of LIFBench (repeat, extract, qa) with our own wordings.
 
-Each task has several expression templates and a declared variable space (how many
-key sentences and from which end, the separator, the requested types and output
-format, the option pair and which sentence is asked about). Example `index` uses
-expression `index % E` and variable sample `(index // E) % V`, as the List tasks do.
+The variable spaces are the original's: repeat asks for `num` key sentences (1, 2,
+4, 6 or 8) written as "sentence <sep> type" with one of its five separators;
+extract asks for the key sentences of one of the six types as a JSON list (an empty
+one for the absent type); qa asks whether a sentence is a key sentence, answering
+with one of five option pairs (option 0 means "it is"), about a key sentence, a
+fake one or an untagged one, two of each per six samples, the option pairs rotated
+over them. Example `index` uses expression `index % E` and variable sample
+`(index // E) % V`, as the List tasks do; which sentence qa asks about is drawn with
+the example's seed, as the original samples it.
 """
 
 from __future__ import annotations
@@ -20,20 +25,25 @@ from lctui.tasks.base import Draft, Task
 from lctui.tasks.budget import Budget
 from lctui.tasks.haystack import realized_depth
 from lctui.tasks.lifbench.onedoc_context import (
+    ABSENT_TYPE,
+    ALL_TYPES,
     SCENARIO_DESCRIPTION,
     DocLayout,
     Tagged,
     build_onedoc,
     doc_stream,
 )
-from lctui.tasks.lifbench.shared import LifbenchTask
+from lctui.tasks.lifbench.shared import RULES_PARAM, LifbenchTask
 
-NONE_WORD = "NONE"
-_EXTRACT_FORMATS: dict[str, str] = {
-    "lines": "Write each sentence on its own line, without tags, numbers or any other text.",
-    "json": 'Give them as one JSON list of strings, like ["First one.", "Second one."], and '
-    "nothing else.",
-}
+# repeat's separators and counts, and qa's option pairs: the original's values (its
+# scorer's rules depend on them: separators are counted in the output, options are
+# matched as case-sensitive substrings).
+REPEAT_SEPARATORS: tuple[str, ...] = ("###", "-12367-", "|||||", "#stop#", "[sep]")
+REPEAT_COUNTS: tuple[int, ...] = (1, 2, 4, 6, 8)
+QA_OPTIONS: tuple[tuple[str, str], ...] = (
+    ("True", "False"), ("Yes", "No"), ("False", "True"), ("apple", "APPLE"), ("12345", "12346"),
+)  # fmt: skip
+QA_KINDS: tuple[str, ...] = ("key", "key", "fake", "fake", "plain", "plain")
 
 
 @dataclass(frozen=True)
@@ -44,6 +54,7 @@ class Answer:
     gold: tuple[str, ...]
     metadata: Mapping[str, Any]
     focus: tuple[Tagged, ...] = ()  # the tagged sentences the answer quotes
+    probe: str | None = None  # where the untagged sentence asked about sits, if one is
 
 
 @dataclass(frozen=True)
@@ -52,10 +63,9 @@ class Plan:
 
     question: Callable[[DocLayout], str]
     answer: Callable[[DocLayout], Answer]
-    probe: str | None = None  # where the untagged sentence asked about sits, if one is
 
 
-Planner = Callable[[str, Mapping[str, Any]], Plan]
+Planner = Callable[[str, Mapping[str, Any], random.Random], Plan]
 
 
 @dataclass(frozen=True)
@@ -73,31 +83,20 @@ def _tagged_meta(tagged: Sequence[Tagged]) -> list[dict[str, Any]]:
     return [{"id": t.id, "type": t.type, "tail": t.tail, "text": t.text} for t in tagged]
 
 
-def _repeat_plan(template: str, sample: Mapping[str, Any]) -> Plan:
-    count, sep, end = int(sample["count"]), str(sample["sep"]), str(sample["end"])
-    example = f"Evidence{sep}The text of the sentence."
+def _repeat_plan(template: str, sample: Mapping[str, Any], rng: random.Random) -> Plan:
+    num, sep = int(sample["num"]), str(sample["sep"])
+    lines = "line" if num == 1 else f"{num} lines"
     fmt = (
-        f'Write one per line as the type, then "{sep.strip()}", then the sentence text '
-        f"without its tags, like this: {example} Write nothing else."
+        f"Write {lines}, each with one key sentence, then {sep}, then its type, like "
+        f"this: The text of the sentence. {sep} #Topic#"
     )
-    fields = {
-        "count": count,
-        "end": end,
-        "side": "beginning" if end == "first" else "end",
-        "fmt": fmt,
-    }
+    fields = {"num": num, "sentences": "sentence" if num == 1 else "sentences", "fmt": fmt}
 
     def answer(layout: DocLayout) -> Answer:
-        keys = layout.keys
-        chosen = keys[:count] if end == "first" else keys[-count:]
-        extra = {
-            "count": count,
-            "separator": sep,
-            "end": end,
-            "expected_ids": [t.id for t in chosen],
-        }
+        chosen = layout.keys[:num]
+        extra = {"num": num, "sep": sep, "expected_ids": [t.id for t in chosen]}
         return Answer(
-            "\n".join(f"{t.type}{sep}{t.text}" for t in chosen),
+            "\n".join(f"{t.text} {sep} {t.type}" for t in chosen),
             tuple(t.text for t in chosen),
             extra,
             chosen,
@@ -106,60 +105,51 @@ def _repeat_plan(template: str, sample: Mapping[str, Any]) -> Plan:
     return Plan(lambda _: template.format(**fields), answer)
 
 
-def _extract_plan(template: str, sample: Mapping[str, Any]) -> Plan:
-    types: tuple[str, ...] = tuple(sample["types"])
-    fmt = str(sample["format"])
-    plural = len(types) > 1
-    fields = {
-        "types": " and ".join(types),
-        "kind": "types" if plural else "type",
-        "fmt": _EXTRACT_FORMATS[fmt],
-        "none": f"If the document has no such key sentence, reply with the single word "
-        f"{NONE_WORD}.",
-    }
+def _extract_plan(template: str, sample: Mapping[str, Any], rng: random.Random) -> Plan:
+    kind = str(sample["type"])
 
     def answer(layout: DocLayout) -> Answer:
-        chosen = layout.of_types(types)
+        chosen = layout.of_type(kind)
         texts = [t.text for t in chosen]
-        if not texts:
-            reference = NONE_WORD
-        elif fmt == "json":
-            reference = json.dumps(texts, ensure_ascii=False)
-        else:
-            reference = "\n".join(texts)
-        extra = {
-            "types": list(types), "format": fmt, "none_word": NONE_WORD,
-            "expected_ids": [t.id for t in chosen],
-        }  # fmt: skip
-        return Answer(reference, tuple(texts) or (NONE_WORD,), extra, chosen)
+        extra = {"type": kind, "expected_ids": [t.id for t in chosen]}
+        return Answer(json.dumps(texts), tuple(texts) or ("[]",), extra, chosen)
 
-    return Plan(lambda _: template.format(**fields), answer)
+    return Plan(lambda _: template.format(type=kind), answer)
 
 
-def _qa_pick(layout: DocLayout, ask: str, at: str) -> tuple[str, Tagged | None]:
-    """The sentence asked about and its tagged sentence (None for the untagged probe)."""
+def _qa_pick(layout: DocLayout, ask: str, rng: random.Random) -> tuple[str, Tagged | None, str]:
+    """(sentence asked about, its tagged sentence or None, the probe's place or "")."""
     if ask == "plain":
-        return layout.probes[at], None
-    pool = layout.keys if ask == "key" else layout.fakes
-    index = {"head": 0, "middle": len(pool) // 2, "tail": len(pool) - 1}[at]
-    return pool[index].text, pool[index]
+        at = rng.choice(sorted(layout.probes))
+        return layout.probes[at], None, at
+    tagged = rng.choice(layout.keys if ask == "key" else layout.fakes)
+    return tagged.text, tagged, ""
 
 
-def _qa_plan(template: str, sample: Mapping[str, Any]) -> Plan:
-    ask, at = str(sample["ask"]), str(sample["at"])
+def _qa_plan(template: str, sample: Mapping[str, Any], rng: random.Random) -> Plan:
+    ask = str(sample["ask"])
     yes, no = (str(w) for w in sample["options"])
-    fmt = f"Reply with the single word {yes} if it is a key sentence and {no} if it is not."
+    fmt = f'Answer "{yes}" if it is a key sentence and "{no}" if it is not.'
+    picked: list[tuple[str, Tagged | None, str]] = []
+
+    def pick(layout: DocLayout) -> tuple[str, Tagged | None, str]:
+        # Drawn once: the question and the answer name the same sentence.
+        if not picked:
+            picked.append(_qa_pick(layout, ask, rng))
+        return picked[0]
 
     def question(layout: DocLayout) -> str:
-        return template.format(sentence=_qa_pick(layout, ask, at)[0], fmt=fmt)
+        return template.format(sentence=pick(layout)[0], fmt=fmt)
 
     def answer(layout: DocLayout) -> Answer:
-        sentence, tagged = _qa_pick(layout, ask, at)
+        sentence, tagged, at = pick(layout)
         word = yes if ask == "key" else no
-        extra = {"options": [yes, no], "ask": ask, "at": at, "sentence": sentence, "expected": word}
-        return Answer(word, (word,), extra, (tagged,) if tagged else ())
+        extra = {"options": [yes, no], "ask": ask, "evidence": sentence, "expected": word}
+        if at:
+            extra["at"] = at
+        return Answer(word, (word,), extra, (tagged,) if tagged else (), at or None)
 
-    return Plan(question, answer, at if ask == "plain" else None)
+    return Plan(question, answer)
 
 
 def _gold_spans(context: str, spans: Sequence[Span], focus: Sequence[Tagged]) -> list[Span]:
@@ -176,14 +166,17 @@ def _gold_spans(context: str, spans: Sequence[Span], focus: Sequence[Tagged]) ->
 
 class OneDocTask(LifbenchTask):
     scenario: ClassVar[str] = "onedoc"
+    param_specs = (RULES_PARAM,)
     spec: OneDocSpec
 
     def __init__(self, spec: OneDocSpec) -> None:
         super().__init__(spec, 512)
+        self.params = {RULES_PARAM.name: RULES_PARAM.default}
 
     def build(self, rng: random.Random, budget: Budget, tokenizer: Tokenizer, index: int) -> Draft:
         expression, variable = self.choice(index)
-        plan = self.spec.planner(self.spec.expressions[expression], self.spec.variables[variable])
+        sample = self.spec.variables[variable]
+        plan = self.spec.planner(self.spec.expressions[expression], sample, rng)
         seed, key = self.shared(budget, tokenizer)
         stream = doc_stream(seed, tokenizer)
         built = build_onedoc(stream, budget, tokenizer, lambda lay: "\n\n" + plan.question(lay))
@@ -203,8 +196,12 @@ class OneDocTask(LifbenchTask):
             **answer.metadata,
         }
         focus = answer.focus[0].id if answer.focus else None
-        label = f"probe-{plan.probe}" if plan.probe is not None else f"tag-{focus}"
-        depth = realized_depth(built.spans, built.context, label) if label != "tag-None" else None
+        if answer.probe is not None:
+            depth = realized_depth(built.spans, built.context, f"probe-{answer.probe}")
+        elif focus is not None:
+            depth = realized_depth(built.spans, built.context, f"tag-{focus}")
+        else:
+            depth = None
         return Draft(
             preamble=SCENARIO_DESCRIPTION,
             context=built.context,
@@ -217,66 +214,52 @@ class OneDocTask(LifbenchTask):
         )
 
 
-_REPEAT_VARS: tuple[Mapping[str, Any], ...] = (
-    {"count": 3, "sep": " | ", "end": "first"},
-    {"count": 5, "sep": " :: ", "end": "last"},
-    {"count": 8, "sep": " -> ", "end": "first"},
-    {"count": 5, "sep": " | ", "end": "first"},
-    {"count": 3, "sep": " -> ", "end": "last"},
-    {"count": 8, "sep": " :: ", "end": "last"},
+# Every count and every separator twice, each pair once.
+_REPEAT_VARS: tuple[Mapping[str, Any], ...] = tuple(
+    {"num": REPEAT_COUNTS[i % 5], "sep": REPEAT_SEPARATORS[(i + i // 5) % 5]} for i in range(10)
 )
-_EXTRACT_VARS: tuple[Mapping[str, Any], ...] = (
-    {"types": ("Evidence",), "format": "lines"},
-    {"types": ("Topic", "Argument"), "format": "json"},
-    {"types": ("Summary",), "format": "lines"},
-    {"types": ("Concession",), "format": "json"},
-    {"types": ("Argument", "Evidence"), "format": "lines"},
-    {"types": ("Summary",), "format": "json"},
-    {"types": ("Transition",), "format": "lines"},
-)
-_QA_VARS: tuple[Mapping[str, Any], ...] = (
-    {"ask": "key", "at": "head", "options": ("True", "False")},
-    {"ask": "fake", "at": "head", "options": ("Yes", "No")},
-    {"ask": "plain", "at": "middle", "options": ("apple", "banana")},
-    {"ask": "key", "at": "tail", "options": ("Yes", "No")},
-    {"ask": "fake", "at": "tail", "options": ("apple", "banana")},
-    {"ask": "key", "at": "middle", "options": ("apple", "banana")},
-    {"ask": "plain", "at": "tail", "options": ("True", "False")},
-    {"ask": "fake", "at": "middle", "options": ("True", "False")},
-    {"ask": "plain", "at": "head", "options": ("Yes", "No")},
+_EXTRACT_VARS: tuple[Mapping[str, Any], ...] = tuple({"type": t} for t in ALL_TYPES)
+# Sample 6r + j asks about a sentence of kind QA_KINDS[j] with option pair (r + j) % 5:
+# as in the original, six consecutive samples ask about two key sentences, two fakes
+# and two untagged sentences, the option pairs rotating; over the 30 samples every
+# kind meets every pair.
+_QA_VARS: tuple[Mapping[str, Any], ...] = tuple(
+    {"ask": QA_KINDS[j], "options": QA_OPTIONS[(r + j) % 5]} for r in range(5) for j in range(6)
 )
 
 ONEDOC_TASKS: tuple[OneDocSpec, ...] = (
     OneDocSpec(
         "repeat",
-        "LIFBench OneDoc: repeat the first or last N key sentences with their types",
+        "LIFBench OneDoc: repeat N key sentences, each with its type",
         (
-            "List the {end} {count} key sentences of the document together with their types. {fmt}",
-            "Find the {count} key sentences closest to the {side} of the document and write "
-            "each one out with its type. {fmt}",
-            "Going through the document in order, repeat its {end} {count} key sentences, each "
-            "labelled with its type. {fmt}",
-            "Which {count} key sentences come {end} in the document? Reproduce them with their "
-            "types. {fmt}",
-            "Quote the {end} {count} key sentences of the document, in document order, and name "
-            "the type of each. {fmt}",
+            "Pick {num} key {sentences} of the document and write each one out with its "
+            "type. {fmt}",
+            "Quote {num} of the key sentences in the document and name the type of each. {fmt}",
+            "Copy {num} key {sentences} from the document, each together with its type. {fmt}",
+            "Give {num} key {sentences} of the document along with the type each belongs to. {fmt}",
+            "Repeat {num} key {sentences} of the document word for word and say which type "
+            "each is. {fmt}",
         ),
         _REPEAT_VARS,
         _repeat_plan,
     ),
     OneDocSpec(
         "extract",
-        "LIFBench OneDoc: extract the key sentences of given types, ordered by id",
+        "LIFBench OneDoc: extract the key sentences of one type, ordered by id",
         (
-            "Extract every key sentence of the {kind} {types} from the document, ordered by id. "
-            "{fmt} {none}",
-            "Which sentences of the document are key sentences of the {kind} {types}? List them "
-            "in increasing order of id. {fmt} {none}",
-            "Collect all key sentences of the {kind} {types}, from the lowest id to the "
-            "highest. {fmt} {none}",
-            "Go through the document and copy out each key sentence of the {kind} {types}, "
-            "keeping the order of their ids. {fmt} {none}",
-            "Return the key sentences of the {kind} {types}, sorted by id. {fmt} {none}",
+            "Find every key sentence of the type {type} in the document and give them as a "
+            'JSON list of strings in increasing order of id, like ["First one.", "Second '
+            'one."]. If there is none, reply with an empty JSON list: []',
+            "Which sentences of the document are key sentences of the type {type}? Reply "
+            "with a JSON list of their texts, ordered by id, or [] if there are none.",
+            "Collect all key sentences of the type {type}, from the lowest id to the "
+            "highest, into one JSON list of strings. When the document has none, the answer "
+            "is [].",
+            "Go through the document and copy out each key sentence of the type {type}, "
+            "keeping the order of their ids, as a JSON list of strings ([] when there is "
+            "no such sentence).",
+            "Return the key sentences of the type {type}, sorted by id, as a JSON list of "
+            "strings; return [] if the type has no key sentence.",
         ),
         _EXTRACT_VARS,
         _extract_plan,
@@ -288,7 +271,7 @@ ONEDOC_TASKS: tuple[OneDocSpec, ...] = (
             'Is this sentence a key sentence of the document: "{sentence}"? {fmt}',
             'Consider the sentence "{sentence}". Is it one of the key sentences of the '
             "document? {fmt}",
-            'Does the document present "{sentence}" as a key sentence? {fmt}',
+            'Does the document mark "{sentence}" as a key sentence? {fmt}',
             'Check the document: is "{sentence}" a key sentence there? {fmt}',
             "Tell whether the following sentence is a key sentence of the document. Sentence: "
             '"{sentence}" {fmt}',
@@ -301,3 +284,6 @@ ONEDOC_TASKS: tuple[OneDocSpec, ...] = (
 
 def onedoc_tasks() -> list[Task]:
     return [OneDocTask(spec) for spec in ONEDOC_TASKS]
+
+
+__all__ = ["ABSENT_TYPE", "ONEDOC_TASKS", "OneDocTask", "onedoc_tasks"]

@@ -5,25 +5,29 @@ them sit 23 tagged sentences from a distant part of the corpus, at fixed relativ
 depths from head to tail, so they stay spread as the document grows, and three
 untagged probe sentences (head, middle, tail) that qa questions may ask about. The
 document, tags and probes come from the scenario's stream at the seed (`shared`):
-every OneDoc task at one seed and length reads the same document up to its end. A tagged
-sentence reads `<Type-n>sentence</Type-n>`; n numbers the tagged sentences in
-document order. A key sentence repeats its opening tag in its closing tag; a fake
-one closes with another type (`<Transition-6>...</Evidence-6>`) and is no key
-sentence. Counts follow LIFBench: Topic 4, Argument 3 + 1 fake, Transition 5 + 1
-fake, Evidence 4, Concession 4 + 1 fake, and no Summary at all.
+every OneDoc task at one seed and length reads the same document up to its end.
+
+Tags are LIFBench's: six types named `#Topic#`, `@argument@`, `!Transition!`,
+`|Summary|`, `*Evidence*` and `-Concession-` (the original's scorer matches these
+names in the output, so they are kept as they are). A tagged sentence reads
+`<Type-n>sentence<Type>`: n numbers the tagged sentences in document order, and a
+key sentence closes with the tag of its own type. A fake one closes with another
+type's tag (`<!Transition!-6>...<*Evidence*>`) and is no key sentence. Counts
+follow LIFBench: Topic 4, argument 3 + 1 fake, Transition 5 + 1 fake, Evidence 4,
+Concession 4 + 1 fake, and no Summary at all.
 """
 
 from __future__ import annotations
 
 import random
 import re
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, replace
 
 from lctui.core.protocols import Tokenizer
 from lctui.core.types import Span
 from lctui.tasks.budget import Budget, fit_to_budget, longest_fitting, piece_counts
-from lctui.tasks.corpora import sotu_sentences, split_sentences
+from lctui.tasks.corpora import sotu_sentences
 from lctui.tasks.haystack import Needle, Pieces, insert_needles
 from lctui.tasks.lifbench.shared import (
     Stream,
@@ -33,37 +37,45 @@ from lctui.tasks.lifbench.shared import (
     units_within,
 )
 
-KEY_TYPES: tuple[str, ...] = ("Topic", "Argument", "Transition", "Evidence", "Concession")
-ABSENT_TYPE = "Summary"  # the sixth type: named in the description, never in the document
-ALL_TYPES: tuple[str, ...] = (*KEY_TYPES, ABSENT_TYPE)
+# The key types in the order of the original's label (its scorer lists key sentences
+# type by type in this order), and the absent sixth type.
+KEY_TYPES: tuple[str, ...] = ("#Topic#", "@argument@", "!Transition!", "*Evidence*", "-Concession-")
+ABSENT_TYPE = "|Summary|"  # named in the description, never in the document
+# All six, in the order the original's scorer lists them.
+ALL_TYPES: tuple[str, ...] = (*KEY_TYPES[:3], ABSENT_TYPE, *KEY_TYPES[3:])
 KEY_COUNTS: dict[str, int] = {
-    "Topic": 4, "Argument": 3, "Transition": 5, "Evidence": 4, "Concession": 4
+    "#Topic#": 4, "@argument@": 3, "!Transition!": 5, "*Evidence*": 4, "-Concession-": 4
 }  # fmt: skip
-FAKE_TYPES: tuple[str, ...] = ("Argument", "Transition", "Concession")
+FAKE_TYPES: tuple[str, ...] = ("@argument@", "!Transition!", "-Concession-")
 TAGGED_COUNT = sum(KEY_COUNTS.values()) + len(FAKE_TYPES)
 FIRST_DEPTH, LAST_DEPTH = 3.0, 97.0  # percent of the document
 MIN_WORDS, MAX_WORDS, MAX_CHARS = 8, 30, 200  # tagged sentences stay short to repeat
-_FORBIDDEN = ("<", ">", "|", "::", "->", "\n")  # tag and separator characters
-_TYPE_FOLDS = {t.casefold() for t in ALL_TYPES}
+# Characters of tags, type names and repeat's separators, and the backslash (the
+# original's extract scorer decodes escapes in the output): a tagged sentence has none,
+# so quoting one never adds a type name or a separator. Non-ASCII text is left out too:
+# that decoding turns it into other characters.
+_FORBIDDEN = ("<", ">", "|", "#", "@", "*", "[", "]", "\\", "-12367-", "\n")
+_TYPE_WORDS = {t.strip("#@!|*-").casefold() for t in ALL_TYPES}
 # Untagged sentences that a qa question may ask about, at these depths (percent).
 PROBE_DEPTHS: dict[str, float] = {"head": 8.0, "middle": 50.0, "tail": 92.0}
 # Tags are placed from the sentences fitting `length - ALLOWANCE`: the answer reserve
 # (512) and about the longest question, so every example's document reaches them all.
 ALLOWANCE = 640
 _BATCH = 512  # sentences counted at a time
-TAGGED = re.compile(r"<([A-Za-z]+)-(\d+)>(.*?)</([A-Za-z]+)-(\d+)>", re.DOTALL)
+_NAMES = "|".join(re.escape(t) for t in ALL_TYPES)
+TAGGED = re.compile(rf"<({_NAMES})-(\d+)>([^<]*)<({_NAMES})>")
 
 SCENARIO_DESCRIPTION = (
-    "Below is one long document. Some of its sentences are marked with tags. A marked "
-    "sentence opens with a tag <Type-n> and closes with a tag </Type-n>, where Type is "
-    f"one of {', '.join(ALL_TYPES[:-1])} or {ABSENT_TYPE} and n is the sentence's id "
-    "(ids count the marked sentences from the start of the document). A marked sentence "
-    "is a key sentence of its type only when its closing tag repeats the opening tag "
-    "exactly, with the same type and the same id. A sentence whose closing tag differs "
-    "from its opening tag is a decoy: it is not a key sentence of any type. When you "
-    "quote a sentence, give its text without the tags. Read the document, then follow "
-    "the instruction after it exactly, in the format it asks for, with nothing else.\n\n"
-    "The document:\n"
+    "Below is one long document. Some of its sentences are marked with tags as key "
+    f"sentences of a type; there are six types: {', '.join(ALL_TYPES[:-1])} and "
+    f"{ALL_TYPES[-1]}. A marked sentence opens with a tag <Type-n> and closes with a tag "
+    "<Type>, where Type is the type's name and n is the sentence's id (ids count the "
+    "marked sentences from the start of the document): <#Topic#-3>...<#Topic#> marks a "
+    "key sentence of the type #Topic# with id 3. When the closing tag names another type "
+    "than the opening tag, the sentence is a fake: it is not a key sentence of any type. "
+    "When you quote a sentence, give its text without the tags. Read the document, then "
+    "follow the instruction after it exactly, in the format it asks for, with nothing "
+    "else.\n\nThe document:\n"
 )
 
 
@@ -82,7 +94,7 @@ class Tagged:
         return self.tail == self.type
 
     def render(self) -> str:
-        return f"<{self.type}-{self.id}>{self.text}</{self.tail}-{self.id}>"
+        return f"<{self.type}-{self.id}>{self.text}<{self.tail}>"
 
 
 @dataclass(frozen=True)
@@ -100,9 +112,9 @@ class DocLayout:
     def fakes(self) -> tuple[Tagged, ...]:
         return tuple(t for t in self.tagged if not t.key)
 
-    def of_types(self, types: Sequence[str]) -> tuple[Tagged, ...]:
-        """The key sentences of `types`, ordered by id."""
-        return tuple(t for t in self.keys if t.type in types)
+    def of_type(self, kind: str) -> tuple[Tagged, ...]:
+        """The key sentences of type `kind`, ordered by id."""
+        return tuple(t for t in self.keys if t.type == kind)
 
 
 @dataclass(frozen=True)
@@ -115,13 +127,15 @@ class BuiltDoc:
 
 
 def _eligible(sentence: str, taken: set[str]) -> bool:
-    """Short, plain sentences: a capital first, a stop last (no quotes, bullets, labels)."""
+    """Short, plain ASCII sentences: a capital first, a stop last (no quotes, bullets,
+    labels, tag or separator characters)."""
     words = sentence.split()
     return (
         MIN_WORDS <= len(words) <= MAX_WORDS
+        and sentence.isascii()
         and sentence[0].isupper()
         and sentence[-1] in ".!?"
-        and words[0].strip(",:;-").casefold() not in _TYPE_FOLDS
+        and words[0].strip(",:;-").casefold() not in _TYPE_WORDS
         and len(sentence) <= MAX_CHARS
         and sentence not in taken
         and not any(mark in sentence for mark in _FORBIDDEN)
@@ -129,13 +143,16 @@ def _eligible(sentence: str, taken: set[str]) -> bool:
 
 
 def _distinct_sentences(start: int, count: int, taken: set[str]) -> list[str]:
-    """`count` short sentences from `start` on that occur nowhere in `taken`."""
+    """`count` short sentences from `start` on that occur nowhere in `taken`, none a
+    part of another (the original's scorers find quoted sentences as substrings)."""
     sentences = sotu_sentences()
     out: list[str] = []
     i = start
     while len(out) < count:
         sentence = sentences[i % len(sentences)]
-        if _eligible(sentence, taken):
+        if _eligible(sentence, taken) and not any(
+            sentence in other or other in sentence for other in out
+        ):
             out.append(sentence)
             taken.add(sentence)
         i += 1
@@ -241,14 +258,8 @@ def build_onedoc(
 
 
 def parse_tagged(context: str) -> list[Tagged]:
-    """The tagged sentences of a document, in order (the scorer reads them back)."""
+    """The tagged sentences of a document, in order."""
     return [
         Tagged(int(m.group(2)), m.group(1), m.group(3).strip(), m.group(4))
         for m in TAGGED.finditer(context)
     ]
-
-
-def document_sentences(context: str) -> list[str]:
-    """Every sentence of a document: tagged ones without tags, then the untagged ones."""
-    tagged = [t.text for t in parse_tagged(context)]
-    return [*tagged, *split_sentences(TAGGED.sub("\n", context))]

@@ -23,6 +23,7 @@ import threading
 import weakref
 from collections import OrderedDict
 from collections.abc import Callable, Mapping, Sequence
+from dataclasses import replace
 from typing import Any, ClassVar, Generic, Protocol, TypeVar
 
 from lctui.core.hashing import seed_from
@@ -32,15 +33,19 @@ from lctui.tasks.budget import Budget
 from lctui.tasks.params import choice_param
 
 STREAM_CACHE_SIZE = 4
-# The one declaration of LIFEval's rule variants, for the tasks whose scorer offers
-# them: `original` awards exactly the original's points, its bugs included (the
-# published scores were made so); `corrected` fixes the bugs the README lists.
-RULES_PARAM = choice_param(
-    "rules",
-    "LIFEval scoring rules: original (as the published scores, bugs included) or "
-    "corrected (the README's LIFBench deviations, fixed)",
-    "original",
-    "corrected",
+# Which point rules LIFEval applies: "original" awards exactly what LIFBench's own
+# evaluation code awards, its plain bugs included; "corrected" fixes those bugs (the
+# README's LIFBench deviations name each one). Declared once for every LIFBench task.
+RULES_ORIGINAL, RULES_CORRECTED = "original", "corrected"
+RULES_PARAM = replace(
+    choice_param(
+        "rules",
+        "LIFEval point rules: original (as LIFBench's evaluation code, bugs included) "
+        "or corrected (those bugs fixed)",
+        RULES_ORIGINAL,
+        RULES_CORRECTED,
+    ),
+    default=RULES_ORIGINAL,
 )
 _CACHES: weakref.WeakSet[StreamCache[Any]] = weakref.WeakSet()
 
