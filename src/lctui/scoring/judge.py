@@ -262,18 +262,28 @@ def _line_values(text: str) -> dict[str, str]:
 # "2" or "2/3" (blanks around the slash); outer blanks are stripped first, so no two
 # parts of the pattern can take the same blanks.
 _GRADE = re.compile(r"\d+(?:\s*/\s*\d+)?")
+# No grade or item number has more digits; int() refuses a string of over 4,300.
+_MAX_DIGITS = 9
+
+
+def _small_int(digits: str) -> int | None:
+    """int(digits), or None when it has too many digits to be a grade or an item number."""
+    digits = digits.strip()
+    return int(digits) if len(digits) <= _MAX_DIGITS else None
 
 
 def _integer(value: Any, low: int, high: int) -> int | None:
     if isinstance(value, bool):
         value = int(value)
-    if isinstance(value, (int, float)) and float(value).is_integer():
+    if isinstance(value, int):
+        number: int | None = value  # not through float(): a 400-digit int overflows it
+    elif isinstance(value, float) and value.is_integer():
         number = int(value)
     elif isinstance(value, str) and _GRADE.fullmatch(value.strip()):
-        number = int(value.split("/")[0])
+        number = _small_int(value.split("/")[0])
     else:
         return None
-    return number if low <= number <= high else None
+    return number if number is not None and low <= number <= high else None
 
 
 def _verdict(value: Any) -> bool | None:
@@ -318,7 +328,11 @@ def parse_reply(prompt: JudgePrompt, text: str) -> dict[str, Any] | None:
         if fluency is None or correctness is None:
             return None
         return {"fluency": fluency, "correctness": correctness, "reason": _reason(found)}
-    numbered = {int(m.group(1)): v for k, v in lines.items() if (m := re.search(r"(\d+)$", k))}
+    numbered = {
+        number: v
+        for k, v in lines.items()
+        if (m := re.search(r"(\d+)$", k)) and (number := _small_int(m.group(1))) is not None
+    }
     verdicts = _in_order(_json_entries(found, prompt.items), prompt.items) or _in_order(
         numbered, prompt.items
     )

@@ -247,9 +247,7 @@ def _multi(
     correct = len(matched) / n * 3.0
     correct_why = f"{len(matched)} of the {n} asked entries occur in the output"
     if crashes:
-        correct_why += (
-            " (an escape the original cannot decode, where it crashes, is read as written)"
-        )
+        correct_why += " (text the original cannot decode, where it crashes, is read as written)"
     order, order_why = _order(matched, decoded)
     points = {
         "format": point(specs["format"], fmt / 2.0, fmt_why),

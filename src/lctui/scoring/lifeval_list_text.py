@@ -44,6 +44,7 @@ _CRASHES = re.compile(r"\\(?=" + _UNDECODABLE + ")")
 _PAIRS = r"(?<!\\)((?:\\\\)*)\\"
 _KEPT_AFTER_PAIRS = re.compile(_PAIRS + _KEPT)
 _CRASHES_AFTER_PAIRS = re.compile(_PAIRS + "(?=" + _UNDECODABLE + ")")
+_SURROGATE = re.compile("[\ud800-\udfff]")
 _PRIVATE_USE = (range(0xE000, 0xF900), range(0xF0000, 0xFFFFE), range(0x100000, 0x10FFFE))
 
 
@@ -58,7 +59,11 @@ def unescape(text: str) -> tuple[str, bool]:
 
     An escape the codec cannot decode, where the original crashes, is read as written.
     Non-ASCII text comes out garbled (UTF-8 bytes read as Latin-1), as in the original.
+    A lone surrogate (JSON's "\\ud800" reads as one), which the original cannot encode,
+    is read as U+FFFD.
     """
+    if _SURROGATE.search(text) is not None:  # where the original crashes
+        return unescape(_SURROGATE.sub("\ufffd", text))[0], True
     if "\\" not in text:  # nothing to unescape: the codec only reads the bytes as Latin-1
         return (text if text.isascii() else text.encode("utf-8").decode("latin-1")), False
     mark = _absent_character(text)
