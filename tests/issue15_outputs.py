@@ -18,9 +18,10 @@ from lctui.store.queries import load_example
 def issue15_output(example: Example) -> str:
     """The solved example's first answer word, one asked word, two words the prompt never
     holds, the last repeated until the answer ran out (as SmolLM2's sample output did)."""
-    solved = re.search(r"Answer: (.*)\n", example.preamble)
+    # The solved example's answer: the answer prefix, then its numbered words.
+    solved = re.search(re.escape(example.answer_prefix) + r" 1\. (\S+) 2\. ", example.preamble)
     assert solved is not None, "cwe's preamble has a solved example"
-    demo_word = solved.group(1).split(", ")[0]
+    demo_word = solved.group(1)
     prompt = example.user_text.lower()
     assert "pursuit" not in prompt and "fliers" not in prompt
     return " " + ", ".join([demo_word, example.gold[0], "pursuit", *["fliers"] * 38])

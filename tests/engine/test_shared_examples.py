@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import dataclasses
+import json
 import os
 from pathlib import Path
 
@@ -91,8 +92,12 @@ def test_models_with_different_templates_read_the_same_examples(
     assert by_model["gold"] == by_model["tiny-chat"] and len(by_model["gold"]) == 4
     with duckdb.connect(str(db), read_only=True) as con:
         assert con.execute("SELECT count(*) FROM examples").fetchone() == (4,)
-        (allowance,) = {
-            r[0] for r in con.execute("SELECT template_overhead FROM examples").fetchall()
+        # Each example reserves the allowance plus its own answer prefix's tokens.
+        allowances = {
+            overhead - json.loads(metadata).get("prefix_tokens", 0)
+            for overhead, metadata in con.execute(
+                "SELECT template_overhead, metadata FROM examples"
+            ).fetchall()
         }
         # Each model's real prompt size is recorded: the same text, framed differently.
         sizes = dict(
@@ -100,7 +105,7 @@ def test_models_with_different_templates_read_the_same_examples(
                 "SELECT model, max(prompt_tokens) FROM results WHERE task = 'vt' GROUP BY model"
             ).fetchall()
         )
-    assert allowance == TEMPLATE_ALLOWANCE
+    assert allowances == {TEMPLATE_ALLOWANCE}
     assert sizes["gold"] != sizes["tiny-chat"]
     with open_store(db, read_only=True) as store:
         result = compare(store, "gold", "tiny-chat")
@@ -136,7 +141,8 @@ def test_the_window_is_checked_per_model_with_its_own_template(
     verbose = tiny(checkpoints, "verbose", window=length)
     small_gold = ModelSpec("gold-1k", "gold", params={"max_context": length}, reference=True)
     verbose_backend, gold_backend = load_backend(verbose), load_backend(small_gold)
-    framing = verbose_backend.template_overhead("Answer:")
+    (task,) = select_tasks("niah_single_1")
+    framing = verbose_backend.template_overhead(task.answer_prefix)
     assert framing > TEMPLATE_ALLOWANCE
     request = RunRequest(
         models=[small_gold, verbose],

@@ -37,7 +37,9 @@ def test_smollm2_two_tasks_two_lengths_three_examples(
     con = duckdb.connect(str(db), read_only=True)
     rows = con.execute(
         "SELECT r.task, r.length, r.status, r.score, r.prompt_tokens, r.output, "
-        "r.generation_id, e.prompt_tokens, e.template_overhead "
+        "r.generation_id, e.prompt_tokens, "
+        # The template allowance: what the example reserves less its own answer prefix.
+        "e.template_overhead - coalesce(TRY_CAST(e.metadata->>'prefix_tokens' AS INT), 0) "
         "FROM results AS r JOIN examples AS e USING (example_id) ORDER BY r.task, r.length"
     ).fetchall()
     assert len(rows) == 12

@@ -210,9 +210,9 @@ async def test_opens_with_title_output_and_rubric(make_app: MakeApp, results_db:
     async with app.run_test(size=(80, 24)) as pilot:
         screen = await open_inspector(pilot, gid)
         view = screen.query_one(PromptView)
-        assert view.border_title == "Prompt (1,956 tokens, needle at 30 %)"
+        assert view.border_title == "Prompt (1,953 tokens, needle at 28 %)"
         assert view.text == screen.record["prompt"] if screen.record else False
-        assert prompt_lines(view)[0].startswith("In the text below, variables are set")
+        assert prompt_lines(view)[0].startswith("First, a solved example.")
         header = str(screen.query_one("#inspector-header", Static).content)
         assert header.startswith("vt  ·  2k  ·  example 0") and gid not in header
 
@@ -233,9 +233,9 @@ async def test_opens_with_title_output_and_rubric(make_app: MakeApp, results_db:
 
         await pilot.press("2")
         output = str(screen.query_one("#output-text", Static).content)
-        assert output == "ZJRFJ, WAXIA, GWKYZ, AUHOT, CMZNB"
+        assert output == "ZGUJK, CAGBX, FFNIJ, BMRWA, YCZRI"
         gold = str(screen.query_one("#output-gold", Static).content)
-        assert gold == "Gold: ZJRFJ, WAXIA, GWKYZ, AUHOT, CMZNB"
+        assert gold == "Gold: ZGUJK, CAGBX, FFNIJ, BMRWA, YCZRI"
         assert screen.query_one("#output-panel").border_title == "Output: ok"
         keys = {key.description for key in screen.query(FooterKey)}
         assert {"Next", "Gold", "Rescore", "Rerun", "Model", "Copy", "Export", "Back"} <= keys
@@ -280,7 +280,7 @@ async def test_n_and_g_scroll_to_the_marked_spans(make_app: MakeApp, results_db:
         await pilot.press("g")
         assert view.selected == 0
         gold = next(s for s in view.spans if s.kind == "gold")
-        assert view.text[gold.start : gold.end] == "ZJRFJ"
+        assert view.text[gold.start : gold.end] == "ZGUJK"
         assert view.border_subtitle == "needle asked 1/5"
 
 
@@ -324,7 +324,7 @@ async def test_palette_and_theme(make_app: MakeApp, results_db: Path) -> None:
         row = view.line_of(view.targets[0].start) - view.scroll_offset.y
 
         def needle_colour() -> str | None:
-            # The selected needle "Set ZJRFJ to 81258." is painted "Set " + gold + rest.
+            # The selected needle "Set ZGUJK to ..." is painted "Set " + gold + rest.
             segments = [s for s in view.render_line(row) if s.text == "Set "]
             colour = segments[0].style.color if segments and segments[0].style else None
             return colour.name if colour else None

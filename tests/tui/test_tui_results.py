@@ -240,8 +240,8 @@ async def test_depth_view_toggles_for_the_selected_needle_task(make_app: MakeApp
         screen = results_screen(app)
         grid = screen.grid
         assert grid is not None and grid.is_depth
-        # The fixture's two examples per length sit at 0 % and about 10 % depth.
-        assert [row.label for row in grid.grid.rows] == ["0 %", "10 %"]
+        # The fixture's four examples (two per length) sit at the depths their seeds drew.
+        assert [row.label for row in grid.grid.rows] == ["0 %", "70 %", "90 %"]
         assert grid.grid.columns == ("1k", "2k")
         assert {cell.text for cell in grid.grid.cells.values()} == {"1.00"}
         heatmap = screen.query_one(Heatmap)

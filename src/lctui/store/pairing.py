@@ -15,9 +15,18 @@ from lctui.store.queries import Source, _cursor
 # Example columns that enter an example's id, in the order a reason names them.
 TRAITS = ("tokenizer", "length", "seed", "task", "template_overhead", "params", "idx")
 
+# A trait read as an expression rather than its column: the template allowance is an
+# example's template_overhead less its own answer prefix's tokens (RULER-style prefixes
+# that name the asked key vary in length from example to example).
+_EXPRESSIONS = {
+    "template_overhead": (
+        "e.template_overhead - coalesce(TRY_CAST(e.metadata->>'prefix_tokens' AS INTEGER), 0)"
+    ),
+}
+_VALUES = ", ".join(f"list(DISTINCT ({_EXPRESSIONS.get(t, 'e.' + t)})::VARCHAR)" for t in TRAITS)
 _SIDE = "list_contains($1, g.model_id) AND ($2 IS NULL OR g.run_id = $2)"
 _TRAITS_SQL = f"""
-    SELECT {", ".join(f"list(DISTINCT e.{t}::VARCHAR)" for t in TRAITS)},
+    SELECT {_VALUES},
            count(DISTINCT g.example_id) AS examples,
            count(DISTINCT e.example_id) AS stored
     FROM generations AS g LEFT JOIN examples AS e USING (example_id)

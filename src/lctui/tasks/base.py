@@ -170,7 +170,14 @@ class Task(ABC):
             template_overhead=overhead,
             depth=draft.depth,
             spans=draft.spans,
-            metadata={"metric": self.metric, "scorer": "recall", **draft.metadata},
+            metadata={
+                "metric": self.metric,
+                "scorer": "recall",
+                # What of template_overhead is the example's own answer prefix (the rest
+                # is the allowance every example of this lctui reserves).
+                **({"prefix_tokens": draft.prefix_tokens} if draft.prefix_tokens else {}),
+                **draft.metadata,
+            },
         )
 
     def example_id(self, length: int, seed: int, index: int, tokenizer: str) -> str:
