@@ -2,13 +2,16 @@
 
 from __future__ import annotations
 
+import asyncio
 import json
 from pathlib import Path
 
 import duckdb
 import pytest
 
+from lctui.backends import load_backend, resolve_model
 from lctui.cli import main
+from lctui.tasks import select_tasks
 
 
 @pytest.mark.slow
@@ -34,6 +37,15 @@ def test_smollm2_two_tasks_two_lengths_three_examples(
     out = capsys.readouterr().out
     assert "12 done, 0 error(s)" in out
 
+    backend = load_backend(resolve_model("smollm2-135m", {}))
+    try:
+        framing = {
+            task.name: backend.template_overhead(task.answer_prefix)
+            for task in select_tasks("niah_single_1,vt")
+        }
+    finally:
+        asyncio.run(backend.close())
+
     con = duckdb.connect(str(db), read_only=True)
     rows = con.execute(
         "SELECT r.task, r.length, r.status, r.score, r.prompt_tokens, r.output, "
@@ -52,9 +64,11 @@ def test_smollm2_two_tasks_two_lengths_three_examples(
         max_new = 128 if task.startswith("niah") else 30
         # The example (its user text, the template allowance, the answer) fills the length.
         assert length - max(8, length // 200) <= built + max_new <= length
-        # The prompt the model read holds its own template (32 tokens) instead of the
-        # allowance (64), give or take a token where BPE merges across the seams.
-        assert abs(prompt_tokens - (built - allowance + 32)) <= 2
+        # The prompt the model read holds its own template instead of the allowance (64),
+        # give or take a token where BPE merges across the seams. The example's answer
+        # prefix is reserved apart (metadata.prefix_tokens), so the template is counted
+        # with the task's own prefix, as the engine does.
+        assert abs(prompt_tokens - (built - allowance + framing[task])) <= 2
     # Every stored generation has its rubric points and the exact prompt pieces.
     points = con.execute("SELECT count(*) FROM rubric").fetchone()
     assert points is not None and points[0] >= 24
