@@ -17,7 +17,9 @@ from lctui.tui.screens.help import HelpScreen
 
 
 async def test_first_launch_on_an_empty_db_imports_the_sample_runs(tmp_path: Path) -> None:
-    assert any(SAMPLE_RUNS.glob("*/generations.parquet")), "sample_runs/ must ship recorded runs"
+    assert any(SAMPLE_RUNS.glob("*/generations.parquet")), (
+        "lctui/resources/sample_runs/ must hold recorded runs"
+    )
     db = tmp_path / "fresh.duckdb"
     app = LctuiApp(db, Config())
     async with app.run_test(size=(80, 24)) as pilot:

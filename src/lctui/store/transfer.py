@@ -1,7 +1,7 @@
 """Move runs between results files as Parquet: one file per table, merged on import.
 
 This is how results from several boxes are combined, and how the sample runs in
-`sample_runs/` reach an empty database on first launch. Import never duplicates:
+`lctui/resources/sample_runs/` reach an empty database on first launch. Import never duplicates:
 keyed rows already present are skipped, and scores or rubric points are only
 taken for generations the target does not have yet. Every column travels, the
 scorer versions of scores and points included; files written before versions were

@@ -21,11 +21,12 @@ from textual.screen import Screen
 from lctui.core.config import Config
 from lctui.core.errors import LctuiError, NotWritableError, StoreError
 from lctui.engine import RunRequest
+from lctui.resources import sample_runs_dir
 from lctui.store import Store, open_store
 from lctui.store.db import writer_active
 from lctui.tui.themes import THEME_ERRORS, initial_theme, load_themes, remember_theme
 
-SAMPLE_RUNS = Path(__file__).resolve().parents[3] / "sample_runs"
+SAMPLE_RUNS = sample_runs_dir()
 
 
 class LctuiApp(App[None]):
@@ -252,7 +253,7 @@ class LctuiApp(App[None]):
         )
         yield SystemCommand("New run", "Pick models, tasks and lengths", self.action_new_run)
         yield SystemCommand("Help", "Every key of this screen", self.action_help)
-        yield SystemCommand("Next theme", "Cycle the themes of themes/", self.action_next_theme)
+        yield SystemCommand("Next theme", "Cycle the themes", self.action_next_theme)
         # Every key binding of the screen is a palette entry too, with its key as help.
         seen = {"Results", "New run", "Help", "Next theme", "Theme", "Quit"}
         for key, active in screen.active_bindings.items():

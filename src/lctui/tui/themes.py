@@ -1,7 +1,7 @@
-"""Themes from `themes/*.toml` (Textual Theme fields), and the remembered choice.
+"""Themes from `*.toml` files (Textual Theme fields), and the remembered choice.
 
-Theme files are looked up in $LCTUI_THEMES_DIR, ~/.config/lctui/themes and the
-repository's `themes/` folder; a later file with the same name wins.
+Theme files are looked up in the ones lctui ships (`lctui/resources/themes`),
+~/.config/lctui/themes and $LCTUI_THEMES_DIR; a later file with the same name wins.
 """
 
 from __future__ import annotations
@@ -15,6 +15,7 @@ from pathlib import Path
 from textual.theme import Theme
 
 from lctui.core.paths import data_dir
+from lctui.resources import themes_dir
 
 if sys.version_info >= (3, 11):
     import tomllib
@@ -27,7 +28,7 @@ _FIELDS = {f.name for f in fields(Theme)}
 
 
 def theme_dirs() -> list[Path]:
-    dirs = [Path(__file__).resolve().parents[3] / "themes"]
+    dirs = [themes_dir()]
     config = os.environ.get("XDG_CONFIG_HOME")
     dirs.append((Path(config) if config else Path.home() / ".config") / "lctui" / "themes")
     if os.environ.get("LCTUI_THEMES_DIR"):
