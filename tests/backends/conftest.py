@@ -14,7 +14,7 @@ from tiny_hf import make_hf_tokenizer, make_tiny_checkpoint
 
 # No hub on CI machines: a missing optional file must fail at once, not after a timeout.
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
-# As lctui.backends.hf does, in case a test imports torch before the backend does.
+# As lctui.backends.hf_runtime does, in case a test imports torch before the backend does.
 os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
 
 

@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from lctui.backends import embedded, hf
+from lctui.backends import embedded, hf_runtime
 
 
 class FakeModel:
@@ -54,7 +54,7 @@ def leftovers(parent: Path) -> list[str]:
 def test_materialise_writes_a_complete_checkpoint(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(hf, "import_hf", lambda: fake_hf(lambda: None))
+    monkeypatch.setattr(hf_runtime, "import_hf", lambda: fake_hf(lambda: None))
     target = tmp_path / "models" / "smol"
     embedded.materialise(tmp_path / "x.gguf", target)
     assert sorted(p.name for p in target.iterdir()) == ["model.safetensors", "tokenizer.json"]
@@ -70,7 +70,7 @@ def test_materialise_keeps_the_copy_of_a_process_that_finished_first(
         target.mkdir()
         (target / "model.safetensors").write_text("theirs")
 
-    monkeypatch.setattr(hf, "import_hf", lambda: fake_hf(other_process_wins))
+    monkeypatch.setattr(hf_runtime, "import_hf", lambda: fake_hf(other_process_wins))
     embedded.materialise(tmp_path / "x.gguf", target)
     assert (target / "model.safetensors").read_text() == "theirs"
     assert leftovers(target.parent) == []
@@ -82,7 +82,7 @@ def test_failed_materialise_leaves_nothing_behind(
     def disk_full() -> None:
         raise OSError("No space left on device")
 
-    monkeypatch.setattr(hf, "import_hf", lambda: fake_hf(disk_full))
+    monkeypatch.setattr(hf_runtime, "import_hf", lambda: fake_hf(disk_full))
     target = tmp_path / "models" / "smol"
     with pytest.raises(OSError, match="No space"):
         embedded.materialise(tmp_path / "x.gguf", target)

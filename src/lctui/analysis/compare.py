@@ -26,7 +26,7 @@ import pyarrow.compute as pc
 
 from lctui.analysis import stats
 from lctui.analysis.outdated import find_outdated, outdated_runs
-from lctui.analysis.pairing import NoPairs, explain_no_pairs
+from lctui.analysis.pairing import NoPairs, Side, explain_no_pairs
 from lctui.core.errors import UserInputError
 from lctui.store import queries
 from lctui.store.db import Store
@@ -127,15 +127,6 @@ _COMPARE_SQL = f"""
     JOIN generations AS ga ON ga.gen_hash = c.generation_a
     JOIN generations AS gb ON gb.gen_hash = c.generation_b
 """
-
-
-@dataclass(frozen=True)
-class Side:
-    """One side of a comparison as resolved in the database."""
-
-    spec: str  # as the user wrote it
-    model_ids: tuple[str, ...]
-    run_id: str | None
 
 
 @dataclass(frozen=True)

@@ -8,6 +8,7 @@ differ, so the user knows what to run again; `NoPairs` carries that sentence.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from lctui.core.errors import UserInputError
@@ -15,7 +16,6 @@ from lctui.core.lengths import format_length
 from lctui.store.pairing import TRAITS, example_traits, shared_examples
 
 if TYPE_CHECKING:
-    from lctui.analysis.compare import Side
     from lctui.store.queries import Source
 
 SHOWN_VALUES = 4
@@ -32,6 +32,15 @@ _FIX = (
     "run both on the same tasks, lengths and --seed, counting with the same tokenizer "
     "(--tokenizer o200k_base makes every model read the same examples)"
 )
+
+
+@dataclass(frozen=True)
+class Side:
+    """One side of a comparison as resolved in the database."""
+
+    spec: str  # as the user wrote it
+    model_ids: tuple[str, ...]
+    run_id: str | None
 
 
 class NoPairs(UserInputError):

@@ -17,6 +17,7 @@ import time
 from pathlib import Path
 from typing import Any
 
+from lctui.backends import hf_runtime
 from lctui.core.errors import BackendError, LctuiError, MissingDependencyError
 from lctui.core.paths import cache_dir
 
@@ -81,9 +82,7 @@ def materialise(gguf: Path, target: Path) -> float:
     so a reader never sees half a checkpoint; when another process wins the race,
     its copy is kept and ours is dropped.
     """
-    from lctui.backends.hf import import_hf
-
-    torch, transformers = import_hf()
+    torch, transformers = hf_runtime.import_hf()
     start = time.perf_counter()
     target.parent.mkdir(parents=True, exist_ok=True)
     tmp = Path(tempfile.mkdtemp(prefix=f".{target.name}.", dir=target.parent))

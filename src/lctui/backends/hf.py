@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import asyncio
 import gc
-import os
 import threading
 import time
 from collections.abc import AsyncIterator
@@ -17,6 +16,7 @@ from typing import Any
 
 from lctui.backends.embedded import EMBEDDED_PATH, embedded_checkpoint
 from lctui.backends.fingerprint import checkpoint_identity
+from lctui.backends.hf_runtime import import_hf
 from lctui.backends.prompting import PromptRenderer, RendersPrompts, check_prompt_format
 from lctui.backends.streaming import (
     Failed,
@@ -35,23 +35,6 @@ from lctui.core.hashing import stable_hash
 from lctui.core.types import Chunk, GenerationConfig, Request
 
 DTYPES = ("auto", "bfloat16", "float16", "float32")
-
-
-def import_hf() -> tuple[Any, Any]:
-    """Import torch and transformers, or say which extra installs them."""
-    # OpenMP threads that spin while they wait make CPU generation 10-20x slower as soon
-    # as anything else runs (the engine scoring, another process): measured 3 s vs 40-57 s
-    # for 32 tokens of SmolLM2 on 2 busy cores. It only counts before torch is first imported.
-    os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
-    try:
-        import torch
-    except ImportError as exc:
-        raise MissingDependencyError("torch", "hf", "the hf backend") from exc
-    try:
-        import transformers
-    except ImportError as exc:
-        raise MissingDependencyError("transformers", "hf", "the hf backend") from exc
-    return torch, transformers
 
 
 class HFBackend(RendersPrompts):

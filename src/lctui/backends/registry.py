@@ -4,11 +4,12 @@ from __future__ import annotations
 
 import importlib.util
 import json
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from pathlib import Path
-from typing import Any, TypeAlias
+from typing import Any
 
 from lctui.backends.embedded import EMBEDDED_NAME, EMBEDDED_PATH, checkpoint_dir
+from lctui.backends.settings import ParamKind, read_params
 from lctui.core.errors import MissingDependencyError, UserInputError
 from lctui.core.protocols import Backend
 from lctui.core.types import ModelSpec
@@ -21,10 +22,6 @@ GOLD_DESCRIPTION = (
     "reference, not a model: streams each example's gold answer (checks tasks and scorers; "
     "a correct pipeline scores it 1.0)"
 )
-# How a setting is read: a converter (the value is passed through it, so int reads "8"
-# as 8), or a tuple of types the value must already have (a bool never passes for a
-# number unless bool is one of them).
-ParamKind: TypeAlias = Callable[[Any], Any] | tuple[type, ...]
 # Settings a ModelSpec may carry, with the type each is read as.
 _HF_PARAMS: dict[str, ParamKind] = {
     "dtype": str,
@@ -115,30 +112,6 @@ def load_backend(spec: ModelSpec, tokenizer: str | None = None) -> Backend:
         f"model {spec.name!r} names unknown backend {spec.backend!r}: use one of "
         f"{', '.join(_BACKENDS)}"
     )
-
-
-def read_params(spec: ModelSpec, allowed: Mapping[str, ParamKind]) -> dict[str, Any]:
-    """A spec's settings, each read as `allowed` says; unknown or ill-typed ones refused."""
-    unknown = sorted(set(spec.params) - set(allowed))
-    if unknown:
-        raise UserInputError(
-            f"model {spec.name!r} has unknown setting(s) {', '.join(unknown)} for backend "
-            f"{spec.backend!r}; the settings are {', '.join(sorted(allowed))}"
-        )
-    out: dict[str, Any] = {}
-    for key, value in spec.params.items():
-        kind = allowed[key]
-        invalid = UserInputError(f"model {spec.name!r}: setting {key} = {value!r} is invalid")
-        if isinstance(kind, tuple):
-            if (isinstance(value, bool) and bool not in kind) or not isinstance(value, kind):
-                raise invalid
-            out[key] = value
-            continue
-        try:
-            out[key] = kind(value)
-        except (TypeError, ValueError) as exc:
-            raise invalid from exc
-    return out
 
 
 # SmolLM2-135M's max_position_embeddings, used until its bf16 checkpoint exists to read.

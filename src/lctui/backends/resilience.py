@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from lctui.backends.prompting import check_prompt_format
-from lctui.backends.registry import ParamKind, read_params
+from lctui.backends.settings import ParamKind, read_params
 from lctui.core.errors import BackendError, UserInputError
 from lctui.core.types import ModelSpec
 

@@ -22,8 +22,10 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 from lctui.backends.fingerprint import checkpoint_identity
-from lctui.backends.hf import DTYPES, _identity_source, _locate, import_hf
+from lctui.backends.hf import DTYPES, _identity_source, _locate
+from lctui.backends.hf_runtime import import_hf
 from lctui.backends.prompting import PromptRenderer, RendersPrompts, check_prompt_format
+from lctui.backends.settings import read_params
 from lctui.core.errors import BackendError, UserInputError
 from lctui.core.hashing import stable_hash
 from lctui.core.types import Chunk, GenerationConfig, ModelSpec, Request
@@ -375,8 +377,6 @@ class VLLMBackend(RendersPrompts):
 
 def load_vllm(spec: ModelSpec) -> VLLMBackend:
     """The registry's entry point: settings validated like every backend's."""
-    from lctui.backends.registry import read_params
-
     return VLLMBackend(spec.path or spec.name, name=spec.name, **read_params(spec, _PARAMS))
 
 

@@ -30,8 +30,8 @@ from typing import IO
 from lctui.backends.embedded import EMBEDDED_PATH, embedded_checkpoint
 from lctui.backends.fingerprint import checkpoint_identity
 from lctui.backends.openai_backend import OpenAIBackend
-from lctui.backends.registry import ParamKind, read_params
 from lctui.backends.resilience import SETTING_TYPES, OpenAISettings, probe_servers, read_settings
+from lctui.backends.settings import ParamKind, read_params
 from lctui.core.errors import BackendError, UserInputError
 from lctui.core.hashing import stable_hash
 from lctui.core.paths import data_dir

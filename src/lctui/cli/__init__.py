@@ -55,16 +55,6 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
-def common_options(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument(
-        "--db",
-        metavar="PATH",
-        help="DuckDB file (default: lctui.toml's db, else "
-        "~/.local/share/lctui/lctui.duckdb; env LCTUI_DB)",
-    )
-    parser.add_argument("--config", metavar="PATH", help="lctui.toml to read models from")
-
-
 def main(argv: Sequence[str] | None = None) -> int:
     prepare_environment()
     parser = build_parser()

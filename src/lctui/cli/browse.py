@@ -12,14 +12,13 @@ from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
+from lctui.cli.db_options import common_options, resolve_db
 from lctui.core.config import load_config
 from lctui.core.errors import UserInputError
 from lctui.core.types import ParamSpec
 
 
 def add_parsers(sub: Any) -> None:
-    from lctui.cli import common_options
-
     tasks = sub.add_parser("tasks", help="list tasks with categories, metrics and parameters")
     tasks.add_argument("--format", choices=["table", "json"], default="table")
     tasks.set_defaults(handler=cmd_tasks)
@@ -115,11 +114,10 @@ def cmd_models(args: argparse.Namespace) -> int:
 
 
 def cmd_query(args: argparse.Namespace) -> int:
-    from lctui.cli.run import resolve_db
     from lctui.store import open_store
     from lctui.store.sandbox import SqlSandbox
 
-    db = resolve_db(args, load_config(args.config))
+    db = resolve_db(args).path
     # Shared: the file is held only while the query runs, by the sandbox's connection.
     with open_store(db, read_only=True, shared=True) as store, SqlSandbox(store) as sandbox:
         result = sandbox.query(args.sql)
@@ -148,10 +146,9 @@ def _short(value: Any, limit: int = 80) -> str:
 
 
 def cmd_show(args: argparse.Namespace) -> int:
-    from lctui.cli.run import resolve_db
     from lctui.store import open_store
 
-    db = resolve_db(args, load_config(args.config))
+    db = resolve_db(args).path
     store = open_store(db, read_only=True)
     try:
         record = store.get_generation(args.generation_id)

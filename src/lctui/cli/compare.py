@@ -8,6 +8,7 @@ from typing import Any
 
 from rich.table import Table
 
+from lctui.cli.db_options import common_options
 from lctui.core.errors import UserInputError
 from lctui.core.lengths import format_length
 from lctui.core.numbers import fixed, interval, p_value
@@ -16,8 +17,6 @@ SIDE_HELP = "a model name (or fingerprint), run:RUN_ID, or run:RUN_ID@MODEL"
 
 
 def add_parsers(sub: Any) -> None:
-    from lctui.cli import common_options
-
     compare = sub.add_parser(
         "compare",
         help="paired A/B of two models, checkpoints or runs: deltas, CIs, tests",

@@ -8,13 +8,12 @@ from typing import Any
 
 from rich.table import Table
 
+from lctui.cli.db_options import common_options
 from lctui.core.lengths import format_length, parse_length
 from lctui.core.numbers import p_value
 
 
 def add_parsers(sub: Any) -> None:
-    from lctui.cli import common_options
-
     correlate = sub.add_parser(
         "correlate",
         help="Spearman correlation across models between tasks or categories",

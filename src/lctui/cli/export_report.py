@@ -6,10 +6,10 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
+from lctui.cli.db_options import common_options
+
 
 def add_parsers(sub: Any) -> None:
-    from lctui.cli import common_options
-
     export = sub.add_parser(
         "export-report",
         help="markdown or HTML report of a run, an A/B comparison or a correlation",

@@ -8,13 +8,11 @@ from typing import Any
 
 from rich.console import Console
 
-from lctui.core.config import load_config
+from lctui.cli.db_options import common_options, resolve_db
 from lctui.core.errors import UserInputError
 
 
 def add_parsers(sub: Any) -> None:
-    from lctui.cli import common_options
-
     judge = sub.add_parser(
         "judge",
         help="judge stored generations with an LLM (examples that ask for a judge)",
@@ -57,13 +55,12 @@ def print_judge_summary(console: Console, summary: Any) -> None:
 
 def cmd_judge(args: argparse.Namespace) -> int:
     from lctui.backends import load_backend, resolve_model
-    from lctui.cli.run import resolve_db
     from lctui.engine.judging import Judging, judge_stored
     from lctui.store import open_store
 
-    config = load_config(args.config)
+    resolved = resolve_db(args)
+    config, db = resolved.config, resolved.path
     spec = resolve_model(args.judge, config.models)
-    db = resolve_db(args, config)
     console = Console()
     with open_store(db, shared=True) as store:
         judging = Judging(spec, load_backend, store, batch=args.judge_batch)

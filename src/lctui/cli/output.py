@@ -13,16 +13,15 @@ from typing import Any
 from rich.console import Console
 from rich.text import Text
 
-from lctui.core.config import load_config
+from lctui.cli.db_options import resolve_db
 from lctui.core.errors import UserInputError
 
 
 def open_results(args: argparse.Namespace) -> Any:
     """The results database of --db (or the default), read-only."""
-    from lctui.cli.run import resolve_db
     from lctui.store import open_store
 
-    return open_store(resolve_db(args, load_config(args.config)), read_only=True)
+    return open_store(resolve_db(args).path, read_only=True)
 
 
 def emit(text: str, out: str | None) -> None:

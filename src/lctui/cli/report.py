@@ -9,13 +9,11 @@ from typing import Any
 from rich.console import Console
 from rich.table import Table
 
-from lctui.core.config import load_config
+from lctui.cli.db_options import common_options, resolve_db
 from lctui.core.errors import UserInputError
 
 
 def add_parsers(sub: Any) -> None:
-    from lctui.cli import common_options
-
     report = sub.add_parser(
         "report",
         help="LIFEval scores per model: ARS overall/per task/per length, IFP, IFS",
@@ -35,11 +33,10 @@ def cmd_report(args: argparse.Namespace) -> int:
     from lctui.analysis.lifbench import PERSPECTIVES, lifbench_reports
     from lctui.analysis.outdated import find_outdated
     from lctui.cli.output import warn_outdated
-    from lctui.cli.run import resolve_db
     from lctui.scoring.rubric import CAPABILITIES
     from lctui.store import open_store
 
-    db = resolve_db(args, load_config(args.config))
+    db = resolve_db(args).path
     with open_store(db, read_only=True) as store:
         reports = lifbench_reports(store, args.model)
         outdated = find_outdated(store, models=args.model, scorers=["lifeval"])

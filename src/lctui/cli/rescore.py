@@ -15,7 +15,7 @@ from typing import Any
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn
 
-from lctui.core.config import load_config
+from lctui.cli.db_options import common_options, resolve_db
 from lctui.core.errors import UserInputError
 from lctui.core.lengths import parse_lengths
 
@@ -29,8 +29,6 @@ _WHICH_HELP = {
 
 
 def add_parsers(sub: Any) -> None:
-    from lctui.cli import common_options
-
     rescore = sub.add_parser(
         "rescore",
         help="score stored outputs whose score is missing or outdated (--all: every one)",
@@ -84,12 +82,12 @@ _NOTHING = {
 def cmd_rescore(args: argparse.Namespace) -> int:
     from lctui.analysis.outdated import find_outdated
     from lctui.cli.output import warn_outdated
-    from lctui.cli.run import print_missing_hint, resolve_db, score_table
+    from lctui.cli.run import print_missing_hint, score_table
     from lctui.engine.rescore import find_targets, rescore_targets
     from lctui.scoring.versions import current_versions
     from lctui.store import open_store
 
-    db = resolve_db(args, load_config(args.config))
+    db = resolve_db(args).path
     if not db.is_file():
         raise UserInputError(f"no results file at {db}; pass the file to score with --db")
     tasks = [t.strip() for t in args.tasks.split(",") if t.strip()] if args.tasks else None

@@ -8,7 +8,6 @@ import contextlib
 import json
 import os
 import platform
-import shlex
 import sys
 from collections.abc import Iterable, Sequence
 from pathlib import Path
@@ -24,19 +23,19 @@ from rich.table import Table
 
 from lctui.analysis.outdated import find_outdated
 from lctui.backends import load_backend, resolve_model
+from lctui.cli.db_options import common_options, resolve_db
+from lctui.cli.judge import judge_options
 from lctui.cli.output import warn_outdated
 from lctui.cli.progress import RichProgressSink
 from lctui.core.bounds import check_n, check_seed, check_temperature
-from lctui.core.config import Config, load_config
+from lctui.core.config import Config
 from lctui.core.errors import StoreError, UserInputError
 from lctui.core.lengths import format_length, parse_lengths
-from lctui.core.paths import data_dir, default_db_path
 from lctui.core.types import ModelSpec
 from lctui.engine import Engine, RunOutcome, RunRequest
 from lctui.engine.plan import check_tokenizer_choice
 from lctui.scoring.versions import current_versions
 from lctui.store import Store, open_store
-from lctui.store.db import MEMORY
 from lctui.tasks import select_tasks
 
 DEMO_ARGS = ["--model", "smollm2-135m", "--tasks", "niah_single_1,niah_multikey_1,vt"]
@@ -44,9 +43,6 @@ DEMO_ARGS += ["--lengths", "1k,2k", "--n", "2"]
 
 
 def add_parsers(sub: Any) -> None:
-    from lctui.cli import common_options
-    from lctui.cli.judge import judge_options
-
     run = sub.add_parser(
         "run",
         help="evaluate models on tasks at context lengths (headless)",
@@ -117,47 +113,21 @@ def _run_options(p: argparse.ArgumentParser) -> None:
 
 
 def cmd_demo(args: argparse.Namespace) -> int:
-    from lctui.cli import build_parser
-
     argv = [*DEMO_ARGS]
     if args.db:
         argv += ["--db", args.db]
     if args.config:
         argv += ["--config", args.config]
-    return cmd_run(build_parser().parse_args(["run", *argv]))
+    return cmd_run(_run_parser().parse_args(argv))
 
 
-def resolve_db(args: argparse.Namespace, config: Config) -> Path:
-    """The database path: --db, else $LCTUI_DB, else `db` in lctui.toml, else the data
-    folder's default. A given path must be in a folder that exists (UserInputError)."""
-    if args.db:
-        path = Path(args.db).expanduser()
-        given_as = f"--db {args.db}"
-    elif os.environ.get("LCTUI_DB"):
-        path = Path(os.environ["LCTUI_DB"]).expanduser()
-        given_as = f"LCTUI_DB={os.environ['LCTUI_DB']}"
-    elif config.db is not None:
-        path = config.db
-        given_as = f"db = {str(path)!r} in {config.path or 'lctui.toml'}"
-    else:
-        return default_db_path()
-    if str(path) != MEMORY:
-        check_db_folder(path, given_as)
-    return path
-
-
-def check_db_folder(file: Path, given_as: str) -> None:
-    """Refuse a database path whose folder is missing: lctui creates its own data folder,
-    never a folder a typo made up. `given_as` says where the path came from."""
-    folder = file.parent
-    if folder.is_dir() or folder == data_dir():
-        return
-    if folder.exists():
-        raise UserInputError(f"{given_as}: {folder} is not a folder; give a path in a folder")
-    raise UserInputError(
-        f"{given_as}: the folder {folder} does not exist; create it first "
-        f"(mkdir -p {shlex.quote(str(folder))}) or give a path in an existing folder"
-    )
+def _run_parser() -> argparse.ArgumentParser:
+    """`lctui run`'s options alone, for the demo to parse its own arguments with."""
+    parser = argparse.ArgumentParser(prog="lctui run")
+    _run_options(parser)
+    common_options(parser)
+    judge_options(parser)
+    return parser
 
 
 def parse_overrides(items: Sequence[str]) -> dict[str, dict[str, Any]]:
@@ -197,11 +167,11 @@ def check_run_numbers(args: argparse.Namespace) -> None:
 def cmd_run(args: argparse.Namespace) -> int:
     console = Console(stderr=False)
     check_run_numbers(args)
-    config = load_config(args.config)
+    resolved = resolve_db(args)
+    config, db = resolved.config, resolved.path
     models = _models(args.model, config)
     tasks = select_tasks(args.tasks, parse_overrides(args.set))
     lengths = parse_lengths(args.lengths)
-    db = resolve_db(args, config)
     request = RunRequest(
         models=models,
         tasks=tasks,

@@ -9,13 +9,11 @@ from typing import Any
 from rich.console import Console
 from rich.table import Table
 
-from lctui.core.config import load_config
+from lctui.cli.db_options import common_options, resolve_db
 from lctui.core.errors import UserInputError
 
 
 def add_parsers(sub: Any) -> None:
-    from lctui.cli import common_options
-
     stats = sub.add_parser(
         "stats",
         help="tokens, tok/s, time to first token and cost per run and model",
@@ -31,11 +29,10 @@ def add_parsers(sub: Any) -> None:
 
 def cmd_stats(args: argparse.Namespace) -> int:
     from lctui.analysis.accounting import run_accounts
-    from lctui.cli.run import resolve_db
     from lctui.store import open_store
 
-    config = load_config(args.config)
-    db = resolve_db(args, config)
+    resolved = resolve_db(args)
+    config, db = resolved.config, resolved.path
     with open_store(db, read_only=True) as store:
         accounts = run_accounts(store, args.run, config.prices)
     if not accounts:

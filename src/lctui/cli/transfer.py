@@ -10,12 +10,10 @@ from typing import Any
 
 from rich.console import Console
 
-from lctui.core.config import load_config
+from lctui.cli.db_options import common_options, resolve_db
 
 
 def add_parsers(sub: Any) -> None:
-    from lctui.cli import common_options
-
     export = sub.add_parser(
         "export", help="write runs to a folder of Parquet files (one per table)"
     )
@@ -39,11 +37,10 @@ def add_parsers(sub: Any) -> None:
 
 
 def cmd_export(args: argparse.Namespace) -> int:
-    from lctui.cli.run import resolve_db
     from lctui.store import open_store
     from lctui.store.transfer import export_parquet
 
-    db = resolve_db(args, load_config(args.config))
+    db = resolve_db(args).path
     with open_store(db, read_only=True) as store:
         count = export_parquet(store, args.folder, args.run)
     Console().print(f"Exported {count} generation(s) from {db} to {args.folder}")
@@ -51,11 +48,10 @@ def cmd_export(args: argparse.Namespace) -> int:
 
 
 def cmd_import_runs(args: argparse.Namespace) -> int:
-    from lctui.cli.run import resolve_db
     from lctui.store import open_store
     from lctui.store.transfer import import_parquet
 
-    db = resolve_db(args, load_config(args.config))
+    db = resolve_db(args).path
     with open_store(db) as store:
         count = import_parquet(store, args.folder)
     Console().print(f"Imported {count} new generation(s) from {args.folder} into {db}")
@@ -64,10 +60,9 @@ def cmd_import_runs(args: argparse.Namespace) -> int:
 
 def cmd_import_lifbench(args: argparse.Namespace) -> int:
     from lctui.analysis.lifbench_import import import_lifbench_scores
-    from lctui.cli.run import resolve_db
     from lctui.store import open_store
 
-    db = resolve_db(args, load_config(args.config))
+    db = resolve_db(args).path
     with open_store(db) as store:
         summary = import_lifbench_scores(store, args.folder)
     Console().print(

@@ -46,14 +46,13 @@ def main(argv: Sequence[str]) -> int:
         from lctui.tui.serve import serve
 
         return serve(args)
-    from lctui.cli.run import resolve_db
-    from lctui.core.config import load_config
+    from lctui.cli.db_options import resolve_db
     from lctui.core.errors import LctuiError
     from lctui.tui.app import LctuiApp
 
     try:
-        config = load_config(args.config)
-        db = resolve_db(args, config)
+        resolved = resolve_db(args)
+        config, db = resolved.config, resolved.path
     except LctuiError as exc:
         print(f"lctui: error: {exc}", file=sys.stderr)
         return 2

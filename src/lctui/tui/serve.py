@@ -250,8 +250,7 @@ def make_server(command: str, host: str, port: int, token: str, origins: OriginP
 
 def serve(args: argparse.Namespace) -> int:
     """Serve the TUI until Ctrl-C; 2 with a one-line message for a bad option."""
-    from lctui.cli.run import resolve_db
-    from lctui.core.config import load_config
+    from lctui.cli.db_options import resolve_db
     from lctui.core.errors import LctuiError
 
     try:
@@ -268,7 +267,7 @@ def serve(args: argparse.Namespace) -> int:
             args.host, args.port, parse_allowed_origins(args.allow_origin)
         )
         # Checked here so a bad --db or lctui.toml fails now, not in each browser tab.
-        db = resolve_db(args, load_config(args.config))
+        db = resolve_db(args).path
     except LctuiError as exc:
         print(f"lctui: error: {exc}", file=sys.stderr)
         return 2
