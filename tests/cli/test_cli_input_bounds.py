@@ -347,3 +347,16 @@ def test_a_crash_with_an_argument_that_is_not_utf8_is_still_one_line(
     (log,) = (tmp_path / "data" / "crashes").glob("lctui-*.log")
     assert log.stat().st_mode & 0o777 == 0o600
     assert "x\\udcff.duckdb" in log.read_text(encoding="utf-8")
+
+
+def test_a_crash_with_a_long_message_prints_it_cut_with_the_one_ellipsis(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    from lctui.cli.crash import report_crash
+
+    report_crash(RuntimeError("line one\n  line two " + "x" * 1000), ["run"])
+    err = capsys.readouterr().err
+    assert len(err.strip().splitlines()) == 1
+    summary = err.split("RuntimeError: ", 1)[1].split("; the full traceback", 1)[0]
+    assert summary.startswith("line one line two xxx") and summary.endswith("x…")
+    assert len(summary) == 200

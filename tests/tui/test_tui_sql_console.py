@@ -16,6 +16,7 @@ import duckdb
 import pyarrow.csv as pa_csv
 import pyarrow.parquet as pq
 import pytest
+from rich.cells import cell_len
 from test_tui_inspector import settle
 from textual.pilot import Pilot
 from textual.widgets import Input, OptionList, Static
@@ -205,6 +206,25 @@ async def test_a_100k_row_result_scrolls_to_the_end_formatting_only_visible_rows
         bottom = "".join(s.text for s in table.render_line(height - 1))
         assert "99999" in bottom and "row 99999" in bottom
         assert table.rows_converted < 2_000  # a few blocks, never all 100K rows
+
+
+async def test_wide_characters_keep_the_columns_aligned(make_app: MakeApp) -> None:
+    """A CJK value takes two terminal cells a character: its column is sized and cut in
+    cells (with the one ellipsis), so the next column starts at the same cell on every
+    line."""
+    wide = "漢字" * 30  # 60 characters, 120 cells: wider than a column may be
+    sql = f"SELECT '{wide}' AS word, 'x' AS next UNION ALL SELECT 'かな', 'y' ORDER BY next"
+    async with make_app().run_test(size=(200, 40)) as pilot:
+        screen = await open_console(pilot)
+        await run_sql(pilot, screen, sql)
+        table = screen.query_one(ArrowTable)
+        lines = ["".join(s.text for s in table.render_line(y)) for y in range(3)]
+        starts = [
+            cell_len(line[: line.index(mark)]) for line, mark in zip(lines, "nxy", strict=True)
+        ]
+        assert len(set(starts)) == 1, lines
+        assert "漢字漢字" in lines[1] and "…" in lines[1]  # cut, and the cut is marked
+        assert cell_len(lines[1][: lines[1].index("…")]) < starts[0]
 
 
 async def test_history_and_saved_queries_persist(make_app: MakeApp, data_dir: Path) -> None:

@@ -15,6 +15,7 @@ from rich.table import Table
 from lctui.cli.db_options import common_options, resolve_db
 from lctui.core.config import load_config
 from lctui.core.errors import UserInputError
+from lctui.core.text import shorten
 from lctui.core.types import ParamSpec
 
 
@@ -140,9 +141,7 @@ def cmd_query(args: argparse.Namespace) -> int:
 
 
 def _short(value: Any, limit: int = 80) -> str:
-    text = "" if value is None else str(value)
-    text = text.replace("\n", " ")
-    return text if len(text) <= limit else text[: limit - 1] + "…"
+    return "" if value is None else shorten(str(value), limit, one_line=True)
 
 
 def cmd_show(args: argparse.Namespace) -> int:

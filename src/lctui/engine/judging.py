@@ -25,6 +25,7 @@ import duckdb
 from lctui.core.errors import LctuiError, StoreError, UserInputError
 from lctui.core.hashing import stable_hash
 from lctui.core.protocols import Backend
+from lctui.core.text import shorten
 from lctui.core.types import Example, ModelSpec, Score
 from lctui.engine.offloop import SCORING_LIMIT_S, run_in_thread
 from lctui.scoring.base import error_score
@@ -40,7 +41,6 @@ from lctui.scoring.judge import (
     judge_score,
     judge_task,
     parse_reply,
-    shorten,
 )
 from lctui.scoring.versions import with_version
 from lctui.store.judge_calls import (

@@ -11,9 +11,9 @@ from __future__ import annotations
 
 import dataclasses
 
+from lctui.core.text import shorten
 from lctui.core.types import Example, Score, ScoreStatus
 from lctui.scoring.base import Scorer
-from lctui.scoring.lifeval_text import short
 
 SCORER_FAILURE = "scorer_failure"  # the extras key that marks these scores
 REASON_LIMIT = 300  # an exception's message can quote the whole output
@@ -21,7 +21,7 @@ REASON_LIMIT = 300  # an exception's message can quote the whole output
 
 def describe_failure(exc: BaseException) -> str:
     """`Type: message`, on one line and cut short."""
-    return short(" ".join(f"{type(exc).__name__}: {exc}".split()), REASON_LIMIT)
+    return shorten(f"{type(exc).__name__}: {exc}", REASON_LIMIT, one_line=True)
 
 
 def failed_output_score(

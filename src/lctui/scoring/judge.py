@@ -21,10 +21,10 @@ from typing import Any
 
 from lctui.core.hashing import stable_hash
 from lctui.core.protocols import Backend
+from lctui.core.text import shorten
 from lctui.core.types import Example, GenerationConfig, RubricPoint, Score, ScoreStatus
 from lctui.scoring.failure import SCORER_FAILURE
 from lctui.scoring.json_text import find_object, loads_or_none
-from lctui.scoring.lifeval_text import short
 from lctui.scoring.rubric import make_point
 
 JUDGE_SCORER = "judge"
@@ -375,11 +375,6 @@ def _said(reason: str) -> str:
     return f"the judge says: {reason}" if reason else "the judge gave no reason"
 
 
-def shorten(text: str, limit: int = 80) -> str:
-    """`text` on one line (runs of whitespace become one space), cut like `short`."""
-    return short(" ".join(text.split()), limit)
-
-
 def judge_score(
     task: JudgeTask,
     parsed: Mapping[str, dict[str, Any] | None],
@@ -410,7 +405,7 @@ def judge_score(
         return _unparsed(
             metric,
             f"the judge's {role} reply could not be read as a verdict: "
-            f"{shorten(replies.get(role, ''), 160)!r}",
+            f"{shorten(replies.get(role, ''), 160, one_line=True)!r}",
             extra,
         )
     if task.kind == QA:
@@ -476,7 +471,7 @@ def _verdict_points(
     out = []
     for i, (text, v) in enumerate(zip(texts, verdict["verdicts"], strict=True), 1):
         state = yes if v["supported"] else f"not {yes}"
-        why = f"{noun} {shorten(text)!r} {state}: {_said(v['reason'])}"
+        why = f"{noun} {shorten(text, 80, one_line=True)!r} {state}: {_said(v['reason'])}"
         out.append(make_point(f"{name} {i}", 1.0, float(v["supported"]), why))
     return out
 

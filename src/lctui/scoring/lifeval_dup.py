@@ -32,6 +32,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from lctui.core.text import shorten
 from lctui.core.types import Example, RubricPoint
 from lctui.scoring.lifeval_original import (
     CORRECTED,
@@ -43,7 +44,7 @@ from lctui.scoring.lifeval_original import (
     rules_of,
 )
 from lctui.scoring.lifeval_points import PointSpec
-from lctui.scoring.lifeval_text import in_spec_order, short
+from lctui.scoring.lifeval_text import in_spec_order
 from lctui.scoring.rubric import plural
 from lctui.scoring.substrings import occurring
 
@@ -178,4 +179,4 @@ def dup_points(
         "ori": award(specs["ori"], ori / 6, "; ".join(ori_why)),
         "format": award(specs["format"], format_earned / 5, format_why),
     }
-    return tuple(short(span, 120) for span in spans), in_spec_order(specs, points)
+    return tuple(shorten(span, 120) for span in spans), in_spec_order(specs, points)

@@ -38,11 +38,12 @@ from typing import Any
 
 from rapidfuzz.distance import Levenshtein
 
+from lctui.core.text import shorten
 from lctui.core.types import Example
 from lctui.scoring.json_text import loads
 from lctui.scoring.lifeval_list_text import ListIndex, unescape
 from lctui.scoring.lifeval_points import PointSpec
-from lctui.scoring.lifeval_text import Awarded, in_spec_order, point, short
+from lctui.scoring.lifeval_text import Awarded, in_spec_order, point
 from lctui.scoring.rubric import list_values, plural
 from lctui.tasks.lifbench.list_context import parse_list
 
@@ -110,9 +111,9 @@ def _single(
     count = sum(counts.values())
     fmt, fmt_why = _format_rest(*_format_start(text, index), text, index, count)
     ori = 1.0 if count else 0.0
-    names = list_values([short(e, 40) for e in _found(index, counts)], 3)
+    names = list_values([shorten(e, 40) for e in _found(index, counts)], 3)
     ori_why = (
-        f"list entries occur {plural(count, 'time')} ({short(names, 120)})"
+        f"list entries occur {plural(count, 'time')} ({shorten(names, 120)})"
         if count
         else "no list entry occurs in the output"
     )

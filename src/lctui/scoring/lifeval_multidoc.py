@@ -24,11 +24,12 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from lctui.core.text import shorten
 from lctui.core.types import Example, RubricPoint
 from lctui.scoring.lifeval_dup import dup_points
 from lctui.scoring.lifeval_original import CORRECTED, braced_spans, json_value, rules_of
 from lctui.scoring.lifeval_points import PointSpec
-from lctui.scoring.lifeval_text import in_spec_order, point, short
+from lctui.scoring.lifeval_text import in_spec_order, point
 from lctui.scoring.rubric import list_values, plural
 
 
@@ -111,14 +112,14 @@ def label_points(
         test = "equal to" if corrected else "containing"
         candi_why = f"{candi} of {n} parts name a label of the set"
         wrong = [
-            f"doc{k}: expected {want!r}, got {short(part.strip(), 24)!r}"
+            f"doc{k}: expected {want!r}, got {shorten(part.strip(), 24)!r}"
             for k, (part, want, ok) in enumerate(zip(parts, expected, right, strict=True), 1)
             if not ok
         ]
         logit_why = f"{logit} of {n} parts {test} the document's true label"
         if wrong:
             logit_why += f"; {list_values(wrong, 3)}"
-        extracted = tuple(short(part.strip(), 40) for part in parts)
+        extracted = tuple(shorten(part.strip(), 40) for part in parts)
     points = {
         "candi_ori": point(specs["candi_ori"], candi / n, candi_why),
         "logit_correct": point(specs["logit_correct"], logit / n, logit_why),

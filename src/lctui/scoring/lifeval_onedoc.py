@@ -48,6 +48,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from lctui.core.text import shorten
 from lctui.core.types import Example, RubricPoint
 from lctui.scoring.lifeval_original import (
     CORRECTED,
@@ -56,7 +57,7 @@ from lctui.scoring.lifeval_original import (
     rules_of,
 )
 from lctui.scoring.lifeval_points import PointSpec
-from lctui.scoring.lifeval_text import edit_distance, in_spec_order, point, short
+from lctui.scoring.lifeval_text import edit_distance, in_spec_order, point
 from lctui.scoring.rubric import plural
 from lctui.tasks.lifbench.onedoc_context import ABSENT_TYPE, ALL_TYPES, KEY_TYPES
 
@@ -168,7 +169,7 @@ def extract_points(
         "order": point(specs["order"], extract_order(found, in_order) / 4, order_why),
         "ori": point(specs["ori"], float(found > 0), f"{plural(found, 'tagged sentence')} quoted"),
     }
-    return tuple(short(q, 80) for q in quoted), in_spec_order(specs, points)
+    return tuple(shorten(q, 80) for q in quoted), in_spec_order(specs, points)
 
 
 def qa_format(length_fits: int, options: int) -> float:
@@ -329,7 +330,7 @@ def repeat_points(
         ),
         "correct": point(specs["correct"], correct / 3, correct_why),
     }
-    return tuple(short(line, 80) for line in lines), in_spec_order(specs, points)
+    return tuple(shorten(line, 80) for line in lines), in_spec_order(specs, points)
 
 
 def onedoc_points(

@@ -88,10 +88,6 @@ def point(spec: PointSpec, earned: float, explanation: str) -> RubricPoint:
     return make_point(spec.name, spec.weight, earned, explanation, spec.capabilities)
 
 
-def short(text: str, limit: int = 60) -> str:
-    return text if len(text) <= limit else text[: limit - 3] + "..."
-
-
 def in_spec_order(
     specs: Mapping[str, PointSpec], points: Mapping[str, RubricPoint]
 ) -> list[RubricPoint]:

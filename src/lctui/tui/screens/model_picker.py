@@ -12,6 +12,7 @@ from textual.screen import ModalScreen
 from textual.widgets import OptionList
 from textual.widgets.option_list import Option
 
+from lctui.core.text import shorten
 from lctui.core.types import ModelSpec
 
 
@@ -32,7 +33,9 @@ class ModelPicker(ModalScreen[ModelSpec | None]):
 
     def compose(self) -> ComposeResult:
         options = [
-            Option(Content.assemble((m.name, "bold"), f"  {m.backend}  ", m.description[:50]))
+            Option(
+                Content.assemble((m.name, "bold"), f"  {m.backend}  ", shorten(m.description, 50))
+            )
             for m in self.models
         ]
         picker = OptionList(*options)

@@ -21,10 +21,10 @@ from textual.widgets import Footer, Static
 from lctui.analysis.compare import ChangedExample, SideBySide, side_by_side
 from lctui.core.errors import LctuiError
 from lctui.core.lengths import format_length
+from lctui.core.text import shorten
 from lctui.tui.widgets.diff_view import changed_words, side_text
 from lctui.tui.widgets.query_guard import QueryGuard
 from lctui.tui.widgets.rubric_table import RubricPanel
-from lctui.tui.widgets.text_fit import fit
 
 if TYPE_CHECKING:
     from lctui.tui.app import LctuiApp
@@ -112,7 +112,7 @@ class SideBySideScreen(Screen[None]):
 
     def _header(self, view: SideBySide) -> Content:
         ch = self.changed
-        question = fit(" ".join(str(view.a.get("question") or "").split()), QUESTION_CHARS)
+        question = shorten(str(view.a.get("question") or ""), QUESTION_CHARS, one_line=True)
         gold = ", ".join(str(g) for g in _gold(view.a)) or "-"
         return Content.assemble(
             ("example ", "$text-muted"), (ch.example_id, "bold"),

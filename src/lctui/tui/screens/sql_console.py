@@ -40,13 +40,13 @@ from textual.widgets.option_list import Option
 
 from lctui.core.errors import LctuiError
 from lctui.core.paths import data_dir
+from lctui.core.text import shorten
 from lctui.store.lifeval_views import LIFEVAL_VIEWS
 from lctui.store.sandbox import SqlSandbox
 from lctui.tui.widgets.arrow_table import ArrowTable
 from lctui.tui.widgets.ask import AskScreen
 from lctui.tui.widgets.query_guard import QueryGuard
 from lctui.tui.widgets.sql_history import add_to_history, load_history, load_saved, save_query
-from lctui.tui.widgets.text_fit import fit
 
 if TYPE_CHECKING:
     from lctui.tui.app import LctuiApp
@@ -408,4 +408,4 @@ class SqlConsoleScreen(Screen[None]):
 
 
 def _one_line(sql: str, width: int = 60) -> str:
-    return fit(" ".join(sql.split()), width)
+    return shorten(sql, width, one_line=True, cells=True)

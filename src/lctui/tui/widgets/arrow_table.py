@@ -20,7 +20,7 @@ from textual.reactive import reactive
 from textual.scroll_view import ScrollView
 from textual.strip import Strip
 
-from lctui.tui.widgets.text_fit import fit
+from lctui.core.text import cell_width, fit
 
 BLOCK_ROWS = 256  # rows converted to text at once
 CACHED_BLOCKS = 16
@@ -88,7 +88,7 @@ class ArrowTable(ScrollView, can_focus=True):
         self._table = table
         self._blocks.clear()
         self.rows_converted = 0
-        self._widths = [len(name) for name in table.column_names]
+        self._widths = [cell_width(name) for name in table.column_names]
         if table.num_rows:
             # The first and last rows size the columns; a wider block met later widens them.
             self._rows(0)
@@ -116,7 +116,7 @@ class ArrowTable(ScrollView, can_focus=True):
         if len(self._blocks) > CACHED_BLOCKS:
             self._blocks.popitem(last=False)
         widths = [
-            min(MAX_COLUMN_WIDTH, max([w, *(len(r[i]) for r in block[:WIDTH_SAMPLE])]))
+            min(MAX_COLUMN_WIDTH, max([w, *(cell_width(r[i]) for r in block[:WIDTH_SAMPLE])]))
             for i, w in enumerate(self._widths)
         ]
         if widths != self._widths:
@@ -154,7 +154,7 @@ class ArrowTable(ScrollView, can_focus=True):
     def _line(self, cells: list[str], style: Style, null: Style) -> Strip:
         segments = []
         for text, width in zip(cells, self._widths, strict=True):
-            segments.append(Segment(" " + fit(text, width).ljust(width) + " ", style))
+            segments.append(Segment(" " + fit(text, width) + " ", style))
             if text == NULL:
                 segments[-1] = Segment(segments[-1].text, style + null)
         return Strip(segments)

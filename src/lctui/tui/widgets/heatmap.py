@@ -22,7 +22,7 @@ from textual.reactive import reactive
 from textual.scroll_view import ScrollView
 from textual.strip import Strip
 
-from lctui.tui.widgets.text_fit import fit
+from lctui.core.text import cell_width, fit, shorten
 
 # Labels longer than these are cut with an ellipsis so cells stay on screen at 80 columns.
 MAX_GROUP_WIDTH = 22
@@ -151,11 +151,11 @@ class Heatmap(ScrollView, can_focus=True):
         """Show `grid` with the cursor at `cursor` (clamped to the grid)."""
         self._grid = grid
         texts = [c.text for c in grid.cells.values()] + list(grid.columns) + [grid.missing]
-        self._cell_width = max(len(t) for t in texts) + CELL_PADDING
+        self._cell_width = max(cell_width(t) for t in texts) + CELL_PADDING
         groups = [r.group for r in grid.rows] + [grid.group_title]
-        self._group_width = min(MAX_GROUP_WIDTH, max(len(g) for g in groups))
+        self._group_width = min(MAX_GROUP_WIDTH, max(cell_width(g) for g in groups))
         labels = [r.label for r in grid.rows] + [grid.corner]
-        self._label_width = min(MAX_LABEL_WIDTH, max(len(label) for label in labels))
+        self._label_width = min(MAX_LABEL_WIDTH, max(cell_width(label) for label in labels))
         self.virtual_size = Size(
             self._fixed_width + self._cell_width * len(grid.columns), len(grid.rows) + 1
         )
@@ -279,8 +279,8 @@ class Heatmap(ScrollView, can_focus=True):
 
     def _fixed(self, group: str, label: str, group_style: Style, label_style: Style) -> Strip:
         base = self.rich_style
-        group_text = fit(group, self._group_width).ljust(self._group_width)
-        label_text = fit(label, self._label_width).ljust(self._label_width)
+        group_text = fit(group, self._group_width)
+        label_text = fit(label, self._label_width)
         return Strip(
             [
                 Segment(group_text, group_style),
@@ -298,7 +298,7 @@ class Heatmap(ScrollView, can_focus=True):
         fixed = self._fixed(grid.group_title, grid.corner, header, header)
         segments = [
             Segment(
-                f" {fit(title, self._cell_width - 2)}".ljust(self._cell_width),
+                fit(" " + shorten(title, self._cell_width - 2, cells=True), self._cell_width),
                 cursor_label if i == self.cursor_column else header,
             )
             for i, title in enumerate(grid.columns)

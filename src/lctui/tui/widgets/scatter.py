@@ -10,6 +10,8 @@ from dataclasses import dataclass
 from textual.content import Content
 from textual.widget import Widget
 
+from lctui.core.text import shorten
+
 MARKERS = string.digits[1:] + string.ascii_lowercase + string.ascii_uppercase
 CROWDED = "*"  # several points on one character cell
 LEGEND_SHARE = 0.45  # at most this part of the width goes to the legend
@@ -89,7 +91,7 @@ class Scatter(Widget):
                     (f"{tick:>6} │", "$text-muted"),
                     (text, "bold $accent"),
                     "  ",
-                    (side[: legend_width - 2], "$text"),
+                    (shorten(side, legend_width - 2, cells=True), "$text"),
                 )
             )
         lines.append(Content.styled("       └" + "─" * width, "$text-muted"))

@@ -13,6 +13,7 @@ from textual.content import Content
 from textual.geometry import Region
 from textual.widget import Widget
 
+from lctui.core.text import shorten
 from lctui.tui.widgets.run_state import StreamView
 
 CURSOR = "▌"
@@ -25,7 +26,7 @@ def stream_text(view: StreamView | None, *, paused: bool = False) -> Content:
     if view is None:
         return Content.styled("waiting for the first example…", "$text-muted italic")
     parts: list[str | tuple[str, str]] = [
-        (view.question[:QUESTION_CHARS] + "\n", "$text-muted italic"),
+        (shorten(view.question, QUESTION_CHARS) + "\n", "$text-muted italic"),
         view.text[-MAX_CHARS:],
     ]
     if not view.finished:

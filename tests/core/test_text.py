@@ -1,0 +1,83 @@
+"""The one text shortener (core/text.py): where it cuts, what marks the cut, and the
+terminal cells it counts with `cells=True`, checked against what Rich draws."""
+
+from __future__ import annotations
+
+import pytest
+from rich.cells import cell_len
+
+from lctui.core.text import ELLIPSIS, cell_width, fit, shorten
+
+
+def test_text_that_fits_comes_back_whole() -> None:
+    assert shorten("abcde", 5) == "abcde"  # an exact fit is not cut
+    assert shorten("", 3) == ""
+    assert shorten("abcde", 80) == "abcde"
+
+
+def test_a_cut_keeps_the_start_and_ends_with_one_ellipsis_character() -> None:
+    assert shorten("abcdef", 5) == "abcd…"
+    assert len(shorten("x" * 100, 60)) == 60
+    assert ELLIPSIS == "…"
+
+
+@pytest.mark.parametrize("cells", [False, True])
+def test_tiny_widths_never_overflow(cells: bool) -> None:
+    assert shorten("abc", 0, cells=cells) == ""  # not even the ellipsis fits
+    assert shorten("abc", -3, cells=cells) == ""
+    assert shorten("abc", 1, cells=cells) == "…"
+    assert shorten("a", 1, cells=cells) == "a"
+    assert shorten("", 0, cells=cells) == ""
+
+
+def test_one_line_joins_lines_and_runs_of_whitespace_before_measuring() -> None:
+    text = "  first line\n\n  second\tline  "
+    assert shorten(text, 80, one_line=True) == "first line second line"
+    assert shorten(text, 12, one_line=True) == "first line …"
+    assert shorten(text, 80) == text  # without it, the text is left as it is
+    assert shorten("a\nb", 2) == "a…"  # a newline counts as a character
+
+
+def test_cells_count_wide_characters_twice() -> None:
+    text = "漢字かな混じり"  # 7 wide characters: 14 cells
+    assert shorten(text, 14, cells=True) == text  # exact fit
+    assert shorten(text, 13, cells=True) == "漢字かな混じ…"  # 12 + 1 cells
+    assert shorten(text, 6, cells=True) == "漢字…"  # 5 cells: a wide one does not fit in 1
+    assert shorten(text, 2, cells=True) == "…"
+    assert shorten(text, 7) == text  # counting characters, it fits
+    assert shorten("ab漢字", 4, cells=True) == "ab…"
+
+
+def test_a_combining_mark_stays_with_its_letter() -> None:
+    text = "cafe\u0301 au lait"  # é written as e + a combining acute accent
+    assert cell_width(text) == 12
+    assert shorten(text, 5, cells=True) == "cafe\u0301…"
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "plain ascii",
+        "漢字",
+        "ｶﾀｶﾅ",
+        "ＡＢＣ",
+        "한국어",
+        "e\u0301",
+        "😀 ok",
+        "✓ done",
+        "a\u200bb",
+        "—·…",
+    ],
+)
+def test_cell_width_agrees_with_what_rich_draws(text: str) -> None:
+    assert cell_width(text) == cell_len(text)
+
+
+@pytest.mark.parametrize("width", [0, 1, 2, 3, 5, 8, 13])
+@pytest.mark.parametrize(
+    "text", ["", "ab", "label", "漢字かな", "mixed 漢字 text", "e\u0301e\u0301"]
+)
+def test_fit_takes_exactly_the_width_asked(text: str, width: int) -> None:
+    fitted = fit(text, width)
+    assert cell_len(fitted) == width
+    assert fitted.rstrip(" ") == shorten(text, width, cells=True).rstrip(" ")
