@@ -125,7 +125,7 @@ def build(path: Path, n: int) -> None:
 
 def time_query(path: Path) -> float:
     """Seconds for the heatmap's aggregate query alone, on a fresh connection."""
-    from lctui.tui.widgets.heatmap_data import model_grid
+    from lctui.tui.state.heatmap_data import model_grid
 
     store = open_store(path, read_only=True)
     try:

@@ -51,7 +51,7 @@ from lctui.core.types import (
 from lctui.engine import RunOutcome, RunRequest
 from lctui.tasks import select_tasks
 from lctui.tui.app import LctuiApp
-from lctui.tui.screens.live import RunScreen
+from lctui.tui.screens.run import RunScreen
 
 TOKENS_PER_GENERATION = 200
 TARGET_MS = 50.0

@@ -11,7 +11,7 @@ TUI_COMMANDS = ("tui", "serve")
 def main(argv: Sequence[str] | None = None) -> int:
     args = list(sys.argv[1:] if argv is None else argv)
     if not args or args[0] in TUI_COMMANDS or (args[0].startswith("--db") or args[0] == "--config"):
-        from lctui.tui.launch import main as tui_main
+        from lctui.tui.start import main as tui_main
 
         return tui_main(args)
     from lctui.cli import main as cli_main

@@ -9,7 +9,7 @@ import pytest
 
 from lctui.analysis.lifbench import LifbenchReport, lifbench_reports, lifbench_responses
 from lctui.analysis.lifbench_import import import_lifbench_scores
-from lctui.scoring.lifeval_points import LIFEVAL_TASKS
+from lctui.scoring.lifeval.point_specs import LIFEVAL_TASKS
 from lctui.store import Store
 from lifbench_data import read_published
 

@@ -9,7 +9,7 @@ import duckdb
 import pytest
 
 from lctui.cli import main
-from lctui.scoring.lifeval_points import LIFEVAL_TASKS
+from lctui.scoring.lifeval.point_specs import LIFEVAL_TASKS
 from lctui.store import open_store
 from lctui.store.queries import get_generation
 

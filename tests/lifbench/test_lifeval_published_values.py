@@ -1,9 +1,9 @@
 """The point values lctui's MultiDoc and OneDoc rules can award are those in the
 published per-response scores of LIFBench's 20 models.
 
-Each point's rule is a function of a few counts (lifeval_multidoc, lifeval_dup,
-lifeval_onedoc export them; the scorers compute with them). The tests enumerate
-those counts over the ranges the original's own prompts allow (its documents per
+Each point's rule is a function of a few counts (lifeval's multidoc_scenario,
+find_dup_text and onedoc_scenario export them; the scorers compute with them). The
+tests enumerate those counts over the ranges the original's own prompts allow (its documents per
 length, duplicate groups, tagged sentences) and compare with the values in
 shared/data/lifbench-scores, read in place:
 
@@ -23,9 +23,9 @@ from functools import cache
 
 import pytest
 
-from lctui.scoring.lifeval_dup import dup_format, dup_num
-from lctui.scoring.lifeval_multidoc import label_count, label_format
-from lctui.scoring.lifeval_onedoc import (
+from lctui.scoring.lifeval.find_dup_text import dup_format, dup_num
+from lctui.scoring.lifeval.multidoc_scenario import label_count, label_format
+from lctui.scoring.lifeval.onedoc_scenario import (
     extract_correct,
     extract_format,
     extract_order,

@@ -32,7 +32,7 @@ from lctui.backends.gold import reference_answer
 from lctui.core.types import Example, Score, ScoreStatus
 from lctui.scoring import SCORER_FAILURE, score_example, scorer_of
 from lctui.scoring.judge import JudgePrompt, judge_score, parse_reply
-from lctui.scoring.lifeval_points import LIFEVAL_TASKS
+from lctui.scoring.lifeval.point_specs import LIFEVAL_TASKS
 from lctui.scoring.rubric import weighted_fraction
 from lctui.tasks import all_tasks, get_task
 from lctui.tasks.lifbench.onedoc_context import ALL_TYPES
@@ -415,7 +415,7 @@ def outputs(example: Example, *, small_per_large: int = 2) -> st.SearchStrategy[
 
 
 def _value_ceiling(example: Example, score: Score) -> float:
-    """1, or more where a LIFEval point may earn beyond its weight (see lifeval_points)."""
+    """1, or more where a LIFEval point may earn beyond its weight (see lifeval/point_specs.py)."""
     task = LIFEVAL_TASKS.get(str(example.metadata.get("lifeval_task")))
     unbounded = {p.name for p in task.points if not p.bounded} if task else set()
     if not unbounded or not score.points:

@@ -23,7 +23,7 @@ from websockets.asyncio.client import connect
 from websockets.exceptions import InvalidStatus
 from websockets.typing import Origin as WsOrigin
 
-from lctui.tui.launch import main as launch_main
+from lctui.tui.start import main as launch_main
 
 
 @dataclass(frozen=True)

@@ -14,7 +14,7 @@ from lctui.backends.vllm_server import ServerProcess
 from lctui.core.types import ModelSpec
 from lctui.engine import RunRequest
 from lctui.tasks import select_tasks
-from lctui.tui.screens.live import RunScreen
+from lctui.tui.screens.run import RunScreen
 from lctui.tui.widgets.server_log import ServerLogPanel
 
 # Prints a few lines, then more after a pause, like a server that starts and then logs.

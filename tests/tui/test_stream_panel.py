@@ -4,7 +4,7 @@ context is cut like every other shortened text, with the one ellipsis."""
 from __future__ import annotations
 
 from lctui.core.events import CellKey
-from lctui.tui.widgets.run_state import StreamView
+from lctui.tui.state.run_progress import StreamView
 from lctui.tui.widgets.stream_panel import QUESTION_CHARS, stream_text
 
 CELL = CellKey("m", "niah_single_1", 4096)

@@ -91,7 +91,7 @@ def test_locked_db_gives_a_message_not_a_traceback(tmp_path: Path, capsys) -> No
 
 def test_lctui_without_arguments_means_the_tui(monkeypatch: pytest.MonkeyPatch) -> None:
     seen: list[list[str]] = []
-    monkeypatch.setattr("lctui.tui.launch.main", lambda argv: seen.append(list(argv)) or 0)
+    monkeypatch.setattr("lctui.tui.start.main", lambda argv: seen.append(list(argv)) or 0)
     assert lctui_main([]) == 0 and seen == [[]]
     assert lctui_main(["--db", "x.duckdb"]) == 0 and seen[-1] == ["--db", "x.duckdb"]
     assert lctui_main(["serve", "--port", "9000"]) == 0 and seen[-1][0] == "serve"
@@ -116,7 +116,7 @@ async def test_every_screen_key_is_also_a_palette_command(make_app) -> None:  # 
 def test_the_tui_refuses_a_db_in_a_missing_folder(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    from lctui.tui.launch import main as launch_main
+    from lctui.tui.start import main as launch_main
 
     def started(self: LctuiApp, *args: object, **kwargs: object) -> None:
         pytest.fail("the TUI started on a database whose folder does not exist")

@@ -18,8 +18,8 @@ from textual.widgets import DataTable, Select, Static
 
 from gold_runs import unpairable_runs
 from lctui.analysis.compare import CompareResult, compare
+from lctui.core.formatting import interval, p_value
 from lctui.core.lengths import format_length
-from lctui.core.numbers import interval, p_value
 from lctui.store import open_store
 from lctui.tui.app import LctuiApp
 from lctui.tui.screens.compare import CompareScreen

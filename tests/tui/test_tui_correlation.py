@@ -16,7 +16,7 @@ from textual.widgets import Static, TabbedContent
 
 from lctui.analysis.correlation import CorrelationMatrix, correlate, synthetic_vs_downstream
 from lctui.core.errors import UserInputError
-from lctui.core.numbers import p_value
+from lctui.core.formatting import p_value
 from lctui.store import open_store
 from lctui.tui.app import LctuiApp
 from lctui.tui.screens.correlation import (

@@ -33,8 +33,8 @@ from lctui.store.transfer import import_parquet
 from lctui.tui.app import SAMPLE_RUNS, LctuiApp
 from lctui.tui.screens.inspector import InspectorCommands, InspectorScreen
 from lctui.tui.screens.model_picker import ModelPicker
+from lctui.tui.state.prompt_wrap import WrapIndex
 from lctui.tui.widgets.prompt_view import PromptView
-from lctui.tui.widgets.prompt_wrap import WrapIndex
 from lctui.tui.widgets.rubric_table import RubricTable
 
 MakeApp = Callable[..., LctuiApp]

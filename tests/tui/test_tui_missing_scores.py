@@ -18,9 +18,9 @@ from textual.worker import WorkerCancelled
 from lctui.tui.app import LctuiApp
 from lctui.tui.screens.inspector import InspectorScreen
 from lctui.tui.screens.results import ResultsScreen
+from lctui.tui.state.heatmap_data import CellKey
 from lctui.tui.widgets.examples_table import ExamplesTable
 from lctui.tui.widgets.heatmap import Heatmap
-from lctui.tui.widgets.heatmap_data import CellKey
 from unscored_runs import delete_scores, score_count
 
 MakeApp = Callable[..., LctuiApp]

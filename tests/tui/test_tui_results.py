@@ -20,9 +20,9 @@ from lctui.scoring import error_score
 from lctui.tui.app import LctuiApp
 from lctui.tui.screens import results as results_module
 from lctui.tui.screens.results import ResultsScreen
+from lctui.tui.state.heatmap_data import CellKey
 from lctui.tui.widgets.examples_table import ExamplesTable
 from lctui.tui.widgets.heatmap import Heatmap
-from lctui.tui.widgets.heatmap_data import CellKey
 
 MakeApp = Callable[..., LctuiApp]
 

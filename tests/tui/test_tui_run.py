@@ -25,8 +25,8 @@ from lctui.engine import RunRequest
 from lctui.tasks import select_tasks
 from lctui.tui.app import LctuiApp
 from lctui.tui.screens.launch import LaunchScreen
-from lctui.tui.screens.live import RunScreen
-from lctui.tui.widgets.run_options import LENGTH_CHOICES
+from lctui.tui.screens.run import RunScreen
+from lctui.tui.state.run_options import LENGTH_CHOICES
 from lctui.tui.widgets.run_task_tree import TaskTree
 from lctui.tui.widgets.stream_panel import StreamPanel
 

@@ -31,7 +31,7 @@ from lctui.engine.flushing import BacklogLimits
 from lctui.store import open_store
 from lctui.tasks import select_tasks
 from lctui.tui.app import LctuiApp
-from lctui.tui.screens.live import RunScreen
+from lctui.tui.screens.run import RunScreen
 
 GOLD = next(m for m in builtin_models() if m.name == "gold")
 HOLD_S = 17.0  # past the 15 s a shared store waits for a held file, so a write fails

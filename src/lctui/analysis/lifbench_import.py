@@ -30,7 +30,7 @@ from lctui.core.types import (
     Score,
     ScoreStatus,
 )
-from lctui.scoring.lifeval_points import LIFEVAL_TASKS, TaskSpec
+from lctui.scoring.lifeval.point_specs import LIFEVAL_TASKS, TaskSpec
 from lctui.store.db import Store
 from lctui.store.scorer_versions import PUBLISHED_BACKEND
 
@@ -160,7 +160,7 @@ def import_lifbench_scores(store: Store, folder: str | Path) -> ImportSummary:
                 {},
             )
             # Built directly, not with make_point: it would clamp the few published
-            # values above 1 (lifeval_points.find_dup_text), and _read_file checked all.
+            # values above 1 (lifeval/point_specs.py, find_dup_text), and _read_file checked all.
             points = tuple(
                 RubricPoint(p.name, p.weight, f, "imported", p.capabilities)
                 for p, f in zip(task.points, fractions, strict=True)

@@ -17,8 +17,8 @@ from lctui.analysis.compare import CompareResult
 from lctui.analysis.correlation import CorrelationMatrix
 from lctui.analysis.outdated import find_outdated, outdated_line
 from lctui.core.errors import UserInputError
+from lctui.core.formatting import fixed, interval, p_value
 from lctui.core.lengths import format_length
-from lctui.core.numbers import fixed, interval, p_value
 from lctui.store import queries
 from lctui.store.db import Store
 

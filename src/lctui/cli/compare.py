@@ -10,8 +10,8 @@ from rich.table import Table
 
 from lctui.cli.db_options import common_options
 from lctui.core.errors import UserInputError
+from lctui.core.formatting import fixed, interval, p_value
 from lctui.core.lengths import format_length
-from lctui.core.numbers import fixed, interval, p_value
 
 SIDE_HELP = "a model name (or fingerprint), run:RUN_ID, or run:RUN_ID@MODEL"
 

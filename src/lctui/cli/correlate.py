@@ -9,8 +9,8 @@ from typing import Any
 from rich.table import Table
 
 from lctui.cli.db_options import common_options
+from lctui.core.formatting import p_value
 from lctui.core.lengths import format_length, parse_length
-from lctui.core.numbers import p_value
 
 
 def add_parsers(sub: Any) -> None:

@@ -11,7 +11,7 @@ from __future__ import annotations
 from lctui.core.types import Example, Score
 from lctui.scoring.base import Scorer, error_score
 from lctui.scoring.failure import SCORER_FAILURE, describe_failure, failed_output_score
-from lctui.scoring.lifeval import score_lifeval
+from lctui.scoring.lifeval.scorer import score_lifeval
 from lctui.scoring.recall import score_recall
 from lctui.scoring.relation import score_relation
 from lctui.scoring.versions import SCORER_VERSIONS, current_versions, with_version

@@ -12,7 +12,7 @@ holds for scores stored before it was written.
 from __future__ import annotations
 
 from lctui.scoring.judge import JUDGE_SCORER, METRICS, QA, SUMM
-from lctui.scoring.lifeval import SCORER_NAME as LIFEVAL_SCORER
+from lctui.scoring.lifeval.scorer import SCORER_NAME as LIFEVAL_SCORER
 from lctui.scoring.recall import SCORER_NAME as RECALL_SCORER
 
 DIAGNOSTIC_POINTS = "the rubric points are diagnostics and do not add up to the score"

@@ -204,7 +204,7 @@ class LctuiApp(App[None]):
         self.push_screen(LaunchScreen())
 
     def start_run(self, request: RunRequest) -> None:
-        from lctui.tui.screens.live import RunScreen
+        from lctui.tui.screens.run import RunScreen
 
         self.push_screen(RunScreen(request))
 
@@ -225,7 +225,7 @@ class LctuiApp(App[None]):
     def running_run(self) -> Screen[Any] | None:
         """The live screen of the run that is going, if one is (it stays in the stack,
         under whatever is browsed meanwhile, because its worker hosts the engine)."""
-        from lctui.tui.screens.live import RunScreen
+        from lctui.tui.screens.run import RunScreen
 
         for screen in self.screen_stack:
             if isinstance(screen, RunScreen) and screen.running:

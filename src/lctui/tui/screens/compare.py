@@ -27,8 +27,8 @@ from textual.widgets import DataTable, Footer, Select, Static
 from lctui.analysis.compare import ChangedExample, CompareCell, CompareResult, compare
 from lctui.analysis.report_md import compare_blocks, render
 from lctui.core.errors import LctuiError
+from lctui.core.formatting import fixed, interval, p_value
 from lctui.core.lengths import format_length
-from lctui.core.numbers import fixed, interval, p_value
 from lctui.core.paths import data_dir
 from lctui.tui.widgets.query_guard import QueryGuard
 

@@ -30,8 +30,8 @@ from lctui.analysis.correlation import (
 )
 from lctui.analysis.stats import SpearmanResult
 from lctui.core.errors import LctuiError
+from lctui.core.formatting import p_value
 from lctui.core.lengths import format_length
-from lctui.core.numbers import p_value
 from lctui.tui.widgets.heatmap import HeatCell, HeatGrid, Heatmap, HeatRow
 from lctui.tui.widgets.query_guard import QueryGuard
 from lctui.tui.widgets.scatter import Point, Scatter

@@ -38,7 +38,7 @@ from lctui.engine import RunRequest
 from lctui.engine.plan import MODEL_TOKENIZER
 from lctui.tasks import all_tasks
 from lctui.tasks.tokenizers import REFERENCE_TOKENIZERS
-from lctui.tui.widgets.run_options import (
+from lctui.tui.state.run_options import (
     LENGTH_CHOICES,
     describe,
     estimate,

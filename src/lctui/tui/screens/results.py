@@ -30,6 +30,13 @@ from textual.worker import Worker, WorkerState, get_current_worker
 
 from lctui.engine.rescore import RescoreSummary, find_targets, rescore_targets
 from lctui.tui.screens.results_notices import missing_notice, outdated_notice, rescore_label
+from lctui.tui.state.heatmap_data import (
+    CellKey,
+    ResultsGrid,
+    depth_grid,
+    model_grid,
+    store_signature,
+)
 from lctui.tui.widgets.examples_table import (
     ExampleFilter,
     ExamplesPage,
@@ -37,13 +44,6 @@ from lctui.tui.widgets.examples_table import (
     load_examples,
 )
 from lctui.tui.widgets.heatmap import Heatmap
-from lctui.tui.widgets.heatmap_data import (
-    CellKey,
-    ResultsGrid,
-    depth_grid,
-    model_grid,
-    store_signature,
-)
 
 if TYPE_CHECKING:
     from lctui.tui.app import LctuiApp

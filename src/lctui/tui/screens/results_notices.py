@@ -5,7 +5,7 @@ silently with today's), and what `s` does about them."""
 from __future__ import annotations
 
 from lctui.analysis.outdated import SHOWN_RUNS, outdated_runs, versions_text
-from lctui.tui.widgets.heatmap_data import ResultsGrid
+from lctui.tui.state.heatmap_data import ResultsGrid
 
 
 def _plural(n: int, noun: str) -> str:

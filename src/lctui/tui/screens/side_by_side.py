@@ -22,7 +22,7 @@ from lctui.analysis.compare import ChangedExample, SideBySide, side_by_side
 from lctui.core.errors import LctuiError
 from lctui.core.lengths import format_length
 from lctui.core.text import shorten
-from lctui.tui.widgets.diff_view import changed_words, side_text
+from lctui.tui.diff_text import changed_words, side_text
 from lctui.tui.widgets.query_guard import QueryGuard
 from lctui.tui.widgets.rubric_table import RubricPanel
 

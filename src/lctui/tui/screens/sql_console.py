@@ -43,10 +43,10 @@ from lctui.core.paths import data_dir
 from lctui.core.text import shorten
 from lctui.store.lifeval_views import LIFEVAL_VIEWS
 from lctui.store.sandbox import SqlSandbox
+from lctui.tui.state.sql_history import add_to_history, load_history, load_saved, save_query
 from lctui.tui.widgets.arrow_table import ArrowTable
 from lctui.tui.widgets.ask import AskScreen
 from lctui.tui.widgets.query_guard import QueryGuard
-from lctui.tui.widgets.sql_history import add_to_history, load_history, load_saved, save_query
 
 if TYPE_CHECKING:
     from lctui.tui.app import LctuiApp

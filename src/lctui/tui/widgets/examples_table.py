@@ -15,7 +15,7 @@ from textual.binding import Binding, BindingType
 from textual.widgets import DataTable
 
 from lctui.store.queries import DEPTH_BUCKET
-from lctui.tui.widgets.heatmap_data import CellKey
+from lctui.tui.state.heatmap_data import CellKey
 
 ExampleFilter = Literal["all", "failures", "unparsed", "errors"]
 EXAMPLES_LIMIT = 500

@@ -31,7 +31,7 @@ from textual.scroll_view import ScrollView
 from textual.strip import Strip
 from textual.theme import Theme
 
-from lctui.tui.widgets.prompt_wrap import WrapIndex
+from lctui.tui.state.prompt_wrap import WrapIndex
 
 # Prompts up to this size are wrapped at once (a few ms); longer ones lazily.
 SYNC_WRAP_CHARS = 200_000

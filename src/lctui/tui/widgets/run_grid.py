@@ -14,7 +14,7 @@ from textual.widgets import Static
 
 from lctui.core.events import CellKey
 from lctui.core.lengths import format_length
-from lctui.tui.widgets.run_state import CellProgress, RunState
+from lctui.tui.state.run_progress import CellProgress, RunState
 
 BAR_WIDTH = 3
 

@@ -14,7 +14,7 @@ from textual.geometry import Region
 from textual.widget import Widget
 
 from lctui.core.text import shorten
-from lctui.tui.widgets.run_state import StreamView
+from lctui.tui.state.run_progress import StreamView
 
 CURSOR = "▌"
 QUESTION_CHARS = 240  # the question, for context; the prompt is the inspector's job

@@ -35,8 +35,8 @@ from lctui.core.errors import LctuiError
 from lctui.core.events import StoreRecovered
 from lctui.engine import Engine, RunOutcome, RunRequest
 from lctui.engine.runner import BackendLoader
+from lctui.tui.state.run_progress import EventBuffer, RunState, StreamView, cycle
 from lctui.tui.widgets.run_grid import RunGrid
-from lctui.tui.widgets.run_state import EventBuffer, RunState, StreamView, cycle
 from lctui.tui.widgets.server_log import ServerLogPanel
 from lctui.tui.widgets.stream_panel import StreamPanel
 

@@ -18,7 +18,7 @@ from rapidfuzz.distance import Levenshtein
 
 from lctui.core.types import RubricPoint
 from lctui.scoring.json_text import loads_or_none
-from lctui.scoring.lifeval_points import PointSpec
+from lctui.scoring.lifeval.point_specs import PointSpec
 from lctui.scoring.rubric import make_point
 
 _CUE = re.compile(r"^\s*(?:output|answer|response)\s*:\s*", re.IGNORECASE)
@@ -26,10 +26,6 @@ _FENCE = "```"
 _LANGUAGE = re.compile(r"[a-zA-Z]*")
 NUMBERING = re.compile(r"^\s*(?:\d+[.)]|[-*•])\s+")
 MAX_NEAR = 4  # also the widest length difference a near miss can have
-
-
-def norm(text: str) -> str:
-    return " ".join(text.split()).casefold()
 
 
 def near_limit(text: str) -> int:
@@ -84,7 +80,8 @@ class Awarded:
     note: str = ""  # why the total differs from the points, if it does
 
 
-def point(spec: PointSpec, earned: float, explanation: str) -> RubricPoint:
+def rubric_point(spec: PointSpec, earned: float, explanation: str) -> RubricPoint:
+    """The rubric point `spec` names, earning `earned` of its weight."""
     return make_point(spec.name, spec.weight, earned, explanation, spec.capabilities)
 
 

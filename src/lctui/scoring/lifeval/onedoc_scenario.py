@@ -50,14 +50,14 @@ from typing import Any
 
 from lctui.core.text import shorten
 from lctui.core.types import Example, RubricPoint
-from lctui.scoring.lifeval_original import (
+from lctui.scoring.lifeval.original_reading import (
     CORRECTED,
     decode_escapes_retrying,
     json_value,
     rules_of,
 )
-from lctui.scoring.lifeval_points import PointSpec
-from lctui.scoring.lifeval_text import edit_distance, in_spec_order, point
+from lctui.scoring.lifeval.output_text import edit_distance, in_spec_order, rubric_point
+from lctui.scoring.lifeval.point_specs import PointSpec
 from lctui.scoring.rubric import plural
 from lctui.tasks.lifbench.onedoc_context import ABSENT_TYPE, ALL_TYPES, KEY_TYPES
 
@@ -129,13 +129,13 @@ def extract_points(
     corrected = rules_of(example) == CORRECTED
     out = output.strip()
     if not out:
-        return (), [point(specs[name], 0.0, "empty output") for name in specs]
+        return (), [rubric_point(specs[name], 0.0, "empty output") for name in specs]
     kind, is_list, strings, length, format_why = _extract_json(out, target)
     format_earned = extract_format(kind, is_list, strings)
     empty = kind == 2 and is_list and not length
     if target == ABSENT_TYPE and (out == "[]" or (corrected and empty)):
         why = f"{target} has no key sentence, and the answer is the empty list"
-        return ("[]",), [point(specs[name], 1.0, why) for name in specs]
+        return ("[]",), [rubric_point(specs[name], 1.0, why) for name in specs]
     decoded, crashed = decode_escapes_retrying(out)
     tagged = tagged_sentences(meta)
     furthest = in_order = found = 0
@@ -164,10 +164,12 @@ def extract_points(
     else:
         order_why = f"{plural(found, 'tagged sentence')} found (the order is not checked)"
     points = {
-        "format": point(specs["format"], format_earned / 4, format_why),
-        "correct": point(specs["correct"], correct / 4, correct_why),
-        "order": point(specs["order"], extract_order(found, in_order) / 4, order_why),
-        "ori": point(specs["ori"], float(found > 0), f"{plural(found, 'tagged sentence')} quoted"),
+        "format": rubric_point(specs["format"], format_earned / 4, format_why),
+        "correct": rubric_point(specs["correct"], correct / 4, correct_why),
+        "order": rubric_point(specs["order"], extract_order(found, in_order) / 4, order_why),
+        "ori": rubric_point(
+            specs["ori"], float(found > 0), f"{plural(found, 'tagged sentence')} quoted"
+        ),
     }
     return tuple(shorten(q, 80) for q in quoted), in_spec_order(specs, points)
 
@@ -223,10 +225,10 @@ def qa_points(
         correct_why = f"the sentence is {what}, so {expected!r}; the answer is {present[0]!r}"
     format_why = f"{size}; {plural(len(present), 'option')} in it"
     points = {
-        "correct": point(
+        "correct": rubric_point(
             specs["correct"], qa_correct(len(present), answer_yes, kind) / 3, correct_why
         ),
-        "format": point(specs["format"], qa_format(fits, len(present)) / 2, format_why),
+        "format": rubric_point(specs["format"], qa_format(fits, len(present)) / 2, format_why),
     }
     return tuple(present), in_spec_order(specs, points)
 
@@ -272,7 +274,7 @@ def repeat_points(
     corrected = rules_of(example) == CORRECTED
     out = output.strip()
     if not out:
-        return (), [point(specs[name], 0.0, "empty output") for name in specs]
+        return (), [rubric_point(specs[name], 0.0, "empty output") for name in specs]
     tagged = tagged_sentences(meta)
     quoted = [s for s in tagged if s.text in out]
     hits, fakes = len(quoted), sum(not s.key for s in quoted)
@@ -314,21 +316,21 @@ def repeat_points(
         "sentence close to one of the type named after the separator"
     )
     points = {
-        "format": point(specs["format"], format_earned / 3, format_why),
-        "ori": point(specs["ori"], ori / 2, ori_why),
-        "hit": point(
+        "format": rubric_point(specs["format"], format_earned / 3, format_why),
+        "ori": rubric_point(specs["ori"], ori / 2, ori_why),
+        "hit": rubric_point(
             specs["hit"],
             hit / 2,
             f"{plural(hits, 'tagged sentence')} quoted ({plural(fakes, 'fake')}, -0.5 each) "
             f"for {num} asked",
         ),
-        "num": point(
+        "num": rubric_point(
             specs["num"],
             repeat_num(seps, len(lines), hits, num) / 4,
             f"{plural(seps, 'separator')}, {plural(len(lines), 'line')}, "
             f"{plural(hits, 'quote')}; {num} asked",
         ),
-        "correct": point(specs["correct"], correct / 3, correct_why),
+        "correct": rubric_point(specs["correct"], correct / 3, correct_why),
     }
     return tuple(shorten(line, 80) for line in lines), in_spec_order(specs, points)
 

@@ -41,9 +41,9 @@ from rapidfuzz.distance import Levenshtein
 from lctui.core.text import shorten
 from lctui.core.types import Example
 from lctui.scoring.json_text import loads
-from lctui.scoring.lifeval_list_text import ListIndex, unescape
-from lctui.scoring.lifeval_points import PointSpec
-from lctui.scoring.lifeval_text import Awarded, in_spec_order, point
+from lctui.scoring.lifeval.list_answer import ListIndex, unescape
+from lctui.scoring.lifeval.output_text import Awarded, in_spec_order, rubric_point
+from lctui.scoring.lifeval.point_specs import PointSpec
 from lctui.scoring.rubric import list_values, plural
 from lctui.tasks.lifbench.list_context import parse_list
 
@@ -65,7 +65,7 @@ def list_points(example: Example, output: str, specs: Mapping[str, PointSpec]) -
     text = output.strip()
     task = str(meta["lifeval_task"])
     if not text:
-        points = [point(p, 0.0, "the output is empty") for p in specs.values()]
+        points = [rubric_point(p, 0.0, "the output is empty") for p in specs.values()]
         return Awarded((), points, 0.0, unparsed=True)
     if task == "multi_query_id":
         return _multi(meta, specs, text, index)
@@ -121,9 +121,9 @@ def _single(
     if count or corrected:
         correct, correct_why = _correctness(expected, position, text, count, corrected)
     points = {
-        "format": point(specs["format"], fmt, fmt_why),
-        "correct": point(specs["correct"], correct, correct_why),
-        "ori": point(specs["ori"], ori, ori_why),
+        "format": rubric_point(specs["format"], fmt, fmt_why),
+        "correct": rubric_point(specs["correct"], correct, correct_why),
+        "ori": rubric_point(specs["ori"], ori, ori_why),
     }
     if not count and not corrected:
         return Awarded((), in_spec_order(specs, points), 0.0, unparsed=True, note=NO_ENTRY)
@@ -168,9 +168,9 @@ def _blur(
     side = "after" if after else "before"
     if not present:
         points = {
-            "ori": point(specs["ori"], 0.0, "reproduces no list entry"),
-            "position": point(specs["position"], 0.0, "not judged: no list entry occurs"),
-            "format": point(specs["format"], fmt, fmt_why),
+            "ori": rubric_point(specs["ori"], 0.0, "reproduces no list entry"),
+            "position": rubric_point(specs["position"], 0.0, "not judged: no list entry occurs"),
+            "format": rubric_point(specs["format"], fmt, fmt_why),
         }
         ordered = in_spec_order(specs, points)
         if corrected:
@@ -191,11 +191,11 @@ def _blur(
         position = 0.0
         why = f"an entry given (at {shown}) does not lie {side} position {pivot}"
     points = {
-        "ori": point(
+        "ori": rubric_point(
             specs["ori"], 1.0, f"reproduces {plural(len(present), 'list entry', 'list entries')}"
         ),
-        "position": point(specs["position"], position / 3.0, why),
-        "format": point(specs["format"], fmt, fmt_why),
+        "position": rubric_point(specs["position"], position / 3.0, why),
+        "format": rubric_point(specs["format"], fmt, fmt_why),
     }
     total = (1.0 + position + fmt) / 5.0
     return Awarded(_found(index, counts), in_spec_order(specs, points), total)
@@ -251,10 +251,10 @@ def _multi(
         correct_why += " (text the original cannot decode, where it crashes, is read as written)"
     order, order_why = _order(matched, decoded)
     points = {
-        "format": point(specs["format"], fmt / 2.0, fmt_why),
-        "num": point(specs["num"], num / 3.0, num_why),
-        "correct": point(specs["correct"], correct / 3.0, correct_why),
-        "order": point(specs["order"], order / 2.0, order_why),
+        "format": rubric_point(specs["format"], fmt / 2.0, fmt_why),
+        "num": rubric_point(specs["num"], num / 3.0, num_why),
+        "correct": rubric_point(specs["correct"], correct / 3.0, correct_why),
+        "order": rubric_point(specs["order"], order / 2.0, order_why),
     }
     total = (fmt + num + correct + order) / 10.0
     extracted = (

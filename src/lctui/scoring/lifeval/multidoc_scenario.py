@@ -16,7 +16,7 @@ of title and source it has:
 
 The substring test lets "incomplete" count as "complete" (a plain bug; with
 rules="corrected" a part's label must equal the label: the text after its last
-colon, without blanks, quotes and braces). find_dup_text's points are in lifeval_dup.
+colon, without blanks, quotes and braces). find_dup_text's points are in find_dup_text.py.
 """
 
 from __future__ import annotations
@@ -26,10 +26,10 @@ from typing import Any
 
 from lctui.core.text import shorten
 from lctui.core.types import Example, RubricPoint
-from lctui.scoring.lifeval_dup import dup_points
-from lctui.scoring.lifeval_original import CORRECTED, braced_spans, json_value, rules_of
-from lctui.scoring.lifeval_points import PointSpec
-from lctui.scoring.lifeval_text import in_spec_order, point
+from lctui.scoring.lifeval.find_dup_text import dup_points
+from lctui.scoring.lifeval.original_reading import CORRECTED, braced_spans, json_value, rules_of
+from lctui.scoring.lifeval.output_text import in_spec_order, rubric_point
+from lctui.scoring.lifeval.point_specs import PointSpec
 from lctui.scoring.rubric import list_values, plural
 
 
@@ -121,10 +121,10 @@ def label_points(
             logit_why += f"; {list_values(wrong, 3)}"
         extracted = tuple(shorten(part.strip(), 40) for part in parts)
     points = {
-        "candi_ori": point(specs["candi_ori"], candi / n, candi_why),
-        "logit_correct": point(specs["logit_correct"], logit / n, logit_why),
-        "num_doc": point(specs["num_doc"], label_count(given, n) / 3, count_why),
-        "format": point(
+        "candi_ori": rubric_point(specs["candi_ori"], candi / n, candi_why),
+        "logit_correct": rubric_point(specs["logit_correct"], logit / n, logit_why),
+        "num_doc": rubric_point(specs["num_doc"], label_count(given, n) / 3, count_why),
+        "format": rubric_point(
             specs["format"], label_format(whole, span_ok, mapping, named, n) / 5, format_why
         ),
     }

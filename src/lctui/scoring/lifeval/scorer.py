@@ -1,7 +1,7 @@
 """LIFEval's automated rubric-based scoring (scorer `lifeval`) for the LIFBench tasks.
 
-Points, weights and capabilities come from `lifeval_points.LIFEVAL_TASKS`; each
-scenario's rubric programs (lifeval_list, lifeval_multidoc, lifeval_onedoc) turn one
+Points, weights and capabilities come from `point_specs.LIFEVAL_TASKS`; each
+scenario's rubric programs (list_scenario, multidoc_scenario, onedoc_scenario) turn one
 output into (extracted answers, points), and this module makes the Score: the ARS is
 the earned weight over R_t. Model output is never evaluated as code. An output is
 `unparsed` when nothing could be extracted from it and it earned nothing (the
@@ -14,11 +14,11 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 
 from lctui.core.types import Example, RubricPoint, Score, ScoreStatus
-from lctui.scoring.lifeval_list import list_points
-from lctui.scoring.lifeval_multidoc import multidoc_points
-from lctui.scoring.lifeval_onedoc import onedoc_points
-from lctui.scoring.lifeval_points import LIFEVAL_TASKS, PointSpec
-from lctui.scoring.lifeval_text import Awarded, point
+from lctui.scoring.lifeval.list_scenario import list_points
+from lctui.scoring.lifeval.multidoc_scenario import multidoc_points
+from lctui.scoring.lifeval.onedoc_scenario import onedoc_points
+from lctui.scoring.lifeval.output_text import Awarded, rubric_point
+from lctui.scoring.lifeval.point_specs import LIFEVAL_TASKS, PointSpec
 from lctui.scoring.rubric import weighted_fraction
 
 SCORER_NAME = "lifeval"
@@ -52,7 +52,9 @@ def score_lifeval(example: Example, output: str) -> Score:
         return _awarded_score(result, metric, extras)
     extracted, points = result
     if not extracted and not any(p.earned for p in points):
-        points = [point(p, 0.0, "nothing could be extracted from the output") for p in spec.points]
+        points = [
+            rubric_point(p, 0.0, "nothing could be extracted from the output") for p in spec.points
+        ]
         return Score(
             scorer=SCORER_NAME,
             metric=metric,

@@ -28,8 +28,8 @@ from typing import Any
 
 from lctui.core.types import Example, RubricPoint
 from lctui.scoring.json_text import loads
-from lctui.scoring.lifeval_points import PointSpec
-from lctui.scoring.lifeval_text import point
+from lctui.scoring.lifeval.output_text import rubric_point
+from lctui.scoring.lifeval.point_specs import PointSpec
 
 ORIGINAL, CORRECTED = "original", "corrected"
 
@@ -42,7 +42,7 @@ def rules_of(example: Example) -> str:
 def award(spec: PointSpec, earned: float, explanation: str) -> RubricPoint:
     """A point earning `earned` of its weight; only an unbounded point may exceed 1."""
     if spec.bounded:
-        return point(spec, earned, explanation)
+        return rubric_point(spec, earned, explanation)
     if not math.isfinite(earned) or earned < 0:
         raise ValueError(f"rubric point {spec.name!r}: earned must be finite and >= 0")
     return RubricPoint(spec.name, float(spec.weight), float(earned), explanation, spec.capabilities)

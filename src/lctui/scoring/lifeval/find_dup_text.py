@@ -1,7 +1,7 @@
 """LIFEval's points for find_dup_text, by the original's rules (EvaluateFunc.py l.143-284).
 
 G is the number of true groups. The output is read two ways, as the original does:
-its `[[...]]` spans (one per line at most, see lifeval_original) parsed as JSON,
+its `[[...]]` spans (one per line at most, see original_reading) parsed as JSON,
 and, after "null" is written "None" and newlines, escaped quotes and backslashes are
 turned into commas, the same spans read as Python literals.
 
@@ -34,7 +34,7 @@ from typing import Any
 
 from lctui.core.text import shorten
 from lctui.core.types import Example, RubricPoint
-from lctui.scoring.lifeval_original import (
+from lctui.scoring.lifeval.original_reading import (
     CORRECTED,
     award,
     decode_escapes,
@@ -43,8 +43,8 @@ from lctui.scoring.lifeval_original import (
     python_literal,
     rules_of,
 )
-from lctui.scoring.lifeval_points import PointSpec
-from lctui.scoring.lifeval_text import in_spec_order
+from lctui.scoring.lifeval.output_text import in_spec_order
+from lctui.scoring.lifeval.point_specs import PointSpec
 from lctui.scoring.rubric import plural
 from lctui.scoring.substrings import occurring
 
