@@ -60,7 +60,7 @@ def read_settings(
     """Check a spec's settings; callers that start the server give `base_urls` themselves."""
     allowed = {k: v for k, v in OPENAI_SETTINGS.items() if base_urls is None or k != "base_url"}
     params = read_params(spec, allowed)
-    defaults = OpenAISettings(base_urls=(), model="")
+    defaults = OpenAISettings(base_urls=(), model="")  # its field defaults are the table's
     if base_urls is None:
         raw = params.get("base_url")
         base_urls = [raw] if isinstance(raw, str) else [str(u) for u in raw or []]
