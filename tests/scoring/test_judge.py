@@ -5,8 +5,8 @@ from __future__ import annotations
 import pytest
 
 from example_factory import make_test_example
+from lctui.backends.openai_batch import batch_request_line, batch_result
 from lctui.core.types import Example, ScoreStatus
-from lctui.engine.judging import batch_request_line, batch_result
 from lctui.scoring.judge import (
     QA,
     ROLE_PRECISION,

@@ -12,13 +12,14 @@ from collections.abc import AsyncIterator, Mapping
 from typing import Any
 
 from lctui.backends.prompting import PlainFormat, make_request
+from lctui.core.backend_settings import typed_default
 from lctui.core.errors import BackendError
 from lctui.core.hashing import stable_hash
 from lctui.core.types import Chunk, Example, GenerationConfig, Request
 from lctui.tasks.tokenizers import TiktokenTokenizer, reference_tokenizer
 
-DEFAULT_TOKENIZER = "o200k_base"
-GOLD_MAX_CONTEXT = 2**21
+DEFAULT_TOKENIZER = typed_default("gold", "tokenizer", str)
+GOLD_MAX_CONTEXT = typed_default("gold", "max_context", int)
 # Word-sized pieces, so the live view shows the answer arriving as a real model's would.
 _PIECE = re.compile(r"\s*\S+|\s+")
 

@@ -30,11 +30,12 @@ from lctui.backends.streaming import (
     make_stop_criteria,
     make_streamer,
 )
+from lctui.core.backend_settings import DTYPE
 from lctui.core.errors import BackendError, MissingDependencyError, UserInputError
 from lctui.core.hashing import stable_hash
 from lctui.core.types import Chunk, GenerationConfig, Request
 
-DTYPES = ("auto", "bfloat16", "float16", "float32")
+DTYPES = DTYPE.choices
 
 
 class HFBackend(RendersPrompts):

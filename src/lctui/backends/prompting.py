@@ -9,11 +9,12 @@ from __future__ import annotations
 from typing import Any
 
 from lctui.backends.hf_tokenizer import HFTokenizer
+from lctui.core.backend_settings import PROMPT_FORMAT
 from lctui.core.errors import BackendError, UserInputError
 from lctui.core.protocols import PromptFormat
 from lctui.core.types import Example, GenerationConfig, Request
 
-PROMPT_FORMATS = ("auto", "chat", "plain")
+PROMPT_FORMATS = PROMPT_FORMAT.choices
 
 # Unlikely to occur in a template or to be split or escaped by one.
 _SENTINEL = "LCTUI_USER_TEXT_SENTINEL_5F0C2A"

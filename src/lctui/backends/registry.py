@@ -9,7 +9,8 @@ from pathlib import Path
 from typing import Any
 
 from lctui.backends.embedded import EMBEDDED_NAME, EMBEDDED_PATH, checkpoint_dir
-from lctui.backends.settings import ParamKind, read_params
+from lctui.backends.settings import read_params
+from lctui.core.backend_settings import BACKENDS
 from lctui.core.errors import MissingDependencyError, UserInputError
 from lctui.core.protocols import Backend
 from lctui.core.types import ModelSpec
@@ -22,17 +23,6 @@ GOLD_DESCRIPTION = (
     "reference, not a model: streams each example's gold answer (checks tasks and scorers; "
     "a correct pipeline scores it 1.0)"
 )
-# Settings a ModelSpec may carry, with the type each is read as.
-_HF_PARAMS: dict[str, ParamKind] = {
-    "dtype": str,
-    "device": str,
-    "max_context": int,
-    "prompt_format": str,
-    "max_concurrency": int,
-    "attn_implementation": str,
-}
-_GOLD_PARAMS: dict[str, ParamKind] = {"tokenizer": str, "max_context": int}
-_BACKENDS = ("hf", "gold", "vllm", "vllm-server", "openai")
 
 
 def builtin_models() -> list[ModelSpec]:
@@ -81,12 +71,12 @@ def load_backend(spec: ModelSpec, tokenizer: str | None = None) -> Backend:
     if spec.backend == "hf":
         from lctui.backends.hf import HFBackend
 
-        params = read_params(spec, _HF_PARAMS)
+        params = read_params(spec)
         return HFBackend(spec.path or spec.name, name=spec.name, **params)
     if spec.backend == "gold":
         from lctui.backends.gold import DEFAULT_TOKENIZER, GOLD_MAX_CONTEXT, GoldBackend
 
-        params = read_params(spec, _GOLD_PARAMS)
+        params = read_params(spec)
         return GoldBackend(
             tokenizer or params.get("tokenizer") or DEFAULT_TOKENIZER,
             name=spec.name,
@@ -110,7 +100,7 @@ def load_backend(spec: ModelSpec, tokenizer: str | None = None) -> Backend:
         return load_vllm_server(spec)
     raise UserInputError(
         f"model {spec.name!r} names unknown backend {spec.backend!r}: use one of "
-        f"{', '.join(_BACKENDS)}"
+        f"{', '.join(BACKENDS)}"
     )
 
 

@@ -20,27 +20,16 @@ from pathlib import Path
 from typing import Any
 
 from lctui.backends.prompting import check_prompt_format
-from lctui.backends.settings import ParamKind, read_params
+from lctui.backends.settings import read_params
+from lctui.core.backend_settings import settings_of, typed_default
 from lctui.core.errors import BackendError, UserInputError
 from lctui.core.types import ModelSpec
 
 # A server asking for a longer pause than this is treated as asking for this long:
 # a run should not sleep for an hour because of one header.
 MAX_RETRY_AFTER_S = 120.0
-DEFAULT_CONCURRENCY = 16
-
-SETTING_TYPES: dict[str, ParamKind] = {
-    "base_url": (str, list),
-    "model": (str,),
-    "endpoint": (str,),
-    "api_key_env": (str,),
-    "timeout_s": (int, float),
-    "max_retries": (int,),
-    "max_concurrency": (int,),
-    "prompt_format": (str,),
-    "tokenizer": (str,),
-    "max_context": (int,),
-}
+DEFAULT_CONCURRENCY = typed_default("openai", "max_concurrency", int)
+OPENAI_SETTINGS = settings_of("openai")
 
 
 @dataclass(frozen=True)
@@ -49,12 +38,12 @@ class OpenAISettings:
 
     base_urls: tuple[str, ...]
     model: str  # the name the server serves the model under
-    endpoint: str = "chat"
-    api_key_env: str = "OPENAI_API_KEY"
-    timeout_s: float = 600.0
-    max_retries: int = 5
+    endpoint: str = typed_default("openai", "endpoint", str)
+    api_key_env: str = typed_default("openai", "api_key_env", str)
+    timeout_s: float = typed_default("openai", "timeout_s", float)
+    max_retries: int = typed_default("openai", "max_retries", int)
     max_concurrency: int = DEFAULT_CONCURRENCY
-    prompt_format: str = "auto"
+    prompt_format: str = typed_default("openai", "prompt_format", str)
     tokenizer: str | None = None
     max_context: int | None = None
     checkpoint: str | None = None  # a local checkpoint whose tokenizer counts exactly
@@ -69,8 +58,9 @@ def read_settings(
     spec: ModelSpec, *, base_urls: Sequence[str] | None = None, checkpoint: str | None = None
 ) -> OpenAISettings:
     """Check a spec's settings; callers that start the server give `base_urls` themselves."""
-    allowed = {k: v for k, v in SETTING_TYPES.items() if base_urls is None or k != "base_url"}
+    allowed = {k: v for k, v in OPENAI_SETTINGS.items() if base_urls is None or k != "base_url"}
     params = read_params(spec, allowed)
+    defaults = OpenAISettings(base_urls=(), model="")  # its field defaults are the table's
     if base_urls is None:
         raw = params.get("base_url")
         base_urls = [raw] if isinstance(raw, str) else [str(u) for u in raw or []]
@@ -79,8 +69,8 @@ def read_settings(
                 f"model {spec.name!r} (backend openai) needs base_url, e.g. "
                 '"http://127.0.0.1:8000/v1" (a list of URLs is used round-robin)'
             )
-    endpoint = str(params.get("endpoint", "chat"))
-    if endpoint not in ("chat", "completions"):
+    endpoint = str(params.get("endpoint", defaults.endpoint))
+    if endpoint not in OPENAI_SETTINGS["endpoint"].choices:
         raise UserInputError(f"model {spec.name!r}: endpoint must be 'chat' or 'completions'")
     for key, least in (("max_retries", 0), ("max_concurrency", 1), ("timeout_s", 1)):
         if key in params and params[key] < least:
@@ -90,11 +80,11 @@ def read_settings(
         base_urls=tuple(normalise_url(u) for u in base_urls),
         model=str(params.get("model") or spec.path or spec.name),
         endpoint=endpoint,
-        api_key_env=str(params.get("api_key_env", "OPENAI_API_KEY")),
-        timeout_s=float(params.get("timeout_s", 600.0)),
-        max_retries=int(params.get("max_retries", 5)),
-        max_concurrency=int(params.get("max_concurrency", DEFAULT_CONCURRENCY)),
-        prompt_format=check_prompt_format(str(params.get("prompt_format", "auto"))),
+        api_key_env=str(params.get("api_key_env", defaults.api_key_env)),
+        timeout_s=float(params.get("timeout_s", defaults.timeout_s)),
+        max_retries=int(params.get("max_retries", defaults.max_retries)),
+        max_concurrency=int(params.get("max_concurrency", defaults.max_concurrency)),
+        prompt_format=check_prompt_format(str(params.get("prompt_format", defaults.prompt_format))),
         tokenizer=str(params["tokenizer"]) if "tokenizer" in params else None,
         max_context=int(params["max_context"]) if "max_context" in params else None,
         checkpoint=checkpoint or (str(local) if local is not None and local.is_dir() else None),

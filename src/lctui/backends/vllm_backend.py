@@ -16,7 +16,7 @@ import contextlib
 import os
 import threading
 import uuid
-from collections.abc import AsyncIterator, Callable, Coroutine
+from collections.abc import AsyncIterator, Coroutine
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, TypeVar
@@ -36,18 +36,6 @@ DEFAULT_MAX_CONCURRENCY = 64
 # vLLM on CPU sizes its KV cache as a fraction of *total* RAM (0.9 by default) and refuses
 # to start when other processes hold part of it; a fixed size starts on a shared box.
 CPU_DEFAULT_KV_CACHE_BYTES = 2 << 30
-# Settings a ModelSpec may carry for this backend, with the type each is read as.
-_PARAMS: dict[str, Callable[[Any], Any]] = {
-    "dtype": str,
-    "max_model_len": int,
-    "max_context": int,
-    "tensor_parallel_size": int,
-    "gpu_memory_utilization": float,
-    "kv_cache_memory_bytes": int,
-    "prompt_format": str,
-    "max_concurrency": int,
-    "enforce_eager": bool,
-}
 
 
 @dataclass(frozen=True)
@@ -377,7 +365,10 @@ class VLLMBackend(RendersPrompts):
 
 def load_vllm(spec: ModelSpec) -> VLLMBackend:
     """The registry's entry point: settings validated like every backend's."""
-    return VLLMBackend(spec.path or spec.name, name=spec.name, **read_params(spec, _PARAMS))
+    params = read_params(spec)
+    if "gpu_memory_utilization" in params:  # the table takes an integer (1) too
+        params["gpu_memory_utilization"] = float(params["gpu_memory_utilization"])
+    return VLLMBackend(spec.path or spec.name, name=spec.name, **params)
 
 
 def _sampling_params(config: GenerationConfig) -> Any:

@@ -30,8 +30,9 @@ from typing import IO
 from lctui.backends.embedded import EMBEDDED_PATH, embedded_checkpoint
 from lctui.backends.fingerprint import checkpoint_identity
 from lctui.backends.openai_backend import OpenAIBackend
-from lctui.backends.resilience import SETTING_TYPES, OpenAISettings, probe_servers, read_settings
-from lctui.backends.settings import ParamKind, read_params
+from lctui.backends.resilience import OpenAISettings, probe_servers, read_settings
+from lctui.backends.settings import read_params
+from lctui.core.backend_settings import settings_of
 from lctui.core.errors import BackendError, UserInputError
 from lctui.core.hashing import stable_hash
 from lctui.core.paths import data_dir
@@ -42,12 +43,8 @@ START_TIMEOUT_S = 600.0  # a cold start on 2 CPU cores takes 30 s to 2 minutes
 STOP_GRACE_S = 30.0
 LOG_TAIL_LINES = 500
 PROGRESS_EVERY_S = 15.0
-_SERVER_PARAMS: dict[str, ParamKind] = {
-    "max_model_len": (int,),
-    "tensor_parallel_size": (int,),
-    "gpu_memory_utilization": (int, float),
-    "server_args": (list,),
-}
+# The settings of the server itself; the others are the openai client's.
+_SERVER_PARAMS = frozenset(settings_of("vllm-server")) - frozenset(settings_of("openai"))
 # Runs the server as its child and stops it when lctui (its parent) is gone, also
 # after a SIGKILL that left no chance for atexit; SIGTERM is passed on.
 _GUARD = """
@@ -278,8 +275,7 @@ def load_vllm_server(
     spec: ModelSpec, *, start_timeout_s: float = START_TIMEOUT_S
 ) -> VLLMServerBackend:
     """Start the server, wait until it is healthy, and return a backend using it. Blocking."""
-    client = {k: v for k, v in SETTING_TYPES.items() if k != "base_url"}
-    read_params(spec, {**client, **_SERVER_PARAMS})
+    read_params(spec)
     if not all(isinstance(a, str) for a in spec.params.get("server_args", [])):
         raise UserInputError(f"model {spec.name!r}: server_args must be a list of strings")
     checkpoint = str(embedded_checkpoint()) if spec.path == EMBEDDED_PATH else spec.path

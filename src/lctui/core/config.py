@@ -1,7 +1,8 @@
 """The `lctui.toml` config: declared models and defaults, validated strictly.
 
 Found as `--config PATH`, else `./lctui.toml`, else `~/.config/lctui/lctui.toml`.
-Every unknown key or bad value is rejected with the file, the key and the reason.
+Every unknown key or bad value is rejected with the file, the key and the reason; a
+model takes the keys of its backend's settings table (`core/backend_settings.py`).
 
     db = "~/evals/lctui.duckdb"          # optional default database
 
@@ -23,6 +24,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from lctui.core.backend_settings import BACKENDS, MODEL_FIELDS, NEEDS_PATH, settings_of
 from lctui.core.errors import UserInputError
 from lctui.core.types import ModelSpec
 
@@ -31,43 +33,11 @@ if sys.version_info >= (3, 11):
 else:  # pragma: no cover - exercised on 3.10 only
     import tomli as tomllib
 
-BACKENDS = ("hf", "vllm", "vllm-server", "openai", "gold")
 _TOP_KEYS = {"db": str, "models": dict, "prices": dict}
-_MODEL_KEYS: dict[str, type | tuple[type, ...]] = {
-    "backend": str,
-    "path": str,
-    "description": str,
-    "prompt_format": str,
-    "dtype": str,
-    "device": str,
-    "max_context": int,
-    "tokenizer": str,
-    "base_url": (str, list),
-    "api_key_env": str,
-    "max_concurrency": int,
-    # openai: the model name the server knows, the endpoint, the request policy
-    "model": str,
-    "endpoint": str,
-    "timeout_s": (int, float),
-    "max_retries": int,
-    # vllm and vllm-server: engine settings, extra `vllm serve` arguments
-    "max_model_len": int,
-    "tensor_parallel_size": int,
-    "gpu_memory_utilization": (int, float),
-    "server_args": list,
-    "kv_cache_memory_bytes": int,
-    "enforce_eager": bool,
-}
 _KIND_NAMES = {
     int: "an integer", float: "a number", str: "a string", list: "a list", dict: "a table",
     bool: "true or false",
 }  # fmt: skip
-_CHOICES = {
-    "backend": BACKENDS,
-    "prompt_format": ("auto", "chat", "plain"),
-    "dtype": ("auto", "bfloat16", "float16", "float32"),
-    "endpoint": ("chat", "completions"),
-}
 
 
 @dataclass(frozen=True)
@@ -156,35 +126,46 @@ def _parse_price(name: str, body: Any, path: Path) -> tuple[float, float]:
 
 
 def _parse_model(name: str, body: Any, path: Path) -> ModelSpec:
+    """A model's table: its backend first, then each key against that backend's settings
+    table (`core/backend_settings.py`), which the backend reads them with too."""
     where = f"{path}: models.{name}"
     if not isinstance(body, dict):
         raise UserInputError(f"{where} must be a table of settings")
-    for key, value in body.items():
-        if key not in _MODEL_KEYS:
-            raise UserInputError(
-                f"{where}: unknown key {key!r} (known: {', '.join(sorted(_MODEL_KEYS))})"
-            )
-        expected = _MODEL_KEYS[key]
-        if (isinstance(value, bool) and expected is not bool) or not isinstance(value, expected):
-            kinds = expected if isinstance(expected, tuple) else (expected,)
-            names = " or ".join(_KIND_NAMES.get(k, k.__name__) for k in kinds)
-            raise UserInputError(f"{where}: {key} must be {names}, not {value!r}")
-        if key in _CHOICES and value not in _CHOICES[key]:
-            raise UserInputError(
-                f"{where}: {key} = {value!r} is not one of {', '.join(_CHOICES[key])}"
-            )
     if "backend" not in body:
         raise UserInputError(f"{where}: missing key 'backend' ({', '.join(BACKENDS)})")
-    if body["backend"] in ("hf", "vllm", "vllm-server") and "path" not in body:
+    backend = body["backend"]
+    _check_value(where, "backend", backend, (str,), BACKENDS)
+    table = settings_of(backend)
+    for key, value in body.items():
+        if key in MODEL_FIELDS:
+            _check_value(where, key, value, (MODEL_FIELDS[key],), ())
+        elif key in table:
+            _check_value(where, key, value, table[key].kinds, table[key].choices)
+        else:
+            known = ", ".join(sorted({*MODEL_FIELDS, *table}))
+            raise UserInputError(
+                f"{where}: unknown key {key!r} for backend {backend!r} (known: {known})"
+            )
+    if backend in NEEDS_PATH and "path" not in body:
         raise UserInputError(f"{where}: missing key 'path' (a local checkpoint or a model name)")
     if "max_context" in body and body["max_context"] < 256:
         raise UserInputError(f"{where}: max_context must be at least 256")
-    params = {k: v for k, v in body.items() if k not in ("backend", "path", "description")}
+    params = {k: v for k, v in body.items() if k not in MODEL_FIELDS}
     return ModelSpec(
         name=name,
-        backend=body["backend"],
+        backend=backend,
         path=str(body.get("path", "")),
         params=params,
         description=str(body.get("description", "")),
-        reference=body["backend"] == "gold",
+        reference=backend == "gold",
     )
+
+
+def _check_value(
+    where: str, key: str, value: object, kinds: tuple[type, ...], choices: tuple[str, ...]
+) -> None:
+    if (isinstance(value, bool) and bool not in kinds) or not isinstance(value, kinds):
+        names = " or ".join(_KIND_NAMES.get(k, k.__name__) for k in kinds)
+        raise UserInputError(f"{where}: {key} must be {names}, not {value!r}")
+    if choices and value not in choices:
+        raise UserInputError(f"{where}: {key} = {value!r} is not one of {', '.join(choices)}")

@@ -5,15 +5,13 @@ A `Judging` collects the generations of a run whose example asks for a judge
 done (or, for `lctui judge`, stored generations afterwards). Every call goes through
 the judge_calls cache first; every verdict becomes an extra score row (scorer
 "judge") with rubric points. A judge that fails leaves an error score, never a
-crashed run. With `batch`, an OpenAI-compatible judge gets one Batch API job.
+crashed run. With `batch`, an OpenAI-compatible judge gets one Batch API job
+(`backends/openai_batch.py`).
 """
 
 from __future__ import annotations
 
 import asyncio
-import io
-import json
-import os
 import time
 import uuid
 from collections.abc import Callable, Mapping, Sequence
@@ -22,10 +20,10 @@ from typing import Any, Protocol, runtime_checkable
 
 import duckdb
 
+from lctui.backends.openai_batch import batch_client_settings, submit_batch
 from lctui.core.errors import LctuiError, StoreError, UserInputError
 from lctui.core.hashing import stable_hash
 from lctui.core.protocols import Backend
-from lctui.core.text import shorten
 from lctui.core.types import Example, ModelSpec, Score
 from lctui.engine.offloop import SCORING_LIMIT_S, run_in_thread
 from lctui.scoring.base import error_score
@@ -145,7 +143,7 @@ class Judging:
         backend: Backend | None = None
         try:
             if self._batch:
-                fingerprint = stable_hash("openai-batch", _client_settings(self.spec))
+                fingerprint = stable_hash("openai-batch", batch_client_settings(self.spec))
                 self.store.add_model(self.spec, fingerprint, "", 0)
             else:
                 backend = await asyncio.to_thread(self._load_backend, self.spec, None)
@@ -352,7 +350,7 @@ class Judging:
         failed: dict[str, str] = {}
         if todo:
             try:
-                results = await _submit_batch(self.spec, todo, self._poll_s)
+                results = await submit_batch(self.spec, todo, self._poll_s)
             except Exception as exc:  # the batch failing fails its items, not the run
                 results = {k: (None, _describe(exc)) for k in todo}
             for key, (generation_id, prompt) in todo.items():
@@ -387,96 +385,6 @@ async def judge_stored(judging: Judging, run_id: str | None = None) -> tuple[int
         if example is not None:
             judging.collect(example, generation_id, output)
     return len(found), await judging.finish()
-
-
-def _client_settings(spec: ModelSpec) -> dict[str, str]:
-    """base_url (the first if several), API key variable and served model name."""
-    base = spec.params.get("base_url") or "https://api.openai.com/v1"
-    if isinstance(base, list):
-        base = base[0]
-    return {
-        "base_url": str(base),
-        "api_key_env": str(spec.params.get("api_key_env") or "OPENAI_API_KEY"),
-        "model": str(spec.params.get("model") or spec.path or spec.name),
-    }
-
-
-async def _submit_batch(
-    spec: ModelSpec, todo: Mapping[str, tuple[str, JudgePrompt]], poll_s: float
-) -> dict[str, tuple[JudgeReply | None, str | None]]:
-    """Upload the prompts as a JSONL batch, wait for it, and read every result line."""
-    import openai
-
-    settings = _client_settings(spec)
-    key = os.environ.get(settings["api_key_env"])
-    if not key:
-        raise UserInputError(
-            f"judge {spec.name}: set the API key in the environment variable "
-            f"{settings['api_key_env']} (keys are never read from the database)"
-        )
-    lines = [json.dumps(batch_request_line(k, settings["model"], p)) for k, (_, p) in todo.items()]
-    client = openai.AsyncOpenAI(base_url=settings["base_url"], api_key=key)
-    try:
-        upload = await client.files.create(
-            file=("lctui-judge.jsonl", io.BytesIO("\n".join(lines).encode())), purpose="batch"
-        )
-        job = await client.batches.create(
-            input_file_id=upload.id, endpoint="/v1/chat/completions", completion_window="24h"
-        )
-        while job.status not in ("completed", "failed", "expired", "cancelled"):
-            await asyncio.sleep(poll_s)
-            job = await client.batches.retrieve(job.id)
-        results: dict[str, tuple[JudgeReply | None, str | None]] = {}
-        for file_id in (job.output_file_id, job.error_file_id):
-            if file_id:
-                content = await client.files.content(file_id)
-                for raw in content.text.splitlines():
-                    if raw.strip():
-                        custom_id, reply, error = batch_result(json.loads(raw))
-                        results[custom_id] = (reply, error)
-        if job.status != "completed":
-            reason = f"the judge batch {job.id} ended {job.status}"
-            for k in todo:
-                results.setdefault(k, (None, reason))
-        return results
-    except openai.APIError as exc:
-        raise LctuiError(f"judge {spec.name}: the Batch API refused the job: {exc}") from exc
-    finally:
-        await client.close()
-
-
-def batch_request_line(custom_id: str, model: str, prompt: JudgePrompt) -> dict[str, Any]:
-    """One line of an OpenAI Batch API input file (chat completions, greedy)."""
-    return {
-        "custom_id": custom_id,
-        "method": "POST",
-        "url": "/v1/chat/completions",
-        "body": {
-            "model": model,
-            "messages": [{"role": "user", "content": prompt.text}],
-            "max_tokens": prompt.max_new_tokens,
-            "temperature": 0,
-        },
-    }
-
-
-def batch_result(line: Mapping[str, Any]) -> tuple[str, JudgeReply | None, str | None]:
-    """(custom_id, reply, error) from one line of a Batch API output or error file."""
-    custom_id = str(line.get("custom_id", ""))
-    response = line.get("response") or {}
-    body = response.get("body") or {}
-    if line.get("error") or response.get("status_code", 200) != 200 or not body.get("choices"):
-        error = line.get("error") or body.get("error") or f"status {response.get('status_code')}"
-        return custom_id, None, f"batch request failed: {shorten(json.dumps(error), 300)}"
-    usage = body.get("usage") or {}
-    text = body["choices"][0].get("message", {}).get("content") or ""
-    reply = JudgeReply(
-        str(text),
-        int(usage.get("prompt_tokens") or 0),
-        int(usage.get("completion_tokens") or 0),
-        0.0,
-    )
-    return custom_id, reply, None
 
 
 def _describe(exc: BaseException) -> str:

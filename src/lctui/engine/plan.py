@@ -19,6 +19,7 @@ from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from itertools import islice
 
+from lctui.core.backend_settings import PROMPT_FORMAT
 from lctui.core.bounds import check_length, check_n, check_seed, check_temperature
 from lctui.core.errors import UserInputError
 from lctui.core.events import CellKey
@@ -116,7 +117,7 @@ def generation_config(
 
 def prompt_format(spec: ModelSpec) -> str:
     """How the model's prompts are framed: "auto" (chat template if any), "chat" or "plain"."""
-    return str(spec.params.get("prompt_format", "auto"))
+    return str(spec.params.get("prompt_format", PROMPT_FORMAT.default))
 
 
 def counting_tokenizer(request_tokenizer: str | None, task: Task) -> str | None:
