@@ -24,6 +24,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import shutil
 import tempfile
 from pathlib import Path
 
@@ -258,6 +259,12 @@ def main() -> None:
     parser.add_argument("--n-other", type=int, default=8, help="examples per vt/cwe/fwe cell")
     parser.add_argument("--seed", type=int, default=42, help="RULER's --random_seed")
     parser.add_argument("--out", type=Path, help="default: tests/parity/ruler_structure.jsonl")
+    parser.add_argument(
+        "--keep",
+        type=Path,
+        help="also copy RULER's generated files ({task}_{length}/validation.jsonl) here, "
+        "e.g. for scripts/parity/ruler_effect.py",
+    )
     args = parser.parse_args()
     check_snapshot(args.ruler)
     commit = snapshot_commit(args.ruler, args.commit)
@@ -283,6 +290,8 @@ def main() -> None:
             str(folder / "shim"),
         )
         rows = json.loads((folder / "out.json").read_text())
+        if args.keep:
+            shutil.copytree(folder / "work" / "out", args.keep, dirs_exist_ok=True)
     notes = (
         f"RULER's own generators (prepare.py's arguments, base template, o200k_base, "
         f"--random_seed {args.seed}); essay haystack: State of the Union prose (the last "

@@ -1,0 +1,138 @@
+"""Measure what lctui's own wording and filling change: models on lctui's RULER examples and on
+RULER's own generated examples of the same tasks and length, scored the same way.
+
+RULER's examples come from its own generators (scripts/parity/ruler_structure.py with
+`--keep DIR` writes `{task}_{length}/validation.jsonl` there; they use the same
+substitute essay haystack as lctui, so the haystack's own effect is not measured). Both
+sides are rendered by lctui with each model's chat template and scored with
+`string_match_all`, which equals RULER's on every row of tests/parity/ruler_metrics.jsonl.
+Not run in CI: SmolLM2-135M on 11 tasks x 10 examples x 2 sides at 4K takes about
+35 minutes on 2 CPU cores.
+
+    PYTHONPATH=src python scripts/parity/ruler_effect.py --ruler-examples DIR \\
+        --db /tmp/effect.duckdb --models smollm2-135m,gold [--length 4096] [--n 10]
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import statistics
+from collections import defaultdict
+from pathlib import Path
+
+from lctui.backends.registry import load_backend, resolve_model
+from lctui.core.types import Example
+from lctui.engine.plan import RunRequest
+from lctui.engine.runner import Engine
+from lctui.scoring.metrics import string_match_all
+from lctui.store.db import open_store
+from lctui.tasks.budget import TEMPLATE_ALLOWANCE
+from lctui.tasks.registry import get_task, select_tasks
+
+TASKS = (
+    "niah_single_1",
+    "niah_single_2",
+    "niah_single_3",
+    "niah_multikey_1",
+    "niah_multikey_2",
+    "niah_multikey_3",
+    "niah_multivalue",
+    "niah_multiquery",
+    "vt",
+    "cwe",
+    "fwe",
+)
+ORIGIN = "ruler-"  # example ids of RULER's examples start with this
+
+
+def ruler_examples(folder: Path, length: int, n: int) -> list[Example]:
+    """RULER's generated rows as lctui examples: its whole input (instruction, context and
+    question in its own words) is the context, its answer prefix the prefix."""
+    out = []
+    for name in TASKS:
+        task = get_task(name)
+        lines = (folder / f"{name}_{length}" / "validation.jsonl").read_text().splitlines()
+        for line in lines[:n]:
+            row = json.loads(line)
+            out.append(
+                Example(
+                    example_id=f"{ORIGIN}{name}-{row['index']}",
+                    task=name,
+                    category=task.category,
+                    suite=task.suite,
+                    length=length,
+                    seed=0,
+                    index=row["index"],
+                    tokenizer="o200k_base",
+                    params={},
+                    preamble="",
+                    context=row["input"],
+                    question="",
+                    answer_prefix=row["answer_prefix"].strip(),
+                    gold=tuple(row["outputs"]),
+                    max_new_tokens=task.answer_tokens(length),
+                    prompt_tokens=row["length"],
+                    template_overhead=TEMPLATE_ALLOWANCE,
+                    metadata={"metric": task.metric, "scorer": "recall", "origin": "ruler"},
+                )
+            )
+    return out
+
+
+def run(db: Path, request: RunRequest) -> None:
+    with open_store(db) as store:
+        outcome = asyncio.run(Engine(store, load_backend, lambda event: None).run(request))
+    print(f"{outcome.done} generations, {outcome.errors} errors", flush=True)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--ruler-examples", type=Path, required=True)
+    parser.add_argument("--db", type=Path, required=True)
+    parser.add_argument("--models", default="smollm2-135m,gold")
+    parser.add_argument("--length", type=int, default=4096)
+    parser.add_argument("--n", type=int, default=10)
+    args = parser.parse_args()
+    models = [resolve_model(name, {}) for name in args.models.split(",")]
+    tasks = select_tasks(",".join(TASKS))
+    common = dict(models=models, tasks=tasks, lengths=[args.length], n=args.n)
+    run(args.db, RunRequest(**common, tokenizer="o200k_base"))  # type: ignore[arg-type]
+    theirs = ruler_examples(args.ruler_examples, args.length, args.n)
+    run(args.db, RunRequest(**common, tokenizer="o200k_base", examples=theirs))  # type: ignore[arg-type]
+    golds = {e.example_id: e.gold for e in theirs}
+    scores: dict[tuple[str, str, str], list[float]] = defaultdict(list)
+    with open_store(args.db, read_only=True) as store:
+        rows = store.cursor().execute(
+            "SELECT m.name, g.task, g.example_id, g.output, e.gold FROM generations g "
+            "JOIN models m USING (model_id) JOIN examples e USING (example_id) "
+            "WHERE g.status = 'ok'"
+        )
+        for model, task, example_id, output, gold in rows.fetchall():
+            ours = not example_id.startswith(ORIGIN)
+            answers = tuple(json.loads(gold)) if ours else golds[example_id]
+            side = "lctui" if ours else "ruler"
+            scores[model, task, side].append(string_match_all(output or "", answers))
+    print("model | task | lctui | RULER's examples | n")
+    for model in sorted({m for m, _, _ in scores}):
+        means = {"lctui": [], "ruler": []}  # type: dict[str, list[float]]
+        for task in TASKS:
+            ours, theirs_ = scores[model, task, "lctui"], scores[model, task, "ruler"]
+            if not ours or not theirs_:
+                continue
+            means["lctui"].append(statistics.mean(ours))
+            means["ruler"].append(statistics.mean(theirs_))
+            print(
+                f"{model} | {task} | {means['lctui'][-1]:.3f} | {means['ruler'][-1]:.3f} | "
+                f"{len(ours)}/{len(theirs_)}"
+            )
+        if means["lctui"]:
+            print(
+                f"{model} | mean | {statistics.mean(means['lctui']):.3f} | "
+                f"{statistics.mean(means['ruler']):.3f} |"
+            )
+
+
+if __name__ == "__main__":
+    main()
