@@ -52,6 +52,22 @@ Ts = TypeVarTuple("Ts")
 DRAIN_S = 2.0  # how long unmounting waits for the threads of interrupted queries
 
 
+def on_a_cursor(
+    fn: Callable[[duckdb.DuckDBPyConnection, Unpack[Ts]], T],
+) -> Callable[[Store, Unpack[Ts]], T]:
+    """`fn(cursor, *args)` as a `run_query` function: a cursor of the store is opened
+    for it (and registered, like every cursor the store opens) and closed after it."""
+
+    def on_cursor(store: Store, *args: Unpack[Ts]) -> T:
+        cur = store.cursor()
+        try:
+            return fn(cur, *args)
+        finally:
+            cur.close()  # a shared store's file is held until its connection closes
+
+    return on_cursor
+
+
 class LctuiHost(Protocol):
     """What screens use of the app (`lctui.tui.app.LctuiApp` is one)."""
 
