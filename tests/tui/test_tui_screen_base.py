@@ -11,6 +11,7 @@ from __future__ import annotations
 import asyncio
 import time
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 import duckdb
@@ -21,6 +22,7 @@ from textual.widgets import Static
 from lctui.store.db import Store
 from lctui.tui.app import LctuiApp
 from lctui.tui.screens.base import LctuiHost, LctuiScreen, PendingQuery
+from lctui.tui.screens.launch import LaunchScreen
 
 MakeApp = Callable[..., LctuiApp]
 LONG_QUERY = "SELECT count(*) FROM range(100000000) AS a, range(100000000) AS b"
@@ -133,3 +135,29 @@ async def test_an_error_arrives_on_the_screen_and_the_app_goes_on(make_app: Make
         await until(pilot, lambda: bool(screen.answers), "the answer")
         assert screen.answers == [("good", 42)]
         assert pilot.app.is_running and pilot.app.screen is screen
+
+
+async def test_a_failing_throughput_read_leaves_the_launch_screen_open(
+    make_app: MakeApp, results_db: Path
+) -> None:
+    # A damaged file: its `results` view is gone (an up-to-date file is not migrated,
+    # so it stays gone). The launch screen's throughput read then fails for real; it
+    # used to run in a worker that stopped the app on error.
+    con = duckdb.connect(str(results_db))
+    con.execute("DROP VIEW results")
+    con.close()
+    async with make_app().run_test(size=(120, 40)) as pilot:
+        await pilot.pause()
+        await pilot.press("ctrl+n")
+        await until(pilot, lambda: isinstance(pilot.app.screen, LaunchScreen), "the launch")
+        screen = pilot.app.screen
+        assert isinstance(screen, LaunchScreen)
+        await until(
+            pilot,
+            # Started on mount; a worker leaves the list once it has ended.
+            lambda: not any(w.group == "throughput" for w in pilot.app.workers),
+            "the throughput read",
+        )
+        await pilot.pause(0.2)
+        assert pilot.app.is_running and pilot.app.return_code is None
+        assert pilot.app.screen is screen and screen.throughput == {}
