@@ -100,7 +100,8 @@ class QuerySuperseded(Exception):
 
 class PendingQuery(Generic[T]):
     """One `run_query` call. `finished` completes in the worker thread with the result
-    or the error, whether or not the screen still wants it."""
+    or the error, whether or not the screen still wants it; it is cancelled if the
+    query is replaced, or its screen closes, before its thread starts it."""
 
     def __init__(
         self,
@@ -112,6 +113,7 @@ class PendingQuery(Generic[T]):
         self.done = done
         self.failed = failed
         self.finished: Future[T] = Future()
+        self.started = False
         self.delivered = False
         self.targets: list[Interruptible] = []
 
@@ -174,6 +176,7 @@ class LctuiScreen(Screen[None]):
                 return query
             replaced = self._queries_current.get(group)
             self._queries_current[group] = query
+            self._forget_unstarted(replaced)
         if replaced is not None:
             self._interrupt(replaced)
         store = self.lctui.store
@@ -191,6 +194,7 @@ class LctuiScreen(Screen[None]):
         """Interrupt the group's query, if one runs, and drop its answer."""
         with self._queries_lock:
             query = self._queries_current.pop(group, None)
+            self._forget_unstarted(query)
         if query is not None:
             self._interrupt(query)
 
@@ -229,6 +233,7 @@ class LctuiScreen(Screen[None]):
             if not self._wanted(query):
                 query.finished.cancel()
                 return
+            query.started = True
             self._queries_running.add(query)
         self._queries_thread.query = query
         try:
@@ -255,6 +260,13 @@ class LctuiScreen(Screen[None]):
             if not self._wanted(query):
                 raise QuerySuperseded(f"the {query.group} query was replaced or its screen closed")
             query.targets.append(target)
+
+    @staticmethod
+    def _forget_unstarted(query: PendingQuery[Any] | None) -> None:
+        # Under the lock: a query whose thread has not started will not run (_execute
+        # checks), and Textual may drop its worker unstarted, so end it here.
+        if query is not None and not query.started:
+            query.finished.cancel()
 
     def _wanted(self, query: PendingQuery[Any]) -> bool:
         return not self._queries_closing and self._queries_current.get(query.group) is query
@@ -296,6 +308,8 @@ class LctuiScreen(Screen[None]):
         with self._queries_lock:
             self._queries_closing = True
             running = list(self._queries_running)
+            for query in self._queries_current.values():
+                self._forget_unstarted(query)
         for query in running:
             self._interrupt(query)
         deadline = time.monotonic() + DRAIN_S
