@@ -10,7 +10,7 @@ import os
 import re
 import threading
 import time
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import IO, Any
 
@@ -27,6 +27,7 @@ from lctui.store.views import create_views
 from lctui.store.writer import Backlog, StoreWriter
 
 MEMORY = ":memory:"
+CursorWatcher = Callable[[duckdb.DuckDBPyConnection], None]
 _PID = re.compile(r"\(PID (\d+)\)")
 
 
@@ -59,6 +60,7 @@ class Store(ClosesOnExit):
         self._writer_cursor: duckdb.DuckDBPyConnection | None = None
         self.claim: WriterClaim | None = None
         self._lock = threading.Lock()
+        self._watchers = threading.local()  # see watching_cursors
 
     @property
     def where(self) -> str:
@@ -71,8 +73,28 @@ class Store(ClosesOnExit):
         soon as it is dropped: keep it only for the query at hand.
         """
         cur = self._connect_shared() if self._con is None else self._con.cursor()
-        self.add_current_views(cur)
+        try:
+            self.add_current_views(cur)
+            watcher: CursorWatcher | None = getattr(self._watchers, "watcher", None)
+            if watcher is not None:
+                watcher(cur)
+        except BaseException:
+            cur.close()  # a shared store's file stays held until its connection closes
+            raise
         return cur
+
+    @contextlib.contextmanager
+    def watching_cursors(self, watcher: CursorWatcher) -> Iterator[None]:
+        """Within the calling thread, hand each cursor this store opens to `watcher`
+        before it is used: the TUI registers them so that it can interrupt their queries
+        from the UI thread. An exception from `watcher` closes the cursor and reaches
+        whoever asked for it. Writes (the writer's connections) are not watched."""
+        before = getattr(self._watchers, "watcher", None)
+        self._watchers.watcher = watcher
+        try:
+            yield
+        finally:
+            self._watchers.watcher = before
 
     def _connect_shared(self) -> duckdb.DuckDBPyConnection:
         """A connection of a shared store, for one query or one flush.

@@ -12,7 +12,7 @@ import sys
 from collections.abc import Iterable
 from functools import partial
 from pathlib import Path
-from typing import Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from textual.app import App, SystemCommand
 from textual.binding import Binding, BindingType
@@ -25,6 +25,9 @@ from lctui.resources import sample_runs_dir
 from lctui.store import Store, open_store
 from lctui.store.db import writer_active
 from lctui.tui.themes import THEME_ERRORS, initial_theme, load_themes, remember_theme
+
+if TYPE_CHECKING:
+    from lctui.tui.screens.base import LctuiHost
 
 SAMPLE_RUNS = sample_runs_dir()
 
@@ -267,6 +270,11 @@ class LctuiApp(App[None]):
                 f"{active.tooltip or binding.tooltip or title} (key: {key})",
                 partial(self.run_action, binding.action, active.node),
             )
+
+
+if TYPE_CHECKING:
+    # Screens see the app as an LctuiHost (screens/base.py); mypy checks it is one here.
+    _AS_HOST: type[LctuiHost] = LctuiApp
 
 
 def _release_print_capture(app: App[Any]) -> None:

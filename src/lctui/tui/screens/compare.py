@@ -12,30 +12,26 @@ from __future__ import annotations
 
 import re
 import time
-from typing import TYPE_CHECKING, ClassVar, cast
+from typing import TYPE_CHECKING, ClassVar
 
 import duckdb
 from rich.text import Text
-from textual import on, work
+from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal
 from textual.content import Content
-from textual.screen import Screen
 from textual.widgets import DataTable, Footer, Select, Static
 
 from lctui.analysis.compare import ChangedExample, CompareCell, CompareResult, compare
 from lctui.analysis.report_md import compare_blocks, render
-from lctui.core.errors import LctuiError
 from lctui.core.formatting import fixed, interval, p_value
 from lctui.core.lengths import format_length
 from lctui.core.paths import data_dir
-from lctui.tui.widgets.query_guard import QueryGuard
+from lctui.tui.screens.base import LctuiScreen, on_a_cursor
 
 if TYPE_CHECKING:
     from pathlib import Path
-
-    from lctui.tui.app import LctuiApp
 
 SIGNIFICANT = 0.05
 NO_SIDES = "Fewer than two models or runs in the database: nothing to compare yet."
@@ -89,7 +85,7 @@ def report_path(result: CompareResult, fmt: str) -> Path:
     return data_dir() / "reports" / f"compare-{safe}-{stamp}.{fmt}"
 
 
-class CompareScreen(Screen[None]):
+class CompareScreen(LctuiScreen):
     """Pickers for A and B, the per-cell table, then the changed examples."""
 
     AUTO_FOCUS = "#compare-changed"
@@ -124,12 +120,6 @@ class CompareScreen(Screen[None]):
         self.sides: list[tuple[str, str]] = []
         self.result: CompareResult | None = None
         self.last_export: Path | None = None
-        self._guard = QueryGuard()
-        self._token = 0
-
-    @property
-    def lctui(self) -> LctuiApp:
-        return cast("LctuiApp", self.app)
 
     def compose(self) -> ComposeResult:
         with Horizontal(id="compare-pickers"):
@@ -151,38 +141,24 @@ class CompareScreen(Screen[None]):
             changed.add_column(name, key=name)
         self._load_sides()
 
-    async def on_unmount(self) -> None:
-        await self._guard.drain()
-
     # -- queries ----------------------------------------------------------------------
 
-    @work(thread=True, exclusive=True, group="compare-sides", exit_on_error=False)
     def _load_sides(self) -> None:
-        try:
-            with self._guard.running():
-                cur = self.lctui.store.cursor()
-                try:
-                    sides = list_sides(cur)
-                finally:
-                    cur.close()
-        except (LctuiError, duckdb.Error) as exc:
-            self.app.call_from_thread(self._failed, f"could not list models and runs: {exc}")
-            return
-        self.app.call_from_thread(self._show_sides, sides)
+        self.run_query(
+            on_a_cursor(list_sides),
+            group="compare-sides",
+            done=self._show_sides,
+            failed=lambda exc: self._failed(f"could not list models and runs: {exc}"),
+        )
 
-    @work(thread=True, exclusive=True, group="compare-run", exit_on_error=False)
-    def _compare(self, token: int, a: str, b: str) -> None:
-        try:
-            with self._guard.running():
-                result = compare(self.lctui.store, a, b)
-        except (LctuiError, duckdb.Error) as exc:
-            self.app.call_from_thread(self._failed, str(exc), token)
-            return
-        self.app.call_from_thread(self._show_result, token, result)
+    def _compare(self, a: str, b: str) -> None:
+        # A newer pair replaces the comparison still running, whose answer is dropped.
+        self.run_query(
+            compare, a, b, group="compare-run", done=self._show_result, failed=self._failed
+        )
 
-    def _failed(self, message: str, token: int | None = None) -> None:
-        if token is not None and token != self._token:
-            return
+    def _failed(self, error: str | Exception) -> None:
+        message = str(error)
         self.result = None
         self._header(Content.styled(message, "$error"))
         self.query_one("#compare-cells", DataTable).clear()
@@ -216,13 +192,10 @@ class CompareScreen(Screen[None]):
     def _start(self) -> None:
         if not self.a or not self.b:
             return
-        self._token += 1
         self._header(f"Comparing {self.a} (A) with {self.b} (B)...")
-        self._compare(self._token, self.a, self.b)
+        self._compare(self.a, self.b)
 
-    def _show_result(self, token: int, result: CompareResult) -> None:
-        if token != self._token:
-            return
+    def _show_result(self, result: CompareResult) -> None:
         self.result = result
         self._header(self._summary(result))
         cells = self.query_one("#compare-cells", DataTable)

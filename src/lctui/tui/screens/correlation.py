@@ -10,14 +10,13 @@ the screen shows the analysis's message instead of coefficients.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, ClassVar, cast
+from typing import TYPE_CHECKING, ClassVar
 
 import duckdb
-from textual import on, work
+from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.content import Content
-from textual.screen import Screen
 from textual.widgets import Footer, Static, TabbedContent, TabPane
 
 from lctui.analysis.correlation import (
@@ -32,12 +31,12 @@ from lctui.analysis.stats import SpearmanResult
 from lctui.core.errors import LctuiError
 from lctui.core.formatting import p_value
 from lctui.core.lengths import format_length
+from lctui.tui.screens.base import LctuiScreen
 from lctui.tui.widgets.heatmap import HeatCell, HeatGrid, Heatmap, HeatRow
-from lctui.tui.widgets.query_guard import QueryGuard
 from lctui.tui.widgets.scatter import Point, Scatter
 
 if TYPE_CHECKING:
-    from lctui.tui.app import LctuiApp
+    from lctui.store.db import Store
 
 
 def rho_text(rho: float | None) -> str:
@@ -75,6 +74,36 @@ class Loaded:
     synthetic: SyntheticDownstream | None
 
 
+def read_correlation(
+    store: Store,
+    by: str,
+    length: int | None,
+    with_lengths: bool,
+    synthetic: SyntheticDownstream | None,
+) -> tuple[Loaded, list[int] | None]:
+    """The matrix for `by` at `length` (or why there is none), the synthetic result
+    unless given, and the lengths the results hold when `with_lengths`."""
+    matrix, message = None, None
+    lengths: list[int] | None = None
+    try:
+        if with_lengths:
+            cur = store.cursor()
+            try:
+                sql = "SELECT DISTINCT length FROM results_core WHERE NOT reference ORDER BY 1"
+                lengths = [int(r[0]) for r in cur.execute(sql).fetchall()]
+            finally:
+                cur.close()
+        try:
+            matrix = correlate(store, by=by, length=length)
+        except LctuiError as exc:  # too few models, said in the analysis's words
+            message = str(exc)
+        if synthetic is None:
+            synthetic = synthetic_vs_downstream(store, length=length)
+    except (LctuiError, duckdb.Error) as exc:
+        message = f"could not read the results: {exc}"
+    return Loaded(by, length, matrix, message, synthetic), lengths
+
+
 class RhoHeatmap(Heatmap):
     """The heatmap, with enter named for what it opens here."""
 
@@ -83,7 +112,7 @@ class RhoHeatmap(Heatmap):
     ]
 
 
-class ScatterScreen(Screen[None]):
+class ScatterScreen(LctuiScreen):
     """The two scores of every model behind one coefficient (HELMET's figure 4)."""
 
     DEFAULT_CSS = """
@@ -109,7 +138,7 @@ class ScatterScreen(Screen[None]):
         scatter.plot(points(self.found), self.x, self.y)
 
 
-class CorrelationScreen(Screen[None]):
+class CorrelationScreen(LctuiScreen):
     """Tabs: 1 the rho matrix, 2 synthetic vs downstream."""
 
     DEFAULT_CSS = """
@@ -143,11 +172,7 @@ class CorrelationScreen(Screen[None]):
         self.length: int | None = None
         self.lengths: list[int | None] = [None]
         self.loaded: Loaded | None = None
-        self._guard = QueryGuard()
-
-    @property
-    def lctui(self) -> LctuiApp:
-        return cast("LctuiApp", self.app)
+        self._lengths_known = False
 
     def compose(self) -> ComposeResult:
         yield Static("Loading...", id="corr-header")
@@ -164,12 +189,8 @@ class CorrelationScreen(Screen[None]):
     def on_mount(self) -> None:
         self._load(self.by, self.length, first=True)
 
-    async def on_unmount(self) -> None:
-        await self._guard.drain()
-
     # -- queries ----------------------------------------------------------------------
 
-    @work(thread=True, exclusive=True, group="correlation", exit_on_error=False)
     def _load(
         self,
         by: str,
@@ -178,32 +199,17 @@ class CorrelationScreen(Screen[None]):
         synthetic: SyntheticDownstream | None = None,
     ) -> None:
         """Read the matrix for `by` at `length`; `synthetic`, when given, is the loaded
-        synthetic-vs-downstream result for the same length (it does not depend on `by`)."""
-        store = self.lctui.store
-        matrix, message = None, None
-        lengths: list[int] | None = None
-        try:
-            with self._guard.running():
-                if first:
-                    cur = store.cursor()
-                    try:
-                        sql = (
-                            "SELECT DISTINCT length FROM results_core"
-                            " WHERE NOT reference ORDER BY 1"
-                        )
-                        lengths = [int(r[0]) for r in cur.execute(sql).fetchall()]
-                    finally:
-                        cur.close()
-                try:
-                    matrix = correlate(store, by=by, length=length)
-                except LctuiError as exc:  # too few models, said in the analysis's words
-                    message = str(exc)
-                if synthetic is None:
-                    synthetic = synthetic_vs_downstream(store, length=length)
-        except (LctuiError, duckdb.Error) as exc:
-            message = f"could not read the results: {exc}"
-        self.app.call_from_thread(
-            self._show, Loaded(by, length, matrix, message, synthetic), lengths
+        synthetic-vs-downstream result for the same length (it does not depend on `by`).
+        A newer choice replaces the load still running, whose answer is dropped; the
+        lengths are asked again until one load has brought them."""
+        self.run_query(
+            read_correlation,
+            by,
+            length,
+            first or not self._lengths_known,
+            synthetic,
+            group="correlation",
+            done=lambda found: self._show(*found),
         )
 
     # -- showing ----------------------------------------------------------------------
@@ -211,6 +217,7 @@ class CorrelationScreen(Screen[None]):
     def _show(self, loaded: Loaded, lengths: list[int] | None) -> None:
         if lengths is not None:
             self.lengths = [None, *lengths]
+            self._lengths_known = True
         if (loaded.by, loaded.length) != (self.by, self.length):
             return  # an answer to a superseded choice
         self.loaded = loaded

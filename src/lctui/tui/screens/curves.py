@@ -9,15 +9,13 @@ to the curves already loaded, without a query.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, ClassVar, cast
+from typing import TYPE_CHECKING, ClassVar
 
-import duckdb
 from rich.text import Text
-from textual import on, work
+from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical
-from textual.screen import Screen
 from textual.widgets import DataTable, Footer, Input, OptionList, Static, TabbedContent, TabPane
 
 from lctui.analysis.curves import (
@@ -29,13 +27,12 @@ from lctui.analysis.curves import (
     effective_lengths,
     length_curves,
 )
-from lctui.core.errors import LctuiError
 from lctui.core.lengths import format_length
+from lctui.tui.screens.base import LctuiScreen
 from lctui.tui.widgets.heatmap import HeatCell, HeatGrid, Heatmap, HeatRow
-from lctui.tui.widgets.query_guard import QueryGuard
 
 if TYPE_CHECKING:
-    from lctui.tui.app import LctuiApp
+    from lctui.store.db import Store
 
 BARS = "▁▂▃▄▅▆▇█"
 EMPTY_MESSAGE = "No results yet: run some tasks at several lengths (ctrl+n), then R reloads."
@@ -93,7 +90,11 @@ class CurveData:
     depths: list[DepthGrid]
 
 
-class CurvesScreen(Screen[None]):
+def read_curves(store: Store) -> CurveData:
+    return CurveData(length_curves(store), depth_grids(store))
+
+
+class CurvesScreen(LctuiScreen):
     """Tabs: 1 score vs length, 2 effective length, 3 depth x length."""
 
     DEFAULT_CSS = """
@@ -127,11 +128,6 @@ class CurvesScreen(Screen[None]):
         self.data: CurveData | None = None
         self.threshold = RULER_THRESHOLD
         self.effective: list[EffectiveLength] = []
-        self._guard = QueryGuard()
-
-    @property
-    def lctui(self) -> LctuiApp:
-        return cast("LctuiApp", self.app)
 
     def compose(self) -> ComposeResult:
         yield Static("Loading...", id="curves-header")
@@ -153,19 +149,13 @@ class CurvesScreen(Screen[None]):
         self.query_one("#depth-pairs").border_title = "needle tasks"
         self._load()
 
-    async def on_unmount(self) -> None:
-        await self._guard.drain()
-
-    @work(thread=True, exclusive=True, group="curves", exit_on_error=False)
     def _load(self) -> None:
-        store = self.lctui.store
-        try:
-            with self._guard.running():
-                data = CurveData(length_curves(store), depth_grids(store))
-        except (LctuiError, duckdb.Error) as exc:
-            self.app.call_from_thread(self._failed, f"could not read the results: {exc}")
-            return
-        self.app.call_from_thread(self._show, data)
+        self.run_query(
+            read_curves,
+            group="curves",
+            done=self._show,
+            failed=lambda exc: self._failed(f"could not read the results: {exc}"),
+        )
 
     def _failed(self, message: str) -> None:
         self.query_one("#curves-header", Static).update(message)

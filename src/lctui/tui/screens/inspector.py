@@ -11,21 +11,17 @@ from __future__ import annotations
 
 import asyncio
 import json
-import threading
 from collections.abc import Callable
-from concurrent.futures import Future
 from functools import partial
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, ClassVar, cast
+from typing import TYPE_CHECKING, Any, ClassVar
 
-import duckdb
 from textual import work
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.command import DiscoveryHit, Hit, Hits, Provider
 from textual.containers import Container
 from textual.content import Content
-from textual.screen import Screen
 from textual.widgets import Footer, Static, Tab, Tabs
 
 from lctui.backends import resolve_model
@@ -42,6 +38,7 @@ from lctui.tui.inspector_actions import (
     rescore,
     stored_example,
 )
+from lctui.tui.screens.base import LctuiScreen, PendingQuery
 from lctui.tui.screens.model_picker import ModelPicker
 from lctui.tui.widgets.prompt_output import OutputPanel
 from lctui.tui.widgets.prompt_view import MarkedSpan, PromptView
@@ -49,10 +46,18 @@ from lctui.tui.widgets.rubric_table import RubricPanel
 
 if TYPE_CHECKING:
     from lctui.engine import RunRequest
-    from lctui.tui.app import LctuiApp
+    from lctui.store.db import Store
 
 FIRST_LAYOUT_WAIT_S = 0.15
 PANELS = {"prompt": "#prompt", "output": "#output-panel", "rubric": "#rubric"}
+
+
+def read_rerun(
+    store: Store, record: dict[str, Any], spec: ModelSpec, retry_stored: bool
+) -> tuple[RunRequest, str | None]:
+    """The request that re-runs `record`'s stored example on `spec`, and a warning."""
+    example = stored_example(store, record)
+    return rerun_request(record, example, spec, retry_stored)
 
 
 class InspectorCommands(Provider):
@@ -82,7 +87,7 @@ class InspectorCommands(Provider):
                 yield Hit(score, matcher.highlight(title), command, help=help_text)
 
 
-class InspectorScreen(Screen[None]):
+class InspectorScreen(LctuiScreen):
     """One generation: prompt with marked spans, output, gold, rubric and actions."""
 
     DEFAULT_CSS = """
@@ -141,14 +146,10 @@ class InspectorScreen(Screen[None]):
         self.generation_id = generation_id
         self.record: dict[str, Any] | None = None
         self.panel = "prompt"
-        self._reading: asyncio.Future[dict[str, Any] | None] | None = None
-
-    @property
-    def lctui(self) -> LctuiApp:
-        return cast("LctuiApp", self.app)
+        self._reading: PendingQuery[dict[str, Any] | None] | None = None
 
     def compose(self) -> ComposeResult:
-        self._reading = asyncio.wrap_future(self._start_read())
+        self._reading = self._start_read()
         yield Static("Loading...", id="inspector-header")
         yield Tabs(
             Tab("1 Prompt", id="tab-prompt"),
@@ -172,47 +173,26 @@ class InspectorScreen(Screen[None]):
         # The read usually ends within milliseconds of mounting: showing the record
         # before the first layout saves a second layout and paint of the whole screen
         # (~50-100 ms on a 128K prompt). A slow read shows "Loading..." meanwhile.
-        await asyncio.wait({reading}, timeout=FIRST_LAYOUT_WAIT_S)
-        if reading.done():
-            self._receive(reading)
-        else:
-            self._show_when_read(reading)
+        await asyncio.wait({asyncio.wrap_future(reading.finished)}, timeout=FIRST_LAYOUT_WAIT_S)
+        self.deliver_if_finished(reading)  # else its message delivers it when it ends
 
     # -- loading ---------------------------------------------------------------------
 
-    def _start_read(self) -> Future[dict[str, Any] | None]:
-        """Read the generation in a thread, started before the widgets are built.
+    def _start_read(self) -> PendingQuery[dict[str, Any] | None]:
+        """Read the generation in a query worker, started before the widgets are built.
 
         Reading a 128K prompt (~20 ms) then overlaps composing the screen, which
-        matters for the 300 ms open target; `_show_when_read` waits for it.
+        matters for the 300 ms open target; `on_mount` waits a little for it.
         """
-        future: Future[dict[str, Any] | None] = Future()
-        store, generation_id = self.lctui.store, self.generation_id
+        return self.run_query(
+            get_generation,
+            self.generation_id,
+            group="inspector-read",
+            done=self._receive,
+            failed=lambda exc: self._failed(f"could not read the generation: {exc}"),
+        )
 
-        def read() -> None:
-            try:
-                cursor = store.cursor()
-                try:
-                    future.set_result(get_generation(cursor, generation_id))
-                finally:
-                    cursor.close()
-            except BaseException as exc:
-                future.set_exception(exc)
-
-        threading.Thread(target=read, name="inspector-read", daemon=True).start()
-        return future
-
-    @work(exclusive=True, group="inspector-load")
-    async def _show_when_read(self, reading: asyncio.Future[dict[str, Any] | None]) -> None:
-        await asyncio.wait({reading})
-        self._receive(reading)
-
-    def _receive(self, reading: asyncio.Future[dict[str, Any] | None]) -> None:
-        try:
-            record = reading.result()
-        except (LctuiError, duckdb.Error) as exc:
-            self._failed(f"could not read the generation: {exc}")
-            return
+    def _receive(self, record: dict[str, Any] | None) -> None:
         if record is None:
             self._failed(f"generation {self.generation_id} is not in this results file")
             return
@@ -333,14 +313,14 @@ class InspectorScreen(Screen[None]):
             return
         self._rescore(self.record)
 
-    @work(thread=True, exclusive=True, group="inspector-rescore")
     def _rescore(self, record: dict[str, Any]) -> None:
-        try:
-            score, fresh = rescore(self.lctui.store, record)
-        except (LctuiError, duckdb.Error, ValueError) as exc:
-            self.app.call_from_thread(self.notify, f"Re-scoring failed: {exc}", severity="error")
-            return
-        self.app.call_from_thread(self._rescored, score, fresh)
+        self.run_query(
+            rescore,
+            record,
+            group="inspector-rescore",
+            done=lambda found: self._rescored(*found),
+            failed=lambda exc: self.notify(f"Re-scoring failed: {exc}", severity="error"),
+        )
 
     def _rescored(self, score: Score, fresh: dict[str, Any]) -> None:
         self._show(fresh)
@@ -376,16 +356,17 @@ class InspectorScreen(Screen[None]):
             return
         self._rerun(self.record, spec, retry_stored)
 
-    @work(thread=True, exclusive=True, group="inspector-rerun")
     def _rerun(self, record: dict[str, Any], spec: ModelSpec, retry_stored: bool) -> None:
         """Read the stored example (the re-run reads exactly it), then start the run."""
-        try:
-            example = stored_example(self.lctui.store, record)
-            request, warning = rerun_request(record, example, spec, retry_stored)
-        except (LctuiError, duckdb.Error) as exc:
-            self.app.call_from_thread(self.notify, f"Cannot re-run: {exc}", severity="error")
-            return
-        self.app.call_from_thread(self._rerun_ready, request, warning)
+        self.run_query(
+            read_rerun,
+            record,
+            spec,
+            retry_stored,
+            group="inspector-rerun",
+            done=lambda found: self._rerun_ready(*found),
+            failed=lambda exc: self.notify(f"Cannot re-run: {exc}", severity="error"),
+        )
 
     def _rerun_ready(self, request: RunRequest, warning: str | None) -> None:
         if warning:

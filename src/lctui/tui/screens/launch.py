@@ -10,13 +10,12 @@ from __future__ import annotations
 
 import platform
 from collections.abc import Callable
-from typing import TYPE_CHECKING, ClassVar, cast
+from typing import ClassVar
 
-from textual import on, work
+from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical
-from textual.screen import Screen
 from textual.widgets import (
     Button,
     Footer,
@@ -38,6 +37,7 @@ from lctui.engine import RunRequest
 from lctui.engine.plan import MODEL_TOKENIZER
 from lctui.tasks import all_tasks
 from lctui.tasks.tokenizers import REFERENCE_TOKENIZERS
+from lctui.tui.screens.base import LctuiScreen, on_a_cursor
 from lctui.tui.state.run_options import (
     LENGTH_CHOICES,
     describe,
@@ -50,9 +50,6 @@ from lctui.tui.state.run_options import (
     url_spec,
 )
 from lctui.tui.widgets.run_task_tree import TaskNode, TaskTree, describe_node
-
-if TYPE_CHECKING:
-    from lctui.tui.app import LctuiApp
 
 DEFAULT_LENGTH = 4096
 TASK_DEFAULT = "default"
@@ -69,7 +66,7 @@ TOKENIZER_HELP = (
 )
 
 
-class LaunchScreen(Screen[None]):
+class LaunchScreen(LctuiScreen):
     """Choose what to run."""
 
     DEFAULT_CSS = """
@@ -117,10 +114,6 @@ class LaunchScreen(Screen[None]):
         self.specs: dict[str, ModelSpec] = {}
         self.windows: dict[str, int | None] = {}
         self.throughput: dict[str, float] = {}
-
-    @property
-    def lctui(self) -> LctuiApp:
-        return cast("LctuiApp", self.app)
 
     # -- layout ---------------------------------------------------------------------------
 
@@ -186,14 +179,14 @@ class LaunchScreen(Screen[None]):
         if self.is_mounted:
             self._load_throughput()
 
-    @work(thread=True, exclusive=True, group="throughput")
     def _load_throughput(self) -> None:
-        cursor = self.lctui.store.cursor()
-        try:
-            measured = read_throughput(cursor)
-        finally:
-            cursor.close()
-        self.app.call_from_thread(self._set_throughput, measured)
+        self.run_query(
+            on_a_cursor(read_throughput),
+            group="throughput",
+            done=self._set_throughput,
+            # The estimate then goes without measured throughput, as on a new file.
+            failed=lambda exc: None,
+        )
 
     def _set_throughput(self, measured: dict[str, float]) -> None:
         self.throughput = measured

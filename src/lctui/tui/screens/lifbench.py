@@ -10,27 +10,23 @@ come from `analysis.lifbench` and `analysis.lifbench_levels` in thread workers.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, ClassVar, cast
+from typing import TYPE_CHECKING, ClassVar
 
-import duckdb
-from textual import work
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, VerticalScroll
 from textual.content import Content
-from textual.screen import Screen
 from textual.widgets import DataTable, Footer, OptionList, Static, TabbedContent, TabPane
 
 from lctui.analysis.lifbench import LifbenchReport, lifbench_reports
 from lctui.analysis.lifbench_levels import ModelStability, lifbench_stability
-from lctui.core.errors import LctuiError
 from lctui.store.lifeval_views import PERSPECTIVES
+from lctui.tui.screens.base import LctuiScreen
 from lctui.tui.widgets.capability_bars import CapabilityTable
-from lctui.tui.widgets.query_guard import QueryGuard
 from lctui.tui.widgets.stability_table import StabilityTable, length_bars
 
 if TYPE_CHECKING:
-    from lctui.tui.app import LctuiApp
+    from lctui.store.db import Store
 
 EMPTY_MESSAGE = "No LIFEval scores: run a lifbench task or `lctui import lifbench-scores DIR`."
 CAPABILITY_NOTE = (
@@ -43,7 +39,11 @@ LEVELS = {
 }
 
 
-class LifbenchScreen(Screen[None]):
+def stability_of(store: Store, model: str) -> ModelStability | None:
+    return lifbench_stability(store, [model]).get(model)
+
+
+class LifbenchScreen(LctuiScreen):
     """Tabs: 1 Capabilities (all models), 2 Stability (one model, one perspective)."""
 
     DEFAULT_CSS = """
@@ -96,11 +96,6 @@ class LifbenchScreen(Screen[None]):
         self.stability: dict[str, ModelStability] = {}
         self.model: str | None = None
         self.perspective = PERSPECTIVES[0]
-        self._guard = QueryGuard()
-
-    @property
-    def lctui(self) -> LctuiApp:
-        return cast("LctuiApp", self.app)
 
     def compose(self) -> ComposeResult:
         yield Static("Loading LIFEval scores...", id="lifbench-header")
@@ -123,30 +118,24 @@ class LifbenchScreen(Screen[None]):
         self.query_one("#stability-models").border_title = "Model"
         self._load_reports()
 
-    async def on_unmount(self) -> None:
-        await self._guard.drain()
-
     # -- queries (thread workers) -----------------------------------------------------
 
-    @work(thread=True, exclusive=True, group="lifbench-reports", exit_on_error=False)
     def _load_reports(self) -> None:
-        try:
-            with self._guard.running():
-                reports = lifbench_reports(self.lctui.store)
-        except (LctuiError, duckdb.Error) as exc:
-            self.app.call_from_thread(self._failed, f"could not read LIFEval scores: {exc}")
-            return
-        self.app.call_from_thread(self._show_reports, reports)
+        self.run_query(
+            lifbench_reports,
+            group="lifbench-reports",
+            done=self._show_reports,
+            failed=lambda exc: self._failed(f"could not read LIFEval scores: {exc}"),
+        )
 
-    @work(thread=True, exclusive=True, group="lifbench-stability", exit_on_error=False)
     def _load_stability(self, model: str) -> None:
-        try:
-            with self._guard.running():
-                found = lifbench_stability(self.lctui.store, [model])
-        except (LctuiError, duckdb.Error) as exc:
-            self.app.call_from_thread(self._failed, f"could not read {model}'s levels: {exc}")
-            return
-        self.app.call_from_thread(self._stability_loaded, model, found.get(model))
+        self.run_query(
+            stability_of,
+            model,
+            group="lifbench-stability",
+            done=lambda found: self._stability_loaded(model, found),
+            failed=lambda exc: self._failed(f"could not read {model}'s levels: {exc}"),
+        )
 
     def _failed(self, message: str) -> None:
         self.query_one("#lifbench-header", Static).update(Content.styled(message, "$error"))

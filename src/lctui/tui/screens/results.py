@@ -1,8 +1,8 @@
 """The results screen, the app's home: a model x task x length heatmap of mean scores,
 a depth x length view of one needle task, and the examples behind any cell.
 
-Every query runs in a thread worker on its own cursor and comes back as a message, so
-the screen never waits on DuckDB; answers to superseded requests are dropped. Results
+Every query runs through `LctuiScreen.run_query` (screens/base.py), so the screen never
+waits on DuckDB; answers to superseded requests are dropped. Results
 whose score is missing are shown as missing, those an older version of their scorer
 scored are marked `old` with a notice naming their runs, and `s` scores both in a
 worker (engine/rescore.py, through the store's writer) with its progress in the
@@ -11,24 +11,19 @@ status line.
 
 from __future__ import annotations
 
-import asyncio
-import threading
-import time
-from collections.abc import Iterator
-from contextlib import contextmanager
 from typing import TYPE_CHECKING, ClassVar, cast
 
 import duckdb
-from textual import on, work
+from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Vertical
 from textual.message import Message
-from textual.screen import Screen
 from textual.widgets import DataTable, Footer, Static
-from textual.worker import Worker, WorkerState, get_current_worker
+from textual.worker import get_current_worker
 
 from lctui.engine.rescore import RescoreSummary, find_targets, rescore_targets
+from lctui.tui.screens.base import LctuiScreen, on_a_cursor
 from lctui.tui.screens.results_notices import missing_notice, outdated_notice, rescore_label
 from lctui.tui.state.heatmap_data import (
     CellKey,
@@ -46,7 +41,7 @@ from lctui.tui.widgets.examples_table import (
 from lctui.tui.widgets.heatmap import Heatmap
 
 if TYPE_CHECKING:
-    from lctui.tui.app import LctuiApp
+    from lctui.store.db import Store
 
 AUTO_REFRESH_S = 2.0
 EMPTY_MESSAGE = (
@@ -57,11 +52,21 @@ MODEL_TITLE = "Mean score by model, task and length (errors excluded)"
 RESCORE_GROUP = "rescore-missing"  # not "results-": its failures are no read errors
 
 
-class _ScreenClosing(Exception):
-    """A worker started as the screen was closing; it must not touch the store."""
+def grid_and_signature(
+    cur: duckdb.DuckDBPyConnection, depth_of: tuple[str, str] | None
+) -> tuple[ResultsGrid, tuple[object, ...]]:
+    """The model grid (or the depth grid of `depth_of`'s model and task) and the
+    store's signature it was read at."""
+    signature = store_signature(cur)
+    grid = model_grid(cur) if depth_of is None else depth_grid(cur, *depth_of)
+    return grid, signature
 
 
-class ResultsScreen(Screen[None]):
+def examples_of(cur: duckdb.DuckDBPyConnection, key: CellKey, which: ExampleFilter) -> ExamplesPage:
+    return load_examples(cur, key, which)
+
+
+class ResultsScreen(LctuiScreen):
     """Heatmap on top, the selected cell's examples below it once a cell is opened."""
 
     DEFAULT_CSS = """
@@ -109,33 +114,11 @@ class ResultsScreen(Screen[None]):
         Binding("escape", "back", "Back", id="results.back"),
     ]
 
-    class GridLoaded(Message):
-        def __init__(self, token: int, grid: ResultsGrid, signature: tuple[object, ...]) -> None:
-            super().__init__()
-            self.token = token
-            self.grid = grid
-            self.signature = signature
-
-    class ExamplesLoaded(Message):
-        def __init__(self, token: int, page: ExamplesPage) -> None:
-            super().__init__()
-            self.token = token
-            self.page = page
-
-    class StoreChanged(Message):
-        """The poll saw rows that the heatmap does not show yet."""
-
     class RescoreProgress(Message):
         def __init__(self, done: int, total: int) -> None:
             super().__init__()
             self.done = done
             self.total = total
-
-    class RescoreDone(Message):
-        def __init__(self, summary: RescoreSummary | None, error: str | None = None) -> None:
-            super().__init__()
-            self.summary = summary
-            self.error = error
 
     def __init__(self) -> None:
         super().__init__()
@@ -145,19 +128,10 @@ class ResultsScreen(Screen[None]):
         self._open_cell: CellKey | None = None  # the cell whose examples are shown
         self._filter: ExampleFilter = "all"
         self._signature: tuple[object, ...] | None = None
-        self._grid_token = 0
-        self._examples_token = 0
-        self._closing = False
-        self._live_cursors: set[duckdb.DuckDBPyConnection] = set()
-        self._cursors_lock = threading.Lock()
         self._rescoring = False
         self._rescore_label = ""  # what the re-scoring going on does
         self._missing_told = 0  # the count of missing scores last announced
         self._outdated_told = 0  # the count of outdated scores last announced
-
-    @property
-    def lctui(self) -> LctuiApp:
-        return cast("LctuiApp", self.app)
 
     def compose(self) -> ComposeResult:
         with Vertical(id="results-body"):
@@ -179,94 +153,48 @@ class ResultsScreen(Screen[None]):
         if self._signature is not None:
             self._poll()
 
-    # -- queries (thread workers) ---------------------------------------------------------
-
-    @contextmanager
-    def _cursor(self) -> Iterator[duckdb.DuckDBPyConnection]:
-        """A fresh cursor for one worker, known to the screen so unmount can interrupt it."""
-        with self._cursors_lock:
-            # Checked under the lock unmount takes, so no query starts after it looked.
-            if self._closing:
-                raise _ScreenClosing
-            cur = self.lctui.store.cursor()
-            self._live_cursors.add(cur)
-        try:
-            yield cur
-        finally:
-            with self._cursors_lock:
-                self._live_cursors.discard(cur)
-            cur.close()
-
-    async def on_unmount(self) -> None:
-        # The app closes the store right after its screens; DuckDB refuses to close a
-        # connection while a cursor of it is mid-query, so stop ours and wait for them.
-        with self._cursors_lock:
-            self._closing = True
-            live = list(self._live_cursors)
-        for cur in live:
-            cur.interrupt()
-        deadline = time.monotonic() + 2.0
-        # A re-scoring stops after its chunk (it checks `_closing`); its last flush must
-        # end before the app closes the store.
-        while (self._live_cursors or self._rescoring) and time.monotonic() < deadline:
-            await asyncio.sleep(0.01)
+    # -- queries (LctuiScreen.run_query) ----------------------------------------------
 
     def _load_grid(self) -> None:
-        if self._closing:
-            return
-        self._grid_token += 1
-        self._query_grid(self._grid_token, self._depth_of)
-
-    @work(thread=True, exclusive=True, group="results-grid", exit_on_error=False)
-    def _query_grid(self, token: int, depth_of: tuple[str, str] | None) -> None:
-        with self._cursor() as cur:
-            signature = store_signature(cur)
-            grid = model_grid(cur) if depth_of is None else depth_grid(cur, *depth_of)
-        if not get_current_worker().is_cancelled:
-            self.post_message(self.GridLoaded(token, grid, signature))
+        self.run_query(
+            on_a_cursor(grid_and_signature),
+            self._depth_of,
+            group="results-grid",
+            done=self._show_grid,
+            failed=self._read_failed,
+        )
 
     def _load_examples(self, key: CellKey) -> None:
         self._open_cell = key
-        if self._closing:
-            return
-        self._examples_token += 1
-        self._query_examples(self._examples_token, key, self._filter)
-
-    @work(thread=True, exclusive=True, group="results-examples", exit_on_error=False)
-    def _query_examples(self, token: int, key: CellKey, which: ExampleFilter) -> None:
-        with self._cursor() as cur:
-            page = load_examples(cur, key, which)
-        if not get_current_worker().is_cancelled:
-            self.post_message(self.ExamplesLoaded(token, page))
+        self.run_query(
+            on_a_cursor(examples_of),
+            key,
+            self._filter,
+            group="results-examples",
+            done=self._show_examples,
+            failed=self._read_failed,
+        )
 
     def _poll(self) -> None:
-        if self.is_current and self._signature is not None and not self._closing:
-            self._check_for_changes(self._signature)
+        shown = self._signature
+        if self.is_current and shown is not None:
+            self.run_query(
+                on_a_cursor(store_signature),
+                group="results-poll",
+                # Rows the heatmap does not show yet: read the grid again.
+                done=lambda now: self._load_grid() if now != shown else None,
+                failed=self._read_failed,
+            )
 
-    @work(thread=True, exclusive=True, group="results-poll", exit_on_error=False)
-    def _check_for_changes(self, shown: tuple[object, ...]) -> None:
-        with self._cursor() as cur:
-            changed = store_signature(cur) != shown
-        if changed and not get_current_worker().is_cancelled:
-            self.post_message(self.StoreChanged())
-
-    def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
-        worker = event.worker
-        if event.state != WorkerState.ERROR or not worker.group.startswith("results-"):
-            return
-        if self._closing:
-            return  # an interrupted query of a closing screen is no error to report
-        message = f"Could not read the results: {worker.error}"
+    def _read_failed(self, error: Exception) -> None:
+        message = f"Could not read the results: {error}"
         self._set_status(message)
         self.notify(message, title="Results", severity="error")
 
     # -- answers --------------------------------------------------------------------------
 
-    @on(GridLoaded)
-    def _show_grid(self, event: GridLoaded) -> None:
-        if event.token != self._grid_token:
-            return
-        grid = event.grid
+    def _show_grid(self, loaded: tuple[ResultsGrid, tuple[object, ...]]) -> None:
+        grid, signature = loaded
         if self._depth_of is not None and grid.is_empty:
             model, task = self._depth_of
             self._depth_of = None
@@ -278,7 +206,7 @@ class ResultsScreen(Screen[None]):
             )
             self.refresh_bindings()
             return
-        self._grid, self._signature = grid, event.signature
+        self._grid, self._signature = grid, signature
         self.set_class(grid.is_empty, "-empty")
         heatmap = self.query_one(Heatmap)
         if grid.is_empty:
@@ -323,18 +251,13 @@ class ResultsScreen(Screen[None]):
         column = grid.lengths.index(key.length) if key.length in grid.lengths else 0
         return (row or 0, column)
 
-    @on(ExamplesLoaded)
-    def _show_examples(self, event: ExamplesLoaded) -> None:
-        if event.token != self._examples_token or self._open_cell is None:
+    def _show_examples(self, page: ExamplesPage) -> None:
+        if self._open_cell is None:
             return
         table = self.query_one(ExamplesTable)
-        reference = self._grid is not None and event.page.key.model in self._grid.references
-        table.border_title = event.page.title(reference)
-        table.show(event.page)
-
-    @on(StoreChanged)
-    def _store_changed(self) -> None:
-        self._load_grid()
+        reference = self._grid is not None and page.key.model in self._grid.references
+        table.border_title = page.title(reference)
+        table.show(page)
 
     @on(Heatmap.CellHighlighted)
     def _cell_highlighted(self, event: Heatmap.CellHighlighted) -> None:
@@ -391,7 +314,7 @@ class ResultsScreen(Screen[None]):
 
     def _close_examples(self) -> None:
         self._open_cell = None
-        self._examples_token += 1  # drop an answer still on its way
+        self.cancel_query("results-examples")  # drop an answer still on its way
         self.remove_class("-examples")
         self.query_one(ExamplesTable).clear()
         self.refresh_bindings()
@@ -436,32 +359,33 @@ class ResultsScreen(Screen[None]):
         self._rescoring = True
         self._rescore_label = rescore_label(self._grid)
         self._set_status(f"{self._rescore_label}…")
-        self._rescore(self._depth_of)
+        self.run_query(
+            self._rescore_stale,
+            self._depth_of,
+            group=RESCORE_GROUP,
+            done=lambda summary: self._rescore_done(summary, None),
+            failed=lambda exc: self._rescore_done(None, f"{type(exc).__name__}: {exc}"),
+        )
 
     def action_rescore_outdated(self) -> None:
         """Score again the results of the grid that an older scorer version scored."""
         self.action_rescore_missing()
 
-    @work(thread=True, exclusive=True, group=RESCORE_GROUP, exit_on_error=False)
-    def _rescore(self, depth_of: tuple[str, str] | None) -> None:
+    def _rescore_stale(self, store: Store, depth_of: tuple[str, str] | None) -> RescoreSummary:
+        """In the query's thread: score what the grid shows unscored or outdated. A store
+        failure reaches `_rescore_done` as an error, never a traceback."""
         models, tasks = ([depth_of[0]], [depth_of[1]]) if depth_of else (None, None)
         try:
-            with self._cursor() as cur:
-                targets = find_targets(cur, "stale", models=models, tasks=tasks)
-            summary = rescore_targets(
-                self.lctui.store,
+            targets = find_targets(store, "stale", models=models, tasks=tasks)
+            return rescore_targets(
+                store,
                 targets,
                 progress=self._post_progress,
-                should_stop=lambda: self._closing or get_current_worker().is_cancelled,
+                # Stops after its chunk once the screen closes; unmounting waits for it.
+                should_stop=lambda: self.closing or get_current_worker().is_cancelled,
             )
-        except _ScreenClosing:
-            summary = None
-        except Exception as exc:  # a store failure: said in the UI, never a traceback
-            self.post_message(self.RescoreDone(None, f"{type(exc).__name__}: {exc}"))
-            return
         finally:
             self._rescoring = False
-        self.post_message(self.RescoreDone(summary))
 
     def _post_progress(self, done: int, total: int) -> None:
         self.post_message(self.RescoreProgress(done, total))  # thread-safe
@@ -470,20 +394,19 @@ class ResultsScreen(Screen[None]):
     def _rescore_progress(self, event: RescoreProgress) -> None:
         self._set_status(f"{self._rescore_label}: {event.done} of {event.total}…")
 
-    @on(RescoreDone)
-    def _rescore_done(self, event: RescoreDone) -> None:
+    def _rescore_done(self, summary: RescoreSummary | None, error: str | None) -> None:
         title = "Outdated scores" if self._rescore_label.startswith("Re-") else "Missing scores"
-        if event.error is not None:
-            message = f"{self._rescore_label} failed: {event.error}"
+        if error is not None:
+            message = f"{self._rescore_label} failed: {error}"
             self._set_status(message)
             self.notify(message, title=title, severity="error")
-        elif event.summary is not None:
-            message = event.summary.describe()
+        elif summary is not None:
+            message = summary.describe()
             self._set_status(message)
             self.notify(
                 message,
                 title=title,
-                severity="information" if event.summary.complete else "warning",
+                severity="information" if summary.complete else "warning",
             )
         self._load_grid()
 

@@ -20,13 +20,12 @@ from __future__ import annotations
 
 import asyncio
 import time
-from typing import TYPE_CHECKING, ClassVar, cast
+from typing import ClassVar
 
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, ScrollableContainer, Vertical
 from textual.css.query import NoMatches
-from textual.screen import Screen
 from textual.widgets import Footer, Static
 from textual.worker import Worker, WorkerState
 
@@ -35,20 +34,18 @@ from lctui.core.errors import LctuiError
 from lctui.core.events import StoreRecovered
 from lctui.engine import Engine, RunOutcome, RunRequest
 from lctui.engine.runner import BackendLoader
+from lctui.tui.screens.base import LctuiScreen
 from lctui.tui.state.run_progress import EventBuffer, RunState, StreamView, cycle
 from lctui.tui.widgets.run_grid import RunGrid
 from lctui.tui.widgets.server_log import ServerLogPanel
 from lctui.tui.widgets.stream_panel import StreamPanel
-
-if TYPE_CHECKING:
-    from lctui.tui.app import LctuiApp
 
 FRAME_S = 1 / 20  # at most ~20 redraws a second, whatever the token rate
 STATS_EVERY_S = 0.25  # grid, counts and status line
 LEAVE_CONFIRM_S = 3.0
 
 
-class RunScreen(Screen[None]):
+class RunScreen(LctuiScreen):
     """One run of the engine, watched live."""
 
     DEFAULT_CSS = """
@@ -93,10 +90,6 @@ class RunScreen(Screen[None]):
         self._final_drawn = False
         self._error_text = ""
         self._recovery_told: StoreRecovered | None = None
-
-    @property
-    def lctui(self) -> LctuiApp:
-        return cast("LctuiApp", self.app)
 
     @property
     def running(self) -> bool:

@@ -7,32 +7,25 @@ generation in the inspector (its full prompt, attempts and re-run keys).
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, ClassVar, cast
+from typing import Any, ClassVar
 
-import duckdb
-from textual import work
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.content import Content
-from textual.screen import Screen
 from textual.widgets import Footer, Static
 
 from lctui.analysis.compare import ChangedExample, SideBySide, side_by_side
-from lctui.core.errors import LctuiError
 from lctui.core.lengths import format_length
 from lctui.core.text import shorten
 from lctui.tui.diff_text import changed_words, side_text
-from lctui.tui.widgets.query_guard import QueryGuard
+from lctui.tui.screens.base import LctuiScreen
 from lctui.tui.widgets.rubric_table import RubricPanel
-
-if TYPE_CHECKING:
-    from lctui.tui.app import LctuiApp
 
 QUESTION_CHARS = 400
 
 
-class SideBySideScreen(Screen[None]):
+class SideBySideScreen(LctuiScreen):
     """Two columns, A and B: output with differences, then the rubric panel."""
 
     DEFAULT_CSS = """
@@ -60,11 +53,6 @@ class SideBySideScreen(Screen[None]):
         self.changed = changed
         self.labels = {"a": a_label, "b": b_label}
         self.view: SideBySide | None = None
-        self._guard = QueryGuard()
-
-    @property
-    def lctui(self) -> LctuiApp:
-        return cast("LctuiApp", self.app)
 
     def compose(self) -> ComposeResult:
         yield Static("Loading both generations...", id="sbs-header")
@@ -83,19 +71,16 @@ class SideBySideScreen(Screen[None]):
             self.query_one(f"#sbs-rubric-{side}").border_title = f"Rubric of {side.upper()}"
         self._load()
 
-    async def on_unmount(self) -> None:
-        await self._guard.drain()
-
-    @work(thread=True, exclusive=True, group="side-by-side", exit_on_error=False)
     def _load(self) -> None:
-        try:
-            with self._guard.running():
-                view = side_by_side(self.lctui.store, self.changed)
-        except (LctuiError, duckdb.Error) as exc:
-            message = f"could not read example {self.changed.example_id}: {exc}"
-            self.app.call_from_thread(self._failed, message)
-            return
-        self.app.call_from_thread(self._show, view)
+        self.run_query(
+            side_by_side,
+            self.changed,
+            group="side-by-side",
+            done=self._show,
+            failed=lambda exc: self._failed(
+                f"could not read example {self.changed.example_id}: {exc}"
+            ),
+        )
 
     def _failed(self, message: str) -> None:
         self.query_one("#sbs-header", Static).update(Content.styled(message, "$error"))

@@ -13,8 +13,9 @@ from __future__ import annotations
 
 import threading
 import time
+from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, ClassVar, cast
+from typing import TYPE_CHECKING, ClassVar
 
 import duckdb
 import pyarrow as pa
@@ -26,7 +27,6 @@ from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical
 from textual.content import Content
 from textual.message import Message
-from textual.screen import Screen
 from textual.widgets import (
     Footer,
     Input,
@@ -43,13 +43,13 @@ from lctui.core.paths import data_dir
 from lctui.core.text import shorten
 from lctui.store.lifeval_views import LIFEVAL_VIEWS
 from lctui.store.sandbox import SqlSandbox
+from lctui.tui.screens.base import LctuiScreen, on_a_cursor
 from lctui.tui.state.sql_history import add_to_history, load_history, load_saved, save_query
 from lctui.tui.widgets.arrow_table import ArrowTable
 from lctui.tui.widgets.ask import AskScreen
-from lctui.tui.widgets.query_guard import QueryGuard
 
 if TYPE_CHECKING:
-    from lctui.tui.app import LctuiApp
+    from lctui.store.db import Store
 
 DEFAULT_LIMIT = 500
 CANCELLED = "cancelled"
@@ -92,7 +92,29 @@ class SqlEditor(TextArea):
             super().action_cursor_down(select)
 
 
-class SqlConsoleScreen(Screen[None]):
+@dataclass(frozen=True)
+class SqlOutcome:
+    """What one query of the console brought: a table or an error, and its time."""
+
+    table: pa.Table | None
+    limit: int
+    error: str | None
+    seconds: float
+
+
+def read_columns(cur: duckdb.DuckDBPyConnection) -> dict[str, list[tuple[str, str]]]:
+    """(name, type) of every column of each documented view."""
+    sql = (
+        "SELECT table_name, column_name, data_type FROM information_schema.columns "
+        "WHERE list_contains($names, table_name) ORDER BY table_name, ordinal_position"
+    )
+    columns: dict[str, list[tuple[str, str]]] = {}
+    for table, column, kind in cur.execute(sql, {"names": list(DOCUMENTED_VIEWS)}).fetchall():
+        columns.setdefault(str(table), []).append((str(column), str(kind)))
+    return columns
+
+
+class SqlConsoleScreen(LctuiScreen):
     """Side tabs (views, history, saved); the editor, a status line and the result."""
 
     DEFAULT_CSS = """
@@ -117,13 +139,6 @@ class SqlConsoleScreen(Screen[None]):
         Binding("escape", "back", "Back", id="sql.back"),
     ]
 
-    class Finished(Message):
-        def __init__(
-            self, table: pa.Table | None, limit: int, error: str | None, seconds: float
-        ) -> None:
-            super().__init__()
-            self.table, self.limit, self.error, self.seconds = table, limit, error, seconds
-
     def __init__(self) -> None:
         super().__init__()
         self.limit = DEFAULT_LIMIT
@@ -135,12 +150,7 @@ class SqlConsoleScreen(Screen[None]):
         self._live_sandbox: SqlSandbox | None = None
         self._cancel_asked = False
         self._lock = threading.Lock()
-        self._guard = QueryGuard()
         self._columns: dict[str, list[tuple[str, str]]] = {}
-
-    @property
-    def lctui(self) -> LctuiApp:
-        return cast("LctuiApp", self.app)
 
     @property
     def query_running(self) -> bool:
@@ -182,10 +192,6 @@ class SqlConsoleScreen(Screen[None]):
         self._load_columns()
         editor.focus()
 
-    async def on_unmount(self) -> None:
-        self.action_cancel()
-        await self._guard.drain()
-
     # -- side lists ---------------------------------------------------------------------
 
     def _fill_views(self) -> None:
@@ -205,25 +211,14 @@ class SqlConsoleScreen(Screen[None]):
             Option(f"{name}: {_one_line(q)}", id=name) for name, q in self.saved.items()
         )
 
-    @work(thread=True, exclusive=True, group="sql-columns", exit_on_error=False)
     def _load_columns(self) -> None:
-        sql = (
-            "SELECT table_name, column_name, data_type FROM information_schema.columns "
-            "WHERE list_contains($names, table_name) ORDER BY table_name, ordinal_position"
+        self.run_query(
+            on_a_cursor(read_columns),
+            group="sql-columns",
+            done=self._columns_loaded,
+            # The list still names the views; their columns just stay unknown.
+            failed=lambda exc: None,
         )
-        columns: dict[str, list[tuple[str, str]]] = {}
-        try:
-            with self._guard.running():
-                cur = self.lctui.store.cursor()
-                try:
-                    rows = cur.execute(sql, {"names": list(DOCUMENTED_VIEWS)}).fetchall()
-                finally:
-                    cur.close()
-        except (LctuiError, duckdb.Error):
-            return  # the list still names the views; their columns just stay unknown
-        for table, column, kind in rows:
-            columns.setdefault(str(table), []).append((str(column), str(kind)))
-        self.app.call_from_thread(self._columns_loaded, columns)
 
     def _columns_loaded(self, columns: dict[str, list[tuple[str, str]]]) -> None:
         self._columns = columns
@@ -290,30 +285,30 @@ class SqlConsoleScreen(Screen[None]):
         self._fill_history()
         self._cancel_asked = False
         self._set_status(f"Running (limit {self.limit:,}; escape cancels)...")
-        self._run(sql, self.limit)
+        self.run_query(self._run_sandboxed, sql, self.limit, group="sql-run", done=self._finished)
         self.refresh_bindings()
 
-    @work(thread=True, exclusive=True, group="sql-run", exit_on_error=False)
-    def _run(self, sql: str, limit: int) -> None:
+    def _run_sandboxed(self, store: Store, sql: str, limit: int) -> SqlOutcome:
+        """In the query's thread: `sql` on a sandbox connection, which escape interrupts
+        (action_cancel) and so does leaving the screen (registered with the base)."""
         started = time.monotonic()
         table: pa.Table | None = None
         error: str | None = None
-        with self._guard.running():
-            try:
-                with SqlSandbox(self.lctui.store) as sandbox:
+        try:
+            with SqlSandbox(store) as sandbox:
+                self.register_connection(sandbox)
+                with self._lock:
+                    self._live_sandbox = sandbox
+                try:
+                    table = sandbox.query(sql, limit=limit + 1)
+                finally:
                     with self._lock:
-                        self._live_sandbox = sandbox
-                    try:
-                        table = sandbox.query(sql, limit=limit + 1)
-                    finally:
-                        with self._lock:
-                            self._live_sandbox = None
-            except (LctuiError, duckdb.Error) as exc:
-                error = CANCELLED if self._cancel_asked else str(exc)
-        self.post_message(self.Finished(table, limit, error, time.monotonic() - started))
+                        self._live_sandbox = None
+        except (LctuiError, duckdb.Error) as exc:
+            error = CANCELLED if self._cancel_asked else str(exc)
+        return SqlOutcome(table, limit, error, time.monotonic() - started)
 
-    @on(Finished)
-    def _finished(self, event: Finished) -> None:
+    def _finished(self, event: SqlOutcome) -> None:
         self.refresh_bindings()
         if event.error == CANCELLED:
             self._set_status(f"Query cancelled after {event.seconds:.1f} s.", error=True)
