@@ -31,19 +31,7 @@ from lctui.store.db import open_store
 from lctui.tasks.budget import TEMPLATE_ALLOWANCE
 from lctui.tasks.registry import get_task, select_tasks
 
-TASKS = (
-    "niah_single_1",
-    "niah_single_2",
-    "niah_single_3",
-    "niah_multikey_1",
-    "niah_multikey_2",
-    "niah_multikey_3",
-    "niah_multivalue",
-    "niah_multiquery",
-    "vt",
-    "cwe",
-    "fwe",
-)
+TASKS = tuple(task.name for task in select_tasks("ruler"))  # the 11 synthetic tasks
 ORIGIN = "ruler-"  # example ids of RULER's examples start with this
 
 
@@ -96,7 +84,7 @@ def main() -> None:
     parser.add_argument("--n", type=int, default=10)
     args = parser.parse_args()
     models = [resolve_model(name, {}) for name in args.models.split(",")]
-    tasks = select_tasks(",".join(TASKS))
+    tasks = select_tasks("ruler")
     common = dict(models=models, tasks=tasks, lengths=[args.length], n=args.n)
     run(args.db, RunRequest(**common, tokenizer="o200k_base"))  # type: ignore[arg-type]
     theirs = ruler_examples(args.ruler_examples, args.length, args.n)
