@@ -52,8 +52,10 @@ LIFEVAL_POINTS = """
         json_extract_string(e.metadata, '$.variable') AS variable
     FROM rubric AS r
     JOIN examples AS e ON e.example_id = r.example_id
+    -- The response's one lifeval score, whatever its metric is called (the published
+    -- scores' `ars`, lctui's own `lifeval_ars`): its value is the response total.
     LEFT JOIN latest_scores AS s
-        ON s.generation_id = r.generation_id AND s.scorer = r.scorer AND s.metric = 'ars'
+        ON s.generation_id = r.generation_id AND s.scorer = r.scorer
     WHERE r.scorer = 'lifeval' AND EXISTS (
         SELECT 1 FROM latest_scores AS scored
         WHERE scored.generation_id = r.generation_id AND scored.scorer = r.scorer

@@ -188,6 +188,12 @@ MIGRATIONS: tuple[Migration, ...] = (
         "scorer_version on scores and rubric points (0: before versions; NULL: no scorer's)",
         add_scorer_versions,
     ),
+    Migration(
+        9,
+        "lifeval views: lctui's own responses read their recorded total (metric lifeval_ars)",
+        lambda con: None,
+        views_only=True,
+    ),
 )
 SCHEMA_VERSION = MIGRATIONS[-1].version
 
