@@ -17,7 +17,12 @@ from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
+from lctui.tasks.registry import select_tasks
+
 REPOSITORY = "NVIDIA/RULER"
+# RULER's 11 synthetic tasks as lctui's registry names them, in RULER's order.
+RULER_TASKS: tuple[str, ...] = tuple(task.name for task in select_tasks("ruler"))
+NIAH: tuple[str, ...] = tuple(name for name in RULER_TASKS if name.startswith("niah_"))
 ROOT = Path(__file__).resolve().parents[2]
 FIXTURES = ROOT / "tests" / "parity"
 

@@ -22,6 +22,8 @@ import statistics
 from collections import defaultdict
 from pathlib import Path
 
+from ruler_common import RULER_TASKS
+
 from lctui.backends.registry import load_backend, resolve_model
 from lctui.core.types import Example
 from lctui.engine.plan import RunRequest
@@ -31,7 +33,6 @@ from lctui.store.db import open_store
 from lctui.tasks.budget import TEMPLATE_ALLOWANCE
 from lctui.tasks.registry import get_task, select_tasks
 
-TASKS = tuple(task.name for task in select_tasks("ruler"))  # the 11 synthetic tasks
 ORIGIN = "ruler-"  # example ids of RULER's examples start with this
 
 
@@ -39,7 +40,7 @@ def ruler_examples(folder: Path, length: int, n: int) -> list[Example]:
     """RULER's generated rows as lctui examples: its whole input (instruction, context and
     question in its own words) is the context, its answer prefix the prefix."""
     out = []
-    for name in TASKS:
+    for name in RULER_TASKS:
         task = get_task(name)
         lines = (folder / f"{name}_{length}" / "validation.jsonl").read_text().splitlines()
         for line in lines[:n]:
@@ -105,7 +106,7 @@ def main() -> None:
     print("model | task | lctui | RULER's examples | n")
     for model in sorted({m for m, _, _ in scores}):
         means = {"lctui": [], "ruler": []}  # type: dict[str, list[float]]
-        for task in TASKS:
+        for task in RULER_TASKS:
             ours, theirs_ = scores[model, task, "lctui"], scores[model, task, "ruler"]
             if not ours or not theirs_:
                 continue

@@ -29,7 +29,13 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
-from ruler_common import check_snapshot, run_in_snapshot_python, snapshot_commit, write_fixture
+from ruler_common import (
+    RULER_TASKS,
+    check_snapshot,
+    run_in_snapshot_python,
+    snapshot_commit,
+    write_fixture,
+)
 
 from lctui.core.types import Example
 from lctui.tasks import get_task
@@ -38,19 +44,6 @@ from lctui.tasks.tokenizers import reference_tokenizer
 TOKENIZER = "o200k_base"
 SEED = 0
 INDICES = (0, 1)
-RULER_TASKS = (
-    "niah_single_1",
-    "niah_single_2",
-    "niah_single_3",
-    "niah_multikey_1",
-    "niah_multikey_2",
-    "niah_multikey_3",
-    "niah_multivalue",
-    "niah_multiquery",
-    "vt",
-    "cwe",
-    "fwe",
-)
 # Every task at 4K; cwe's short regime at 2K; fwe's larger vocabulary and vt at 8K.
 CELLS = [(task, 4096) for task in RULER_TASKS] + [("cwe", 2048), ("fwe", 8192), ("vt", 8192)]
 LONG = 2000  # outputs longer than this are stored as a recipe

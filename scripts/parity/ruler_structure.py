@@ -28,20 +28,16 @@ import shutil
 import tempfile
 from pathlib import Path
 
-from ruler_common import check_snapshot, run_in_snapshot_python, snapshot_commit, write_fixture
+from ruler_common import (
+    NIAH,
+    check_snapshot,
+    run_in_snapshot_python,
+    snapshot_commit,
+    write_fixture,
+)
 
 from lctui.tasks.corpora import sotu_speeches
 
-NIAH = (
-    "niah_single_1",
-    "niah_single_2",
-    "niah_single_3",
-    "niah_multikey_1",
-    "niah_multikey_2",
-    "niah_multikey_3",
-    "niah_multivalue",
-    "niah_multiquery",
-)
 # (task, length, examples): every task at 4K and 8K, cwe's short regime at 2K. Needle
 # tasks get more examples: their depth spread is compared as a distribution.
 JOBS = [
