@@ -13,22 +13,7 @@ import pytest
 from gold_runs import two_gold_runs
 from lctui.cli import main
 from lctui.store import cell_scores, open_store
-from unscored_runs import RUN_ARGS, delete_scores, gold_run, score_count
-
-
-@pytest.fixture(scope="module")
-def template(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    db = tmp_path_factory.mktemp("cli-unscored") / "gold.duckdb"
-    gold_run(db)  # gold on niah_single_1 and vt at 1K, 3 examples each
-    return db
-
-
-@pytest.fixture
-def db(template: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    monkeypatch.setenv("COLUMNS", "200")  # rich tables on one line each
-    copy = tmp_path / "gold.duckdb"
-    shutil.copy(template, copy)
-    return copy
+from unscored_runs import RUN_ARGS, delete_scores, score_count
 
 
 def _means(db: Path) -> dict[str, tuple[float | None, int]]:

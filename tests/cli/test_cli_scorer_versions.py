@@ -5,7 +5,6 @@
 from __future__ import annotations
 
 import json
-import shutil
 from pathlib import Path
 
 import duckdb
@@ -15,22 +14,7 @@ from gold_runs import two_gold_runs
 from lctui.cli import main
 from lifbench_data import write_csv
 from outdated_runs import bump, run_ids, stored_versions
-from unscored_runs import RUN_ARGS, delete_scores, gold_run
-
-
-@pytest.fixture(scope="module")
-def template(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    db = tmp_path_factory.mktemp("cli-versions") / "gold.duckdb"
-    gold_run(db)  # gold on niah_single_1 and vt at 1K, 3 examples each
-    return db
-
-
-@pytest.fixture
-def db(template: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    monkeypatch.setenv("COLUMNS", "200")  # rich tables on one line each
-    copy = tmp_path / "gold.duckdb"
-    shutil.copy(template, copy)
-    return copy
+from unscored_runs import RUN_ARGS, delete_scores
 
 
 def _warnings(err: str) -> list[str]:
