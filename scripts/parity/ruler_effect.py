@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import dataclasses
 import json
 import statistics
 from collections import defaultdict
@@ -86,10 +87,12 @@ def main() -> None:
     args = parser.parse_args()
     models = [resolve_model(name, {}) for name in args.models.split(",")]
     tasks = select_tasks("ruler")
-    common = dict(models=models, tasks=tasks, lengths=[args.length], n=args.n)
-    run(args.db, RunRequest(**common, tokenizer="o200k_base"))  # type: ignore[arg-type]
+    ours = RunRequest(
+        models=models, tasks=tasks, lengths=[args.length], n=args.n, tokenizer="o200k_base"
+    )
+    run(args.db, ours)
     theirs = ruler_examples(args.ruler_examples, args.length, args.n)
-    run(args.db, RunRequest(**common, tokenizer="o200k_base", examples=theirs))  # type: ignore[arg-type]
+    run(args.db, dataclasses.replace(ours, examples=theirs))
     golds = {e.example_id: e.gold for e in theirs}
     scores: dict[tuple[str, str, str], list[float]] = defaultdict(list)
     with open_store(args.db, read_only=True) as store:
@@ -105,7 +108,7 @@ def main() -> None:
             scores[model, task, side].append(string_match_all(output or "", answers))
     print("model | task | lctui | RULER's examples | n")
     for model in sorted({m for m, _, _ in scores}):
-        means = {"lctui": [], "ruler": []}  # type: dict[str, list[float]]
+        means: dict[str, list[float]] = {"lctui": [], "ruler": []}
         for task in RULER_TASKS:
             ours, theirs_ = scores[model, task, "lctui"], scores[model, task, "ruler"]
             if not ours or not theirs_:
