@@ -31,8 +31,9 @@ import duckdb
 
 from lctui.analysis.compare import compare
 from lctui.analysis.correlation import correlate
-from lctui.store import open_store, queries
+from lctui.store import open_store
 from lctui.store.derived import fill_derived
+from lctui.store.read import cells
 
 TASKS = 10
 LENGTHS = (4096, 8192, 16384, 32768, 65536)
@@ -99,7 +100,7 @@ _INSERTS = (
 # The pivot as it was before store migration 5: scores joined on the text generation
 # id and the task and length read from the examples table (the naive way).
 _TEXT_JOIN_PIVOT = f"""
-    SELECT model, e.task, e.length, {queries.CELL_AGGREGATES}
+    SELECT model, e.task, e.length, {cells.CELL_AGGREGATES}
     FROM (
         SELECT coalesce(m.name, g.model_id) AS model, g.example_id,
                coalesce(s.status, g.status) AS status, s.value AS score,
@@ -186,7 +187,7 @@ def main() -> None:
     with open_store(ab, read_only=True) as store:
         _, naive = timed(lambda: text_join_pivot(store), args.repeat)
         _, ours = report("pivot", "results pivot (cell_scores), 1M rows", *timed(
-            lambda: queries.cell_scores(store), args.repeat))  # fmt: skip
+            lambda: cells.cell_scores(store), args.repeat))  # fmt: skip
         print(f"{'  same pivot joining on text ids':<44} warm {naive:7.0f} ms  "
               f"text/ours {naive / ours:5.2f}")  # fmt: skip
         result = compare(store, "run:run-0", "run:run-1")
@@ -200,7 +201,7 @@ def main() -> None:
     print(f"built {many}: 20 models x {examples_ab // 10:,} generations in {took:.1f} s")
     with open_store(many, read_only=True) as store:
         report("pivot", "results pivot (cell_scores), 1M rows", *timed(
-            lambda: queries.cell_scores(store), args.repeat))  # fmt: skip
+            lambda: cells.cell_scores(store), args.repeat))  # fmt: skip
         report("correlation", "correlation by task, all lengths", *timed(
             lambda: correlate(store), args.repeat))  # fmt: skip
         report("correlation", "correlation by category @ 64k", *timed(

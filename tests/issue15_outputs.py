@@ -12,7 +12,7 @@ from pathlib import Path
 from lctui.core.types import Example, Generation, GenerationStatus
 from lctui.scoring import score_example
 from lctui.store import open_store
-from lctui.store.queries import load_example
+from lctui.store.read.generations import load_example
 
 
 def issue15_output(example: Example) -> str:

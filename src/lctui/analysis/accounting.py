@@ -12,7 +12,8 @@ from collections.abc import Mapping
 from dataclasses import asdict, dataclass
 from typing import Any
 
-from lctui.store.queries import Source, query_arrow
+from lctui.store.read.arrow import query_arrow
+from lctui.store.read.source import Source
 
 Prices = Mapping[str, tuple[float, float]]
 

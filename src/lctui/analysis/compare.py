@@ -4,7 +4,7 @@ A side is a model name (or fingerprint), `run:RUN_ID`, or `run:RUN_ID@MODEL` whe
 run holds several models. Each side keeps its latest generation per example and metric
 (latest start; ties broken by a hash of the generation id) with its latest score; only
 examples both sides have are compared. Scores follow the per-cell rules of
-store/queries.py: unparsed counts as 0; errors, cancelled generations and generations
+store/read/: unparsed counts as 0; errors, cancelled generations and generations
 without a score (missing, never paired as a 0) are left out and counted. One DuckDB
 query aligns the pairs and returns, as Arrow, per-cell counts, the counts of each
 paired difference and the changed pairs; numpy/scipy compute the statistics per
@@ -28,9 +28,9 @@ from lctui.analysis import stats
 from lctui.analysis.outdated import find_outdated, outdated_runs
 from lctui.analysis.pairing import NoPairs, Side, explain_no_pairs
 from lctui.core.errors import UserInputError
-from lctui.store import queries
 from lctui.store.db import Store
 from lctui.store.outdated import OutdatedScores
+from lctui.store.read import arrow, generations
 
 CHANGED_THRESHOLD = 0.5  # |A - B| at or above this makes a pair "changed"
 CHANGED_LIMIT = 1000  # changed pairs fetched (the counts cover all of them)
@@ -297,7 +297,7 @@ def compare(
             list(side_a.model_ids), side_a.run_id, list(side_b.model_ids), side_b.run_id,
             threshold, changed_limit,
         ]  # fmt: skip
-        rows = queries.query_arrow(cur, _COMPARE_SQL, params)
+        rows = arrow.query_arrow(cur, _COMPARE_SQL, params)
     finally:
         cur.close()
     kinds = rows.column("kind")
@@ -415,7 +415,7 @@ class DiffSpan:
 
 @dataclass(frozen=True)
 class SideBySide:
-    """Both generations of a changed pair (as queries.get_generation gives them, with
+    """Both generations of a changed pair (as generations.get_generation gives them, with
     their scores and rubric points) and the word-level diff of their outputs."""
 
     a: dict[str, Any]
@@ -438,8 +438,8 @@ def output_diff(a: str, b: str) -> list[DiffSpan]:
 
 def side_by_side(store: Store, changed: ChangedExample) -> SideBySide:
     """What the side-by-side view shows for one changed pair."""
-    gen_a = queries.get_generation(store, changed.generation_a)
-    gen_b = queries.get_generation(store, changed.generation_b)
+    gen_a = generations.get_generation(store, changed.generation_a)
+    gen_b = generations.get_generation(store, changed.generation_b)
     if gen_a is None or gen_b is None:
         raise UserInputError(f"a generation of example {changed.example_id} is no longer stored")
     return SideBySide(gen_a, gen_b, output_diff(gen_a["output"] or "", gen_b["output"] or ""))

@@ -1,7 +1,7 @@
 """Spearman rank correlation across models between tasks or categories (HELMET's
 figures 3-5), the scatter behind one coefficient, and synthetic vs downstream.
 
-A model's score on a task at one length is the mean of its cell (store/queries.py's
+A model's score on a task at one length is the mean of its cell (store/read/'s
 rules: unparsed counts as 0, errors are left out); without a length it is the mean of
 its cells over the lengths it has. A category's score is the plain mean of its tasks'
 scores. Reference pseudo-models (gold, LIFBench's `standard`) are never counted.
@@ -18,8 +18,8 @@ import numpy.typing as npt
 from lctui.analysis import stats
 from lctui.core.errors import UserInputError
 from lctui.core.lengths import format_length
-from lctui.store import queries
 from lctui.store.db import Store
+from lctui.store.read import cells
 
 BY = ("task", "category")
 SYNTHETIC = "synthetic"
@@ -27,7 +27,7 @@ TIE_DECIMALS = 12  # scores equal to this many decimals rank as ties
 
 _SCORES = f"""
     WITH cells AS (
-        SELECT model, task, min(category) AS category, length, {queries.CELL_AGGREGATES}
+        SELECT model, task, min(category) AS category, length, {cells.CELL_AGGREGATES}
         FROM results_core
         WHERE NOT reference AND ($length IS NULL OR length = $length)
           AND ($models IS NULL OR list_contains($models, model))

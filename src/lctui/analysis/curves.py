@@ -1,7 +1,7 @@
 """Length and depth views: score vs length per model and task, RULER's effective length,
 and depth x length grids for needle tasks.
 
-Every mean follows store/queries.py's per-cell rules (unparsed counts as 0; errors,
+Every mean follows store/read/'s per-cell rules (unparsed counts as 0; errors,
 cancelled generations and missing scores are counted apart and left out).
 """
 
@@ -13,8 +13,8 @@ from dataclasses import dataclass
 
 from lctui.core.errors import UserInputError
 from lctui.core.lengths import format_length
-from lctui.store import queries
 from lctui.store.db import Store
+from lctui.store.read import cells as cell_reads
 
 # RULER's threshold: Llama-2-7B's mean score at 4K, 85.6 on a 0-100 scale.
 RULER_THRESHOLD = 0.856
@@ -47,9 +47,9 @@ def length_curves(
     tasks: Sequence[str] | None = None,
     run_id: str | None = None,
 ) -> list[LengthCurve]:
-    """One curve per model and task, from the per-cell means of queries.cell_scores."""
+    """One curve per model and task, from the per-cell means of cell_reads.cell_scores."""
     curves: dict[tuple[str, str], LengthCurve] = {}
-    for cell in queries.cell_scores(store, run_id=run_id, models=models, tasks=tasks):
+    for cell in cell_reads.cell_scores(store, run_id=run_id, models=models, tasks=tasks):
         curve = curves.setdefault(
             (cell.model, cell.task), LengthCurve(cell.model, cell.task, cell.reference, [])
         )
@@ -143,7 +143,7 @@ def depth_grids(
     *,
     models: Sequence[str] | None = None,
     tasks: Sequence[str] | None = None,
-    bucket: float = queries.DEPTH_BUCKET,
+    bucket: float = cell_reads.DEPTH_BUCKET,
 ) -> list[DepthGrid]:
     """One grid per model and task whose examples record a needle depth.
 
@@ -152,7 +152,7 @@ def depth_grids(
     """
     if not 0 < bucket <= 100:
         raise UserInputError(f"depth bucket {bucket} must be in (0, 100] percent")
-    rows = queries.depth_cells(store, bucket=bucket, models=models, tasks=tasks)
+    rows = cell_reads.depth_cells(store, bucket=bucket, models=models, tasks=tasks)
     cells: dict[tuple[str, str], dict[tuple[float, int], tuple[float | None, int]]] = {}
     for model, task, length, depth, mean, _stderr, n_scored, *_ in rows:
         grid = cells.setdefault((str(model), str(task)), {})

@@ -13,7 +13,7 @@ from collections.abc import Sequence
 
 from lctui.scoring.versions import current_versions
 from lctui.store.outdated import OutdatedScores, outdated_scores
-from lctui.store.queries import Source
+from lctui.store.read.source import Source
 
 SHOWN_RUNS = 3  # runs named in a line; more are counted
 

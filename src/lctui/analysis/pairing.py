@@ -16,7 +16,7 @@ from lctui.core.lengths import format_length
 from lctui.store.pairing import TRAITS, example_traits, shared_examples
 
 if TYPE_CHECKING:
-    from lctui.store.queries import Source
+    from lctui.store.read.source import Source
 
 SHOWN_VALUES = 4
 _NAMES = {

@@ -19,8 +19,9 @@ from lctui.analysis.outdated import find_outdated, outdated_line
 from lctui.core.errors import UserInputError
 from lctui.core.formatting import fixed, interval, p_value
 from lctui.core.lengths import format_length
-from lctui.store import queries
 from lctui.store.db import Store
+from lctui.store.read import cells as cell_reads
+from lctui.store.read import runs
 
 FORMATS = ("md", "html")
 CHANGED_SHOWN = 20
@@ -229,14 +230,14 @@ def correlation_blocks(matrix: CorrelationMatrix) -> list[Block]:
 
 def run_blocks(store: Store, run_id: str | None = None) -> list[Block]:
     """A run (the latest if None): its summary and the model x task x length heatmap."""
-    summary = queries.run_summary(store, run_id)
+    summary = runs.run_summary(store, run_id)
     if summary is None:
         raise UserInputError(
             f"no run {run_id!r} in {store.where}" if run_id else f"{store.where} holds no run"
         )
-    cells = queries.cell_scores(store, run_id=summary.run_id)
+    cells = cell_reads.cell_scores(store, run_id=summary.run_id)
     lengths = sorted({c.length for c in cells})
-    grid: dict[tuple[str, str], dict[int, queries.CellScore]] = {}
+    grid: dict[tuple[str, str], dict[int, cell_reads.CellScore]] = {}
     for c in cells:
         grid.setdefault((c.model, c.task), {})[c.length] = c
     rows, heat = [], []
@@ -267,7 +268,7 @@ def run_blocks(store: Store, run_id: str | None = None) -> list[Block]:
     ]
 
 
-def _cell_text(cell: queries.CellScore) -> str:
+def _cell_text(cell: cell_reads.CellScore) -> str:
     """'0.67 n=3', with the errors and the missing scores counted apart."""
     text = f"{fixed(cell.mean_score, 2)} n={cell.n_scored}"
     if cell.n_error:

@@ -47,7 +47,7 @@ from lctui.store.judge_calls import (
     judge_candidates,
     lookup_judge_calls,
 )
-from lctui.store.queries import load_example
+from lctui.store.read.generations import load_example
 from lctui.store.storable import repair_text
 
 BackendLoader = Callable[[ModelSpec, "str | None"], Backend]

@@ -19,7 +19,8 @@ from lctui.core.types import Example
 from lctui.scoring import score_example
 from lctui.scoring.versions import current_versions
 from lctui.store import Store
-from lctui.store.queries import Source, load_example
+from lctui.store.read.generations import load_example
+from lctui.store.read.source import Source
 from lctui.store.rescoring import ScoreTarget, Which, score_targets, stored_outputs
 
 CHUNK = 256  # generations scored per read and flush

@@ -19,8 +19,10 @@ import duckdb
 from lctui.core.errors import NotWritableError, StoreError
 from lctui.core.paths import default_db_path
 from lctui.core.types import Example, Generation, ModelSpec, Score
-from lctui.store import queries, schema
+from lctui.store import schema
 from lctui.store.closing import ClosesOnExit
+from lctui.store.read import cells as cell_reads
+from lctui.store.read import generations
 from lctui.store.run_status import mark_interrupted_runs
 from lctui.store.schema import migrate
 from lctui.store.views import create_views
@@ -171,9 +173,9 @@ class Store(ClosesOnExit):
         return self._writer.backlog()
 
     def stored_keys(self, keys: Sequence[str]) -> set[str]:
-        return queries.stored_keys(self, keys)
+        return generations.stored_keys(self, keys)
 
-    # -- reads (see queries.py) ---------------------------------------------------------
+    # -- reads (see store/read/) ---------------------------------------------------------
 
     def cell_summary(
         self,
@@ -184,13 +186,13 @@ class Store(ClosesOnExit):
         versions: Mapping[str, int] | None = None,
     ) -> list[dict[str, Any]]:
         """`cell_scores` as dicts, for the CLI's final table."""
-        cells = queries.cell_scores(
+        cells = cell_reads.cell_scores(
             self, run_id=run_id, models=models, tasks=tasks, lengths=lengths, versions=versions
         )
         return [cell.as_dict() for cell in cells]
 
     def get_generation(self, generation_id: str) -> dict[str, Any] | None:
-        return queries.get_generation(self, generation_id)
+        return generations.get_generation(self, generation_id)
 
     # -- lifetime --------------------------------------------------------------------------
 

@@ -20,7 +20,7 @@ import duckdb
 import pyarrow as pa
 
 from lctui.core.errors import StoreError
-from lctui.store.queries import Source, _cursor
+from lctui.store.read.source import Source, cursor_of
 from lctui.store.rows import to_json
 from lctui.store.storable import repair_text
 
@@ -77,7 +77,7 @@ def add_judge_calls(src: Source, calls: Sequence[JudgeCall]) -> int:
         },
         schema=_SCHEMA,
     )
-    with _cursor(src) as cur:
+    with cursor_of(src) as cur:
         try:
             cur.register("_lctui_judge_calls", table)
             try:
@@ -96,7 +96,7 @@ def lookup_judge_calls(
     wanted = sorted(set(prompt_hashes))
     if not wanted:
         return {}
-    with _cursor(src) as cur:
+    with cursor_of(src) as cur:
         rows = cur.execute(
             "SELECT call_id, generation_id, judge_model, prompt_hash, prompt, response, parsed, "
             "epoch_us(created_at) FROM judge_calls "
@@ -124,7 +124,7 @@ def _call(row: tuple[Any, ...]) -> JudgeCall:
 def judge_candidates(src: Source, run_id: str | None = None) -> list[tuple[str, str, str]]:
     """(generation_id, example_id, output) of the latest successful generations whose
     example asks for a judge, optionally of one run only."""
-    with _cursor(src) as cur:
+    with cursor_of(src) as cur:
         rows = cur.execute(
             "SELECT g.generation_id, g.example_id, g.output FROM latest_generations AS g "
             "JOIN examples AS e ON e.example_id = g.example_id "

@@ -11,7 +11,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from lctui.store.queries import Source, _cursor
+from lctui.store.read.source import Source, cursor_of
 from lctui.store.scorer_versions import CURRENT_VERSION, version_params
 
 
@@ -87,6 +87,6 @@ def outdated_scores(
         "with_reference": with_reference,
     }
     generations = "generations" if every_attempt else "latest_generations"
-    with _cursor(src) as cur:
+    with cursor_of(src) as cur:
         rows = cur.execute(_OUTDATED_SQL.format(generations=generations), params).fetchall()
     return [OutdatedScores(*row) for row in rows]

@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from lctui.store.queries import Source, _cursor
+from lctui.store.read.source import Source, cursor_of
 
 # Example columns that enter an example's id, in the order a reason names them.
 TRAITS = ("tokenizer", "length", "seed", "task", "template_overhead", "params", "idx")
@@ -47,7 +47,7 @@ def example_traits(
 ) -> tuple[dict[str, set[str]], int, int]:
     """The distinct values of every trait among a side's examples (as text), the number
     of examples its generations name, and how many of those are stored."""
-    with _cursor(src) as cur:
+    with cursor_of(src) as cur:
         row: Any = cur.execute(_TRAITS_SQL, [list(model_ids), run_id]).fetchone()
     values = {trait: {v for v in row[i] or () if v is not None} for i, trait in enumerate(TRAITS)}
     return values, int(row[len(TRAITS)]), int(row[len(TRAITS) + 1])
@@ -59,6 +59,6 @@ def shared_examples(
     b: tuple[Sequence[str], str | None],
 ) -> int:
     """How many example ids both sides have a generation of (scored or not)."""
-    with _cursor(src) as cur:
+    with cursor_of(src) as cur:
         row: Any = cur.execute(_SHARED_SQL, [list(a[0]), a[1], list(b[0]), b[1]]).fetchone()
     return int(row[0])

@@ -17,7 +17,7 @@ from typing import Literal
 
 import pyarrow as pa
 
-from lctui.store.queries import Source, _cursor
+from lctui.store.read.source import Source, cursor_of
 from lctui.store.scorer_versions import CURRENT_VERSION, PUBLISHED_BACKEND, version_params
 
 # missing: no rule-based score; outdated: scored by an older scorer version; stale:
@@ -89,7 +89,7 @@ def score_targets(
         "tasks": None if tasks is None else list(tasks),
         "lengths": None if lengths is None else [int(n) for n in lengths],
     }
-    with _cursor(src) as cur:
+    with cursor_of(src) as cur:
         rows = cur.execute(_TARGETS_SQL, params).fetchall()
     return [ScoreTarget(*row) for row in rows]
 
@@ -99,7 +99,7 @@ def stored_outputs(src: Source, generation_ids: Sequence[str]) -> dict[str, str]
     wanted = pa.table({"generation_id": pa.array(list(generation_ids), pa.large_string())})
     if wanted.num_rows == 0:
         return {}
-    with _cursor(src) as cur:
+    with cursor_of(src) as cur:
         cur.register("_lctui_wanted_generations", wanted)
         try:
             rows = cur.execute(

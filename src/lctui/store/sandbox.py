@@ -30,7 +30,7 @@ import pyarrow as pa
 from lctui.core.errors import StoreError
 from lctui.store.closing import ClosesOnExit
 from lctui.store.db import Store, connect_waiting
-from lctui.store.queries import query_arrow
+from lctui.store.read.arrow import query_arrow
 from lctui.store.sql_gate import REFUSED
 
 # Checked against duckdb_settings() of duckdb 2.0.1 (tests/store/test_store_sandbox.py

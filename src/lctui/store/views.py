@@ -91,7 +91,7 @@ from lctui.store.stats_views import STATS_VIEWS
 
 # The status of a latest generation `g` with its latest rule-based score `s` (NULL when
 # it has none): a generation that succeeded without a score is `unscored`, never `ok`,
-# so that no mean can read its missing score as a 0 (store/queries.py, analysis/).
+# so that no mean can read its missing score as a 0 (store/read/, analysis/).
 RESULT_STATUS = "coalesce(s.status, CASE WHEN g.status = 'ok' THEN 'unscored' ELSE g.status END)"
 
 # The columns of `results` (name, SQL); those reading the example (e.) are left out of

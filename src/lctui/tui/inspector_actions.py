@@ -1,6 +1,6 @@
 """What the inspector's actions do, apart from the screen: re-score, re-run, export.
 
-Plain functions over the record of `lctui.store.queries.get_generation`, so they can
+Plain functions over the record of `lctui.store.read.get_generation`, so they can
 run in worker threads and be tested without a terminal.
 """
 
@@ -17,7 +17,7 @@ from lctui.core.types import Example, ModelSpec, Score
 from lctui.engine import RunRequest
 from lctui.scoring import score_example
 from lctui.store import Store
-from lctui.store.queries import get_generation, load_example
+from lctui.store.read.generations import get_generation, load_example
 from lctui.tasks import get_task
 from lctui.tasks.tokenizers import REFERENCE_TOKENIZERS
 

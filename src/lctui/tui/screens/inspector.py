@@ -28,7 +28,7 @@ from lctui.backends import resolve_model
 from lctui.core.errors import LctuiError
 from lctui.core.lengths import format_length
 from lctui.core.types import ModelSpec, Score
-from lctui.store.queries import get_generation
+from lctui.store.read.generations import get_generation
 from lctui.tui.inspector_actions import (
     already_stored,
     export_path,

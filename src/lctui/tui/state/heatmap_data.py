@@ -20,7 +20,7 @@ from lctui.analysis.outdated import find_outdated
 from lctui.core.lengths import format_length
 from lctui.scoring.versions import current_versions
 from lctui.store.outdated import OutdatedScores
-from lctui.store.queries import CELL_AGGREGATES, depth_cells
+from lctui.store.read.cells import CELL_AGGREGATES, depth_cells
 from lctui.store.scorer_versions import outdated_aggregate
 from lctui.tui.widgets.heatmap import HeatCell, HeatGrid, HeatRow
 
@@ -184,7 +184,7 @@ def _cell_stats(counts: Sequence[Any], n_outdated: Any) -> CellStats:
     )
 
 
-# The same per-cell rules as the CLI's table (lctui.store.queries.CELL_AGGREGATES).
+# The same per-cell rules as the CLI's table (lctui.store.read.CELL_AGGREGATES).
 _CELLS_SQL = f"""
     SELECT model, task, length, {CELL_AGGREGATES}, {{outdated}} AS n_outdated
     FROM results_core

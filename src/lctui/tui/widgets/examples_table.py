@@ -14,7 +14,7 @@ from rich.text import Text
 from textual.binding import Binding, BindingType
 from textual.widgets import DataTable
 
-from lctui.store.queries import DEPTH_BUCKET
+from lctui.store.read.cells import DEPTH_BUCKET
 from lctui.tui.state.heatmap_data import CellKey
 
 ExampleFilter = Literal["all", "failures", "unparsed", "errors"]

@@ -1,0 +1,132 @@
+"""Per-cell means and counts (model x task x length, and by needle depth): the rules
+the CLI's table, the heatmap, curves and reports share."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import asdict, dataclass
+from typing import Any
+
+from lctui.store.read.source import Source, cursor_of, dict_rows
+from lctui.store.scorer_versions import outdated_aggregate
+
+
+@dataclass(frozen=True)
+class CellScore:
+    """One model x task x length cell of the latest results (errors and missing scores
+    excluded from means, counted apart)."""
+
+    model: str
+    task: str
+    length: int
+    metric: str | None
+    mean_score: float | None  # over ok and unparsed (unparsed count as 0)
+    stderr: float | None  # standard error of that mean
+    n_scored: int  # ok + unparsed
+    n_ok: int
+    n_unparsed: int
+    n_error: int
+    n_cancelled: int
+    n_unscored: int  # succeeded but has no score (missing, not 0): `lctui rescore`
+    reference: bool
+    # Scored by an older version of its scorer than the `versions` asked about (0 when
+    # none were given): `lctui rescore` scores them again.
+    n_outdated: int = 0
+
+    def as_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+# The per-cell rules shared by the CLI's table and the TUI's heatmap: errors, cancelled
+# generations and generations without a score (`unscored`, store/views.py) are counted
+# apart and never enter the mean. Only rows with a score row are `ok` or `unparsed`;
+# an unparsed one scores 0 even if its scorer wrote no value. Rows, not distinct
+# generations, are counted, like the mean (one score row per generation and metric).
+# Columns in this order: mean_score, stderr, n_scored, n_unparsed, n_error,
+# n_cancelled, n_unscored, reference (heatmap_data reads them by position).
+CELL_AGGREGATES = """
+    avg(coalesce(score, 0)) FILTER (WHERE status IN ('ok', 'unparsed')) AS mean_score,
+    stddev_samp(coalesce(score, 0)) FILTER (WHERE status IN ('ok', 'unparsed'))
+        / sqrt(count(*) FILTER (WHERE status IN ('ok', 'unparsed'))) AS stderr,
+    count(*) FILTER (WHERE status IN ('ok', 'unparsed')) AS n_scored,
+    count(*) FILTER (WHERE status = 'unparsed') AS n_unparsed,
+    count(*) FILTER (WHERE status = 'error') AS n_error,
+    count(*) FILTER (WHERE status = 'cancelled') AS n_cancelled,
+    count(*) FILTER (WHERE status = 'unscored') AS n_unscored,
+    bool_or(reference) AS reference
+"""
+
+# Needle depths are requested on a 10 % grid (RULER's 0, 10, ..., 100) and land a little
+# off it once snapped to sentence boundaries, so rounding recovers the requested depth.
+DEPTH_BUCKET = 10.0
+_DEPTH_CELLS_SQL = f"""
+    SELECT model, task, length, round(depth / $bucket) * $bucket AS depth_bucket,
+           {CELL_AGGREGATES}, {{outdated}} AS n_outdated
+    FROM results
+    WHERE depth IS NOT NULL AND length IS NOT NULL
+      AND ($models IS NULL OR list_contains($models, model))
+      AND ($tasks IS NULL OR list_contains($tasks, task))
+    GROUP BY model, task, length, depth_bucket
+    ORDER BY model, task, depth_bucket, length
+"""
+
+
+def depth_cells(
+    src: Source,
+    *,
+    bucket: float = DEPTH_BUCKET,
+    models: Sequence[str] | None = None,
+    tasks: Sequence[str] | None = None,
+    versions: Mapping[str, int] | None = None,
+) -> list[tuple[Any, ...]]:
+    """Per model, task, length and depth bucket (depth rounded to a multiple of `bucket`
+    percent): model, task, length, depth_bucket, then the CELL_AGGREGATES columns, then
+    n_outdated (rows scored by an older version than `versions` gives, 0 without)."""
+    params = {
+        "bucket": float(bucket),
+        "models": None if models is None else list(models),
+        "tasks": None if tasks is None else list(tasks),
+    }
+    with cursor_of(src) as cur:
+        outdated, version_params = outdated_aggregate(cur, versions)
+        sql = _DEPTH_CELLS_SQL.format(outdated=outdated)
+        return cur.execute(sql, {**params, **version_params}).fetchall()
+
+
+def cell_scores(
+    src: Source,
+    *,
+    run_id: str | None = None,
+    models: Sequence[str] | None = None,
+    tasks: Sequence[str] | None = None,
+    lengths: Sequence[int] | None = None,
+    versions: Mapping[str, int] | None = None,
+) -> list[CellScore]:
+    """Mean score and status counts per cell, from the `results_core` view.
+
+    `run_id` keeps cells whose latest generation came from that run; `models` matches
+    names or fingerprints. None means no filter. `versions` (scorer -> current version,
+    lctui.scoring.versions) counts the scores an older version made (`n_outdated`).
+    """
+    sql = f"""
+        SELECT model, task, length, min(metric) AS metric, {CELL_AGGREGATES},
+               count(*) FILTER (WHERE status = 'ok') AS n_ok, {{outdated}} AS n_outdated
+        FROM results_core
+        WHERE ($run_id IS NULL OR run_id = $run_id)
+          AND ($models IS NULL OR list_contains($models, model)
+               OR list_contains($models, model_id))
+          AND ($tasks IS NULL OR list_contains($tasks, task))
+          AND ($lengths IS NULL OR list_contains($lengths, length))
+        GROUP BY model, task, length
+        ORDER BY model, task, length
+    """
+    params = {
+        "run_id": run_id,
+        "models": None if models is None else list(models),
+        "tasks": None if tasks is None else list(tasks),
+        "lengths": None if lengths is None else [int(n) for n in lengths],
+    }
+    with cursor_of(src) as cur:
+        outdated, version_params = outdated_aggregate(cur, versions)
+        cur.execute(sql.format(outdated=outdated), {**params, **version_params})
+        return [CellScore(**record) for record in dict_rows(cur)]

@@ -1,0 +1,100 @@
+"""Runs and what each ran: `lctui runs`-style summaries."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from lctui.store.read.source import Source, cursor_of, dict_rows
+from lctui.store.run_status import status_now
+from lctui.store.views import RESULT_STATUS
+
+
+@dataclass(frozen=True)
+class RunSummary:
+    """A run and the latest attempt of each generation key it ran."""
+
+    run_id: str
+    status: str
+    started_at: Any  # datetime (UTC, naive)
+    finished_at: Any
+    command: dict[str, Any]
+    lctui_version: str | None
+    host: str | None
+    pid: int | None  # of the process that ran it (NULL in files older than schema 7)
+    generations: int
+    ok: int
+    unparsed: int
+    errors: int
+    cancelled: int
+    unscored: int  # succeeded but have no score (missing, not 0): `lctui rescore`
+    mean_score: float | None  # over ok and unparsed: errors and missing scores left out
+    models: tuple[str, ...]
+    tasks: tuple[str, ...]
+    lengths: tuple[int, ...]
+
+
+_RUNS_SQL = f"""
+    WITH g AS (
+        SELECT * FROM generations WHERE $run_id IS NULL OR run_id = $run_id
+        QUALIFY row_number() OVER (
+            PARTITION BY run_id, gen_key ORDER BY started_at DESC NULLS LAST, generation_id DESC
+        ) = 1
+    ), r AS (
+        SELECT g.run_id, g.generation_id, coalesce(m.name, g.model_id) AS model, g.task,
+               g.length, {RESULT_STATUS} AS status, s.value AS score
+        FROM g
+        LEFT JOIN models AS m ON m.model_id = g.model_id
+        LEFT JOIN rule_scores AS s ON s.gen_hash = g.gen_hash
+    ), agg AS (
+        SELECT run_id,
+               count(DISTINCT generation_id) AS n,
+               count(DISTINCT generation_id) FILTER (WHERE status = 'ok') AS ok,
+               count(DISTINCT generation_id) FILTER (WHERE status = 'unparsed') AS unparsed,
+               count(DISTINCT generation_id) FILTER (WHERE status = 'error') AS errors,
+               count(DISTINCT generation_id) FILTER (WHERE status = 'cancelled') AS cancelled,
+               count(DISTINCT generation_id) FILTER (WHERE status = 'unscored') AS unscored,
+               avg(coalesce(score, 0)) FILTER (WHERE status IN ('ok', 'unparsed')) AS mean,
+               list_sort(list_distinct(list(model))) AS models,
+               list_sort(list_distinct(list(task))) AS tasks,
+               list_sort(list_distinct(list(length))) AS lengths
+        FROM r GROUP BY run_id
+    )
+    SELECT runs.*, coalesce(agg.n, 0) AS generations, coalesce(agg.ok, 0) AS ok,
+           coalesce(agg.unparsed, 0) AS unparsed, coalesce(agg.errors, 0) AS errors,
+           coalesce(agg.cancelled, 0) AS cancelled, coalesce(agg.unscored, 0) AS unscored,
+           agg.mean AS mean_score,
+           coalesce(agg.models, []) AS models, coalesce(agg.tasks, []) AS tasks,
+           coalesce(agg.lengths, []) AS lengths
+    FROM runs LEFT JOIN agg ON agg.run_id = runs.run_id
+    WHERE $run_id IS NULL OR runs.run_id = $run_id
+    ORDER BY runs.started_at DESC, runs.run_id DESC
+    LIMIT $limit
+"""
+
+
+def list_runs(src: Source, limit: int = 50) -> list[RunSummary]:
+    """The most recent runs first."""
+    return _runs(src, None, limit)
+
+
+def run_summary(src: Source, run_id: str | None = None) -> RunSummary | None:
+    """One run (the most recent if `run_id` is None), or None if there is none."""
+    found = _runs(src, run_id, 1)
+    return found[0] if found else None
+
+
+def _runs(src: Source, run_id: str | None, limit: int) -> list[RunSummary]:
+    with cursor_of(src) as cur:
+        cur.execute(_RUNS_SQL, {"run_id": run_id, "limit": limit})
+        records = dict_rows(cur)
+    out = []
+    for r in records:
+        r["command"] = r["command"] or {}
+        for key in ("models", "tasks", "lengths"):
+            r[key] = tuple(r[key])
+        # A run whose process is gone reads `interrupted` even before the next
+        # read-write open marks it so (without a pid, its process cannot be checked).
+        r["status"] = status_now(r["status"], r["host"], r["pid"], claim_held=True)
+        out.append(RunSummary(**r))
+    return out
