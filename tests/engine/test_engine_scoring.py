@@ -25,7 +25,8 @@ from lctui.engine import Engine, RunRequest, judging
 from lctui.engine.judging import Judging
 from lctui.engine.runner import RunOutcome
 from lctui.scoring import SCORER_FAILURE, register_scorer, score_recall
-from lctui.scoring.judge import QA, ROLE_QA, JudgePrompt, JudgeReply, JudgeTask, ask_judge
+from lctui.scoring.judge import QA, ROLE_QA, JudgePrompt, JudgeReply, JudgeTask
+from lctui.scoring.judge_call import ask_judge
 from lctui.store import open_store
 from lctui.tasks import select_tasks
 

@@ -23,6 +23,7 @@ from lctui.backends.prompting import check_prompt_format
 from lctui.backends.settings import read_params
 from lctui.core.backend_settings import settings_of, typed_default
 from lctui.core.errors import BackendError, UserInputError
+from lctui.core.text import shorten
 from lctui.core.types import ModelSpec
 
 # A server asking for a longer pause than this is treated as asking for this long:
@@ -313,7 +314,9 @@ def translate_error(exc: BaseException, url: str, key: str, key_env: str) -> Exc
     if isinstance(exc, openai.APIError):  # an error event inside the stream
         return RetryableError(f"{url} reported an error mid-stream: {redact(str(exc), key)}")
     if isinstance(exc, ValueError):  # the SSE data was not JSON
-        return RetryableError(f"malformed stream data from {url}: {redact(str(exc), key)[:200]}")
+        return RetryableError(
+            f"malformed stream data from {url}: {shorten(redact(str(exc), key), 200)}"
+        )
     # The HTTP library's own errors (a stream cut mid-way) and socket errors.
     return RetryableError(f"the stream from {url} broke: {type(exc).__name__}: {_reason(exc)}")
 

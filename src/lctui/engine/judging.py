@@ -34,12 +34,12 @@ from lctui.scoring.judge import (
     JudgePrompt,
     JudgeReply,
     JudgeTask,
-    ask_judge,
     judge_prompts,
     judge_score,
     judge_task,
     parse_reply,
 )
+from lctui.scoring.judge_call import ask_judge
 from lctui.scoring.versions import with_version
 from lctui.store.judge_calls import (
     JudgeCall,
