@@ -93,9 +93,7 @@ def test_no_sql_text_outside_store() -> None:
     found = _sites_outside_store()
     misplaced = [f"src/lctui/{name}:{line}" for name, lines in found.items() for line in lines]
     misplaced = [m for m in misplaced if m.split(":")[0].removeprefix("src/lctui/") not in ALLOWED]
-    assert misplaced == [], "SQL outside store/ (move it into store/read/): " + ", ".join(
-        misplaced
-    )
+    assert misplaced == [], "SQL outside store/ (move it into store/read/): " + ", ".join(misplaced)
 
 
 def test_every_allowed_site_still_holds_sql() -> None:
@@ -110,7 +108,7 @@ def test_the_check_finds_sql_and_lets_prose_and_quoted_examples_be(tmp_path: Pat
         '"""Docstring: SELECT x FROM y is prose here."""\n'
         "def f(cur, table):\n"
         '    """Runs SELECT * FROM runs."""\n'
-        '    help = \'e.g. "SELECT task, avg(score) FROM results GROUP BY task"\'\n'
+        "    help = 'e.g. \"SELECT task, avg(score) FROM results GROUP BY task\"'\n"
         '    hint = "select a run from the list"\n'
         '    cur.execute("SELECT count(*) "\n'
         '                "FROM generations")\n'
