@@ -11,7 +11,7 @@ The statistics over them are analysis/compare.py's.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
 
 import pyarrow as pa
 import pyarrow.compute as pc
@@ -181,10 +181,11 @@ def paired_scores(
     def of_kind(kind: str, names: Sequence[str]) -> pa.Table:
         return rows.filter(pc.equal(kinds, kind)).select(list(names))
 
-    cell_names = [f for f in PairCell.__dataclass_fields__]
-    cells = tuple(PairCell(**r) for r in of_kind("cell", cell_names).to_pylist())
+    cell_rows = of_kind("cell", [f.name for f in fields(PairCell)]).to_pylist()
+    cells = tuple(PairCell(**r) for r in cell_rows)
     diffs = of_kind("diff", ["task", "length", "metric", "d", "count"])
-    changed_rows = of_kind("changed", [*ChangedExample.__dataclass_fields__, "rank"]).to_pylist()
+    changed_names = [f.name for f in fields(ChangedExample)]
+    changed_rows = of_kind("changed", [*changed_names, "rank"]).to_pylist()
     in_order = sorted(changed_rows, key=lambda r: r.pop("rank"))  # joins do not keep it
     return PairedScores(cells, diffs, tuple(ChangedExample(**r) for r in in_order))
 
