@@ -1,8 +1,9 @@
 """Per-run accounting: tokens, throughput, time to first token and estimated cost.
 
-Numbers come from the `run_model_stats` and `judge_stats` SQL (store/stats_views.py);
-costs from the config's price table (dollars per million tokens), looked up by the
-model's name in lctui, then by the name its server knows. A model without a price has
+Numbers come from the `run_model_stats` and `judge_stats` views (store/stats_views.py,
+read by store/read/accounting.py); costs from the config's price table (dollars per
+million tokens), looked up by the model's name in lctui, then by the name its server
+knows. A model without a price has
 no cost (None), never a cost of 0.
 """
 
@@ -12,7 +13,7 @@ from collections.abc import Mapping
 from dataclasses import asdict, dataclass
 from typing import Any
 
-from lctui.store.read.arrow import query_arrow
+from lctui.store.read.accounting import judge_usage, run_model_usage
 from lctui.store.read.source import Source
 
 Prices = Mapping[str, tuple[float, float]]
@@ -91,13 +92,9 @@ def model_stats(
     src: Source, run_id: str | None = None, prices: Prices | None = None
 ) -> list[ModelStats]:
     """Per run and model, most recent runs first (all runs when `run_id` is None)."""
-    sql = (
-        "SELECT s.* FROM run_model_stats AS s LEFT JOIN runs USING (run_id) "
-        "WHERE CAST(? AS TEXT) IS NULL OR s.run_id = ? "
-        "ORDER BY runs.started_at DESC NULLS LAST, s.run_id DESC, s.model"
-    )
     out = []
-    for r in _fetch(src, sql, run_id):
+    for usage in run_model_usage(src, run_id):
+        r = asdict(usage)
         served = r.pop("served")
         price = price_of(prices or {}, r["model"], served)
         out.append(
@@ -115,12 +112,9 @@ def judge_stats(
     src: Source, run_id: str | None = None, prices: Prices | None = None
 ) -> list[JudgeStats]:
     """Judge calls per run and judge model."""
-    sql = (
-        "SELECT * EXCLUDE (judge_model) FROM judge_stats "
-        "WHERE CAST(? AS TEXT) IS NULL OR run_id = ? ORDER BY run_id, judge"
-    )
     out = []
-    for r in _fetch(src, sql, run_id):
+    for usage in judge_usage(src, run_id):
+        r = asdict(usage)
         price = price_of(prices or {}, r["judge"], r.pop("served"))
         cost = estimate_cost(price, r["prompt_tokens"], r["output_tokens"])
         out.append(JudgeStats(**r, cost_usd=cost))
@@ -143,8 +137,3 @@ def run_accounts(
         )
         for run in order
     ]
-
-
-def _fetch(src: Source, sql: str, run_id: str | None) -> list[dict[str, Any]]:
-    rows: list[dict[str, Any]] = query_arrow(src, sql, params=[run_id, run_id]).to_pylist()
-    return rows

@@ -4,7 +4,8 @@ figures 3-5), the scatter behind one coefficient, and synthetic vs downstream.
 A model's score on a task at one length is the mean of its cell (store/read/'s
 rules: unparsed counts as 0, errors are left out); without a length it is the mean of
 its cells over the lengths it has. A category's score is the plain mean of its tasks'
-scores. Reference pseudo-models (gold, LIFBench's `standard`) are never counted.
+scores (store/read/correlation.py reads them). Reference pseudo-models (gold,
+LIFBench's `standard`) are never counted.
 """
 
 from __future__ import annotations
@@ -19,26 +20,11 @@ from lctui.analysis import stats
 from lctui.core.errors import UserInputError
 from lctui.core.lengths import format_length
 from lctui.store.db import Store
-from lctui.store.read import cells
+from lctui.store.read.correlation import LABELS, label_scores
 
-BY = ("task", "category")
+BY = LABELS
 SYNTHETIC = "synthetic"
 TIE_DECIMALS = 12  # scores equal to this many decimals rank as ties
-
-_SCORES = f"""
-    WITH cells AS (
-        SELECT model, task, min(category) AS category, length, {cells.CELL_AGGREGATES}
-        FROM results_core
-        WHERE NOT reference AND ($length IS NULL OR length = $length)
-          AND ($models IS NULL OR list_contains($models, model))
-        GROUP BY model, task, length
-    ), tasks AS (
-        SELECT model, task, min(category) AS category, avg(mean_score) AS score
-        FROM cells WHERE mean_score IS NOT NULL GROUP BY model, task
-    )
-    SELECT model, {{label}} AS label, avg(score) AS score
-    FROM tasks WHERE {{label}} IS NOT NULL GROUP BY model, {{label}} ORDER BY model, label
-"""
 
 
 @dataclass(frozen=True)
@@ -125,16 +111,11 @@ def model_scores(
 def _fetch(
     store: Store, by: str, length: int | None, models: list[str] | None
 ) -> dict[str, list[Any]]:
-    cur = store.cursor()
-    try:
-        cur.execute(_SCORES.format(label=by), {"length": length, "models": models})
-        rows = cur.fetchall()
-    finally:
-        cur.close()
+    rows = label_scores(store, by, length, models)
     return {
-        "model": [str(r[0]) for r in rows],
-        "label": [str(r[1]) for r in rows],
-        "score": [float(r[2]) for r in rows],
+        "model": [r.model for r in rows],
+        "label": [r.label for r in rows],
+        "score": [r.score for r in rows],
     }
 
 

@@ -1,9 +1,8 @@
 """LIFEval metrics over stored rubric points: ARS, IFP per capability, IFS per perspective.
 
 The SQL (and the definitions, BENCHMARKS.md section 3) live in store/lifeval_views.py,
-which also serves them as the `lifeval_*` views; here they run on a temporary copy of
-the lifeval points, filtered to the models asked for, so the queries do not each
-re-evaluate the `rubric` view. Python only shapes the rows.
+which also serves them as the `lifeval_*` views; store/read/lifeval.py runs them for
+the models asked for. Python only shapes the rows.
 """
 
 from __future__ import annotations
@@ -15,28 +14,10 @@ from typing import Any
 
 from lctui.scoring.rubric import CAPABILITIES
 from lctui.store.db import Store
-from lctui.store.lifeval_views import (
-    LIFEVAL_POINTS,
-    LIFEVAL_UNSCORED,
-    PERSPECTIVES,
-    metric_queries,
-)
+from lctui.store.lifeval_views import PERSPECTIVES
+from lctui.store.read.lifeval import lifeval_metrics, lifeval_responses
 
 SCORER = "lifeval"
-
-# The lifeval points with their example's levels, copied once into a temporary table.
-_POINTS_TABLE = "_lctui_lifeval_points"
-_POINTS = f"""
-    CREATE OR REPLACE TEMP TABLE {_POINTS_TABLE} AS
-    SELECT * FROM ({LIFEVAL_POINTS})
-    WHERE $models IS NULL OR list_contains($models, model)
-"""
-_QUERIES = metric_queries(_POINTS_TABLE)
-_RESPONSES = _QUERIES["responses"]
-_RESPONSE_ROWS = f"""
-    SELECT model, task, expression, variable, length, ars FROM ({_RESPONSES})
-    ORDER BY model, task, length, expression, variable
-"""
 
 
 @dataclass
@@ -63,34 +44,6 @@ class LifbenchReport:
         return out
 
 
-def _fetch(
-    store: Store, models: Sequence[str] | None, queries: dict[str, str] | None = None
-) -> dict[str, list[tuple[Any, ...]]]:
-    """Rows of every metric query, run on one cursor (temporary tables are per cursor)."""
-    if queries is not None:
-        return _run(store, models, queries)
-    queries = {
-        "by_task": f"SELECT model, task, r_t, ars, n FROM ({_QUERIES['task_ars']}) "
-        "ORDER BY model, task",
-        "by_length": f"SELECT * FROM ({_QUERIES['length_ars']}) ORDER BY model, length",
-        "ifp": f"SELECT * FROM ({_QUERIES['ifp']}) ORDER BY model, capability",
-        "ifs": f"SELECT * FROM ({_QUERIES['ifs']}) ORDER BY model, perspective",
-        "unscored": f"SELECT model, unscored FROM ({LIFEVAL_UNSCORED}) ORDER BY model",
-    }
-    return _run(store, models, queries)
-
-
-def _run(
-    store: Store, models: Sequence[str] | None, queries: dict[str, str]
-) -> dict[str, list[tuple[Any, ...]]]:
-    cur = store.cursor()
-    try:
-        cur.execute(_POINTS, {"models": list(models) if models else None})
-        return {name: cur.execute(sql).fetchall() for name, sql in queries.items()}
-    finally:
-        cur.close()
-
-
 @dataclass(frozen=True)
 class ResponseArs:
     """The ARS of one stored lifeval response with its levels (length in x 1024 tokens)."""
@@ -105,8 +58,10 @@ class ResponseArs:
 
 def lifbench_responses(store: Store, models: Sequence[str] | None = None) -> list[ResponseArs]:
     """Per-response ARS as the metrics below use it (for checks and drill-downs)."""
-    rows = _fetch(store, models, {"responses": _RESPONSE_ROWS})["responses"]
-    return [ResponseArs(m, t, x, v, int(n) // 1024, float(a)) for m, t, x, v, n, a in rows]
+    return [
+        ResponseArs(r.model, r.task, r.expression, r.variable, r.length // 1024, r.ars)
+        for r in lifeval_responses(store, models)
+    ]
 
 
 def lifbench_reports(store: Store, models: Sequence[str] | None = None) -> list[LifbenchReport]:
@@ -118,29 +73,29 @@ def lifbench_reports(store: Store, models: Sequence[str] | None = None) -> list[
             reports[model] = LifbenchReport(model)
         return reports[model]
 
-    rows = _fetch(store, models)
+    rows = lifeval_metrics(store, models)
     weighted: dict[str, list[tuple[float, float]]] = defaultdict(list)
-    for model, task, r_t, ars, n in rows["by_task"]:
-        report = get(model)
-        report.ars_by_task[task] = float(ars)
-        report.responses += int(n)
-        weighted[model].append((float(r_t), float(ars)))
+    for t in rows.by_task:
+        report = get(t.model)
+        report.ars_by_task[t.task] = t.ars
+        report.responses += t.n
+        weighted[t.model].append((t.r_t, t.ars))
     for model, pairs in weighted.items():
         get(model).ars = sum(r * a for r, a in pairs) / sum(r for r, _ in pairs)
-    for model, length, ars in rows["by_length"]:
+    for n in rows.by_length:
         # Lengths are stored in tokens; LIFBench names intervals in units of 1024.
-        get(model).ars_by_length[int(length) // 1024] = float(ars)
-    for model, unscored in rows["unscored"]:
-        if not models or model in models:
-            get(model).unscored = int(unscored)
+        get(n.model).ars_by_length[n.length // 1024] = n.ars
+    for u in rows.unscored:
+        if not models or u.model in models:
+            get(u.model).unscored = u.unscored
     for report in reports.values():
         report.ifp = {cap.lower(): None for cap in CAPABILITIES}
-    for model, capability, ifp in rows["ifp"]:
-        get(model).ifp[str(capability).lower()] = float(ifp)
+    for c in rows.ifp:
+        get(c.model).ifp[c.capability.lower()] = c.ifp
     for report in reports.values():
         report.ifs = {p: None for p in (*PERSPECTIVES, "mean")}
-    for model, perspective, ifs in rows["ifs"]:
-        get(model).ifs[str(perspective)] = None if ifs is None else float(ifs)
+    for s in rows.ifs:
+        get(s.model).ifs[s.perspective] = s.ifs
     for report in reports.values():
         values = [report.ifs[p] for p in PERSPECTIVES]
         present = [v for v in values if v is not None]

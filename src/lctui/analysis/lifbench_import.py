@@ -32,6 +32,7 @@ from lctui.core.types import (
 )
 from lctui.scoring.lifeval.point_specs import LIFEVAL_TASKS, TaskSpec
 from lctui.store.db import Store
+from lctui.store.read.runs import run_generation_ids
 from lctui.store.scorer_versions import PUBLISHED_BACKEND
 
 SCORER = "lifeval"
@@ -120,7 +121,7 @@ def import_lifbench_scores(store: Store, folder: str | Path) -> ImportSummary:
     # Parse everything before writing, so a bad file leaves the database untouched.
     parsed = [_read_file(path) for path in paths]
     models = sorted({row[0] for _, _, rows in parsed for row in rows})
-    known = _stored_generations(store, [run_id_for(m) for m in models])
+    known = run_generation_ids(store, [run_id_for(m) for m in models])
     added = 0
     now = time.time()
     for model in models:
@@ -254,14 +255,3 @@ def _example(
             "imported_from": path.name,
         },
     )
-
-
-def _stored_generations(store: Store, run_ids: list[str]) -> set[str]:
-    cur = store.cursor()
-    try:
-        rows = cur.execute(
-            "SELECT generation_id FROM generations WHERE list_contains(?, run_id)", [run_ids]
-        ).fetchall()
-    finally:
-        cur.close()
-    return {str(r[0]) for r in rows}

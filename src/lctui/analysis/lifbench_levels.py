@@ -3,8 +3,9 @@
 For each model, perspective (expression, variable, length) and task: the mean ARS at
 every level of that perspective and the coefficient of variation of those means, as
 BENCHMARKS.md section 3 defines it; the mean of a perspective's CVs over tasks is the
-model's IFS for it (`lifbench_reports` computes the same number in one query). Built on
-the lifeval points table of `analysis.lifbench`, so both read the same responses.
+model's IFS for it (`lifbench_reports` computes the same number in one query). Read by
+store/read/lifeval.py from the same lifeval points as `analysis.lifbench`, so both
+read the same responses.
 """
 
 from __future__ import annotations
@@ -12,31 +13,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-from lctui.analysis.lifbench import _QUERIES, _RESPONSES, _fetch
 from lctui.store.db import Store
 from lctui.store.lifeval_views import PERSPECTIVES
-
-
-def _level_sql(perspective: str) -> str:
-    # Lengths are levels too: cast to text so the three perspectives share one shape.
-    return f"""
-        SELECT model, '{perspective}' AS perspective, task,
-               CAST({perspective} AS VARCHAR) AS level, avg(ars) AS ars
-        FROM resp GROUP BY model, task, {perspective}
-    """
-
-
-# One row per (model, perspective, task, level) with the level's mean ARS and the
-# task's CV over its levels (a window over the same rows, as the `ifs` query computes it).
-_LEVELS = f"""
-    WITH resp AS ({_RESPONSES}),
-    lvl AS ({" UNION ALL ".join(_level_sql(p) for p in PERSPECTIVES)})
-    SELECT model, perspective, task, level, ars,
-           stddev_samp(ars) OVER w / nullif(avg(ars) OVER w, 0) AS cv
-    FROM lvl
-    WINDOW w AS (PARTITION BY model, perspective, task)
-    ORDER BY model, perspective, task, try_cast(level AS BIGINT) NULLS LAST, level
-"""
+from lctui.store.read.lifeval import lifeval_levels
 
 
 @dataclass
@@ -86,21 +65,21 @@ def lifbench_stability(
 ) -> dict[str, ModelStability]:
     """model -> its per-level means, for every model with LIFEval scores (or those in
     `models`)."""
-    queries = {"levels": _LEVELS, "by_length": _QUERIES["length_ars"]}
-    rows = _fetch(store, models, queries)
+    rows = lifeval_levels(store, models)
     out: dict[str, ModelStability] = {}
     last: dict[tuple[str, str], TaskLevels] = {}
-    for model, perspective, task, level, ars, cv in rows["levels"]:
+    for row in rows.levels:
+        model, perspective, task, level = row.model, row.perspective, row.task, row.level
         stability = out.setdefault(model, ModelStability(model, {p: [] for p in PERSPECTIVES}))
         key = (model, perspective)
         if key not in last or last[key].task != task:
-            last[key] = TaskLevels(task, cv=None if cv is None else float(cv))
+            last[key] = TaskLevels(task, cv=row.cv)
             stability.perspectives[perspective].append(last[key])
-        name = "?" if level is None else str(level)
+        name = "?" if level is None else level
         if perspective == "length" and level is not None:
             name = str(int(level) // 1024)
-        last[key].means[name] = float(ars)
-    for model, length, ars in rows["by_length"]:
-        if model in out:
-            out[model].ars_by_length[int(length) // 1024] = float(ars)
+        last[key].means[name] = row.ars
+    for n in rows.by_length:
+        if n.model in out:
+            out[n.model].ars_by_length[n.length // 1024] = n.ars
     return {m: out[m] for m in sorted(out)}

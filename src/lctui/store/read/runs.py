@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -98,3 +99,12 @@ def _runs(src: Source, run_id: str | None, limit: int) -> list[RunSummary]:
         r["status"] = status_now(r["status"], r["host"], r["pid"], claim_held=True)
         out.append(RunSummary(**r))
     return out
+
+
+def run_generation_ids(src: Source, run_ids: Sequence[str]) -> set[str]:
+    """The ids of every generation (any attempt, any status) the runs hold."""
+    with cursor_of(src) as cur:
+        rows = cur.execute(
+            "SELECT generation_id FROM generations WHERE list_contains(?, run_id)", [list(run_ids)]
+        ).fetchall()
+    return {str(r[0]) for r in rows}

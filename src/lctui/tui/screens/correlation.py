@@ -31,6 +31,7 @@ from lctui.analysis.stats import SpearmanResult
 from lctui.core.errors import LctuiError
 from lctui.core.formatting import p_value
 from lctui.core.lengths import format_length
+from lctui.store.read.correlation import scored_lengths
 from lctui.tui.screens.base import LctuiScreen
 from lctui.tui.widgets.heatmap import HeatCell, HeatGrid, Heatmap, HeatRow
 from lctui.tui.widgets.scatter import Point, Scatter
@@ -87,12 +88,7 @@ def read_correlation(
     lengths: list[int] | None = None
     try:
         if with_lengths:
-            cur = store.cursor()
-            try:
-                sql = "SELECT DISTINCT length FROM results_core WHERE NOT reference ORDER BY 1"
-                lengths = [int(r[0]) for r in cur.execute(sql).fetchall()]
-            finally:
-                cur.close()
+            lengths = scored_lengths(store)
         try:
             matrix = correlate(store, by=by, length=length)
         except LctuiError as exc:  # too few models, said in the analysis's words

@@ -1,0 +1,65 @@
+"""Per-run accounting as stored: the `run_model_stats` and `judge_stats` views
+(store/stats_views.py) for one run or all of them. Prices and rates are the analysis's
+(analysis/accounting.py)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from lctui.store.read.arrow import query_arrow
+from lctui.store.read.source import Source
+
+
+@dataclass(frozen=True)
+class RunModelUsage:
+    """One row of `run_model_stats`: a run's attempts of one model."""
+
+    run_id: str
+    model: str
+    model_id: str
+    reference: bool
+    served: str | None  # the name an OpenAI-compatible server knows, if any
+    generations: int
+    ok: int
+    errors: int
+    cancelled: int
+    prompt_tokens: int
+    output_tokens: int
+    busy_s: float
+    wall_s: float | None
+    ttft_p50_s: float | None
+    ttft_p90_s: float | None
+    ttft_p99_s: float | None
+    latency_p50_s: float | None
+
+
+@dataclass(frozen=True)
+class JudgeUsage:
+    """One row of `judge_stats`: the calls of one judge model for one run."""
+
+    run_id: str | None  # None: calls whose generation is no longer stored
+    judge: str
+    served: str | None
+    calls: int
+    unparsed: int
+    prompt_tokens: int
+    output_tokens: int
+
+
+def run_model_usage(src: Source, run_id: str | None = None) -> list[RunModelUsage]:
+    """Per run and model, most recent runs first (all runs when `run_id` is None)."""
+    sql = (
+        "SELECT s.* FROM run_model_stats AS s LEFT JOIN runs USING (run_id) "
+        "WHERE CAST(? AS TEXT) IS NULL OR s.run_id = ? "
+        "ORDER BY runs.started_at DESC NULLS LAST, s.run_id DESC, s.model"
+    )
+    return [RunModelUsage(**r) for r in query_arrow(src, sql, [run_id, run_id]).to_pylist()]
+
+
+def judge_usage(src: Source, run_id: str | None = None) -> list[JudgeUsage]:
+    """Judge calls per run and judge model."""
+    sql = (
+        "SELECT * EXCLUDE (judge_model) FROM judge_stats "
+        "WHERE CAST(? AS TEXT) IS NULL OR run_id = ? ORDER BY run_id, judge"
+    )
+    return [JudgeUsage(**r) for r in query_arrow(src, sql, [run_id, run_id]).to_pylist()]
