@@ -16,6 +16,8 @@ change to the wording of an explanation alone needs no bump. Stored versions:
 History (newest last):
 
 - recall 1, lifeval 1, judge 1: the first recorded versions.
+- helmet_rerank 1, helmet_icl 1, helmet_rouge 1, helmet_mc 1: HELMET's re-ranking,
+  ICL, long-QA ROUGE-L and InfiniteBench MC metrics (scoring/helmet*.py).
 """
 
 from __future__ import annotations
@@ -30,6 +32,11 @@ SCORER_VERSIONS: dict[str, int] = {
     "recall": 1,  # scoring/recall.py: RULER's and HELMET's metrics, diagnostic points
     "lifeval": 1,  # scoring/lifeval*.py: LIFEval's rubric points and ARS
     "judge": 1,  # scoring/judge.py: the LLM judge's grades (lctui judge)
+    # scoring/helmet_scorers.py: HELMET's real-data metrics, diagnostic points
+    "helmet_rerank": 1,
+    "helmet_icl": 1,
+    "helmet_rouge": 1,
+    "helmet_mc": 1,
 }
 
 
