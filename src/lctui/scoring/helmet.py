@@ -46,18 +46,26 @@ _RANKING_RUN = re.compile(r"\d+(?:\s*>\s*\d+)*")
 class ParsedRanking:
     """The ids of a ranking in the order given, each once, as HELMET reads them.
 
-    `ids` may hold ids that name no passage; `entries` counts every id the run named,
-    repeats included. When the output holds no integer at all, HELMET ranks the whole
-    cleaned output as one "id" (which matches nothing): `found` is then False.
+    `ids` may hold ids that name no passage; `named` is every id the run named, in
+    order, repeats included. When the output holds no integer at all, HELMET ranks the
+    whole cleaned output as one "id" (which matches nothing): `found` is then False.
     """
 
     ids: tuple[str, ...]
-    entries: int
+    named: tuple[str, ...]
     found: bool
 
+    @property
+    def entries(self) -> int:
+        return len(self.named)
+
     def run_scores(self) -> dict[str, float]:
-        """The ranking as a trec run: the first id scores highest, len(ids) .. 1."""
-        return {doc: float(len(self.ids) - place) for place, doc in enumerate(self.ids)}
+        """The ranking as a trec run, scored as HELMET: the id at place i of the named
+        ids (repeats included) scores len(named) - i, a repeat keeps its first score."""
+        scores: dict[str, float] = {}
+        for place, doc in enumerate(self.named):
+            scores.setdefault(doc, float(len(self.named) - place))
+        return scores
 
 
 def parse_ranking(output: str) -> ParsedRanking:
@@ -74,10 +82,10 @@ def parse_ranking(output: str) -> ParsedRanking:
         if len(run.group(0)) > len(longest):
             longest = run.group(0)
     if not longest:
-        return ParsedRanking(ids=(cleaned,), entries=1, found=False)
+        return ParsedRanking(ids=(cleaned,), named=(cleaned,), found=False)
     named = [part.strip() for part in longest.split(">")]
     named = [part for part in named if part.isdigit()]
-    return ParsedRanking(ids=tuple(dict.fromkeys(named)), entries=len(named), found=True)
+    return ParsedRanking(ids=tuple(dict.fromkeys(named)), named=tuple(named), found=True)
 
 
 def ndcg_at_10(ranking: ParsedRanking, qrels: Mapping[str, int]) -> float:
