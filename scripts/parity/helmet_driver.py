@@ -10,6 +10,7 @@ functions never use (torch, datasets, transformers, pytrec_eval) are inert stand
     python helmet_driver.py HELMET_DIR metrics   < {"rows": [...]}
     python helmet_driver.py HELMET_DIR jsonkv    < {"rows": [...], "litm": DIR | null, ...}
     python helmet_driver.py HELMET_DIR real      < {"rows": [...]}
+    python helmet_driver.py HELMET_DIR alce      < {"rows": [...]}
 
 metrics: each row {"task": "json_kv" | "qa", "gold", "output", "use_chat_template",
 "prefix"} is scored by the post-processing HELMET's loader returns (load_json_kv's, or
@@ -24,6 +25,11 @@ returns (load_msmarco_rerank's with the row's "ctxs", load_icl's, default_post_p
 as load_infbench uses it for QA, load_infbench's choice post-processing), after eval.py's
 prefix step. The loaders run on empty stand-in datasets: only their post_process is
 used. This mode needs the real pytrec_eval (pytrec-eval-terrier) in that python.
+
+alce: each row {"dataset": "asqa" | "qampari", "output", "groups"} is written as a
+one-example results file (ASQA: qa_pairs with the groups as short_answers; QAMPARI:
+the groups as answers) and scored by eval_alce.py's main with --no_rouge, as HELMET
+runs it without --citations; the numbers it writes next to the file are returned.
 
 jsonkv: HELMET's pair counts and settings per length (scripts/generate_configs.py,
 configs/recall.yaml), and for each row (lctui's pairs, key, value and demonstrations)
@@ -62,6 +68,8 @@ def _install_stand_ins() -> None:
         setattr(datasets, feature, lambda *a, **k: None)
     transformers = types.ModuleType("transformers")
     transformers.AutoTokenizer = StandInTokenizer  # type: ignore[attr-defined]
+    transformers.AutoModelForSeq2SeqLM = object  # type: ignore[attr-defined]
+    transformers.pipeline = None  # type: ignore[attr-defined]
     for name, module in (
         ("torch", torch),
         ("torch.utils", torch_utils),
@@ -220,6 +228,29 @@ def real(helmet: Path, rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
     return results
 
 
+def alce(helmet: Path, rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    import io
+    import tempfile
+
+    _load_helmet(helmet)
+    import eval_alce  # HELMET's eval_alce.py
+
+    results = []
+    with tempfile.TemporaryDirectory() as folder:
+        for index, row in enumerate(rows):
+            item: dict[str, Any] = {"output": row["output"], "question": "question"}
+            if row["dataset"] == "asqa":
+                item["qa_pairs"] = [{"short_answers": group} for group in row["groups"]]
+            else:
+                item["answers"] = row["groups"]
+            path = Path(folder) / f"alce_{row['dataset']}_{index}.json"
+            path.write_text(json.dumps({"data": [item]}))
+            with contextlib.redirect_stdout(io.StringIO()):
+                eval_alce.main(["--f", str(path), "--no_rouge"])
+            results.append(json.loads(Path(f"{path}.score").read_text()))
+    return results
+
+
 def _generate_configs(helmet: Path) -> Any:
     spec = importlib.util.spec_from_file_location(
         "helmet_generate_configs", helmet / "scripts" / "generate_configs.py"
@@ -333,12 +364,14 @@ def main(argv: list[str]) -> int:
     request = json.load(sys.stdin)
     if mode == "metrics":
         result: Any = score(helmet, request["rows"])
+    elif mode == "alce":
+        result = alce(helmet, request["rows"])
     elif mode == "real":
         result = real(helmet, request["rows"])
     elif mode == "jsonkv":
         result = structure(helmet, request)
     else:
-        raise SystemExit(f"unknown mode {mode!r}: metrics, real or jsonkv")
+        raise SystemExit(f"unknown mode {mode!r}: metrics, real, alce or jsonkv")
     json.dump(result, sys.stdout, ensure_ascii=False)
     return 0
 

@@ -13,6 +13,7 @@ import pytest
 from example_factory import make_test_example
 from lctui.core.types import Example, Score, ScoreStatus
 from lctui.scoring import SCORER_VERSIONS, score_example
+from lctui.scoring.helmet_alce import POINT_CITES, POINT_LISTED_CORRECT, POINT_SUB_ANSWERS
 from lctui.scoring.helmet_scorers import (
     POINT_ALL_RANKED,
     POINT_BEST_FIRST,
@@ -157,8 +158,59 @@ def test_the_option_text_counts_and_a_wrong_letter_does_not() -> None:
     assert _earned(wrong) == {POINT_ONE_LETTER: 1.0, POINT_GOLD_OPTION: 0.0}
 
 
-@pytest.mark.parametrize("scorer", ["helmet_rerank", "helmet_icl", "helmet_rouge", "helmet_mc"])
+@pytest.mark.parametrize(
+    "scorer",
+    [
+        "helmet_rerank",
+        "helmet_icl",
+        "helmet_rouge",
+        "helmet_mc",
+        "helmet_alce_asqa",
+        "helmet_alce_qampari",
+    ],
+)
 def test_each_scorer_has_a_version_and_a_relation(scorer: str) -> None:
     assert SCORER_VERSIONS[scorer] == 1
     relation = score_relation(scorer, "")
-    assert relation.startswith("score = HELMET's") and relation.endswith(DIAGNOSTIC_POINTS)
+    assert relation.startswith(("score = HELMET's", "score = ALCE's"))
+    assert relation.endswith(DIAGNOSTIC_POINTS)
+
+
+ASQA_GROUPS = [["Paris", "City of Light"], ["1889"], ["Gustave Eiffel"]]
+QAMPARI_GROUPS = [["Oslo"], ["Bergen"], ["Trondheim"], ["Stavanger"], ["Tromsø"], ["Bodø"]]
+
+
+def _alce(dataset: str, groups: list[list[str]], output: str) -> Score:
+    scorer = f"helmet_alce_{dataset}"
+    gold = tuple(group[0] for group in groups)
+    return score_example(_example(scorer, gold, "", answer_groups=groups), output)
+
+
+def test_asqa_names_the_sub_questions_it_misses_and_whether_it_cites() -> None:
+    score = _alce("asqa", ASQA_GROUPS, "In the City of Light [1], opened 1889 [2].")
+    assert score.value == pytest.approx(2 / 3)
+    assert "misses Gustave Eiffel" in _said(score, POINT_SUB_ANSWERS)
+    assert _earned(score)[POINT_CITES] == 1.0 and score.extras["str_hit"] == 0.0
+    uncited = _alce("asqa", ASQA_GROUPS, "Paris, 1889, Gustave Eiffel.")
+    assert uncited.value == 1.0 and uncited.extras["str_hit"] == 1.0
+    assert _earned(uncited)[POINT_CITES] == 0.0
+
+
+def test_qampari_recall_stops_at_five_and_precision_counts_wrong_items() -> None:
+    names = ", ".join(group[0] for group in QAMPARI_GROUPS[:5])
+    score = _alce("qampari", QAMPARI_GROUPS, names + ", Paris, London.")
+    assert score.value == 1.0  # five of six gold answers is full recall at 5
+    assert _earned(score)[POINT_LISTED_CORRECT] == pytest.approx(5 / 7)
+    assert _said(score, POINT_LISTED_CORRECT) == "5 of 7 listed answers are gold answers"
+    assert score.extracted[:2] == ("oslo", "bergen")
+
+
+def test_an_alce_answer_without_words_is_unparsed() -> None:
+    assert _alce("asqa", ASQA_GROUPS, " [1] [2]").status == ScoreStatus.UNPARSED
+    assert _alce("qampari", QAMPARI_GROUPS, ", ,").status == ScoreStatus.UNPARSED
+
+
+def test_alce_examples_without_answer_groups_are_a_task_bug() -> None:
+    example = _example("helmet_alce_asqa", ("Paris",), "", answer_groups=[["Paris"], []])
+    with pytest.raises(ValueError, match="answer_groups"):
+        score_example(example, "Paris")

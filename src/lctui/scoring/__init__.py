@@ -11,6 +11,12 @@ from __future__ import annotations
 from lctui.core.types import Example, Score
 from lctui.scoring.base import Scorer, error_score
 from lctui.scoring.failure import SCORER_FAILURE, describe_failure, failed_output_score
+from lctui.scoring.helmet_alce import (
+    ASQA_SCORER,
+    QAMPARI_SCORER,
+    score_helmet_alce_asqa,
+    score_helmet_alce_qampari,
+)
 from lctui.scoring.helmet_scorers import (
     ICL_SCORER,
     MC_SCORER,
@@ -53,6 +59,8 @@ register_scorer(RERANK_SCORER, score_helmet_rerank)
 register_scorer(ICL_SCORER, score_helmet_icl)
 register_scorer(ROUGE_SCORER, score_helmet_rouge)
 register_scorer(MC_SCORER, score_helmet_mc)
+register_scorer(ASQA_SCORER, score_helmet_alce_asqa)
+register_scorer(QAMPARI_SCORER, score_helmet_alce_qampari)
 
 
 def scorer_of(example: Example) -> tuple[str, Scorer]:

@@ -18,6 +18,8 @@ History (newest last):
 - recall 1, lifeval 1, judge 1: the first recorded versions.
 - helmet_rerank 1, helmet_icl 1, helmet_rouge 1, helmet_mc 1: HELMET's re-ranking,
   ICL, long-QA ROUGE-L and InfiniteBench MC metrics (scoring/helmet*.py).
+- helmet_alce_asqa 1, helmet_alce_qampari 1: ALCE's answer correctness (str_em,
+  qampari_rec_top5) as HELMET's citation tasks use it (scoring/helmet_alce.py).
 """
 
 from __future__ import annotations
@@ -37,6 +39,8 @@ SCORER_VERSIONS: dict[str, int] = {
     "helmet_icl": 1,
     "helmet_rouge": 1,
     "helmet_mc": 1,
+    "helmet_alce_asqa": 1,  # scoring/helmet_alce.py: ALCE's answer correctness
+    "helmet_alce_qampari": 1,
 }
 
 
