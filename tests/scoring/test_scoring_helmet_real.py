@@ -214,3 +214,21 @@ def test_alce_examples_without_answer_groups_are_a_task_bug() -> None:
     example = _example("helmet_alce_asqa", ("Paris",), "", answer_groups=[["Paris"], []])
     with pytest.raises(ValueError, match="answer_groups"):
         score_example(example, "Paris")
+
+
+def test_remembered_stems_give_rouge_scores_the_same_as_rouge_scores_own_tokenizer() -> None:
+    from rouge_score.rouge_scorer import RougeScorer
+
+    from lctui.scoring.helmet import rouge_l
+
+    own = RougeScorer(["rougeL"], use_stemmer=True)
+    gold = "The runners were running quickly towards the finishing lines"
+    text = "Runner ran; runs, quicker running-lines finished! " * 50 + "towards the lines"
+    ours = rouge_l(text, [gold])
+    theirs = own.score(target=gold, prediction=text)["rougeL"]
+    assert (ours.precision, ours.recall, ours.f1) == (
+        theirs.precision,
+        theirs.recall,
+        theirs.fmeasure,
+    )
+    assert 0.0 < ours.f1 < 1.0
