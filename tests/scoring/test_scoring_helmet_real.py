@@ -232,3 +232,38 @@ def test_remembered_stems_give_rouge_scores_the_same_as_rouge_scores_own_tokeniz
         theirs.fmeasure,
     )
     assert 0.0 < ours.f1 < 1.0
+
+
+ODD_OUTPUTS = [
+    "\ud800 lone surrogate > \udfff",
+    "\x00\x07\x1b[31m 11 > \x00 22",
+    "9" * 5000 + " > " + "0" * 5000,
+    ">" * 10000,
+    "[" * 5000 + "1" + "]" * 5000,
+    "11 > 22 > " * 100_000,
+    "\u2028\u0085".join(["label: 3", "Answer: A", "Paris, 1889"] * 1000),
+]
+
+
+def _odd_examples() -> list[Example]:
+    return [
+        _example("helmet_rerank", ("11 > 22",), "Ranking:", qrels=QRELS),
+        _example("helmet_icl", ("3",), "label:", label_names=ICL_NAMES),
+        _example("helmet_rouge", ("Mary Ann Smith",), "Answer:"),
+        _example("helmet_mc", ("A", "A. The lighthouse"), "Answer:"),
+        _example("helmet_alce_asqa", ("Paris",), "", answer_groups=ASQA_GROUPS),
+        _example("helmet_alce_qampari", ("Oslo",), "", answer_groups=QAMPARI_GROUPS),
+    ]
+
+
+@pytest.mark.parametrize("output", ODD_OUTPUTS, ids=range(len(ODD_OUTPUTS)))
+def test_every_helmet_scorer_scores_odd_outputs_itself_in_range(output: str) -> None:
+    from lctui.scoring import SCORERS
+
+    for example in _odd_examples():
+        # The scorer itself, not score_example: an exception must fail the test, not
+        # become a 0.
+        score = SCORERS[str(example.metadata["scorer"])](example, output)
+        assert score.value is not None and 0.0 <= score.value <= 1.0, example.task
+        assert score.status in (ScoreStatus.OK, ScoreStatus.UNPARSED)
+        assert all(0.0 <= point.earned <= 1.0 for point in score.points)
