@@ -267,3 +267,9 @@ def test_every_helmet_scorer_scores_odd_outputs_itself_in_range(output: str) -> 
         assert score.value is not None and 0.0 <= score.value <= 1.0, example.task
         assert score.status in (ScoreStatus.OK, ScoreStatus.UNPARSED)
         assert all(0.0 <= point.earned <= 1.0 for point in score.points)
+
+
+def test_passage_ids_trec_eval_cannot_take_are_refused_as_a_task_bug() -> None:
+    example = _example("helmet_rerank", ("11",), "Ranking:", qrels={"\ud800": 1, "11": 0})
+    with pytest.raises(ValueError, match="printable ASCII"):
+        score_example(example, " 11")

@@ -101,7 +101,7 @@ def ndcg_at_10(ranking: ParsedRanking, qrels: Mapping[str, int]) -> float:
     judged = {str(doc): int(label) for doc, label in qrels.items()}
     # Ids of no passage keep their places under stand-in names: any text can reach the
     # run (the whole output when it holds no integer), and trec_eval's C code cannot
-    # take every string (a lone surrogate does not encode).
+    # take every string (a lone surrogate in a run id crashes the process).
     run = {}
     for place, (doc, score) in enumerate(ranking.run_scores().items()):
         if doc not in judged:
@@ -240,5 +240,8 @@ def as_qrels(value: Any) -> dict[str, int]:
     for doc, label in value.items():
         if isinstance(label, bool) or not isinstance(label, (int, str)):
             raise ValueError(f"metadata 'qrels': the label of {doc!r} is not an integer")
+        if not str(doc).isprintable() or not str(doc).isascii():
+            # trec_eval's C code takes them as C strings: a lone surrogate crashes it.
+            raise ValueError(f"metadata 'qrels': passage id {doc!r} is not printable ASCII")
         labels[str(doc)] = int(label)
     return labels
