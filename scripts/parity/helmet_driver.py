@@ -9,6 +9,8 @@ functions never use (torch, datasets, transformers, pytrec_eval) are inert stand
 
     python helmet_driver.py HELMET_DIR metrics   < {"rows": [...]}
     python helmet_driver.py HELMET_DIR jsonkv    < {"rows": [...], "litm": DIR | null, ...}
+    python helmet_driver.py HELMET_DIR real      < {"rows": [...]}
+    python helmet_driver.py HELMET_DIR alce      < {"rows": [...]}
 
 metrics: each row {"task": "json_kv" | "qa", "gold", "output", "use_chat_template",
 "prefix"} is scored by the post-processing HELMET's loader returns (load_json_kv's, or
@@ -16,6 +18,18 @@ default_post_process for "qa"), after what eval.py does first: without chat temp
 the answer prefix is put in front of the output. For json_kv the prefix is lctui's
 (the row's "prefix"): HELMET's parse_output takes the prefix as an argument, and the
 loader's call of it is given lctui's instead of HELMET's own.
+
+real: each row {"kind": "rerank" | "icl" | "qa" | "mc", "output", "use_chat_template",
+"prefix", ...} is scored by the post-processing HELMET's loader for that category
+returns (load_msmarco_rerank's with the row's "ctxs", load_icl's, default_post_process
+as load_infbench uses it for QA, load_infbench's choice post-processing), after eval.py's
+prefix step. The loaders run on empty stand-in datasets: only their post_process is
+used. This mode needs the real pytrec_eval (pytrec-eval-terrier) in that python.
+
+alce: each row {"dataset": "asqa" | "qampari", "output", "groups"} is written as a
+one-example results file (ASQA: qa_pairs with the groups as short_answers; QAMPARI:
+the groups as answers) and scored by eval_alce.py's main with --no_rouge, as HELMET
+runs it without --citations; the numbers it writes next to the file are returned.
 
 jsonkv: HELMET's pair counts and settings per length (scripts/generate_configs.py,
 configs/recall.yaml), and for each row (lctui's pairs, key, value and demonstrations)
@@ -26,6 +40,7 @@ loader cites). Prompts are returned for counting, never stored.
 
 from __future__ import annotations
 
+import contextlib
 import importlib.util
 import json
 import random
@@ -34,7 +49,7 @@ import sys
 import types
 import uuid
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar
 
 
 def _install_stand_ins() -> None:
@@ -49,8 +64,12 @@ def _install_stand_ins() -> None:
     datasets.load_dataset = lambda *a, **k: {"train": Rows([])}  # type: ignore[attr-defined]
     datasets.load_from_disk = lambda *a, **k: Rows([])  # type: ignore[attr-defined]
     datasets.Dataset = Rows  # type: ignore[attr-defined]
+    for feature in ("Value", "Sequence", "Features"):
+        setattr(datasets, feature, lambda *a, **k: None)
     transformers = types.ModuleType("transformers")
-    transformers.AutoTokenizer = object  # type: ignore[attr-defined]
+    transformers.AutoTokenizer = StandInTokenizer  # type: ignore[attr-defined]
+    transformers.AutoModelForSeq2SeqLM = object  # type: ignore[attr-defined]
+    transformers.pipeline = None  # type: ignore[attr-defined]
     for name, module in (
         ("torch", torch),
         ("torch.utils", torch_utils),
@@ -62,11 +81,32 @@ def _install_stand_ins() -> None:
         sys.modules.setdefault(name, module)
 
 
+class StandInTokenizer:
+    """What the loaders ask of a tokenizer before their data (empty here) is touched."""
+
+    @staticmethod
+    def from_pretrained(*args: Any, **kwargs: Any) -> Any:
+        return lambda text, **k: {"input_ids": text.split()}
+
+
+class _Label:
+    names: ClassVar[list[str]] = [f"label{i}" for i in range(200)]
+
+
 class Rows:
     """The few `datasets.Dataset` methods HELMET's loaders call, over a list of dicts."""
 
+    features: ClassVar[dict[str, Any]] = {
+        "coarse_label": _Label,
+        "fine_label": _Label,
+        "label": _Label,
+    }
+
     def __init__(self, rows: list[dict[str, Any]]) -> None:
         self.rows = rows
+
+    def filter(self, fn: Any, *args: Any, **kwargs: Any) -> Rows:
+        return Rows([row for row in self.rows if fn(row)])
 
     def map(self, fn: Any, *args: Any, **kwargs: Any) -> Rows:
         return Rows([{**row, **fn(row)} for row in self.rows])
@@ -86,6 +126,10 @@ class Rows:
 
 def _load_helmet(helmet: Path) -> tuple[Any, Any]:
     import rouge_score.rouge_scorer  # noqa: F401  (the real one, before the torch stand-in)
+
+    # The real one where installed (mode real needs it), else the stand-in.
+    with contextlib.suppress(ImportError):
+        import pytrec_eval  # noqa: F401
 
     _install_stand_ins()
     sys.path.insert(0, str(helmet))
@@ -131,6 +175,79 @@ def score(helmet: Path, rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
             }
         )
     helmet_data.parse_output = original_parse
+    return results
+
+
+class _AnySplit(dict):  # type: ignore[type-arg]
+    """load_dataset's answer for the ICL and InfiniteBench loaders: every split empty."""
+
+    def __missing__(self, key: str) -> Rows:
+        return Rows([])
+
+
+def _real_post_processes(helmet_data: Any) -> dict[str, Any]:
+    """HELMET's post-processing per category, from its own loaders (on empty data)."""
+    datasets_module = sys.modules["datasets"]
+    datasets_module.load_dataset = lambda *a, **k: _AnySplit()  # type: ignore[attr-defined]
+    helmet_data.load_dataset = lambda *a, **k: _AnySplit()
+    icl = helmet_data.load_icl("icl_trec_coarse_6600shot_balance")
+    choice = helmet_data.load_infbench("infbench_choice_eng_130862")
+    qa = helmet_data.load_infbench("infbench_qa_eng_130862")
+    return {"icl": icl, "mc": choice, "qa": qa}
+
+
+def _rerank_loader(helmet_data: Any, row: dict[str, Any]) -> Any:
+    sample = {"qid": "q", "query": "query", "ctxs": row["ctxs"]}
+    helmet_data.load_dataset = lambda *a, **k: {"train": Rows([sample])}
+    return helmet_data.load_msmarco_rerank("rows.jsonl", "demos.jsonl", shots=0)
+
+
+def real(helmet: Path, rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    helmet_data, _ = _load_helmet(helmet)
+    loaders = _real_post_processes(helmet_data)
+    results = []
+    for row in rows:
+        if row["kind"] == "rerank":
+            loader = _rerank_loader(helmet_data, row)
+            test_item = loader["data"][0]
+        else:
+            loader = loaders[row["kind"]]
+            test_item = {"answer": row["gold"]}
+        output = {"output": row["output"]}
+        if not row["use_chat_template"]:
+            # eval.py, before post_process: the loader's own system template in front.
+            output["output"] = loader["system_template"] + output["output"]
+        metrics, others = loader["post_process"](output, test_item)
+        parsed = others.get("parsed_output")
+        results.append(
+            {
+                "metrics": {k: float(v) for k, v in metrics.items()},
+                "parsed_output": parsed,
+            }
+        )
+    return results
+
+
+def alce(helmet: Path, rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    import io
+    import tempfile
+
+    _load_helmet(helmet)
+    import eval_alce  # HELMET's eval_alce.py
+
+    results = []
+    with tempfile.TemporaryDirectory() as folder:
+        for index, row in enumerate(rows):
+            item: dict[str, Any] = {"output": row["output"], "question": "question"}
+            if row["dataset"] == "asqa":
+                item["qa_pairs"] = [{"short_answers": group} for group in row["groups"]]
+            else:
+                item["answers"] = row["groups"]
+            path = Path(folder) / f"alce_{row['dataset']}_{index}.json"
+            path.write_text(json.dumps({"data": [item]}))
+            with contextlib.redirect_stdout(io.StringIO()):
+                eval_alce.main(["--f", str(path), "--no_rouge"])
+            results.append(json.loads(Path(f"{path}.score").read_text()))
     return results
 
 
@@ -247,10 +364,14 @@ def main(argv: list[str]) -> int:
     request = json.load(sys.stdin)
     if mode == "metrics":
         result: Any = score(helmet, request["rows"])
+    elif mode == "alce":
+        result = alce(helmet, request["rows"])
+    elif mode == "real":
+        result = real(helmet, request["rows"])
     elif mode == "jsonkv":
         result = structure(helmet, request)
     else:
-        raise SystemExit(f"unknown mode {mode!r}: metrics or jsonkv")
+        raise SystemExit(f"unknown mode {mode!r}: metrics, real, alce or jsonkv")
     json.dump(result, sys.stdout, ensure_ascii=False)
     return 0
 

@@ -11,6 +11,22 @@ from __future__ import annotations
 from lctui.core.types import Example, Score
 from lctui.scoring.base import Scorer, error_score
 from lctui.scoring.failure import SCORER_FAILURE, describe_failure, failed_output_score
+from lctui.scoring.helmet_alce import (
+    ASQA_SCORER,
+    QAMPARI_SCORER,
+    score_helmet_alce_asqa,
+    score_helmet_alce_qampari,
+)
+from lctui.scoring.helmet_scorers import (
+    ICL_SCORER,
+    MC_SCORER,
+    RERANK_SCORER,
+    ROUGE_SCORER,
+    score_helmet_icl,
+    score_helmet_mc,
+    score_helmet_rerank,
+    score_helmet_rouge,
+)
 from lctui.scoring.lifeval.scorer import score_lifeval
 from lctui.scoring.recall import score_recall
 from lctui.scoring.relation import score_relation
@@ -39,6 +55,12 @@ def register_scorer(
 
 
 register_scorer("lifeval", score_lifeval)
+register_scorer(RERANK_SCORER, score_helmet_rerank)
+register_scorer(ICL_SCORER, score_helmet_icl)
+register_scorer(ROUGE_SCORER, score_helmet_rouge)
+register_scorer(MC_SCORER, score_helmet_mc)
+register_scorer(ASQA_SCORER, score_helmet_alce_asqa)
+register_scorer(QAMPARI_SCORER, score_helmet_alce_qampari)
 
 
 def scorer_of(example: Example) -> tuple[str, Scorer]:

@@ -11,11 +11,29 @@ holds for scores stored before it was written.
 
 from __future__ import annotations
 
+from lctui.scoring.helmet_alce import ASQA_SCORER, QAMPARI_SCORER
+from lctui.scoring.helmet_scorers import ICL_SCORER, MC_SCORER, RERANK_SCORER, ROUGE_SCORER
 from lctui.scoring.judge import JUDGE_SCORER, METRICS, QA, SUMM
 from lctui.scoring.lifeval.scorer import SCORER_NAME as LIFEVAL_SCORER
 from lctui.scoring.recall import SCORER_NAME as RECALL_SCORER
 
 DIAGNOSTIC_POINTS = "the rubric points are diagnostics and do not add up to the score"
+# HELMET's real-data scorers (scoring/helmet_scorers.py, helmet_alce.py): their value
+# is the metric.
+_HELMET_RULES = {
+    RERANK_SCORER: "HELMET's NDCG@10 (trec_eval, graded labels, rounded to 5 decimals) "
+    "of the ranking read from the output",
+    ICL_SCORER: "HELMET's EM, 1 if the label on the answer line equals the gold label once "
+    "both are normalised, else 0",
+    ROUGE_SCORER: "HELMET's ROUGE-L F1 (rouge-score, stemmed), the best over the gold "
+    "answers and over the output and its answer line",
+    MC_SCORER: "HELMET's multiple-choice EM, 1 if the output or its answer line equals the "
+    "gold letter or option once normalised, or holds the gold option's text, else 0",
+    ASQA_SCORER: "ALCE's STR-EM, the share of sub-questions one of whose short answers "
+    "occurs in the output once citations are removed and both are normalised",
+    QAMPARI_SCORER: "ALCE's QAMPARI recall at 5, the gold answers named exactly by an item "
+    "of the comma-separated output, at most 5, over min(5, gold answers)",
+}
 
 
 def _recall_rule(metric: str, gold_count: int | None) -> str | None:
@@ -51,6 +69,8 @@ def score_relation(scorer: str, metric: str, gold_count: int | None = None) -> s
         rule = _recall_rule(metric, gold_count)
         if rule is not None:
             return f"score = {rule}; {DIAGNOSTIC_POINTS}"
+    if scorer in _HELMET_RULES:
+        return f"score = {_HELMET_RULES[scorer]}; {DIAGNOSTIC_POINTS}"
     if scorer == LIFEVAL_SCORER:
         return (
             "score = LIFEval's ARS, the earned weight of the rubric points over their total "

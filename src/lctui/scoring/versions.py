@@ -16,6 +16,10 @@ change to the wording of an explanation alone needs no bump. Stored versions:
 History (newest last):
 
 - recall 1, lifeval 1, judge 1: the first recorded versions.
+- helmet_rerank 1, helmet_icl 1, helmet_rouge 1, helmet_mc 1: HELMET's re-ranking,
+  ICL, long-QA ROUGE-L and InfiniteBench MC metrics (scoring/helmet*.py).
+- helmet_alce_asqa 1, helmet_alce_qampari 1: ALCE's answer correctness (str_em,
+  qampari_rec_top5) as HELMET's citation tasks use it (scoring/helmet_alce.py).
 """
 
 from __future__ import annotations
@@ -30,6 +34,13 @@ SCORER_VERSIONS: dict[str, int] = {
     "recall": 1,  # scoring/recall.py: RULER's and HELMET's metrics, diagnostic points
     "lifeval": 1,  # scoring/lifeval*.py: LIFEval's rubric points and ARS
     "judge": 1,  # scoring/judge.py: the LLM judge's grades (lctui judge)
+    # scoring/helmet_scorers.py: HELMET's real-data metrics, diagnostic points
+    "helmet_rerank": 1,
+    "helmet_icl": 1,
+    "helmet_rouge": 1,
+    "helmet_mc": 1,
+    "helmet_alce_asqa": 1,  # scoring/helmet_alce.py: ALCE's answer correctness
+    "helmet_alce_qampari": 1,
 }
 
 
