@@ -169,7 +169,9 @@ def _print_generation(r: GenerationRecord, full: bool) -> None:
     console.rule(f"[bold]{r.model}[/] · {r.task} @ {r.length} tokens · example {r.example_id}")
     prompt = r.prompt or ""
     console.print(f"[bold]Prompt[/] ({r.prompt_tokens} tokens; depth {r.depth})")
-    if full or len(prompt) <= 4000:
+    if r.prompt is None:
+        console.print("[dim](the example's text is not stored in this results file)[/]")
+    elif full or len(prompt) <= 4000:
         console.print(escape(prompt), highlight=False)
     else:
         console.print(escape(prompt[:1500]), highlight=False)

@@ -1,6 +1,7 @@
-"""The examples of one heatmap cell: a filtered, limited query and the table showing it.
+"""The examples of one heatmap cell: a filtered, limited page of them (read by
+`lctui.store.read.examples.cell_examples`) and the table showing it.
 
-The query stops at `EXAMPLES_LIMIT` rows and fetches one more to say "500 of more than
+A page stops at `EXAMPLES_LIMIT` rows and fetches one more to say "500 of more than
 500": the built-in DataTable is fine for hundreds of rows, not for a 100K-row cell.
 """
 
