@@ -128,9 +128,9 @@ def test_changed_pairs_carry_both_generations_and_open_side_by_side(
     assert set(changed) == set(examples[3:7])
     assert [changed[e].a_better for e in examples[3:7]] == [True, True, True, False]
     view = side_by_side(store, changed[examples[3]])
-    assert view.a["generation_id"] == changed[examples[3]].generation_a
-    assert view.b["output"] == "no idea at all"
-    assert view.a["scores"] and view.b["scores"]
+    assert view.a.generation_id == changed[examples[3]].generation_a
+    assert view.b.output == "no idea at all"
+    assert view.a.scores and view.b.scores
     assert any(span.kind != "equal" for span in view.diff)
     assert "".join(s.b for s in view.diff) == "no idea at all"
 

@@ -61,3 +61,20 @@ def test_show_says_a_lifeval_score_is_its_points(
         "weight: the points are the score"
     ) in shown
     assert "diagnostics" not in shown
+
+
+def test_show_says_when_the_example_text_is_not_stored(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    db = tmp_path / "no-example.duckdb"
+    args = ["run", "--model", "gold", "--tasks", "niah_single_1", "--lengths", "1k", "--n", "1"]
+    assert main([*args, "--db", str(db)]) == 0
+    capsys.readouterr()
+    gid = _gold_generation(db, "niah_single_1")
+    with duckdb.connect(str(db)) as con:
+        con.execute("DELETE FROM examples")
+
+    shown = _show(gid, db, capsys)
+
+    assert "the example's text is not stored in this results file" in shown
+    assert "Output (ok)" in shown

@@ -121,10 +121,10 @@ def test_smollm2_judges_a_gold_run_and_the_rerun_hits_the_cache(
     with open_store(db, read_only=True) as store:
         record = get_generation(store, judged[0][0])
     assert record is not None
-    judge_scores = [s for s in record["scores"] if s["scorer"] == "judge"]
-    assert len(judge_scores) == 1 and judge_scores[0]["points"]
-    assert all(p["explanation"] for p in judge_scores[0]["points"])
-    assert len(record["scores"]) == 2  # the recall scorer's and the judge's
+    judge_scores = [s for s in record.scores if s.scorer == "judge"]
+    assert len(judge_scores) == 1 and judge_scores[0].points
+    assert all(p["explanation"] for p in judge_scores[0].points)
+    assert len(record.scores) == 2  # the recall scorer's and the judge's
 
     # A deliberate re-run makes new generations with the same gold outputs: every
     # judge prompt is the same, so the cache answers and no call is made.

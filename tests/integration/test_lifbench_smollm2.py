@@ -65,12 +65,12 @@ def test_smollm2_on_list_and_onedoc_tasks_at_3k_and_6k(
     with open_store(db, read_only=True) as store:
         record = get_generation(store, rows[0][4])
     assert record is not None
-    metadata = record["metadata"]
+    metadata = record.metadata
     metadata = json.loads(metadata) if isinstance(metadata, str) else metadata
     assert {"scenario", "expression", "variable"} <= set(metadata)
-    assert record["prompt"] and record["output"] is not None
-    (score,) = [s for s in record["scores"] if s["scorer"] == "lifeval"]
-    assert all(p["explanation"] for p in score["points"])
+    assert record.prompt and record.output is not None
+    (score,) = [s for s in record.scores if s.scorer == "lifeval"]
+    assert all(p.explanation for p in score.points)
 
     # The report reads the same rows: ARS, IFP and IFS for the model.
     assert main(["report", "--db", str(db), "--format", "json"]) == 0

@@ -102,8 +102,8 @@ def test_get_generation_says_not_scored(db: Path) -> None:
         assert row is not None
         record = get_generation(store, str(row[0]))
     assert record is not None
-    assert (record["status"], record["scores"], record["score"]) == ("ok", [], None)
-    assert (record["score_status"], record["result_status"]) == (None, "unscored")
+    assert (record.status, list(record.scores), record.score) == ("ok", [], None)
+    assert (record.score_status, record.result_status) == (None, "unscored")
 
 
 def test_score_targets_find_the_generations_without_a_score(db: Path) -> None:

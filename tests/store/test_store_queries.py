@@ -60,9 +60,9 @@ def test_cell_scores_exclude_errors_and_count_unparsed(store: Store) -> None:
     assert cell_scores(store, lengths=[8192], models=["fp-tiny"]) == [cells[1]]
     assert cell_scores(store, run_id="run-2") == []
     assert cell_scores(store, tasks=["vt"]) == []
-    # The CLI reads the same numbers as dicts.
+    # The CLI's final table reads the same numbers.
     [row] = store.cell_summary(models=["tiny"], tasks=["niah_single"], lengths=[4096])
-    assert (row["mean_score"], row["n_scored"], row["n_unparsed"], row["n_error"]) == (
+    assert (row.mean_score, row.n_scored, row.n_unparsed, row.n_error) == (
         pytest.approx(0.5),
         3,
         1,

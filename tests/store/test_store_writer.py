@@ -78,11 +78,11 @@ def test_round_trip_into_results_and_rubric(store: Store) -> None:
     assert load_example(store, example.example_id) == example
     detail = get_generation(store, "gen-0")
     assert detail is not None
-    assert detail["prompt"] == "<|user|>\n" + example.user_text + detail["prompt_tail"]
-    assert detail["gold"] == ["4217"] and detail["config"]["max_new_tokens"] == 32
-    assert detail["scores"][0]["points"][0]["capabilities"] == ["retrieval"]
-    assert detail["scores"][0]["extras"] == {"matched": 1}
-    assert [a["generation_id"] for a in detail["attempts"]] == ["gen-0"]
+    assert detail.prompt == "<|user|>\n" + example.user_text + (detail.prompt_tail or "")
+    assert list(detail.gold) == ["4217"] and (detail.config or {})["max_new_tokens"] == 32
+    assert list(detail.scores[0].points[0].capabilities) == ["retrieval"]
+    assert detail.scores[0].extras == {"matched": 1}
+    assert [a.generation_id for a in detail.attempts] == ["gen-0"]
 
 
 def test_views_document_their_columns() -> None:
@@ -134,7 +134,7 @@ def test_latest_generation_per_key_wins(store: Store) -> None:
     assert _count(store, "generations") == 2  # the failed attempt is kept for the record
     detail = get_generation(store, "gen-a2")
     assert detail is not None
-    assert [a["status"] for a in detail["attempts"]] == ["error", "ok"]
+    assert [a.status for a in detail.attempts] == ["error", "ok"]
 
 
 def test_same_started_at_falls_back_to_generation_id(store: Store) -> None:

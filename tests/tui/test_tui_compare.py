@@ -109,11 +109,11 @@ async def test_changed_example_opens_side_by_side_with_both_rubrics(
         text_b = "\n".join(rendered(view.query_one("#sbs-text-b")))
         assert "no idea at all" in text_b
         text_a = "\n".join(rendered(view.query_one("#sbs-text-a")))
-        assert view.view.a["output"].split()[0] in text_a
+        assert (view.view.a.output or "").split()[0] in text_a
         for side in ("a", "b"):
             panel = view.query_one(f"#sbs-rubric-{side}", RubricPanel)
             record = view.view.a if side == "a" else view.view.b
-            names = [str(p["name"]) for s in record["scores"] for p in s["points"]]
+            names = [p.name for s in record.scores for p in s.points]
             assert names and panel.query_one(RubricTable).point_names() == names
         # B's own words are styled apart from the words both share.
         content = view.query_one("#sbs-text-b", Static).render()

@@ -211,7 +211,7 @@ async def test_opens_with_title_output_and_rubric(make_app: MakeApp, results_db:
         screen = await open_inspector(pilot, gid)
         view = screen.query_one(PromptView)
         assert view.border_title == "Prompt (1,953 tokens, needle at 28 %)"
-        assert view.text == screen.record["prompt"] if screen.record else False
+        assert view.text == screen.record.prompt if screen.record else False
         assert prompt_lines(view)[0].startswith("First, a solved example.")
         header = str(screen.query_one("#inspector-header", Static).content)
         assert header.startswith("vt  ·  2k  ·  example 0") and gid not in header
@@ -341,12 +341,12 @@ async def test_rescore_stores_a_new_score(make_app: MakeApp, results_db: Path) -
     async with app.run_test(size=(80, 24)) as pilot:
         screen = await open_inspector(pilot, gid)
         before = score_rows(app, gid)
-        first_scored = screen.record["scores"][0]["scored_at"] if screen.record else None
+        first_scored = screen.record.scores[0].scored_at if screen.record else None
         await pilot.press("s")
         await settle(pilot)
         assert score_rows(app, gid) == before + 1
         assert screen.record is not None
-        assert screen.record["scores"][0]["scored_at"] != first_scored  # shows the new one
+        assert screen.record.scores[0].scored_at != first_scored  # shows the new one
         assert screen.query_one(RubricTable).row_count == 3
 
 
@@ -364,7 +364,7 @@ async def test_export_writes_the_example(
         assert len(files) == 1
         data = json.loads(files[0].read_text(encoding="utf-8"))
         assert screen.record is not None
-        assert data["prompt"] == screen.record["prompt"]
+        assert data["prompt"] == screen.record.prompt
         assert data["output"] == data["gold"][0]
         assert {"generation_id", "model", "task", "length", "index", "spans"} <= set(data)
         (score,) = data["scores"]
@@ -379,7 +379,7 @@ async def test_export_writes_the_example(
         }
 
         await pilot.press("y")
-        assert app.clipboard == screen.record["prompt"]
+        assert app.clipboard == screen.record.prompt
 
 
 async def test_failed_request_shows_the_error_never_a_zero(
@@ -417,7 +417,7 @@ async def test_rerun_requests_reproduce_the_example(
         await pilot.press("r")  # stored already: a deliberate new attempt under the same key
         await settle(pilot)
         (again,) = started
-        assert again.retry_stored and list(again.example_indices()) == [screen.record["idx"]]
+        assert again.retry_stored and list(again.example_indices()) == [screen.record.idx]
 
         app.pop_screen()
         screen = await open_inspector(pilot, failed)
@@ -431,11 +431,11 @@ async def test_rerun_requests_reproduce_the_example(
         assert request.lengths == [2048] and request.seed == 0
         spec = request.models[0]
         (item,) = plan_items(request, spec, load_backend(spec, request.tokenizer))
-        assert item.example_id == record["example_id"]
+        assert item.example_id == record.example_id
         stored_key = fetch_one(app, "SELECT gen_key FROM generations WHERE generation_id = ?", [ok])
         assert item.gen_key == stored_key  # so the engine would skip or retry that very key
         # The stored example itself, never rebuilt.
-        assert item.prebuilt is not None and item.prebuilt.context == record["context"]
+        assert item.prebuilt is not None and item.prebuilt.context == record.context
 
         await pilot.press("m")
         await pilot.pause()
@@ -445,8 +445,8 @@ async def test_rerun_requests_reproduce_the_example(
         await settle(pilot)
         assert [m.name for m in started[-1].models] == [EMBEDDED_NAME]
         (example,) = started[-1].examples
-        assert example.example_id == record["example_id"]
-        assert example.context == record["context"] and example.gold == tuple(record["gold"])
+        assert example.example_id == record.example_id
+        assert example.context == record.context and example.gold == tuple(record.gold)
 
 
 @pytest.fixture
@@ -470,7 +470,7 @@ async def test_rerun_on_another_model_reads_the_stored_example(
     async with app.run_test(size=(80, 24)) as pilot:
         screen = await open_inspector(pilot, sample)
         record = screen.record
-        assert record is not None and record["model"] == EMBEDDED_NAME
+        assert record is not None and record.model == EMBEDDED_NAME
         await pilot.press("m")
         await pilot.pause()
         assert isinstance(app.screen, ModelPicker)
@@ -485,7 +485,7 @@ async def test_rerun_on_another_model_reads_the_stored_example(
         gold_example = fetch_count(
             store, "SELECT example_id FROM results WHERE model = 'gold'", value=str
         )
-        assert gold_example == record["example_id"]
+        assert gold_example == record.example_id
         assert fetch_count(store, "SELECT count(*) FROM examples") == examples_before
         result = compare(store, EMBEDDED_NAME, "gold")
     assert sum(c.n for c in result.cells) == 1 and result.cells[0].mean_b == 1.0
@@ -513,7 +513,9 @@ async def test_a_550k_character_prompt_opens_and_jumps(make_app: MakeApp, result
 
         await pilot.press("n")
         await pilot.pause()
-        line = view.line_of(needle.start + len(screen.record["preamble"]) if screen.record else 0)
+        line = view.line_of(
+            needle.start + len(screen.record.preamble or "") if screen.record else 0
+        )
         top = view.scroll_offset.y
         assert top <= line < top + view.size.height
         assert line > view.virtual_size.height * 0.35  # about 41 % down the prompt

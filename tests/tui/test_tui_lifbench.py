@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import statistics
 from collections.abc import Callable
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -20,6 +21,7 @@ from lctui.analysis.lifbench import LifbenchReport, lifbench_reports
 from lctui.cli import main as cli_main
 from lctui.store import open_store
 from lctui.store.lifeval_views import PERSPECTIVES
+from lctui.store.read.generations import RubricPointRecord
 from lctui.tui.app import LctuiApp
 from lctui.tui.screens.lifbench import EMPTY_MESSAGE, LifbenchScreen
 from lctui.tui.widgets.capability_bars import CapabilityTable, bar
@@ -135,17 +137,17 @@ async def test_without_lifeval_scores_the_screen_says_how_to_get_them(make_app: 
 
 def test_a_point_with_two_capabilities_is_listed_under_each() -> None:
     points = [
-        {"name": "num_doc", "capabilities": ["Recog", "Num"], "weight": 3, "earned": 1.0},
-        {"name": "format", "capabilities": ["Fmt"], "weight": 5, "earned": 0.0},
+        RubricPointRecord(0, "num_doc", ("Recog", "Num"), 3, 1.0, ""),
+        RubricPointRecord(1, "format", ("Fmt",), 5, 0.0, ""),
     ]
     groups = capability_groups(points)
     assert groups is not None
-    assert [(c, [p["name"] for p in ps]) for c, ps in groups] == [
+    assert [(c, [p.name for p in ps]) for c, ps in groups] == [
         ("Num", ["num_doc"]),
         ("Fmt", ["format"]),
         ("Recog", ["num_doc"]),
     ]
-    assert capability_groups([{**points[0], "capabilities": ["Recog"]}]) is None
+    assert capability_groups([replace(points[0], capabilities=("Recog",))]) is None
 
 
 @pytest.fixture(scope="module")
@@ -166,7 +168,7 @@ async def test_inspector_groups_lifeval_points_and_names_the_levels(
     async with app.run_test(size=(120, 40)) as pilot:
         screen = await open_inspector(pilot, str(row[0]))
         assert screen.record is not None
-        metadata = screen.record["metadata"]
+        metadata = screen.record.metadata or {}
         levels = str(screen.query_one("#example-levels", Static).content)
         assert levels.startswith("scenario list  ·  task single_query_id")
         assert f"expression {metadata['expression']}" in levels

@@ -293,11 +293,11 @@ class DiffSpan:
 
 @dataclass(frozen=True)
 class SideBySide:
-    """Both generations of a changed pair (as generations.get_generation gives them, with
-    their scores and rubric points) and the word-level diff of their outputs."""
+    """Both generations of a changed pair (with their scores and rubric points) and the
+    word-level diff of their outputs."""
 
-    a: dict[str, Any]
-    b: dict[str, Any]
+    a: generations.GenerationRecord
+    b: generations.GenerationRecord
     diff: list[DiffSpan]
 
 
@@ -320,4 +320,4 @@ def side_by_side(store: Store, changed: ChangedExample) -> SideBySide:
     gen_b = generations.get_generation(store, changed.generation_b)
     if gen_a is None or gen_b is None:
         raise UserInputError(f"a generation of example {changed.example_id} is no longer stored")
-    return SideBySide(gen_a, gen_b, output_diff(gen_a["output"] or "", gen_b["output"] or ""))
+    return SideBySide(gen_a, gen_b, output_diff(gen_a.output or "", gen_b.output or ""))

@@ -6,7 +6,7 @@ import argparse
 import csv
 import json
 import sys
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from rich.console import Console
 from rich.markup import escape
@@ -17,6 +17,9 @@ from lctui.core.config import load_config
 from lctui.core.errors import UserInputError
 from lctui.core.text import shorten
 from lctui.core.types import ParamSpec
+
+if TYPE_CHECKING:
+    from lctui.store.read.generations import GenerationRecord
 
 
 def add_parsers(sub: Any) -> None:
@@ -159,47 +162,47 @@ def cmd_show(args: argparse.Namespace) -> int:
     return 0
 
 
-def _print_generation(r: dict[str, Any], full: bool) -> None:
+def _print_generation(r: GenerationRecord, full: bool) -> None:
     from lctui.scoring.relation import score_relation
 
     console = Console()
-    console.rule(
-        f"[bold]{r['model']}[/] · {r['task']} @ {r['length']} tokens · example {r['example_id']}"
-    )
-    prompt = r["prompt_head"] + r["preamble"] + r["context"] + r["question"] + r["prompt_tail"]
-    console.print(f"[bold]Prompt[/] ({r['prompt_tokens']} tokens; depth {r.get('depth')})")
-    if full or len(prompt) <= 4000:
+    console.rule(f"[bold]{r.model}[/] · {r.task} @ {r.length} tokens · example {r.example_id}")
+    prompt = r.prompt or ""
+    console.print(f"[bold]Prompt[/] ({r.prompt_tokens} tokens; depth {r.depth})")
+    if r.prompt is None:
+        console.print("[dim](the example's text is not stored in this results file)[/]")
+    elif full or len(prompt) <= 4000:
         console.print(escape(prompt), highlight=False)
     else:
         console.print(escape(prompt[:1500]), highlight=False)
         console.print(f"[dim]… {len(prompt) - 3000} characters omitted (use --full) …[/]")
         console.print(escape(prompt[-1500:]), highlight=False)
-    console.print(f"[bold]Output[/] ({r['status']}):")
-    console.print(escape(r["output"] or "") if r["output"] else "[dim](empty)[/]")
-    if r.get("error"):
-        console.print(f"[red]Error:[/] {escape(r['error'])}")
-    console.print(f"[bold]Gold:[/] {escape(', '.join(r['gold']))}")
-    if r.get("result_status") == "unscored":
+    console.print(f"[bold]Output[/] ({r.status}):")
+    console.print(escape(r.output) if r.output else "[dim](empty)[/]")
+    if r.error:
+        console.print(f"[red]Error:[/] {escape(r.error)}")
+    console.print(f"[bold]Gold:[/] {escape(', '.join(r.gold))}")
+    if r.result_status == "unscored":
         console.print(
             "[bold]Score[/] [magenta]not scored[/]: no score is stored for this output (it is "
             "left out of the means, never counted as 0); `lctui rescore` scores it."
         )
-    for score in r["scores"]:
-        value = "—" if score["value"] is None else f"{score['value']:.3f}"
+    for score in r.scores:
+        value = "—" if score.value is None else f"{score.value:.3f}"
         console.print(
-            f"[bold]Score[/] {score['metric']} = {value} ({score['status']}): "
-            f"{escape(score['explanation'] or '')}"
+            f"[bold]Score[/] {score.metric} = {value} ({score.status}): "
+            f"{escape(score.explanation or '')}"
         )
-        if score["value"] is not None:
-            relation = score_relation(score["scorer"] or "", score["metric"] or "", len(r["gold"]))
+        if score.value is not None:
+            relation = score_relation(score.scorer or "", score.metric or "", len(r.gold))
             console.print(f"[dim]{escape(relation)}[/]")
         table = Table("point", "capabilities", "weight", "earned", "explanation")
-        for p in score["points"]:
+        for p in score.points:
             table.add_row(
-                p["name"],
-                ", ".join(p["capabilities"]),
-                f"{p['weight']:g}",
-                f"{p['earned']:.2f}",
-                escape(p["explanation"]),
+                p.name,
+                ", ".join(p.capabilities),
+                f"{p.weight:g}",
+                f"{p.earned:.2f}",
+                escape(p.explanation),
             )
         console.print(table)

@@ -119,7 +119,7 @@ def cmd_rescore(args: argparse.Namespace) -> int:
         rows = store.cell_summary(in_models, in_tasks, in_lengths, versions=current_versions())
         left = find_outdated(store, models=in_models, tasks=in_tasks, lengths=in_lengths)
     if rows:
-        console.print(score_table(rows, sorted({int(r["length"]) for r in rows})))
+        console.print(score_table(rows, sorted({r.length for r in rows})))
         print_missing_hint(console, rows, db)
         warn_outdated(left, db)
     return 0 if summary.complete else 1

@@ -35,7 +35,7 @@ from lctui.core.types import ModelSpec
 from lctui.engine import Engine, RunOutcome, RunRequest
 from lctui.engine.plan import check_tokenizer_choice
 from lctui.scoring.versions import current_versions
-from lctui.store import Store, open_store
+from lctui.store import CellScore, Store, open_store
 from lctui.tasks import select_tasks
 
 DEMO_ARGS = ["--model", "smollm2-135m", "--tasks", "niah_single_1,niah_multikey_1,vt"]
@@ -297,24 +297,24 @@ def _report(
             )
 
 
-def _score_table(rows: list[dict[str, Any]], request: RunRequest) -> Table:
+def _score_table(rows: list[CellScore], request: RunRequest) -> Table:
     references = {m.name for m in request.models if m.reference}
     return score_table(rows, list(request.lengths), references)
 
 
 def score_table(
-    rows: list[dict[str, Any]], lengths: Sequence[int], references: Iterable[str] = ()
+    rows: list[CellScore], lengths: Sequence[int], references: Iterable[str] = ()
 ) -> Table:
-    """Model x task rows, one column per length, of `Store.cell_summary` rows."""
+    """Model x task rows, one column per length, of `Store.cell_summary` cells."""
     table = Table(title="Mean score (errors and missing scores excluded; n = scored examples)")
     table.add_column("model")
     table.add_column("task")
     for length in lengths:
         table.add_column(format_length(length), justify="right")
-    grid: dict[tuple[str, str], dict[int, dict[str, Any]]] = {}
+    grid: dict[tuple[str, str], dict[int, CellScore]] = {}
     for row in rows:
-        grid.setdefault((row["model"], row["task"]), {})[int(row["length"])] = row
-    reference = set(references) | {str(r["model"]) for r in rows if r.get("reference")}
+        grid.setdefault((row.model, row.task), {})[row.length] = row
+    reference = set(references) | {r.model for r in rows if r.reference}
     for (model, task), cells in sorted(grid.items()):
         label = f"{model} (reference)" if model in reference else model
         values = []
@@ -325,9 +325,9 @@ def score_table(
     return table
 
 
-def print_missing_hint(console: Console, rows: list[dict[str, Any]], db: Path) -> None:
+def print_missing_hint(console: Console, rows: list[CellScore], db: Path) -> None:
     """Say how to score the generations of `rows` that have no score, if any."""
-    missing = sum(int(r.get("n_unscored") or 0) for r in rows)
+    missing = sum(r.n_unscored for r in rows)
     if missing:
         console.print(
             f"[magenta]{missing} generation(s) have no score[/] (shown as not scored, left "
@@ -335,16 +335,16 @@ def print_missing_hint(console: Console, rows: list[dict[str, Any]], db: Path) -
         )
 
 
-def _cell_text(cell: dict[str, Any]) -> str:
-    mean = cell.get("mean_score")
+def _cell_text(cell: CellScore) -> str:
+    mean = cell.mean_score
     text = f"{mean:.2f}" if mean is not None else "-"
-    text += f" n={cell.get('n_scored', 0)}"
-    if cell.get("n_unparsed"):
-        text += f" [yellow]{cell['n_unparsed']} unparsed[/]"
-    if cell.get("n_error"):
-        text += f" [red]{cell['n_error']} err[/]"
-    if cell.get("n_unscored"):
-        text += f" [magenta]{cell['n_unscored']} not scored[/]"
-    if cell.get("n_outdated"):
-        text += f" [yellow]{cell['n_outdated']} outdated[/]"
+    text += f" n={cell.n_scored}"
+    if cell.n_unparsed:
+        text += f" [yellow]{cell.n_unparsed} unparsed[/]"
+    if cell.n_error:
+        text += f" [red]{cell.n_error} err[/]"
+    if cell.n_unscored:
+        text += f" [magenta]{cell.n_unscored} not scored[/]"
+    if cell.n_outdated:
+        text += f" [yellow]{cell.n_outdated} outdated[/]"
     return text

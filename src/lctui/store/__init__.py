@@ -3,7 +3,12 @@
 from lctui.store.db import Store, open_store
 from lctui.store.read.arrow import query_arrow
 from lctui.store.read.cells import CellScore, cell_scores
-from lctui.store.read.generations import get_generation, load_example, stored_keys
+from lctui.store.read.generations import (
+    GenerationRecord,
+    get_generation,
+    load_example,
+    stored_keys,
+)
 from lctui.store.read.runs import RunSummary, list_runs, run_summary
 from lctui.store.schema import SCHEMA_VERSION
 from lctui.store.writer import StoreWriter
@@ -11,6 +16,7 @@ from lctui.store.writer import StoreWriter
 __all__ = [
     "SCHEMA_VERSION",
     "CellScore",
+    "GenerationRecord",
     "RunSummary",
     "Store",
     "StoreWriter",

@@ -184,14 +184,13 @@ class Store(ClosesOnExit):
         lengths: Sequence[int] | None = None,
         run_id: str | None = None,
         versions: Mapping[str, int] | None = None,
-    ) -> list[dict[str, Any]]:
-        """`cell_scores` as dicts, for the CLI's final table."""
-        cells = cell_reads.cell_scores(
+    ) -> list[cell_reads.CellScore]:
+        """`cell_scores` of these models, tasks and lengths, for the CLI's final table."""
+        return cell_reads.cell_scores(
             self, run_id=run_id, models=models, tasks=tasks, lengths=lengths, versions=versions
         )
-        return [cell.as_dict() for cell in cells]
 
-    def get_generation(self, generation_id: str) -> dict[str, Any] | None:
+    def get_generation(self, generation_id: str) -> generations.GenerationRecord | None:
         return generations.get_generation(self, generation_id)
 
     # -- lifetime --------------------------------------------------------------------------

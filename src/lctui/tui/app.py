@@ -24,6 +24,7 @@ from lctui.engine import RunRequest
 from lctui.resources import sample_runs_dir
 from lctui.store import Store, open_store
 from lctui.store.db import writer_active
+from lctui.store.read.catalog import count_generations
 from lctui.tui.themes import THEME_ERRORS, initial_theme, load_themes, remember_theme
 
 if TYPE_CHECKING:
@@ -129,12 +130,8 @@ class LctuiApp(App[None]):
         return store
 
     def _is_empty(self) -> bool:
-        cur = self.store.cursor()
-        try:
-            row = cur.execute("SELECT count(*) FROM generations").fetchone()
-        finally:
-            cur.close()  # a shared store's file is held until its connection closes
-        return not row or row[0] == 0
+        # count_generations closes its cursor: a shared store's file is held until then.
+        return count_generations(self.store) == 0
 
     def _import_samples(self) -> None:
         from lctui.store.transfer import import_parquet

@@ -1,6 +1,6 @@
 """What the inspector's actions do, apart from the screen: re-score, re-run, export.
 
-Plain functions over the record of `lctui.store.read.get_generation`, so they can
+Plain functions over the `GenerationRecord` of `lctui.store.read.generations`, so they can
 run in worker threads and be tested without a terminal.
 """
 
@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Mapping
+from dataclasses import asdict
 from pathlib import Path
 from typing import Any
 
@@ -17,16 +18,14 @@ from lctui.core.types import Example, ModelSpec, Score
 from lctui.engine import RunRequest
 from lctui.scoring import score_example
 from lctui.store import Store
-from lctui.store.read.generations import get_generation, load_example
+from lctui.store.read.generations import GenerationRecord, get_generation, load_example
 from lctui.tasks import get_task
 from lctui.tasks.tokenizers import REFERENCE_TOKENIZERS
 
-Record = Mapping[str, Any]
 
-
-def already_stored(record: Record) -> bool:
+def already_stored(record: GenerationRecord) -> bool:
     """Whether resume would skip this example on this model (an attempt that did not fail)."""
-    return any(a["status"] not in ("error", "cancelled") for a in record.get("attempts") or ())
+    return any(a.status not in ("error", "cancelled") for a in record.attempts)
 
 
 def model_choices(
@@ -43,26 +42,26 @@ def model_choices(
     return out
 
 
-def stored_example(store: Store, record: Record) -> Example:
+def stored_example(store: Store, record: GenerationRecord) -> Example:
     """The example of a generation as stored, to re-run it exactly (blocking: a thread)."""
-    example = load_example(store, str(record["example_id"]))
+    example = load_example(store, record.example_id)
     if example is None:
         raise StoreError(
-            f"example {record['example_id']} is not stored in this file, so it cannot be "
+            f"example {record.example_id} is not stored in this file, so it cannot be "
             "re-run exactly"
         )
     return example
 
 
 def rerun_request(
-    record: Record, example: Example, spec: ModelSpec, retry_stored: bool = False
+    record: GenerationRecord, example: Example, spec: ModelSpec, retry_stored: bool = False
 ) -> tuple[RunRequest, str | None]:
     """A RunRequest for exactly this stored example on `spec`, and a note if there is one.
 
     The engine runs the stored example as it is (never rebuilt), so a re-run on another
     model reads the very text, needles and gold of the original and pairs with it.
     """
-    config = record.get("config") or {}
+    config = record.config or {}
     request = RunRequest(
         models=[spec],
         tasks=[get_task(example.task)],
@@ -73,45 +72,45 @@ def rerun_request(
         seed=example.seed,
         truncate=example.truncated,
         temperature=float(config.get("temperature", 0.0)),
-        command={"inspector": {"rerun_of": record["generation_id"], "model": spec.name}},
+        command={"inspector": {"rerun_of": record.generation_id, "model": spec.name}},
         examples=[example],
     )
     warning = None
     own = example.tokenizer not in REFERENCE_TOKENIZERS
-    if spec.name != record.get("model") and own:
+    if spec.name != record.model and own:
         warning = (
-            f"this example was counted with {record.get('model')}'s tokenizer "
+            f"this example was counted with {record.model}'s tokenizer "
             f"({example.tokenizer}): {spec.name} reads the same text, and the prompt size "
             "it reports is recorded"
         )
     return request, warning
 
 
-def rescore(store: Store, record: Record) -> tuple[Score, dict[str, Any]]:
+def rescore(store: Store, record: GenerationRecord) -> tuple[Score, GenerationRecord]:
     """Score the stored output again, store the score, and return it with the fresh record.
 
     Blocking (DuckDB reads and a write): call it from a worker thread.
     """
     cursor = store.cursor()
     try:
-        example = load_example(cursor, str(record["example_id"]))
+        example = load_example(cursor, record.example_id)
         if example is None:
             raise StoreError(
-                f"example {record['example_id']} is not stored in this file, so its output "
+                f"example {record.example_id} is not stored in this file, so its output "
                 "cannot be scored again"
             )
-        score = score_example(example, str(record["output"] or ""))
-        store.add_score(str(record["generation_id"]), score)
+        score = score_example(example, record.output or "")
+        store.add_score(record.generation_id, score)
         store.flush(force=True)
-        fresh = get_generation(cursor, str(record["generation_id"]))
+        fresh = get_generation(cursor, record.generation_id)
     finally:
         cursor.close()
     if fresh is None:
-        raise StoreError(f"generation {record['generation_id']} disappeared from the file")
+        raise StoreError(f"generation {record.generation_id} disappeared from the file")
     return score, fresh
 
 
-def export_payload(record: Record) -> dict[str, Any]:
+def export_payload(record: GenerationRecord) -> dict[str, Any]:
     """The example as one JSON object: prompt, output, gold, spans, scores and rubric points."""
     keys = (
         "generation_id",
@@ -133,35 +132,43 @@ def export_payload(record: Record) -> dict[str, Any]:
         "output",
         "gold",
     )
-    payload: dict[str, Any] = {key: record.get(key) for key in keys}
-    payload["index"] = record.get("idx")
+    payload: dict[str, Any] = {key: getattr(record, key) for key in keys}
+    payload["spans"] = [asdict(span) for span in record.spans]
+    payload["gold"] = list(record.gold)
+    payload["index"] = record.idx
     payload["scores"] = [
         {
-            "scorer": s["scorer"],
-            "metric": s["metric"],
-            "value": s["value"],
-            "status": s["status"],
-            "extracted": list(s.get("extracted") or ()),
-            "explanation": s.get("explanation"),
+            "scorer": s.scorer,
+            "metric": s.metric,
+            "value": s.value,
+            "status": s.status,
+            "extracted": list(s.extracted),
+            "explanation": s.explanation,
             "points": [
-                {k: p[k] for k in ("name", "capabilities", "weight", "earned", "explanation")}
-                for p in s.get("points") or ()
+                {
+                    "name": p.name,
+                    "capabilities": list(p.capabilities),
+                    "weight": p.weight,
+                    "earned": p.earned,
+                    "explanation": p.explanation,
+                }
+                for p in s.points
             ],
         }
-        for s in record.get("scores") or ()
+        for s in record.scores
     ]
     return payload
 
 
-def export_path(record: Record, folder: Path) -> Path:
+def export_path(record: GenerationRecord, folder: Path) -> Path:
     """A file name that says what is in it; model names may be paths, so they are cleaned."""
     parts: Iterable[object] = (
         "lctui",
-        record.get("task"),
-        record.get("length"),
-        record.get("idx"),
-        record.get("model"),
-        str(record.get("generation_id"))[:8],
+        record.task,
+        record.length,
+        record.idx,
+        record.model,
+        record.generation_id[:8],
     )
     name = "-".join(re.sub(r"[^\w.]+", "_", str(p)) for p in parts)
     return folder / f"{name}.json"

@@ -1,8 +1,11 @@
-"""One generation, one example, and which generation keys are already stored."""
+"""One generation (as a frozen `GenerationRecord`), one example, and which generation
+keys are already stored."""
 
 from __future__ import annotations
 
 from collections.abc import Iterable
+from dataclasses import dataclass
+from datetime import datetime
 from typing import Any
 
 import pyarrow as pa
@@ -32,75 +35,185 @@ def stored_keys(src: Source, keys: Iterable[str]) -> set[str]:
     return {str(row[0]) for row in rows}
 
 
-def get_generation(src: Source, generation_id: str) -> dict[str, Any] | None:
-    """Everything `lctui show` and the inspector need about one generation, as one dict.
+@dataclass(frozen=True)
+class RubricPointRecord:
+    """One rubric point of a stored score."""
 
-    Generation columns come as they are stored (`prompt_tokens` is what the model read;
-    the example's count is `example_prompt_tokens`), example and model columns beside
-    them, plus `prompt` (the exact prompt text, when the example is stored), `scores`
-    (latest per scorer and metric, each with its rubric `points`), `score` and
-    `score_status` of the first rule-based score (the one `results` shows; None when
-    there is none), `result_status` (its `status` in `results`: `unscored` when a
-    generation that succeeded has no rule-based score), and `attempts` (every
-    generation of the same gen_key, oldest first).
+    idx: int
+    name: str
+    capabilities: tuple[str, ...]
+    weight: float
+    earned: float  # the fraction of the weight earned, 0 to 1
+    explanation: str
+
+
+@dataclass(frozen=True)
+class ScoreRecord:
+    """The latest score of one scorer and metric, with its rubric points."""
+
+    scorer: str
+    metric: str
+    value: float | None  # None when status is error
+    status: str  # ok | unparsed | error
+    extracted: tuple[str, ...]
+    explanation: str | None
+    extras: dict[str, Any] | None
+    scored_at: datetime
+    scorer_version: int | None
+    points: tuple[RubricPointRecord, ...]
+
+
+@dataclass(frozen=True)
+class AttemptRecord:
+    """One generation of the same gen_key (a retry or a re-run)."""
+
+    generation_id: str
+    run_id: str
+    status: str
+    error: str | None
+    started_at: datetime | None
+
+
+@dataclass(frozen=True)
+class GenerationRecord:
+    """Everything `lctui show`, the inspector and the side-by-side view need about one
+    generation.
+
+    Generation columns as they are stored (`prompt_tokens` is what the model read; the
+    example's count is `example_prompt_tokens`); example columns are None when the
+    example is not stored in the file. `prompt` is the exact prompt text (None without
+    the example), `scores` the latest per scorer and metric, `score` and `score_status`
+    those of the first rule-based score (the one `results` shows; None when there is
+    none), `result_status` its `status` in `results` (`unscored` when a generation that
+    succeeded has no rule-based score), and `attempts` every generation of the same
+    gen_key, oldest first.
     """
+
+    # the generation
+    generation_id: str
+    gen_key: str
+    run_id: str
+    model_id: str
+    example_id: str
+    config_hash: str | None
+    config: dict[str, Any] | None
+    status: str  # ok | error | cancelled
+    output: str | None
+    prompt_tokens: int | None
+    output_tokens: int | None
+    ttft_s: float | None
+    latency_s: float | None
+    finish_reason: str | None
+    error: str | None
+    started_at: datetime | None
+    prompt_head: str | None
+    prompt_tail: str | None
+    # its model
+    model: str
+    reference: bool
+    backend: str | None
+    # its example (None when the example is not stored)
+    task: str | None
+    category: str | None
+    suite: str | None
+    length: int | None
+    seed: int | None
+    idx: int | None
+    tokenizer: str | None
+    params: dict[str, Any] | None
+    preamble: str | None
+    context: str | None
+    question: str | None
+    answer_prefix: str | None
+    gold: tuple[str, ...]
+    max_new_tokens: int | None
+    example_prompt_tokens: int | None
+    template_overhead: int | None
+    depth: float | None
+    spans: tuple[Span, ...]
+    truncated: bool | None
+    metadata: dict[str, Any] | None
+    # derived
+    prompt: str | None
+    scores: tuple[ScoreRecord, ...]
+    score: float | None
+    score_status: str | None
+    result_status: str
+    attempts: tuple[AttemptRecord, ...]
+
+
+_GENERATION_SQL = """
+    SELECT g.generation_id, g.gen_key, g.run_id, g.model_id, g.example_id, g.config_hash,
+           g.config, g.status, g.output, g.prompt_tokens, g.output_tokens, g.ttft_s,
+           g.latency_s, g.finish_reason, g.error, g.started_at, g.prompt_head, g.prompt_tail,
+           coalesce(m.name, g.model_id) AS model,
+           coalesce(m.reference, false) AS reference, m.backend,
+           e.task, e.category, e.suite, e.length, e.seed, e.idx, e.tokenizer,
+           e.params, e.preamble, e.context, e.question, e.answer_prefix, e.gold,
+           e.max_new_tokens, e.prompt_tokens AS example_prompt_tokens,
+           e.template_overhead, e.depth, e.spans, e.truncated, e.metadata
+    FROM generations AS g
+    LEFT JOIN examples AS e ON e.example_id = g.example_id
+    LEFT JOIN models AS m ON m.model_id = g.model_id
+    WHERE g.generation_id = ?
+"""
+
+
+def get_generation(src: Source, generation_id: str) -> GenerationRecord | None:
+    """One generation with its example, model, latest scores and attempts (None when the
+    file has no such generation)."""
     with cursor_of(src) as cur:
-        cur.execute(
-            """
-            SELECT g.* EXCLUDE (gen_hash, task, category, length),
-                   coalesce(m.name, g.model_id) AS model,
-                   coalesce(m.reference, false) AS reference, m.backend,
-                   e.task, e.category, e.suite, e.length, e.seed, e.idx, e.tokenizer,
-                   e.params, e.preamble, e.context, e.question, e.answer_prefix, e.gold,
-                   e.max_new_tokens, e.prompt_tokens AS example_prompt_tokens,
-                   e.template_overhead, e.depth, e.spans, e.truncated, e.metadata
-            FROM generations AS g
-            LEFT JOIN examples AS e ON e.example_id = g.example_id
-            LEFT JOIN models AS m ON m.model_id = g.model_id
-            WHERE g.generation_id = ?
-            """,
-            [generation_id],
-        )
+        cur.execute(_GENERATION_SQL, [generation_id])
         found = dict_rows(cur)
         if not found:
             return None
-        record = found[0]
+        row = found[0]
         cur.execute(
             "SELECT scorer, metric, value, status, extracted, explanation, extras, scored_at, "
             "scorer_version FROM latest_scores WHERE generation_id = ? ORDER BY scorer, metric",
             [generation_id],
         )
-        scores = dict_rows(cur)
-        for score in scores:
+        score_rows = dict_rows(cur)
+        scores = []
+        for score in score_rows:
             cur.execute(
                 "SELECT idx, name, capabilities, weight, earned, explanation FROM rubric_points "
                 "WHERE generation_id = ? AND scorer = ? AND scored_at = ? ORDER BY idx",
                 [generation_id, score["scorer"], score["scored_at"]],
             )
-            score["points"] = dict_rows(cur)
-            for point in score["points"]:
-                point["capabilities"] = list(point["capabilities"] or [])
+            points = tuple(
+                RubricPointRecord(**{**p, "capabilities": tuple(p["capabilities"] or ())})
+                for p in dict_rows(cur)
+            )
+            extracted = tuple(str(x) for x in score["extracted"] or ())
+            scores.append(ScoreRecord(**{**score, "extracted": extracted, "points": points}))
         cur.execute(
             "SELECT generation_id, run_id, status, error, started_at FROM generations "
             "WHERE gen_key = ? ORDER BY started_at NULLS FIRST, generation_id",
-            [record["gen_key"]],
+            [row["gen_key"]],
         )
-        record["attempts"] = dict_rows(cur)
-    record["scores"] = scores
+        attempts = tuple(AttemptRecord(**a) for a in dict_rows(cur))
     # Judge scores sort first ("judge" < "lifeval", "recall") but are not what means use.
-    rule = [score for score in scores if score["scorer"] != "judge"]
-    record["score"] = rule[0]["value"] if rule else None
-    record["score_status"] = rule[0]["status"] if rule else None
-    record["result_status"] = record["score_status"] or (
-        "unscored" if record["status"] == "ok" else record["status"]
-    )
-    record["gold"] = record["gold"] or []
-    if record["context"] is None:
-        record["prompt"] = None
+    rule = [score for score in scores if score.scorer != "judge"]
+    score_status = rule[0].status if rule else None
+    if row["context"] is None:
+        prompt = None
     else:
-        user_text = record["preamble"] + record["context"] + record["question"]
-        record["prompt"] = (record["prompt_head"] or "") + user_text + (record["prompt_tail"] or "")
-    return record
+        user_text = row["preamble"] + row["context"] + row["question"]
+        prompt = (row["prompt_head"] or "") + user_text + (row["prompt_tail"] or "")
+    return GenerationRecord(
+        **{
+            **row,
+            "gold": tuple(row["gold"] or ()),
+            "spans": tuple(Span(**s) for s in row["spans"] or ()),
+        },
+        prompt=prompt,
+        scores=tuple(scores),
+        score=rule[0].value if rule else None,
+        score_status=score_status,
+        result_status=score_status or ("unscored" if row["status"] == "ok" else row["status"]),
+        attempts=attempts,
+    )
 
 
 def load_example(src: Source, example_id: str) -> Example | None:

@@ -108,3 +108,70 @@ def run_generation_ids(src: Source, run_ids: Sequence[str]) -> set[str]:
             "SELECT generation_id FROM generations WHERE list_contains(?, run_id)", [list(run_ids)]
         ).fetchall()
     return {str(r[0]) for r in rows}
+
+
+@dataclass(frozen=True)
+class ModelThroughput:
+    """Prompt tokens read and seconds of latency summed over a model's generations that
+    succeeded (the launch screen's time estimate)."""
+
+    model: str
+    prompt_tokens: int
+    seconds: float
+
+
+# Distinct generations: the results view has one row per metric.
+_THROUGHPUT_SQL = """
+    SELECT model, sum(prompt_tokens) AS tokens, sum(latency_s) AS seconds
+    FROM (
+        SELECT DISTINCT generation_id, model, prompt_tokens, latency_s FROM results
+        WHERE generation_status = 'ok' AND latency_s > 0 AND prompt_tokens > 0
+    )
+    GROUP BY model
+    ORDER BY model
+"""
+
+
+def model_throughput(src: Source) -> list[ModelThroughput]:
+    """Per model with a measurement (a generation that succeeded with a latency)."""
+    with cursor_of(src) as cur:
+        rows = cur.execute(_THROUGHPUT_SQL).fetchall()
+    return [
+        ModelThroughput(str(model), int(tokens), float(seconds)) for model, tokens, seconds in rows
+    ]
+
+
+@dataclass(frozen=True)
+class CompareSide:
+    """A model or a run one can compare: `spec` is what `lctui compare` takes (a model
+    name, or `run:ID`, `run:ID@MODEL` when the run ran several models)."""
+
+    kind: str  # model | run
+    spec: str
+    label: str  # the model's name
+    started: Any  # datetime of a run's start (None for a model)
+
+
+_SIDES_SQL = """
+    SELECT 'model' AS kind, name AS spec, name AS label, NULL AS started
+    FROM (SELECT DISTINCT coalesce(m.name, g.model_id) AS name
+          FROM generations AS g LEFT JOIN models AS m USING (model_id))
+    UNION ALL
+    SELECT 'run', 'run:' || g.run_id || CASE WHEN count(*) OVER (PARTITION BY g.run_id) > 1
+                                             THEN '@' || coalesce(m.name, g.model_id) ELSE '' END,
+           coalesce(m.name, g.model_id), min(r.started_at)
+    FROM (SELECT DISTINCT run_id, model_id FROM generations) AS g
+    LEFT JOIN models AS m USING (model_id) LEFT JOIN runs AS r USING (run_id)
+    GROUP BY g.run_id, g.model_id, m.name
+    ORDER BY kind, started, spec
+"""
+
+
+def compare_sides(src: Source) -> list[CompareSide]:
+    """Every model (by name), then every run and model of it (oldest run first)."""
+    with cursor_of(src) as cur:
+        rows = cur.execute(_SIDES_SQL).fetchall()
+    return [
+        CompareSide(str(kind), str(spec), str(label), started)
+        for kind, spec, label, started in rows
+    ]

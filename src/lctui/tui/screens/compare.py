@@ -28,6 +28,7 @@ from lctui.analysis.report_md import compare_blocks, render
 from lctui.core.formatting import fixed, interval, p_value
 from lctui.core.lengths import format_length
 from lctui.core.paths import data_dir
+from lctui.store.read.runs import compare_sides
 from lctui.tui.screens.base import LctuiScreen, on_a_cursor
 
 if TYPE_CHECKING:
@@ -35,29 +36,16 @@ if TYPE_CHECKING:
 
 SIGNIFICANT = 0.05
 NO_SIDES = "Fewer than two models or runs in the database: nothing to compare yet."
-_SIDES_SQL = """
-    SELECT 'model' AS kind, name AS spec, name AS label, NULL AS started
-    FROM (SELECT DISTINCT coalesce(m.name, g.model_id) AS name
-          FROM generations AS g LEFT JOIN models AS m USING (model_id))
-    UNION ALL
-    SELECT 'run', 'run:' || g.run_id || CASE WHEN count(*) OVER (PARTITION BY g.run_id) > 1
-                                             THEN '@' || coalesce(m.name, g.model_id) ELSE '' END,
-           coalesce(m.name, g.model_id), min(r.started_at)
-    FROM (SELECT DISTINCT run_id, model_id FROM generations) AS g
-    LEFT JOIN models AS m USING (model_id) LEFT JOIN runs AS r USING (run_id)
-    GROUP BY g.run_id, g.model_id, m.name
-    ORDER BY kind, started, spec
-"""
 
 
 def list_sides(cur: duckdb.DuckDBPyConnection) -> list[tuple[str, str]]:
     """(label, spec) of every model, then of every run (oldest first)."""
     sides = []
-    for kind, spec, label, _started in cur.execute(_SIDES_SQL).fetchall():
-        if kind == "model":
-            sides.append((f"model {spec}", str(spec)))
+    for side in compare_sides(cur):
+        if side.kind == "model":
+            sides.append((f"model {side.spec}", side.spec))
         else:
-            sides.append((f"{spec} ({label})", str(spec)))  # run ids start with the date
+            sides.append((f"{side.spec} ({side.label})", side.spec))  # run ids start with the date
     return sides
 
 

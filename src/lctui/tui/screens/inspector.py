@@ -28,7 +28,7 @@ from lctui.backends import resolve_model
 from lctui.core.errors import LctuiError
 from lctui.core.lengths import format_length
 from lctui.core.types import ModelSpec, Score
-from lctui.store.read.generations import get_generation
+from lctui.store.read.generations import GenerationRecord, get_generation
 from lctui.tui.inspector_actions import (
     already_stored,
     export_path,
@@ -53,7 +53,7 @@ PANELS = {"prompt": "#prompt", "output": "#output-panel", "rubric": "#rubric"}
 
 
 def read_rerun(
-    store: Store, record: dict[str, Any], spec: ModelSpec, retry_stored: bool
+    store: Store, record: GenerationRecord, spec: ModelSpec, retry_stored: bool
 ) -> tuple[RunRequest, str | None]:
     """The request that re-runs `record`'s stored example on `spec`, and a warning."""
     example = stored_example(store, record)
@@ -144,9 +144,9 @@ class InspectorScreen(LctuiScreen):
     def __init__(self, generation_id: str) -> None:
         super().__init__()
         self.generation_id = generation_id
-        self.record: dict[str, Any] | None = None
+        self.record: GenerationRecord | None = None
         self.panel = "prompt"
-        self._reading: PendingQuery[dict[str, Any] | None] | None = None
+        self._reading: PendingQuery[GenerationRecord | None] | None = None
 
     def compose(self) -> ComposeResult:
         self._reading = self._start_read()
@@ -178,7 +178,7 @@ class InspectorScreen(LctuiScreen):
 
     # -- loading ---------------------------------------------------------------------
 
-    def _start_read(self) -> PendingQuery[dict[str, Any] | None]:
+    def _start_read(self) -> PendingQuery[GenerationRecord | None]:
         """Read the generation in a query worker, started before the widgets are built.
 
         Reading a 128K prompt (~20 ms) then overlaps composing the screen, which
@@ -192,7 +192,7 @@ class InspectorScreen(LctuiScreen):
             failed=lambda exc: self._failed(f"could not read the generation: {exc}"),
         )
 
-    def _receive(self, record: dict[str, Any] | None) -> None:
+    def _receive(self, record: GenerationRecord | None) -> None:
         if record is None:
             self._failed(f"generation {self.generation_id} is not in this results file")
             return
@@ -202,46 +202,43 @@ class InspectorScreen(LctuiScreen):
         self.query_one("#inspector-header", Static).update(Content.styled(message, "$error"))
         self.notify(message, title="Inspector", severity="error")
 
-    def _show(self, record: dict[str, Any]) -> None:
+    def _show(self, record: GenerationRecord) -> None:
         self.record = record
         self._show_header(record)
         self._show_prompt(record)
         self.query_one(OutputPanel).show(record)
         self.query_one(RubricPanel).show(record)
 
-    def _show_header(self, record: dict[str, Any]) -> None:
-        model = str(record["model"]) + (" (reference)" if record.get("reference") else "")
-        attempts = record.get("attempts") or []
+    def _show_header(self, record: GenerationRecord) -> None:
+        model = record.model + (" (reference)" if record.reference else "")
+        attempts = record.attempts
         parts = [
-            str(record.get("task")),
-            format_length(int(record["length"])) if record.get("length") else "?",
-            f"example {record.get('idx')}",
-            f"seed {record.get('seed')}",
+            str(record.task),
+            format_length(record.length) if record.length else "?",
+            f"example {record.idx}",
+            f"seed {record.seed}",
             model,
         ]
         if len(attempts) > 1:
-            ids = [a["generation_id"] for a in attempts]
+            ids = [a.generation_id for a in attempts]
             parts.append(f"attempt {ids.index(self.generation_id) + 1} of {len(ids)}")
         self.query_one("#inspector-header", Static).update("  ·  ".join(parts))
 
-    def _show_prompt(self, record: dict[str, Any]) -> None:
+    def _show_prompt(self, record: GenerationRecord) -> None:
         view = self.query_one("#prompt", PromptView)
-        prompt = record.get("prompt")
+        prompt = record.prompt
         if prompt is None:
             view.load("(the example's text is not stored in this results file)", [])
             view.border_title = "Prompt"
             return
         # Spans are offsets into the context; the prompt puts head and preamble first.
-        shift = len(record.get("prompt_head") or "") + len(record.get("preamble") or "")
-        spans = [
-            MarkedSpan(s["start"] + shift, s["end"] + shift, s["kind"], s.get("label") or "")
-            for s in record.get("spans") or ()
-        ]
+        shift = len(record.prompt_head or "") + len(record.preamble or "")
+        spans = [MarkedSpan(s.start + shift, s.end + shift, s.kind, s.label) for s in record.spans]
         view.load(prompt, spans)
-        tokens = record.get("prompt_tokens") or record.get("example_prompt_tokens") or 0
+        tokens = record.prompt_tokens or record.example_prompt_tokens or 0
         title = f"Prompt ({tokens:,} tokens"
-        if record.get("depth") is not None:
-            title += f", needle at {float(record['depth']):.0f} %"
+        if record.depth is not None:
+            title += f", needle at {record.depth:.0f} %"
         view.border_title = title + ")"
 
     # -- panels ----------------------------------------------------------------------
@@ -305,7 +302,7 @@ class InspectorScreen(LctuiScreen):
         if not self._writable("store a new score"):
             return
         assert self.record is not None
-        if self.record.get("status") == "error":
+        if self.record.status == "error":
             self.notify(
                 "The request failed, so there is no output to score; re-run it with r.",
                 severity="warning",
@@ -313,7 +310,7 @@ class InspectorScreen(LctuiScreen):
             return
         self._rescore(self.record)
 
-    def _rescore(self, record: dict[str, Any]) -> None:
+    def _rescore(self, record: GenerationRecord) -> None:
         self.run_query(
             rescore,
             record,
@@ -322,7 +319,7 @@ class InspectorScreen(LctuiScreen):
             failed=lambda exc: self.notify(f"Re-scoring failed: {exc}", severity="error"),
         )
 
-    def _rescored(self, score: Score, fresh: dict[str, Any]) -> None:
+    def _rescored(self, score: Score, fresh: GenerationRecord) -> None:
         self._show(fresh)
         value = "error" if score.value is None else f"{score.value:.2f}"
         self.notify(f"Re-scored: {score.metric} {value} ({score.status.value}).", title="Score")
@@ -333,13 +330,13 @@ class InspectorScreen(LctuiScreen):
         assert self.record is not None
         # A deliberate re-run is a new attempt under the same generation key; the
         # results view then shows the newest one and keeps the old one as history.
-        self._start_rerun(self.record["model"], retry_stored=already_stored(self.record))
+        self._start_rerun(self.record.model, retry_stored=already_stored(self.record))
 
     def action_rerun_on_model(self) -> None:
         if not self._writable("start a run"):
             return
         assert self.record is not None
-        models = model_choices(self.lctui.config.models, exclude=self.record["model"])
+        models = model_choices(self.lctui.config.models, exclude=self.record.model)
 
         def picked(spec: ModelSpec | None) -> None:
             if spec is not None:
@@ -356,7 +353,7 @@ class InspectorScreen(LctuiScreen):
             return
         self._rerun(self.record, spec, retry_stored)
 
-    def _rerun(self, record: dict[str, Any], spec: ModelSpec, retry_stored: bool) -> None:
+    def _rerun(self, record: GenerationRecord, spec: ModelSpec, retry_stored: bool) -> None:
         """Read the stored example (the re-run reads exactly it), then start the run."""
         self.run_query(
             read_rerun,
@@ -374,7 +371,7 @@ class InspectorScreen(LctuiScreen):
         self.lctui.start_run(request)
 
     def action_copy_prompt(self) -> None:
-        prompt = (self.record or {}).get("prompt")
+        prompt = self.record.prompt if self.record else None
         if not prompt:
             self.notify("No prompt text to copy.", severity="warning")
             return
@@ -388,7 +385,7 @@ class InspectorScreen(LctuiScreen):
         self._export(self.record, Path.cwd())
 
     @work(thread=True, exclusive=True, group="inspector-export")
-    def _export(self, record: dict[str, Any], folder: Path) -> None:
+    def _export(self, record: GenerationRecord, folder: Path) -> None:
         path = export_path(record, folder)
         try:
             text = json.dumps(export_payload(record), indent=2, ensure_ascii=False, default=str)

@@ -23,6 +23,7 @@ from textual.widgets import DataTable, Footer, Static
 from textual.worker import get_current_worker
 
 from lctui.engine.rescore import RescoreSummary, find_targets, rescore_targets
+from lctui.store.read.heat import ChangeStamp, change_stamp
 from lctui.tui.screens.base import LctuiScreen, on_a_cursor
 from lctui.tui.screens.results_notices import missing_notice, outdated_notice, rescore_label
 from lctui.tui.state.heatmap_data import (
@@ -30,7 +31,6 @@ from lctui.tui.state.heatmap_data import (
     ResultsGrid,
     depth_grid,
     model_grid,
-    store_signature,
 )
 from lctui.tui.widgets.examples_table import (
     ExampleFilter,
@@ -54,10 +54,10 @@ RESCORE_GROUP = "rescore-missing"  # not "results-": its failures are no read er
 
 def grid_and_signature(
     cur: duckdb.DuckDBPyConnection, depth_of: tuple[str, str] | None
-) -> tuple[ResultsGrid, tuple[object, ...]]:
+) -> tuple[ResultsGrid, ChangeStamp]:
     """The model grid (or the depth grid of `depth_of`'s model and task) and the
-    store's signature it was read at."""
-    signature = store_signature(cur)
+    store's change stamp it was read at."""
+    signature = change_stamp(cur)
     grid = model_grid(cur) if depth_of is None else depth_grid(cur, *depth_of)
     return grid, signature
 
@@ -127,7 +127,7 @@ class ResultsScreen(LctuiScreen):
         self._cursor_key: CellKey | None = None
         self._open_cell: CellKey | None = None  # the cell whose examples are shown
         self._filter: ExampleFilter = "all"
-        self._signature: tuple[object, ...] | None = None
+        self._signature: ChangeStamp | None = None
         self._rescoring = False
         self._rescore_label = ""  # what the re-scoring going on does
         self._missing_told = 0  # the count of missing scores last announced
@@ -179,7 +179,7 @@ class ResultsScreen(LctuiScreen):
         shown = self._signature
         if self.is_current and shown is not None:
             self.run_query(
-                on_a_cursor(store_signature),
+                on_a_cursor(change_stamp),
                 group="results-poll",
                 # Rows the heatmap does not show yet: read the grid again.
                 done=lambda now: self._load_grid() if now != shown else None,
@@ -193,7 +193,7 @@ class ResultsScreen(LctuiScreen):
 
     # -- answers --------------------------------------------------------------------------
 
-    def _show_grid(self, loaded: tuple[ResultsGrid, tuple[object, ...]]) -> None:
+    def _show_grid(self, loaded: tuple[ResultsGrid, ChangeStamp]) -> None:
         grid, signature = loaded
         if self._depth_of is not None and grid.is_empty:
             model, task = self._depth_of

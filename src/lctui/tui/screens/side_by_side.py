@@ -7,7 +7,7 @@ generation in the inspector (its full prompt, attempts and re-run keys).
 
 from __future__ import annotations
 
-from typing import Any, ClassVar
+from typing import ClassVar
 
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
@@ -97,8 +97,8 @@ class SideBySideScreen(LctuiScreen):
 
     def _header(self, view: SideBySide) -> Content:
         ch = self.changed
-        question = shorten(str(view.a.get("question") or ""), QUESTION_CHARS, one_line=True)
-        gold = ", ".join(str(g) for g in _gold(view.a)) or "-"
+        question = shorten(view.a.question or "", QUESTION_CHARS, one_line=True)
+        gold = ", ".join(view.a.gold) or "-"
         return Content.assemble(
             ("example ", "$text-muted"), (ch.example_id, "bold"),
             ("  task ", "$text-muted"), ch.task, ("  length ", "$text-muted"),
@@ -114,8 +114,3 @@ class SideBySideScreen(LctuiScreen):
 
     def action_back(self) -> None:
         self.app.pop_screen()
-
-
-def _gold(record: dict[str, Any]) -> list[Any]:
-    gold = record.get("gold") or []
-    return list(gold) if isinstance(gold, list | tuple) else [gold]

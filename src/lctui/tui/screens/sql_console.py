@@ -42,6 +42,7 @@ from lctui.core.errors import LctuiError
 from lctui.core.paths import data_dir
 from lctui.core.text import shorten
 from lctui.store.lifeval_views import LIFEVAL_VIEWS
+from lctui.store.read.catalog import preview_statement, view_columns
 from lctui.store.sandbox import SqlSandbox
 from lctui.tui.screens.base import LctuiScreen, on_a_cursor
 from lctui.tui.state.sql_history import add_to_history, load_history, load_saved, save_query
@@ -104,13 +105,9 @@ class SqlOutcome:
 
 def read_columns(cur: duckdb.DuckDBPyConnection) -> dict[str, list[tuple[str, str]]]:
     """(name, type) of every column of each documented view."""
-    sql = (
-        "SELECT table_name, column_name, data_type FROM information_schema.columns "
-        "WHERE list_contains($names, table_name) ORDER BY table_name, ordinal_position"
-    )
     columns: dict[str, list[tuple[str, str]]] = {}
-    for table, column, kind in cur.execute(sql, {"names": list(DOCUMENTED_VIEWS)}).fetchall():
-        columns.setdefault(str(table), []).append((str(column), str(kind)))
+    for column in view_columns(cur, list(DOCUMENTED_VIEWS)):
+        columns.setdefault(column.table, []).append((column.name, column.data_type))
     return columns
 
 
@@ -242,7 +239,7 @@ class SqlConsoleScreen(LctuiScreen):
     def _option_selected(self, event: OptionList.OptionSelected) -> None:
         source = event.option_list.id
         if source == "sql-views":
-            self._load_sql(f"SELECT * FROM {event.option.id}")
+            self._load_sql(preview_statement(str(event.option.id)))
         elif source == "sql-history":
             self._load_sql(self.history[len(self.history) - 1 - event.option_index])
         elif source == "sql-saved" and event.option.id is not None:

@@ -20,8 +20,8 @@ from lctui.analysis.outdated import find_outdated
 from lctui.core.lengths import format_length
 from lctui.scoring.versions import current_versions
 from lctui.store.outdated import OutdatedScores
-from lctui.store.read.cells import CELL_AGGREGATES, depth_cells
-from lctui.store.scorer_versions import outdated_aggregate
+from lctui.store.read.cells import depth_cells
+from lctui.store.read.heat import heat_cells
 from lctui.tui.widgets.heatmap import HeatCell, HeatGrid, HeatRow
 
 
@@ -184,34 +184,31 @@ def _cell_stats(counts: Sequence[Any], n_outdated: Any) -> CellStats:
     )
 
 
-# The same per-cell rules as the CLI's table (lctui.store.read.CELL_AGGREGATES).
-_CELLS_SQL = f"""
-    SELECT model, task, length, {CELL_AGGREGATES}, {{outdated}} AS n_outdated
-    FROM results_core
-    WHERE task IS NOT NULL AND length IS NOT NULL
-    GROUP BY ALL
-"""
-
-
 def model_grid(cur: duckdb.DuckDBPyConnection) -> ResultsGrid:
     """Model x task rows, one column per length: one aggregate row per cell."""
-    count, params = outdated_aggregate(cur, current_versions())
-    found = cur.execute(_CELLS_SQL.format(outdated=count), params).fetchall()
-    references = frozenset(str(r[0]) for r in found if r[-2])
+    found = heat_cells(cur, current_versions())
+    references = frozenset(c.model for c in found if c.reference)
     # Models under evaluation first, reference pseudo-models (gold) after them.
-    models = sorted({str(r[0]) for r in found}, key=lambda m: (m in references, m))
-    lengths = tuple(sorted({int(r[2]) for r in found}))
+    models = sorted({c.model for c in found}, key=lambda m: (m in references, m))
+    lengths = tuple(sorted({c.length for c in found}))
     tasks_of: dict[str, set[str]] = {}
-    for r in found:
-        tasks_of.setdefault(str(r[0]), set()).add(str(r[1]))
+    for c in found:
+        tasks_of.setdefault(c.model, set()).add(c.task)
     rows = tuple(RowKey(model, task) for model in models for task in sorted(tasks_of[model]))
     row_index = {(r.model, r.task): i for i, r in enumerate(rows)}
     column_index = {n: i for i, n in enumerate(lengths)}
     stats = {
-        (row_index[(str(model), str(task))], column_index[int(length)]): _cell_stats(
-            counts, n_outdated
+        (row_index[(c.model, c.task)], column_index[c.length]): CellStats(
+            c.mean_score,
+            c.stderr,
+            c.n_scored,
+            c.n_unparsed,
+            c.n_error,
+            c.n_cancelled,
+            c.n_unscored,
+            c.n_outdated,
         )
-        for model, task, length, *counts, _reference, n_outdated in found
+        for c in found
     }
     heat_rows = tuple(
         HeatRow(f"{r.model} (reference)" if r.model in references else r.model, r.task)
@@ -250,12 +247,3 @@ def depth_grid(cur: duckdb.DuckDBPyConnection, model: str, task: str) -> Results
     old = any(s.n_outdated for s in stats.values())
     outdated = find_outdated(cur, models=[model], tasks=[task]) if old else []
     return ResultsGrid(grid, rows, lengths, stats, references, tuple(outdated))
-
-
-def store_signature(cur: duckdb.DuckDBPyConnection) -> tuple[object, ...]:
-    """Changes whenever a generation or score is written; cheap enough to poll."""
-    row = cur.execute(
-        "SELECT (SELECT count(*) FROM generations), (SELECT max(started_at) FROM generations),"
-        " (SELECT count(*) FROM scores), (SELECT max(scored_at) FROM scores)"
-    ).fetchone()
-    return tuple(row) if row else ()

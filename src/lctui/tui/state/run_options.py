@@ -11,28 +11,19 @@ import asyncio
 import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
 from urllib.parse import urlsplit
 
 from lctui.core.errors import UserInputError
 from lctui.core.lengths import PRESETS, format_length
 from lctui.core.types import ModelSpec
+from lctui.store.read.runs import model_throughput
+from lctui.store.read.source import Source
 
 # Powers of two (RULER, HELMET) and LIFBench's six intervals, ascending.
 LENGTH_CHOICES = tuple(
     sorted({1024 * 2**i for i in range(8)} | {k * 1024 for k in PRESETS["lifbench"]})
 )
 URL_TIMEOUT_S = 1.5
-
-# Distinct generations: the results view has one row per metric.
-THROUGHPUT_SQL = """
-    SELECT model, sum(prompt_tokens) AS tokens, sum(latency_s) AS seconds
-    FROM (
-        SELECT DISTINCT generation_id, model, prompt_tokens, latency_s FROM results
-        WHERE generation_status = 'ok' AND latency_s > 0 AND prompt_tokens > 0
-    )
-    GROUP BY model
-"""
 
 
 def is_url(text: str) -> bool:
@@ -103,10 +94,9 @@ def too_long(lengths: Sequence[int], windows: Mapping[str, int | None]) -> list[
     ]
 
 
-def read_throughput(cursor: Any) -> dict[str, float]:
+def read_throughput(src: Source) -> dict[str, float]:
     """Prompt tokens per second of latency, per model, from stored generations."""
-    rows = cursor.execute(THROUGHPUT_SQL).fetchall()
-    return {str(model): tokens / seconds for model, tokens, seconds in rows if seconds}
+    return {m.model: m.prompt_tokens / m.seconds for m in model_throughput(src) if m.seconds}
 
 
 @dataclass(frozen=True)

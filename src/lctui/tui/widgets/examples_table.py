@@ -1,23 +1,23 @@
-"""The examples of one heatmap cell: a filtered, limited query and the table showing it.
+"""The examples of one heatmap cell: a filtered, limited page of them (read by
+`lctui.store.read.examples.cell_examples`) and the table showing it.
 
-The query stops at `EXAMPLES_LIMIT` rows and fetches one more to say "500 of more than
+A page stops at `EXAMPLES_LIMIT` rows and fetches one more to say "500 of more than
 500": the built-in DataTable is fine for hundreds of rows, not for a 100K-row cell.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, ClassVar, Literal
+from typing import Any, ClassVar
 
 import duckdb
 from rich.text import Text
 from textual.binding import Binding, BindingType
 from textual.widgets import DataTable
 
-from lctui.store.read.cells import DEPTH_BUCKET
+from lctui.store.read.examples import ExampleFilter, ExampleRow, cell_examples
 from lctui.tui.state.heatmap_data import CellKey
 
-ExampleFilter = Literal["all", "failures", "unparsed", "errors"]
 EXAMPLES_LIMIT = 500
 OUTPUT_CHARS = 60
 
@@ -27,40 +27,6 @@ FILTER_NAMES: dict[ExampleFilter, str] = {
     "unparsed": "unparsed only",
     "errors": "errors only",
 }
-
-_FILTER_SQL: dict[ExampleFilter, str] = {
-    "all": "TRUE",
-    "failures": "(status = 'unparsed' OR (status = 'ok' AND score < 1))",
-    "unparsed": "status = 'unparsed'",
-    "errors": "status = 'error'",
-}
-
-# One row per generation: the results view repeats a generation once per metric.
-_EXAMPLES_SQL = """
-    SELECT generation_id, idx, seed, depth, status, score,
-           left(regexp_replace(
-               CASE WHEN status = 'error' THEN 'error: ' || coalesce(error, explanation, '')
-                    ELSE coalesce(output, '') END,
-               '\\s+', ' ', 'g'), {chars}) AS head
-    FROM results
-    WHERE model = $model AND task = $task AND length = $length
-      AND ($depth IS NULL OR round(depth / $bucket) * $bucket = $depth)
-      AND {where}
-    QUALIFY row_number() OVER (PARTITION BY generation_id ORDER BY metric NULLS LAST) = 1
-    ORDER BY seed, idx, generation_id
-    LIMIT $limit
-"""
-
-
-@dataclass(frozen=True)
-class ExampleRow:
-    generation_id: str
-    idx: int | None
-    seed: int | None
-    depth: float | None
-    status: str
-    score: float | None
-    head: str
 
 
 @dataclass(frozen=True)
@@ -83,16 +49,17 @@ def load_examples(
     which: ExampleFilter = "all",
     limit: int = EXAMPLES_LIMIT,
 ) -> ExamplesPage:
-    sql = _EXAMPLES_SQL.format(chars=OUTPUT_CHARS, where=_FILTER_SQL[which])
-    params: dict[str, Any] = {
-        "model": key.model,
-        "task": key.task,
-        "length": key.length,
-        "depth": key.depth,
-        "bucket": DEPTH_BUCKET,
-        "limit": limit + 1,
-    }
-    found = [ExampleRow(*row) for row in cur.execute(sql, params).fetchall()]
+    # One more than shown, to tell "500 of more than 500".
+    found = cell_examples(
+        cur,
+        model=key.model,
+        task=key.task,
+        length=key.length,
+        depth=key.depth,
+        which=which,
+        limit=limit + 1,
+        head_chars=OUTPUT_CHARS,
+    )
     return ExamplesPage(key, which, tuple(found[:limit]), more=len(found) > limit)
 
 

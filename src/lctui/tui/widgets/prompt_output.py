@@ -7,8 +7,7 @@ or a zero score (DESIGN.md: errors are excluded from means and shown as errors).
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
-from typing import Any
+from collections.abc import Sequence
 
 from textual.app import ComposeResult
 from textual.containers import VerticalScroll
@@ -16,11 +15,13 @@ from textual.content import Content
 from textual.theme import Theme
 from textual.widgets import Static
 
+from lctui.store.read.generations import GenerationRecord
+
 STATUS_STYLES = {"ok": "$success", "unparsed": "$warning", "error": "$error"}
 
 
 class OutputPanel(VerticalScroll):
-    """Output, gold and status of one generation (a record of `get_generation`)."""
+    """Output, gold and status of one generation (a `GenerationRecord`)."""
 
     DEFAULT_CSS = """
     OutputPanel #output-gold, OutputPanel #output-status { margin-top: 1; }
@@ -28,7 +29,7 @@ class OutputPanel(VerticalScroll):
 
     def __init__(self, *, id: str | None = None) -> None:
         super().__init__(id=id)
-        self.record: Mapping[str, Any] | None = None
+        self.record: GenerationRecord | None = None
         self.status = ""
 
     def compose(self) -> ComposeResult:
@@ -44,29 +45,28 @@ class OutputPanel(VerticalScroll):
         if self.record is not None:
             self.show(self.record)  # the gold colour is a theme variable, read once
 
-    def show(self, record: Mapping[str, Any]) -> None:
+    def show(self, record: GenerationRecord) -> None:
         self.record = record
-        output = str(record.get("output") or "")
-        failed = record.get("status") == "error"
-        scores = record.get("scores") or []
-        self.status = "error" if failed else str(record.get("score_status") or "not scored")
+        output = record.output or ""
+        failed = record.status == "error"
+        self.status = "error" if failed else (record.score_status or "not scored")
         if failed:
-            text = Content.styled(f"The request failed: {record.get('error')}", "bold $error")
+            text = Content.styled(f"The request failed: {record.error}", "bold $error")
             if output:
                 text = text + Content.styled(f"\n\npartial output:\n{output}", "$text-muted")
         elif not output:
             text = Content.styled("(empty output)", "italic $text-muted")
         else:
-            text = mark_extracted(output, [x for s in scores for x in s.get("extracted") or ()])
+            text = mark_extracted(output, [x for s in record.scores for x in s.extracted])
         self.query_one("#output-text", Static).update(text)
-        gold = ", ".join(str(g) for g in record.get("gold") or ()) or "(none)"
+        gold = ", ".join(str(g) for g in record.gold) or "(none)"
         # `gold` is an lctui theme variable; Textual's own themes lack it.
         gold_colour = self.app.theme_variables.get("gold", "$success")
         self.query_one("#output-gold", Static).update(
             Content.assemble(("Gold: ", "bold"), (gold, f"bold {gold_colour}"))
         )
-        details = f"  ·  finish {record.get('finish_reason') or '-'}"
-        details += f"  ·  {record.get('output_tokens') or 0} output tokens"
+        details = f"  ·  finish {record.finish_reason or '-'}"
+        details += f"  ·  {record.output_tokens or 0} output tokens"
         style = STATUS_STYLES.get(self.status, "$text-muted")
         self.query_one("#output-status", Static).update(
             Content.assemble("status ", (self.status, f"bold {style}"), details)

@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import json
 from collections.abc import Mapping, Sequence
-from typing import Any
 
 from rich.text import Text
 from textual.app import ComposeResult
@@ -25,18 +24,18 @@ from textual.widgets import Static
 
 from lctui.scoring.relation import score_relation
 from lctui.scoring.rubric import CAPABILITIES
+from lctui.store.read.generations import GenerationRecord, RubricPointRecord, ScoreRecord
 from lctui.tui.widgets.fitted_table import FittedTable
 
-Score = Mapping[str, Any]  # a score as `get_generation` returns it, with its `points`
-Point = Mapping[str, Any]
 
-
-def capability_groups(points: Sequence[Point]) -> list[tuple[str, list[Point]]] | None:
+def capability_groups(
+    points: Sequence[RubricPointRecord],
+) -> list[tuple[str, list[RubricPointRecord]]] | None:
     """(capability, its points) in the canonical capability order, or None when the
     points name fewer than two capabilities (a grouping would only repeat the score)."""
-    groups: dict[str, list[Point]] = {}
+    groups: dict[str, list[RubricPointRecord]] = {}
     for point in points:
-        for capability in point.get("capabilities") or ():
+        for capability in point.capabilities:
             groups.setdefault(str(capability), []).append(point)
     if len(groups) < 2:
         return None
@@ -53,23 +52,23 @@ class RubricTable(FittedTable):
 
     def __init__(self, *, id: str | None = None) -> None:
         super().__init__(id=id, show_cursor=False)
-        self.scores: list[Score] = []
+        self.scores: list[ScoreRecord] = []
 
-    def show_scores(self, scores: Sequence[Score]) -> None:
+    def show_scores(self, scores: Sequence[ScoreRecord]) -> None:
         self.scores = list(scores)
         self._populate()
 
     def point_names(self) -> list[str]:
-        return [str(p["name"]) for s in self.scores for p in s.get("points") or ()]
+        return [p.name for s in self.scores for p in s.points]
 
     def _populate(self) -> None:
         self._width = self.size.width
         cursor_row = self.cursor_row
         self.clear(columns=True)
-        points = [p for s in self.scores for p in s.get("points") or ()]
-        caps = [", ".join(p.get("capabilities") or ()) for p in points]
+        points = [p for s in self.scores for p in s.points]
+        caps = [", ".join(p.capabilities) for p in points]
         cap_width = min(16, max([4, *map(len, caps)]))
-        weight_width = max([1, *(len(f"{float(p['weight']):g}") for p in points)])
+        weight_width = max([1, *(len(f"{p.weight:g}") for p in points)])
         # Four columns of padding 1 + 1, and a cell for the scrollbar.
         fixed = cap_width + weight_width + len("earned") + 4 * 2 + 1
         point_width = max(12, (self._width or 60) - fixed)
@@ -81,9 +80,9 @@ class RubricTable(FittedTable):
         several = len(self.scores) > 1
         for score in self.scores:
             if several:
-                heading = Text(f"{score['scorer']} / {score['metric']}", style="bold")
+                heading = Text(f"{score.scorer} / {score.metric}", style="bold")
                 self.add_row(heading, Text(""), Text(""), Text(""))
-            score_points = score.get("points") or ()
+            score_points = score.points
             if not score_points:
                 self.add_row(Text("no rubric points", style="italic dim"), *[Text("")] * 3)
             groups = capability_groups(score_points)
@@ -92,8 +91,8 @@ class RubricTable(FittedTable):
                     self._add_point(point, colours)
                 continue
             for capability, members in groups:
-                total = sum(float(p["weight"]) for p in members)
-                earned = sum(float(p["weight"]) * float(p["earned"]) for p in members)
+                total = sum(p.weight for p in members)
+                earned = sum(p.weight * p.earned for p in members)
                 fraction = earned / total if total else 0.0
                 heading = Text(capability, style=f"bold {colours.get('primary', 'blue')}")
                 heading.append(f"  {earned:.3g} of {total:g} earned", style="dim")
@@ -108,14 +107,16 @@ class RubricTable(FittedTable):
         if self.row_count:
             self.move_cursor(row=min(cursor_row, self.row_count - 1))
 
-    def _add_point(self, point: Point, colours: Mapping[str, str], group: str = "") -> None:
+    def _add_point(
+        self, point: RubricPointRecord, colours: Mapping[str, str], group: str = ""
+    ) -> None:
         """One point's row; under a capability heading it is indented and its caps cell
         names only its other capabilities."""
         indent = "  " if group else ""
-        cell = Text(indent + str(point["name"]), style="bold")
-        if point.get("explanation"):
-            cell.append(f"\n{indent}{point['explanation']}", style="italic dim")
-        capabilities = [str(c) for c in point.get("capabilities") or ()]
+        cell = Text(indent + point.name, style="bold")
+        if point.explanation:
+            cell.append(f"\n{indent}{point.explanation}", style="italic dim")
+        capabilities = list(point.capabilities)
         if group:
             caps = " ".join(f"+{c}" for c in capabilities if c != group)
         else:
@@ -123,8 +124,8 @@ class RubricTable(FittedTable):
         self.add_row(
             cell,
             Text(caps, style="dim" if group else ""),
-            Text(f"{float(point['weight']):g}", justify="right"),
-            _earned_cell(float(point["earned"]), colours),
+            Text(f"{point.weight:g}", justify="right"),
+            _earned_cell(point.earned, colours),
             height=None,
         )
 
@@ -142,7 +143,7 @@ def _earned_style(earned: float, colours: Mapping[str, str]) -> str:
     return colours.get("warning", "yellow")
 
 
-def score_summary(scores: Sequence[Score], generation_error: str | None) -> Content:
+def score_summary(scores: Sequence[ScoreRecord], generation_error: str | None) -> Content:
     """One line per score: metric, value and status; errors in the error colour, never as 0."""
     if generation_error is not None:
         return Content.assemble(
@@ -153,10 +154,10 @@ def score_summary(scores: Sequence[Score], generation_error: str | None) -> Cont
         return Content.styled("not scored yet (s scores it)", "italic $text-muted")
     parts: list[Content] = []
     for score in scores:
-        status = str(score["status"])
-        metric = str(score["metric"] or score["scorer"])
-        explanation = str(score.get("explanation") or "")
-        if status == "error" or score["value"] is None:
+        status = score.status
+        metric = score.metric or score.scorer
+        explanation = score.explanation or ""
+        if status == "error" or score.value is None:
             parts.append(
                 Content.assemble(
                     (f"{metric} ", "bold"),
@@ -170,7 +171,7 @@ def score_summary(scores: Sequence[Score], generation_error: str | None) -> Cont
         parts.append(
             Content.assemble(
                 (f"{metric} ", "bold"),
-                (f"{float(score['value']):.2f}", "bold"),
+                (f"{score.value:.2f}", "bold"),
                 "  status ",
                 (status, f"bold {style}"),
                 (note, style),
@@ -180,29 +181,29 @@ def score_summary(scores: Sequence[Score], generation_error: str | None) -> Cont
     return Content("\n").join(parts)
 
 
-def score_relations(scores: Sequence[Score], gold_count: int | None) -> Content:
+def score_relations(scores: Sequence[ScoreRecord], gold_count: int | None) -> Content:
     """Per score with a value: how the value relates to the rubric points above it
     (the metric's rule; whether the points are the score or diagnostics beside it)."""
     lines = [
-        score_relation(str(score["scorer"] or ""), str(score["metric"] or ""), gold_count)
+        score_relation(score.scorer or "", score.metric or "", gold_count)
         for score in scores
-        if score["value"] is not None and str(score["status"]) != "error"
+        if score.value is not None and score.status != "error"
     ]
     return Content.styled("\n".join(lines), "$text-muted")
 
 
-def lifbench_levels(record: Mapping[str, Any]) -> Content | None:
+def lifbench_levels(record: GenerationRecord) -> Content | None:
     """The LIFBench levels of the record's example (scenario, task, expression and
     variable), or None for other suites. Imported published rows keep LIFBench's
     ins_id and param_id as their expression and variable."""
-    metadata = record.get("metadata") or {}
+    metadata = record.metadata or {}
     if isinstance(metadata, str):
         metadata = json.loads(metadata)
     if "scenario" not in metadata or "expression" not in metadata:
         return None
-    params = record.get("params") or {}
+    params = record.params or {}
     imported = isinstance(params, Mapping) and "ins_id" in params
-    task = metadata.get("lifeval_task") or record.get("task")
+    task = metadata.get("lifeval_task") or record.task
     fields = [
         ("scenario", metadata["scenario"]),
         ("task", task),
@@ -234,14 +235,13 @@ class RubricPanel(VerticalScroll):
     def on_mount(self) -> None:
         self.border_title = "Rubric"
 
-    def show(self, record: Mapping[str, Any]) -> None:
+    def show(self, record: GenerationRecord) -> None:
         levels = lifbench_levels(record)
         self.set_class(levels is not None, "-levels")
         self.query_one("#example-levels", Static).update(levels or "")
-        scores = record.get("scores") or []
+        scores = record.scores
         self.query_one(RubricTable).show_scores(scores)
-        error = str(record.get("error")) if record.get("status") == "error" else None
+        error = str(record.error) if record.status == "error" else None
         self.query_one("#score-lines", Static).update(score_summary(scores, error))
-        gold = record.get("gold")
-        gold_count = len(gold) if isinstance(gold, Sequence) and not isinstance(gold, str) else None
+        gold_count = len(record.gold)
         self.query_one("#score-relation", Static).update(score_relations(scores, gold_count))
