@@ -154,9 +154,10 @@ def depth_grids(
         raise UserInputError(f"depth bucket {bucket} must be in (0, 100] percent")
     rows = cell_reads.depth_cells(store, bucket=bucket, models=models, tasks=tasks)
     cells: dict[tuple[str, str], dict[tuple[float, int], tuple[float | None, int]]] = {}
-    for model, task, length, depth, mean, _stderr, n_scored, *_ in rows:
-        grid = cells.setdefault((str(model), str(task)), {})
-        grid[float(depth), int(length)] = (None if mean is None else float(mean), int(n_scored))
+    for c in rows:
+        grid = cells.setdefault((c.model, c.task), {})
+        mean = None if c.mean_score is None else float(c.mean_score)
+        grid[c.depth_bucket, c.length] = (mean, c.n_scored)
     out = []
     for (model, task), grid in sorted(cells.items()):
         depths = sorted({d for d, _ in grid})

@@ -71,6 +71,25 @@ _DEPTH_CELLS_SQL = f"""
 """
 
 
+@dataclass(frozen=True)
+class DepthCellCounts:
+    """One model x task x length x needle-depth bucket cell (CELL_AGGREGATES' rules)."""
+
+    model: str
+    task: str
+    length: int
+    depth_bucket: float  # depth rounded to a multiple of the bucket, in percent
+    mean_score: float | None  # over ok and unparsed (unparsed count as 0)
+    stderr: float | None
+    n_scored: int
+    n_unparsed: int
+    n_error: int
+    n_cancelled: int
+    n_unscored: int  # succeeded but has no score: missing, never a 0
+    reference: bool
+    n_outdated: int  # scored by an older version of its scorer than `versions` gives
+
+
 def depth_cells(
     src: Source,
     *,
@@ -78,10 +97,10 @@ def depth_cells(
     models: Sequence[str] | None = None,
     tasks: Sequence[str] | None = None,
     versions: Mapping[str, int] | None = None,
-) -> list[tuple[Any, ...]]:
+) -> list[DepthCellCounts]:
     """Per model, task, length and depth bucket (depth rounded to a multiple of `bucket`
-    percent): model, task, length, depth_bucket, then the CELL_AGGREGATES columns, then
-    n_outdated (rows scored by an older version than `versions` gives, 0 without)."""
+    percent); `n_outdated` counts rows scored by an older version than `versions` gives
+    (0 without)."""
     params = {
         "bucket": float(bucket),
         "models": None if models is None else list(models),
@@ -90,7 +109,39 @@ def depth_cells(
     with cursor_of(src) as cur:
         outdated, version_params = outdated_aggregate(cur, versions)
         sql = _DEPTH_CELLS_SQL.format(outdated=outdated)
-        return cur.execute(sql, {**params, **version_params}).fetchall()
+        rows = cur.execute(sql, {**params, **version_params}).fetchall()
+    return [
+        DepthCellCounts(
+            str(model),
+            str(task),
+            int(length),
+            float(depth),
+            mean,
+            stderr,
+            int(n_scored),
+            int(n_unparsed),
+            int(n_error),
+            int(n_cancelled),
+            int(n_unscored),
+            bool(reference),
+            int(n_outdated),
+        )
+        for (
+            model,
+            task,
+            length,
+            depth,
+            mean,
+            stderr,
+            n_scored,
+            n_unparsed,
+            n_error,
+            n_cancelled,
+            n_unscored,
+            reference,
+            n_outdated,
+        ) in rows
+    ]
 
 
 def cell_scores(

@@ -10,9 +10,8 @@ grid lists the runs they come from (analysis/outdated.py).
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any
 
 import duckdb
 
@@ -20,8 +19,8 @@ from lctui.analysis.outdated import find_outdated
 from lctui.core.lengths import format_length
 from lctui.scoring.versions import current_versions
 from lctui.store.outdated import OutdatedScores
-from lctui.store.read.cells import depth_cells
-from lctui.store.read.heat import heat_cells
+from lctui.store.read.cells import DepthCellCounts, depth_cells
+from lctui.store.read.heat import HeatCellCounts, heat_cells
 from lctui.tui.widgets.heatmap import HeatCell, HeatGrid, HeatRow
 
 
@@ -176,11 +175,17 @@ def heat_cell(stats: CellStats) -> HeatCell:
     return HeatCell(None, "—")  # only cancelled generations
 
 
-def _cell_stats(counts: Sequence[Any], n_outdated: Any) -> CellStats:
-    """A cell's CELL_AGGREGATES columns (reference left out) and its outdated count."""
-    mean, stderr, n_scored, n_unparsed, n_error, n_cancelled, n_unscored = counts
+def _cell_stats(c: HeatCellCounts | DepthCellCounts) -> CellStats:
+    """A cell's counts as the heatmap keeps them (reference left out)."""
     return CellStats(
-        mean, stderr, n_scored, n_unparsed, n_error, n_cancelled, n_unscored, int(n_outdated)
+        c.mean_score,
+        c.stderr,
+        c.n_scored,
+        c.n_unparsed,
+        c.n_error,
+        c.n_cancelled,
+        c.n_unscored,
+        c.n_outdated,
     )
 
 
@@ -197,19 +202,7 @@ def model_grid(cur: duckdb.DuckDBPyConnection) -> ResultsGrid:
     rows = tuple(RowKey(model, task) for model in models for task in sorted(tasks_of[model]))
     row_index = {(r.model, r.task): i for i, r in enumerate(rows)}
     column_index = {n: i for i, n in enumerate(lengths)}
-    stats = {
-        (row_index[(c.model, c.task)], column_index[c.length]): CellStats(
-            c.mean_score,
-            c.stderr,
-            c.n_scored,
-            c.n_unparsed,
-            c.n_error,
-            c.n_cancelled,
-            c.n_unscored,
-            c.n_outdated,
-        )
-        for c in found
-    }
+    stats = {(row_index[(c.model, c.task)], column_index[c.length]): _cell_stats(c) for c in found}
     heat_rows = tuple(
         HeatRow(f"{r.model} (reference)" if r.model in references else r.model, r.task)
         for r in rows
@@ -227,15 +220,13 @@ def model_grid(cur: duckdb.DuckDBPyConnection) -> ResultsGrid:
 
 def depth_grid(cur: duckdb.DuckDBPyConnection, model: str, task: str) -> ResultsGrid:
     """Needle depth (bucketed) x length for one model and task; empty if no depths."""
-    # model, task, length, bucket, then the CELL_AGGREGATES columns, then n_outdated
     found = depth_cells(cur, models=[model], tasks=[task], versions=current_versions())
-    buckets = tuple(sorted({float(r[3]) for r in found}))
-    lengths = tuple(sorted({int(r[2]) for r in found}))
-    references = frozenset({model} if any(r[-2] for r in found) else ())
+    buckets = tuple(sorted({c.depth_bucket for c in found}))
+    lengths = tuple(sorted({c.length for c in found}))
+    references = frozenset({model} if any(c.reference for c in found) else ())
     rows = tuple(RowKey(model, task, b) for b in buckets)
     stats = {
-        (buckets.index(float(b)), lengths.index(int(n))): _cell_stats(counts, n_outdated)
-        for _, _, n, b, *counts, _reference, n_outdated in found
+        (buckets.index(c.depth_bucket), lengths.index(c.length)): _cell_stats(c) for c in found
     }
     grid = HeatGrid(
         group_title="task",
