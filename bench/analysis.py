@@ -195,11 +195,10 @@ def peak_memory() -> str:
     return f"peak memory {kib / 1024**2:.1f} GiB"
 
 
-def bench_ab(folder: Path, scale: str, per_cell: int, repeat: int) -> Path:
+def bench_ab(ab: Path, scale: str, per_cell: int, repeat: int) -> None:
     """Two runs of one checkpoint each on the same examples: the pivot and the A/B."""
     examples = TASKS * len(LENGTHS) * per_cell
     rows = f"{2 * examples / 1e6:g}M rows"
-    ab = folder / f"ab-{scale}.duckdb"
     took = build(ab, 2, examples, ["ckpt-a", "ckpt-b"], runs=2)
     print(f"built {ab}: 2 runs x {examples:,} generations in {took:.1f} s")
     with open_store(ab, read_only=True) as store:
@@ -213,13 +212,11 @@ def bench_ab(folder: Path, scale: str, per_cell: int, repeat: int) -> Path:
         pairs = sum(c.n for c in result.cells)
         report(scale, "compare", f"A/B run:run-0 vs run:run-1 ({pairs:,} pairs)", *timed(
             lambda: compare(store, "run:run-0", "run:run-1"), repeat))  # fmt: skip
-    return ab
 
 
-def bench_many(folder: Path, scale: str, per_cell: int, repeat: int) -> Path:
+def bench_many(many: Path, scale: str, per_cell: int, repeat: int) -> None:
     """20 models on the same examples: the pivot and the correlation matrix."""
     examples = TASKS * len(LENGTHS) * per_cell
-    many = folder / f"many-{scale}.duckdb"
     names = [f"model-{m:02d}" for m in range(20)]
     took = build(many, 20, examples, names, runs=1)
     print(f"built {many}: 20 models x {examples:,} generations in {took:.1f} s")
@@ -230,7 +227,6 @@ def bench_many(folder: Path, scale: str, per_cell: int, repeat: int) -> Path:
             lambda: correlate(store), repeat))  # fmt: skip
         report(scale, "correlation", "correlation by category @ 64k", *timed(
             lambda: correlate(store, by="category", length=65536), repeat))  # fmt: skip
-    return many
 
 
 def main() -> None:
@@ -244,15 +240,15 @@ def main() -> None:
     args = parser.parse_args()
     folder = Path(args.dir)
     folder.mkdir(parents=True, exist_ok=True)
-    built: list[Path] = []
+    built: list[Path] = []  # listed before they are built, so a failed build goes too
     try:
         for scale in args.scale:
             print(f"-- {scale} generations")
+            built.append(folder / f"ab-{scale}.duckdb")
+            bench_ab(built[-1], scale, 10_000 if scale == "1m" else 100_000, args.repeat)
             if scale == "1m":
-                built.append(bench_ab(folder, scale, 10_000, args.repeat))
-                built.append(bench_many(folder, scale, 1_000, args.repeat))
-            else:
-                built.append(bench_ab(folder, scale, 100_000, args.repeat))
+                built.append(folder / f"many-{scale}.duckdb")
+                bench_many(built[-1], scale, 1_000, args.repeat)
             print(peak_memory())
     finally:
         if not args.keep:
