@@ -7,7 +7,7 @@ Builds DuckDB files through SQL (INSERT ... SELECT from range()):
   - `ab`: two checkpoints, one run each, 500K generations per run on the same 500K
     examples (10 tasks x 5 lengths x 10,000): the A/B comparison of two 500K-row runs.
   - `many`: 20 models x 50K examples = 1M generations: the correlation matrix.
-- 10M (`--scale 10m`, about a minute or two to build on 2 cores):
+- 10M (`--scale 10m`, 80 s to build on 2 quiet cores, 4 to 5 minutes when shared):
   - `ab`: two runs of 5M generations each on the same 5M examples (10 tasks x 5 lengths
     x 100,000): the A/B of two 5M-row runs, and the results pivot over 10M rows.
 
