@@ -1,26 +1,36 @@
-"""Analysis speed on 1M synthetic generations: results pivot, A/B compare, correlation.
+"""Analysis speed on 1M and 10M synthetic generations: results pivot, A/B compare,
+correlation.
 
-Builds two DuckDB files through SQL (INSERT ... SELECT from range(), a few seconds):
+Builds DuckDB files through SQL (INSERT ... SELECT from range()):
 
-- `ab`: two checkpoints, one run each, 500K generations per run on the same 500K
-  examples (10 tasks x 5 lengths x 10,000): the A/B comparison of two 500K-row runs.
-- `many`: 20 models x 50K examples = 1M generations: the correlation matrix.
+- 1M (`--scale 1m`, a few seconds to build):
+  - `ab`: two checkpoints, one run each, 500K generations per run on the same 500K
+    examples (10 tasks x 5 lengths x 10,000): the A/B comparison of two 500K-row runs.
+  - `many`: 20 models x 50K examples = 1M generations: the correlation matrix.
+- 10M (`--scale 10m`, 80 s to build on 2 quiet cores, 4 to 5 minutes when shared):
+  - `ab`: two runs of 5M generations each on the same 5M examples (10 tasks x 5 lengths
+    x 100,000): the A/B of two 5M-row runs, and the results pivot over 10M rows.
 
 Eight tasks score pass/fail, two are graded in quarters; about 1 % of generations
 fail and 2 % are unparsed. Ids are shaped like the engine's: 16 hex characters for
-examples and generation keys, 32 for generation ids (uuid4().hex). Both files hold
-1M generations, so the results pivot (the model x task x length means of the heatmap,
-via cell_scores) is timed on each, and beside it the same pivot joining on text ids
-(as before store migration 5) for the ratio.
-Targets: pivot 200 ms, compare 500 ms, correlation 500 ms (median of warm repeats).
+examples and generation keys, 32 for generation ids (uuid4().hex). The results pivot
+(the model x task x length means of the heatmap and the CLI, via cell_scores) is timed
+on each file, and on the 1M `ab` file beside it the same pivot joining on text ids (as
+before store migration 5) for the ratio.
+Targets (median of warm repeats): at 1M pivot 200 ms, compare 500 ms, correlation
+500 ms; at 10M pivot 300 ms, compare 3 s. The files go under --dir and are deleted at
+the end unless --keep. Peak memory is the process's maximum resident set (DuckDB runs
+in it).
 
-    python bench/analysis.py [--repeat 3] [--dir /tmp/lctui-bench-analysis]
+    python bench/analysis.py [--scale 1m 10m] [--repeat 3] [--dir /tmp/lctui-bench-analysis]
+                             [--keep]
 """
 
 from __future__ import annotations
 
 import argparse
 import re
+import resource
 import statistics
 import time
 from collections.abc import Callable
@@ -37,7 +47,11 @@ from lctui.store.read import cells
 
 TASKS = 10
 LENGTHS = (4096, 8192, 16384, 32768, 65536)
-TARGET_MS = {"pivot": 200.0, "compare": 500.0, "correlation": 500.0}
+# Per scale: the median of warm repeats to stay under, in milliseconds.
+TARGET_MS = {
+    "1m": {"pivot": 200.0, "compare": 500.0, "correlation": 500.0},
+    "10m": {"pivot": 300.0, "compare": 3000.0},
+}
 
 # Tasks 0-3 synthetic, 4-5 rag, 6-7 icl, 8-9 longqa (graded); 0-1 record a needle depth.
 _EXAMPLES = f"""
@@ -68,22 +82,23 @@ _INSERTS = (
     """
     INSERT INTO generations (generation_id, gen_key, run_id, model_id, example_id,
         config_hash, status, output, prompt_tokens, output_tokens, ttft_s, latency_s,
-        finish_reason, error, started_at)
+        finish_reason, error, started_at, gen_hash, task, category, length)
     SELECT generation_id, left(generation_id, 16), $run_prefix || (m // $models_per_run),
            'model-' || m, example_id, 'c0', CASE WHEN w < 0.01 THEN 'error' ELSE 'ok' END,
            CASE WHEN w < 0.01 THEN NULL ELSE 'answer' END, length, 8, 0.1, 0.5, 'stop',
-           CASE WHEN w < 0.01 THEN 'timeout' END, TIMESTAMP '2026-01-01' + INTERVAL (m) SECOND
+           CASE WHEN w < 0.01 THEN 'timeout' END, TIMESTAMP '2026-01-01' + INTERVAL (m) SECOND,
+           md5_number(generation_id), task, category, length
     FROM gen
     """,
     """
     INSERT INTO scores (generation_id, scorer, metric, value, status, extracted, explanation,
-                        scored_at)
+                        scored_at, gen_hash)
     SELECT generation_id, 'bench', CASE WHEN category = 'longqa' THEN 'graded' ELSE 'pass' END,
            CASE WHEN w < 0.01 THEN NULL WHEN w < 0.03 THEN 0.0
                 WHEN category = 'longqa' THEN least(1.0, round((p + u - 0.5) * 4) / 4)
                 ELSE (u < p)::DOUBLE END,
            CASE WHEN w < 0.01 THEN 'error' WHEN w < 0.03 THEN 'unparsed' ELSE 'ok' END,
-           '[]', '', TIMESTAMP '2026-01-02'
+           '[]', '', TIMESTAMP '2026-01-02', md5_number(generation_id)
     FROM gen
     """,
     """
@@ -143,7 +158,9 @@ def build(path: Path, models: int, examples: int, names: list[str], runs: int) -
         for sql in _INSERTS:
             used = set(re.findall(r"\$(\w+)", sql))
             con.execute(sql, {k: v for k, v in params.items() if k in used})
-        fill_derived(con)  # what the writer does after each flush
+        # The derived columns (store/derived.py) came with the rows, as the writer's
+        # derived_select computes them; fill_derived then only checks for gaps.
+        fill_derived(con)
         con.execute("CHECKPOINT")
     finally:
         con.close()
@@ -163,49 +180,81 @@ def timed(fn: Callable[[], object], repeat: int) -> tuple[float, float]:
     return first, statistics.median(times)
 
 
-def report(name: str, what: str, first: float, warm: float) -> tuple[float, float]:
-    target = TARGET_MS[name]
+def report(scale: str, name: str, what: str, first: float, warm: float) -> tuple[float, float]:
+    target = TARGET_MS[scale][name]
     print(
-        f"{what:<44} first {first:7.0f} ms  warm {warm:7.0f} ms  target {target:5.0f} ms  "
+        f"{what:<46} first {first:7.0f} ms  warm {warm:7.0f} ms  target {target:5.0f} ms  "
         f"warm/target {warm / target:5.2f}"
     )
     return first, warm
 
 
+def peak_memory() -> str:
+    """The process's maximum resident set so far (DuckDB runs in this process)."""
+    kib = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss  # KiB on Linux
+    return f"peak memory {kib / 1024**2:.1f} GiB"
+
+
+def bench_ab(ab: Path, scale: str, per_cell: int, repeat: int) -> None:
+    """Two runs of one checkpoint each on the same examples: the pivot and the A/B."""
+    examples = TASKS * len(LENGTHS) * per_cell
+    rows = f"{2 * examples / 1e6:g}M rows"
+    took = build(ab, 2, examples, ["ckpt-a", "ckpt-b"], runs=2)
+    print(f"built {ab}: 2 runs x {examples:,} generations in {took:.1f} s")
+    with open_store(ab, read_only=True) as store:
+        _, ours = report(scale, "pivot", f"results pivot (cell_scores), {rows}", *timed(
+            lambda: cells.cell_scores(store), repeat))  # fmt: skip
+        if scale == "1m":  # the text-join pivot takes seconds at 10M and says nothing new
+            _, naive = timed(lambda: text_join_pivot(store), repeat)
+            print(f"{'  same pivot joining on text ids':<46} warm {naive:7.0f} ms  "
+                  f"text/ours {naive / ours:5.2f}")  # fmt: skip
+        result = compare(store, "run:run-0", "run:run-1")
+        pairs = sum(c.n for c in result.cells)
+        report(scale, "compare", f"A/B run:run-0 vs run:run-1 ({pairs:,} pairs)", *timed(
+            lambda: compare(store, "run:run-0", "run:run-1"), repeat))  # fmt: skip
+
+
+def bench_many(many: Path, scale: str, per_cell: int, repeat: int) -> None:
+    """20 models on the same examples: the pivot and the correlation matrix."""
+    examples = TASKS * len(LENGTHS) * per_cell
+    names = [f"model-{m:02d}" for m in range(20)]
+    took = build(many, 20, examples, names, runs=1)
+    print(f"built {many}: 20 models x {examples:,} generations in {took:.1f} s")
+    with open_store(many, read_only=True) as store:
+        report(scale, "pivot", f"results pivot (cell_scores), {20 * examples / 1e6:g}M rows",
+               *timed(lambda: cells.cell_scores(store), repeat))  # fmt: skip
+        report(scale, "correlation", "correlation by task, all lengths", *timed(
+            lambda: correlate(store), repeat))  # fmt: skip
+        report(scale, "correlation", "correlation by category @ 64k", *timed(
+            lambda: correlate(store, by="category", length=65536), repeat))  # fmt: skip
+
+
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__)
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    parser.add_argument("--scale", nargs="+", choices=sorted(TARGET_MS), default=["1m", "10m"])
     parser.add_argument("--repeat", type=int, default=3)
     parser.add_argument("--dir", default="/tmp/lctui-bench-analysis")
+    parser.add_argument("--keep", action="store_true", help="keep the DuckDB files built")
     args = parser.parse_args()
     folder = Path(args.dir)
     folder.mkdir(parents=True, exist_ok=True)
-    examples_ab = TASKS * len(LENGTHS) * 10_000
-
-    ab = folder / "ab.duckdb"
-    took = build(ab, 2, examples_ab, ["ckpt-a", "ckpt-b"], runs=2)
-    print(f"built {ab}: 2 runs x {examples_ab:,} generations in {took:.1f} s")
-    with open_store(ab, read_only=True) as store:
-        _, naive = timed(lambda: text_join_pivot(store), args.repeat)
-        _, ours = report("pivot", "results pivot (cell_scores), 1M rows", *timed(
-            lambda: cells.cell_scores(store), args.repeat))  # fmt: skip
-        print(f"{'  same pivot joining on text ids':<44} warm {naive:7.0f} ms  "
-              f"text/ours {naive / ours:5.2f}")  # fmt: skip
-        result = compare(store, "run:run-0", "run:run-1")
-        pairs = sum(c.n for c in result.cells)
-        report("compare", f"A/B run:run-0 vs run:run-1 ({pairs:,} pairs)", *timed(
-            lambda: compare(store, "run:run-0", "run:run-1"), args.repeat))  # fmt: skip
-
-    many = folder / "many.duckdb"
-    names = [f"model-{m:02d}" for m in range(20)]
-    took = build(many, 20, examples_ab // 10, names, runs=1)
-    print(f"built {many}: 20 models x {examples_ab // 10:,} generations in {took:.1f} s")
-    with open_store(many, read_only=True) as store:
-        report("pivot", "results pivot (cell_scores), 1M rows", *timed(
-            lambda: cells.cell_scores(store), args.repeat))  # fmt: skip
-        report("correlation", "correlation by task, all lengths", *timed(
-            lambda: correlate(store), args.repeat))  # fmt: skip
-        report("correlation", "correlation by category @ 64k", *timed(
-            lambda: correlate(store, by="category", length=65536), args.repeat))  # fmt: skip
+    built: list[Path] = []  # listed before they are built, so a failed build goes too
+    try:
+        for scale in args.scale:
+            print(f"-- {scale} generations")
+            built.append(folder / f"ab-{scale}.duckdb")
+            bench_ab(built[-1], scale, 10_000 if scale == "1m" else 100_000, args.repeat)
+            if scale == "1m":
+                built.append(folder / f"many-{scale}.duckdb")
+                bench_many(built[-1], scale, 1_000, args.repeat)
+            print(peak_memory())
+    finally:
+        if not args.keep:
+            for path in built:
+                path.unlink(missing_ok=True)
+                path.with_name(path.name + ".wal").unlink(missing_ok=True)
 
 
 if __name__ == "__main__":
