@@ -22,6 +22,7 @@ from dataclasses import dataclass
 from typing import ClassVar
 
 from lctui.core.errors import UserInputError
+from lctui.core.hashing import seed_from
 from lctui.core.protocols import Tokenizer
 from lctui.core.types import ParamSpec, Span
 from lctui.tasks.base import Draft, Task
@@ -169,7 +170,7 @@ class KiltRag(Task):
 
     def build(self, rng: random.Random, budget: Budget, tokenizer: Tokenizer, index: int) -> Draft:
         loaded = self._load()
-        row = loaded.rows[index % len(loaded.rows)]
+        row = loaded.rows[_row_order(loaded, budget.seed)[index % len(loaded.rows)]]
         shots = int(self.params["shots"])
         demos = choose_demos(row, loaded.demos, shots, self.files.test == self.files.demo)
         preamble = INSTRUCTION + SEPARATOR
@@ -208,7 +209,8 @@ class KiltRag(Task):
         context = SEPARATOR.join(items)
         start = sum(len(t) + len(SEPARATOR) for t in items[:at])
         spans = (Span(start, start + len(gold_text), "needle", "gold passage"),)
-        answers_pattern = "|".join(re.escape(a) for a in row.answers)
+        # Longest first, so an answer that holds a shorter one is found whole.
+        answers_pattern = "|".join(re.escape(a) for a in sorted(row.answers, key=len, reverse=True))
         return Draft(
             preamble=preamble,
             context=context,
@@ -219,17 +221,34 @@ class KiltRag(Task):
             spans=spans if row.gold is not None else (),
             metadata={
                 "value_pattern": f"(?i){answers_pattern}",
+                "gold_mode": "any",  # accepted answers: SubEM takes the best of them
                 "asked_text": question,
                 "data_file": loaded.test_path,
                 "data_line": row.line,
                 "row_key": row.key,
                 "num_passages": len(items),
                 "cut_passage": bool(fitted.tail),
+                # The row ran out of passages before the length was reached (a file
+                # with fewer passages than the length needs): the prompt is shorter.
+                "passages_exhausted": fitted.units == len(others),
                 "gold_position": at if row.gold is not None else None,
                 "gold_found": row.gold is not None,
                 "demo_keys": [d.key for d in demos],
             },
         )
+
+
+_ORDERS: dict[tuple[str, int, int], list[int]] = {}
+
+
+def _row_order(loaded: _Loaded, seed: int) -> list[int]:
+    """The order the run's seed reads the file's rows in (a permutation, kept per seed)."""
+    key = (loaded.test_path, len(loaded.rows), seed)
+    if key not in _ORDERS:
+        order = list(range(len(loaded.rows)))
+        random.Random(seed_from("helmet-rag-rows", loaded.test_path, seed)).shuffle(order)
+        _ORDERS[key] = order
+    return _ORDERS[key]
 
 
 def rag_tasks() -> list[Task]:
