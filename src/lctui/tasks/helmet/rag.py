@@ -183,8 +183,11 @@ class KiltRag(Task):
         share = gold_at / (len(row.passages) - 1) if len(row.passages) > 1 else 0.0
         counts = piece_counts(tokenizer)
         other_texts = [format_passage(p) for p in others]
-        prefix = prefix_sums(counts.counts([SEPARATOR + t for t in other_texts]))
-        fixed = tokenizer.count(preamble + question) + counts.counts([gold_text])[0]
+        # Each passage is counted with the separator after it, as it reads in the list:
+        # BPE merges its last period with the blank line (".\n\n" is one token in
+        # o200k), so these counts sum to the list's count and the first fit lands.
+        prefix = prefix_sums(counts.counts([t + SEPARATOR for t in other_texts]))
+        fixed = tokenizer.count(preamble + question) + counts.counts([gold_text + SEPARATOR])[0]
 
         def arrange(n: int, tail: str) -> tuple[list[str], int]:
             items = other_texts[:n] + ([tail] if tail else [])
