@@ -52,6 +52,7 @@ class QARow:
     passages: tuple[Passage, ...]
     gold: int | None  # the gold passage's position in `passages`
     line: int
+    popularity: float | None = None  # PopQA's s_pop (monthly page views of the subject)
 
 
 def normalize_answer(text: str) -> str:
@@ -128,7 +129,9 @@ def _parse_rows(loaded: JsonLines) -> tuple[tuple[QARow, ...], tuple[DataProblem
         kept = tuple(p for p in passages if p is not None)
         key = str(row.get("id")) if keyed else question
         gold = _gold_position(ctxs, kept, answers)
-        rows.append(QARow(key, question, tuple(answers), kept, gold, line))
+        s_pop = row.get("s_pop")
+        popularity = float(s_pop) if isinstance(s_pop, (int, float)) and s_pop > 0 else None
+        rows.append(QARow(key, question, tuple(answers), kept, gold, line, popularity))
     return tuple(rows), tuple(problems)
 
 

@@ -16,6 +16,7 @@ so every prompt lands within the synthetic tasks' tolerance.
 
 from __future__ import annotations
 
+import math
 import random
 import re
 from dataclasses import dataclass
@@ -55,6 +56,12 @@ class KiltFiles:
     test: str
     demo: str
     depths: int
+    # HELMET runs PopQA as kilt_popqa_3: only rows with log10(s_pop) < 3 (test and demos).
+    max_log_popularity: float | None = None
+
+    def keeps(self, row: QARow) -> bool:
+        limit = self.max_log_popularity
+        return limit is None or row.popularity is None or math.log10(row.popularity) < limit
 
     def test_path(self, passages: int) -> str:
         return f"kilt/{self.test}_k{passages}_dep{self.depths}.jsonl"
@@ -78,7 +85,7 @@ DATASETS: dict[str, tuple[KiltFiles, str]] = {
         "HotpotQA",
     ),
     # PopQA has one split: its demos come from the test rows' k3 file, the asked row excluded.
-    "kilt_popqa": (KiltFiles("popqa_test_1000", "popqa_test_1000", 6), "PopQA"),
+    "kilt_popqa": (KiltFiles("popqa_test_1000", "popqa_test_1000", 6, 3.0), "PopQA"),
 }
 
 
@@ -152,8 +159,10 @@ class KiltRag(Task):
         demo_file = self.data.locate(self.files.demo_path)
         assert test_file is not None and demo_file is not None
         loaded_test, loaded_demo = read_json_lines(test_file), read_json_lines(demo_file)
-        rows, row_problems = read_rows(loaded_test)
-        demos, demo_problems = read_rows(loaded_demo)
+        all_rows, row_problems = read_rows(loaded_test)
+        all_demos, demo_problems = read_rows(loaded_demo)
+        rows = tuple(r for r in all_rows if self.files.keeps(r))
+        demos = tuple(d for d in all_demos if self.files.keeps(d))
         problems = (*loaded_test.problems, *row_problems, *loaded_demo.problems, *demo_problems)
         if not rows:
             raise UserInputError(f"task {self.name}: {test_file} holds no usable question")
