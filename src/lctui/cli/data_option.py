@@ -40,6 +40,16 @@ def bind_data(tasks: Sequence[Task], source: DataSource | None) -> list[Task]:
     return [task.with_data(source) for task in tasks]
 
 
+def listed_tasks(tasks: Sequence[Task], config: Config) -> list[Task]:
+    """`tasks` bound to the config's data_dir, for a list that shows what can run (the
+    launch screen); an unusable data_dir leaves the data tasks unbound (shown missing)."""
+    try:
+        source = parse_source(config.data_dir, "data_dir") if config.data_dir else None
+    except UserInputError:
+        source = None
+    return bind_data(tasks, source)
+
+
 def runnable_tasks(tasks: Sequence[Task]) -> tuple[list[Task], list[str]]:
     """The tasks that can build examples, and one note per task left out (with why).
 
