@@ -66,7 +66,18 @@ class DataSource:
         return f"{HUB_SCHEME}{self.repo_id}{at}"
 
     def locate(self, release_path: str) -> Path | None:
-        """The readable file of `release_path`, or None when this source lacks it."""
+        """The readable file of `release_path`, or None when this source lacks it.
+
+        A hub answer is kept for the process: online, each download call asks the hub
+        whether the file changed, and a run locates its files once per example."""
+        if self.repo_id is not None:
+            key = (self, release_path)
+            if key not in _HUB_FOUND:
+                _HUB_FOUND[key] = self._search(release_path)
+            return _HUB_FOUND[key]
+        return self._search(release_path)
+
+    def _search(self, release_path: str) -> Path | None:
         for folder in RELEASE_FOLDERS:
             found = (
                 self._local(folder + release_path)
@@ -100,6 +111,9 @@ class DataSource:
             # Not in the cache (offline), not in the repository, or no such repository.
             return None
         return Path(path)
+
+
+_HUB_FOUND: dict[tuple[DataSource, str], Path | None] = {}
 
 
 def parse_source(text: str, where: str = "--data") -> DataSource:
