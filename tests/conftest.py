@@ -10,7 +10,10 @@ from typing import TYPE_CHECKING
 
 import pytest
 
+from helmet_data import HELMET_FIXTURES
 from lctui.core.runtime import prepare_environment
+from lctui.tasks.datasets import DataSource
+from lctui.tasks.helmet.rag import KiltRag
 
 if TYPE_CHECKING:
     from lctui.store import Store
@@ -19,6 +22,10 @@ _SESSION_ROOT = Path(os.environ.get("LCTUI_TEST_ROOT", "/tmp/lctui-tests"))
 # The model cache is kept between sessions (materialising SmolLM2 takes ~15 s).
 os.environ.setdefault("LCTUI_CACHE_DIR", str(_SESSION_ROOT / "cache"))
 prepare_environment()
+# Tasks that read real datasets read the invented fixtures (tests/fixtures/helmet, in the
+# data release's layout) unless a test binds another source with `with_data`, so the
+# tests that cover every task (budget, params, scoring) cover them too.
+KiltRag.data = DataSource(folder=HELMET_FIXTURES)
 
 
 @pytest.fixture(autouse=True)

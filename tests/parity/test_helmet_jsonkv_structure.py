@@ -16,8 +16,8 @@ from statistics import mean
 from typing import Any
 
 import pytest
-from fixtures import load_fixture
 
+from fixtures import load_fixture
 from lctui.core.types import Example
 from lctui.tasks import get_task
 from lctui.tasks.json_kv import INSTRUCTION, helmet_pair_count

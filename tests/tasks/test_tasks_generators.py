@@ -37,6 +37,8 @@ def _within_tolerance(example, tokenizer) -> tuple[int, int]:  # type: ignore[no
 @pytest.mark.parametrize("name", TASKS)
 @pytest.mark.parametrize("length", [2048, 4096, 32768])  # 2048: cwe's short regime
 def test_gold_present_and_length_within_tolerance(name: str, length: int, o200k) -> None:  # type: ignore[no-untyped-def]
+    if get_task(name).needs_data and length > 2048:
+        pytest.skip("the fixture files hold passages for 2K (tests/tasks/test_tasks_helmet_rag.py)")
     example = get_task(name).generate(length, seed=1, index=2, tokenizer=o200k)
     total, tolerance = _within_tolerance(example, o200k)
     assert length - tolerance <= total <= length, (total, length, tolerance)
@@ -52,7 +54,7 @@ def test_gold_present_and_length_within_tolerance(name: str, length: int, o200k)
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("name", TASKS)
+@pytest.mark.parametrize("name", [t.name for t in all_tasks() if not t.needs_data])
 def test_length_within_tolerance_at_128k(name: str, o200k) -> None:  # type: ignore[no-untyped-def]
     example = get_task(name).generate(131072, seed=0, index=0, tokenizer=o200k)
     total, tolerance = _within_tolerance(example, o200k)
@@ -70,7 +72,8 @@ def test_deterministic_per_seed_and_varies_with_seed(name: str, o200k) -> None: 
     assert a.example_id == task.example_id(2048, 5, 1, "o200k_base")
     assert c.example_id != a.example_id
     assert c.context != a.context
-    assert name not in RETRIEVAL or c.gold != a.gold
+    # A dataset file repeats each question once per gold depth: seeds may meet one again.
+    assert name not in RETRIEVAL or task.needs_data or c.gold != a.gold
 
 
 @pytest.mark.parametrize("name", [n for n in TASKS if n.startswith("niah") or n == "json_kv"])
@@ -123,7 +126,13 @@ def test_selection_by_category_suite_glob_and_errors() -> None:
     assert {t.name for t in select_tasks("synthetic")} == {
         t.name for t in all_tasks() if t.category == "synthetic"
     }
-    assert {t.name for t in select_tasks("helmet")} == {"json_kv"}
+    assert {t.name for t in select_tasks("helmet")} == {
+        "json_kv",
+        "kilt_nq",
+        "kilt_triviaqa",
+        "kilt_hotpotqa",
+        "kilt_popqa",
+    }
     assert {t.name for t in select_tasks("niah_multi*")} == {
         "niah_multikey_1",
         "niah_multikey_2",

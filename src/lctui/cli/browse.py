@@ -12,6 +12,7 @@ from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
+from lctui.cli.data_option import bind_data, data_option, data_problems, data_source
 from lctui.cli.db_options import common_options, resolve_db
 from lctui.core.config import load_config
 from lctui.core.errors import UserInputError
@@ -25,6 +26,8 @@ if TYPE_CHECKING:
 def add_parsers(sub: Any) -> None:
     tasks = sub.add_parser("tasks", help="list tasks with categories, metrics and parameters")
     tasks.add_argument("--format", choices=["table", "json"], default="table")
+    tasks.add_argument("--config", metavar="PATH", help="lctui.toml to read data_dir from")
+    data_option(tasks)
     tasks.set_defaults(handler=cmd_tasks)
 
     models = sub.add_parser("models", help="list configured and built-in models")
@@ -56,19 +59,37 @@ def add_parsers(sub: Any) -> None:
 def cmd_tasks(args: argparse.Namespace) -> int:
     from lctui.tasks import all_tasks
 
-    infos = [t.info() for t in all_tasks()]
+    tasks = bind_data(all_tasks(), data_source(args, load_config(args.config)))
+    infos = [t.info() for t in tasks]
+    missing = [t.unavailable() for t in tasks]
     if args.format == "json":
-        print(json.dumps([_info_dict(i) for i in infos], indent=2))
+        rows = [
+            {**_info_dict(i), "unavailable": why} for i, why in zip(infos, missing, strict=True)
+        ]
+        print(json.dumps(rows, indent=2))
         return 0
     table = Table(title="Tasks (select by name, category, suite or glob with --tasks)")
     for column in ("task", "category", "suite", "metric", "description", "parameters"):
         table.add_column(column)
-    for info in infos:
+    for info, why in zip(infos, missing, strict=True):
         params = ", ".join(_param_text(p) for p in info.params)
-        table.add_row(
-            info.name, info.category, info.suite, info.metric, info.description, escape(params)
+        description = (
+            info.description if why is None else f"{info.description} [unavailable: {why}]"
         )
-    Console().print(table)
+        style = "dim" if why is not None else None
+        table.add_row(
+            info.name,
+            info.category,
+            info.suite,
+            info.metric,
+            escape(description),
+            escape(params),
+            style=style,
+        )
+    console = Console()
+    console.print(table)
+    for problem in data_problems(tasks):
+        console.print(escape(str(problem)), style="yellow", highlight=False)
     return 0
 
 

@@ -23,6 +23,7 @@ from rich.table import Table
 
 from lctui.analysis.outdated import find_outdated
 from lctui.backends import load_backend, resolve_model
+from lctui.cli.data_option import bind_data, data_option, data_problems, data_source, runnable_tasks
 from lctui.cli.db_options import common_options, resolve_db
 from lctui.cli.judge import judge_options
 from lctui.cli.output import warn_outdated
@@ -103,6 +104,7 @@ def _run_options(p: argparse.ArgumentParser) -> None:
         help="cut the end of contexts that exceed a model's window instead of refusing",
     )
     p.add_argument("--temperature", type=float, default=0.0, help="sampling temperature")
+    data_option(p)
     p.add_argument(
         "--set",
         action="append",
@@ -170,7 +172,10 @@ def cmd_run(args: argparse.Namespace) -> int:
     resolved = resolve_db(args)
     config, db = resolved.config, resolved.path
     models = _models(args.model, config)
-    tasks = select_tasks(args.tasks, parse_overrides(args.set))
+    tasks = bind_data(
+        select_tasks(args.tasks, parse_overrides(args.set)), data_source(args, config)
+    )
+    tasks, left_out = runnable_tasks(tasks)
     lengths = parse_lengths(args.lengths)
     request = RunRequest(
         models=models,
@@ -201,6 +206,10 @@ def cmd_run(args: argparse.Namespace) -> int:
         )
         for line in tokenizer_notes(request):
             console.print(line)
+        for line in left_out:
+            console.print(f"[yellow]{line}[/]", markup=True, highlight=False)
+        for problem in data_problems(tasks):
+            console.print(f"[yellow]{problem}[/]", markup=True, highlight=False)
         for spec in models:
             if spec.reference:
                 console.print(

@@ -5,6 +5,7 @@ Every unknown key or bad value is rejected with the file, the key and the reason
 model takes the keys of its backend's settings table (`core/backend_settings.py`).
 
     db = "~/evals/lctui.duckdb"          # optional default database
+    data_dir = "~/data/helmet"           # optional: real datasets (a folder or hf://ORG/NAME)
 
     [models.llama-8b]
     backend = "hf"                       # hf | vllm | vllm-server | openai | gold
@@ -33,7 +34,7 @@ if sys.version_info >= (3, 11):
 else:  # pragma: no cover - exercised on 3.10 only
     import tomli as tomllib
 
-_TOP_KEYS = {"db": str, "models": dict, "prices": dict}
+_TOP_KEYS = {"db": str, "data_dir": str, "models": dict, "prices": dict}
 _KIND_NAMES = {
     int: "an integer", float: "a number", str: "a string", list: "a list", dict: "a table",
     bool: "true or false",
@@ -47,6 +48,9 @@ class Config:
     models: Mapping[str, ModelSpec] = field(default_factory=dict)
     # Hosted-API prices in dollars per million tokens: model name -> (input, output).
     prices: Mapping[str, tuple[float, float]] = field(default_factory=dict)
+    # Where real datasets are read (tasks/datasets.py): a folder (relative ones from the
+    # config file's folder) or a hub dataset `hf://ORG/NAME`; `--data` overrides it.
+    data_dir: str | None = None
 
 
 def find_config(explicit: str | None) -> Path | None:
@@ -105,7 +109,10 @@ def parse_config(data: Mapping[str, Any], path: Path) -> Config:
     prices = {
         name: _parse_price(name, body, path) for name, body in dict(data.get("prices", {})).items()
     }
-    return Config(path=path, db=db, models=models, prices=prices)
+    data_dir = str(data["data_dir"]) if "data_dir" in data else None
+    if data_dir is not None and not data_dir.startswith("hf://"):
+        data_dir = str(path.parent / Path(data_dir).expanduser())
+    return Config(path=path, db=db, models=models, prices=prices, data_dir=data_dir)
 
 
 def _parse_price(name: str, body: Any, path: Path) -> tuple[float, float]:

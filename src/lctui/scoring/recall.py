@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from lctui.core.types import Example, RubricPoint, Score, ScoreStatus
 from lctui.scoring.extract import Extraction, extract_values
@@ -213,6 +213,10 @@ def _once_text(extraction: Extraction, noun: str) -> str:
 
 
 def _points(extraction: Extraction, noun: str, example: Example) -> tuple[RubricPoint, ...]:
+    if example.metadata.get("gold_mode") == "any" and extraction.found:
+        # The golds are alternatives (a question's accepted answers, HELMET RAG): one
+        # found is the whole answer, the others are not missing.
+        extraction = replace(extraction, missing=())
     recall = share(len(extraction.found), len(extraction.found) + len(extraction.missing))
     # With nothing extracted there is no precision to credit: an empty answer must not
     # earn a part of the rubric for "listing nothing unasked" or "repeating nothing".

@@ -13,6 +13,7 @@ from lctui.core.hashing import seed_from, stable_hash
 from lctui.core.protocols import Tokenizer
 from lctui.core.types import Example, ParamSpec, Span, TaskInfo
 from lctui.tasks.budget import TEMPLATE_ALLOWANCE, Budget
+from lctui.tasks.datasets import DataProblem, DataSource
 from lctui.tasks.params import check_value
 
 UUID_PATTERN = r"\b[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}\b"
@@ -64,6 +65,10 @@ class Task(ABC):
     # tolerance). False for a task whose original fixes its size instead (json_kv:
     # HELMET's pair counts per length); such a task still never exceeds the length.
     fills_budget: ClassVar[bool] = True
+    # Whether the task reads a dataset (tasks/datasets.py) rather than generating its
+    # text; such a task builds only once `with_data` has bound it to a source.
+    needs_data: ClassVar[bool] = False
+    data: DataSource | None = None
 
     def __init__(
         self,
@@ -100,6 +105,24 @@ class Task(ABC):
         clone.__dict__.update(self.__dict__)
         clone.params = params
         return clone
+
+    def with_data(self, source: DataSource | None) -> Task:
+        """A copy that reads its dataset from `source` (itself for a task without data)."""
+        if not self.needs_data:
+            return self
+        clone = object.__new__(type(self))
+        clone.__dict__.update(self.__dict__)
+        clone.data = source
+        return clone
+
+    def unavailable(self) -> str | None:
+        """Why the task cannot build examples now (its data is missing), with where to
+        get it; None when it can."""
+        return None
+
+    def data_problems(self) -> tuple[DataProblem, ...]:
+        """Lines of the task's data files that were skipped, each with file and line."""
+        return ()
 
     def check_params(self, params: Mapping[str, Any]) -> None:
         """Raise a UserInputError if `params` (each within its declared range) cannot

@@ -10,6 +10,7 @@ from typing import Any
 from lctui.core.errors import UserInputError
 from lctui.tasks.aggregation import aggregation_tasks
 from lctui.tasks.base import Task
+from lctui.tasks.helmet import helmet_data_tasks
 from lctui.tasks.json_kv import json_kv_tasks
 from lctui.tasks.lifbench import lifbench_tasks
 from lctui.tasks.niah import needle_tasks
@@ -23,6 +24,7 @@ def _all() -> dict[str, Task]:
         *tracking_tasks(),
         *aggregation_tasks(),
         *json_kv_tasks(),
+        *helmet_data_tasks(),
         *lifbench_tasks(),
     ]
     return {t.name: t for t in tasks}

@@ -29,6 +29,7 @@ from textual.widgets import (
 from textual.widgets.selection_list import Selection
 
 from lctui.backends import builtin_models, declared_window, resolve_model
+from lctui.cli.data_option import listed_tasks
 from lctui.core.bounds import check_n, check_seed
 from lctui.core.errors import UserInputError
 from lctui.core.lengths import format_length
@@ -136,7 +137,7 @@ class LaunchScreen(LctuiScreen):
                 )
             with Vertical(id="tasks-panel", classes="panel") as tasks:
                 tasks.border_title = "Tasks (F3)"
-                yield TaskTree(all_tasks(), id="tasks")
+                yield TaskTree(listed_tasks(all_tasks(), self.lctui.config), id="tasks")
                 yield Static("enter: tick · space: parameters", id="task-detail")
             with Vertical(id="lengths-panel", classes="panel") as lengths:
                 lengths.border_title = "Lengths (F4)"

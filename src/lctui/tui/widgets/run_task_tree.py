@@ -26,6 +26,7 @@ class TaskNode:
     name: str
     info: TaskInfo | None = None
     param: ParamSpec | None = None
+    unavailable: str | None = None  # why the task cannot run (its data is missing)
 
 
 def describe_node(node: TaskNode) -> str:
@@ -35,6 +36,8 @@ def describe_node(node: TaskNode) -> str:
     if node.info is not None and node.kind == "task":
         info = node.info
         params = ", ".join(f"{p.name}={p.default}" for p in info.params) or "none"
+        if node.unavailable is not None:
+            return f"{info.name} is unavailable: {node.unavailable}"
         return (
             f"{info.name} ({info.suite}): {info.description}. Metric {info.metric}, "
             f"up to {info.max_new_tokens} answer tokens. Parameters: {params}"
@@ -66,7 +69,9 @@ class TaskTree(Tree[TaskNode]):
             )
             for task in members:
                 info = task.info()
-                leaf = branch.add(self._label(info, False), data=TaskNode("task", task.name, info))
+                missing = task.unavailable()
+                node = TaskNode("task", task.name, info, unavailable=missing)
+                leaf = branch.add(self._label(info, False, missing is not None), data=node)
                 self._task_nodes[task.name] = leaf
                 for param in info.params:
                     leaf.add_leaf(
@@ -75,7 +80,9 @@ class TaskTree(Tree[TaskNode]):
                     )
 
     @staticmethod
-    def _label(info: TaskInfo, checked: bool) -> Text:
+    def _label(info: TaskInfo, checked: bool, unavailable: bool = False) -> Text:
+        if unavailable:  # greyed out: the detail line says why and where to get the data
+            return Text.assemble(("[-] " + info.name, "dim strike"), ("  no data", "dim italic"))
         return Text.assemble(
             ("[x] " if checked else "[ ] ", "bold" if checked else ""),
             (info.name, "bold" if checked else ""),
@@ -86,11 +93,13 @@ class TaskTree(Tree[TaskNode]):
         return [self._tasks[name] for name in self.checked]
 
     def set_checked(self, name: str, checked: bool) -> None:
+        node = self._task_nodes[name]
+        if checked and node.data is not None and node.data.unavailable is not None:
+            return  # a task without its data cannot be ticked
         if checked and name not in self.checked:
             self.checked.append(name)
         elif not checked and name in self.checked:
             self.checked.remove(name)
-        node = self._task_nodes[name]
         if node.data is not None and node.data.info is not None:
             node.set_label(self._label(node.data.info, checked))
 
@@ -100,9 +109,12 @@ class TaskTree(Tree[TaskNode]):
         if data is None or data.kind == "param":
             return False
         if data.kind == "task":
-            self.set_checked(data.name, data.name not in self.checked)
+            if data.unavailable is None:
+                self.set_checked(data.name, data.name not in self.checked)
             return True
-        names = [c.data.name for c in node.children if c.data is not None]
+        names = [
+            c.data.name for c in node.children if c.data is not None and c.data.unavailable is None
+        ]
         tick = not all(name in self.checked for name in names)
         for name in names:
             self.set_checked(name, tick)

@@ -1,0 +1,144 @@
+"""HELMET RAG build speed at 128K vs one tokenisation of the final prompts.
+
+Writes a KILT-format NQ file into a temporary folder laid out like HELMET's data release:
+`--rows` rows (questions repeated once per gold depth, six depths as the dep6 files), each
+holding all passages of a synthetic `--passages` pool (about 150 o200k tokens each, in a
+per-question order, the gold one at the row's depth), and the fixture demo file. Then it
+builds `--rows` examples of kilt_nq at `--length` and compares the build time (fitting
+and verification, passages counted once per tokenizer) with one o200k_base tokenisation
+of every final prompt. Reading the file is timed apart (it happens once per run). The
+target is a ratio of at most 2.
+
+    python bench/helmet_build.py [--length 128k] [--rows 100] [--passages 1000]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import random
+import shutil
+import tempfile
+import time
+from pathlib import Path
+
+from lctui.core.lengths import format_length, parse_length
+from lctui.tasks import get_task
+from lctui.tasks.datasets import DataSource
+from lctui.tasks.tokenizers import reference_tokenizer
+
+DEMOS = (
+    Path(__file__).parent.parent
+    / "tests/fixtures/helmet/kilt/nq-train-multikilt_1000_k3_dep6.jsonl"
+)
+DEPTHS = 6
+WORDS = [
+    "river",
+    "valley",
+    "council",
+    "harbour",
+    "market",
+    "winter",
+    "station",
+    "bridge",
+    "museum",
+    "village",
+    "county",
+    "railway",
+    "mill",
+    "castle",
+    "parish",
+    "forest",
+    "mountain",
+    "treaty",
+    "festival",
+    "library",
+    "garden",
+    "tower",
+    "island",
+    "coast",
+    "school",
+    "chapel",
+    "district",
+    "founded",
+    "built",
+    "named",
+    "opened",
+    "closed",
+    "rebuilt",
+    "moved",
+    "northern",
+    "southern",
+    "eastern",
+    "western",
+    "old",
+    "new",
+    "small",
+    "large",
+    "early",
+    "late",
+    "famous",
+    "local",
+]
+
+
+def write_release(folder: Path, rows: int, passages: int, seed: int = 0) -> None:
+    rng = random.Random(seed)
+    pool = [
+        {
+            "title": f"{rng.choice(WORDS).capitalize()} {rng.choice(WORDS)} {i}",
+            "text": " ".join(rng.choices(WORDS, k=150)) + ".",
+        }
+        for i in range(passages - 1)
+    ]
+    (folder / "kilt").mkdir(parents=True)
+    shutil.copy(DEMOS, folder / "kilt" / DEMOS.name)
+    with (folder / "kilt" / "nq-dev-multikilt_1000_k1000_dep6.jsonl").open("w") as out:
+        for row in range(rows):
+            question, depth = divmod(row, DEPTHS)
+            order = random.Random(question).sample(pool, len(pool))
+            answer = f"Warden {question} of the cape"
+            gold = {"title": "Cape", "text": f"The first keeper of the cape light was {answer}."}
+            order.insert(round(depth / (DEPTHS - 1) * len(order)), gold)
+            record = {
+                "question": f"who kept the cape light first ({question})",
+                "answers": [answer],
+            }
+            out.write(json.dumps({**record, "ctxs": order}) + "\n")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--length", default="128k")
+    parser.add_argument("--rows", type=int, default=100)
+    parser.add_argument("--passages", type=int, default=1000)
+    args = parser.parse_args()
+    length = parse_length(args.length)
+    tokenizer = reference_tokenizer("o200k_base")
+    with tempfile.TemporaryDirectory(prefix="lctui-helmet-bench-") as tmp:
+        t0 = time.perf_counter()
+        write_release(Path(tmp), args.rows, args.passages)
+        written = time.perf_counter() - t0
+        task = get_task("kilt_nq").with_data(DataSource(folder=Path(tmp)))
+        t0 = time.perf_counter()
+        task.data_problems()  # reads and parses the file once, as the first example would
+        read = time.perf_counter() - t0
+        t0 = time.perf_counter()
+        examples = [task.generate(length, 0, i, tokenizer) for i in range(args.rows)]
+        build = time.perf_counter() - t0
+    texts = [e.user_text for e in examples]
+    t0 = time.perf_counter()
+    tokens = sum(tokenizer.count(text) for text in texts)
+    tokenise = time.perf_counter() - t0
+    passages = sorted(int(e.metadata["num_passages"]) for e in examples)
+    print(
+        f"{args.rows} kilt_nq prompts at {format_length(length)} from a {args.passages}-passage "
+        f"pool (file written in {written:.1f} s, read in {read:.1f} s)"
+    )
+    print(f"passages per prompt: {passages[0]}..{passages[-1]}")
+    print(f"build all: {build:.1f} s; one tokenisation of all {tokens:,} tokens: {tokenise:.1f} s")
+    print(f"ratio build / tokenise: {build / tokenise:.2f}x")
+
+
+if __name__ == "__main__":
+    main()

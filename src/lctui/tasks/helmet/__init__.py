@@ -1,0 +1,14 @@
+"""HELMET's real-data categories (princeton-nlp/HELMET), read from the user's copy of its data."""
+
+from __future__ import annotations
+
+from lctui.tasks.base import Task
+from lctui.tasks.helmet.rag import rag_tasks
+
+
+def helmet_data_tasks() -> list[Task]:
+    """The real-data tasks implemented so far: RAG (NQ, TriviaQA, HotpotQA, PopQA)."""
+    return [*rag_tasks()]
+
+
+__all__ = ["helmet_data_tasks"]
