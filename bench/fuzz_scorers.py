@@ -26,9 +26,12 @@ import warnings
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests" / "scoring"))
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
 
-from fuzz_outputs import (
+from hypothesis import HealthCheck, Phase, given, seed, settings
+from hypothesis import strategies as st
+
+from helpers.fuzz_outputs import (
     JUNK,
     TASKS,
     example_of,
@@ -38,9 +41,6 @@ from fuzz_outputs import (
     score_problems,
     verdict_problems,
 )
-from hypothesis import HealthCheck, Phase, given, seed, settings
-from hypothesis import strategies as st
-
 from lctui.scoring.judge import (
     QA,
     SUMM,

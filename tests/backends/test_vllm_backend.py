@@ -18,8 +18,7 @@ from lctui.core.types import Chunk, Example, GenerationConfig, ModelSpec, Reques
 
 pytest.importorskip("vllm")
 
-from smollm2_examples import COUNTING, NEEDLE_TEXT, smol_example
-
+from helpers.smollm2_examples import COUNTING, NEEDLE_TEXT, smol_example
 from lctui.backends.vllm_backend import VLLMBackend, load_vllm
 
 

@@ -72,7 +72,7 @@ def _run(
     flaky = FakeFailingStore(store, failures)
     try:
         engine = Engine(
-            flaky,  # type: ignore[arg-type]
+            flaky,
             lambda spec, tok: load_backend(GOLD),
             events.append,
             backlog_limits=limits,

@@ -16,7 +16,8 @@ from typing import Any
 import duckdb
 import pytest
 
-from backends.fault_proxy import FaultInjectingProxy
+from helpers.fault_proxy import FaultInjectingProxy
+from helpers.serving import API_KEY, KEY_ENV, SERVED_NAME, LoopbackServer, checkpoint
 from lctui.backends import load_backend
 from lctui.backends.openai_backend import OpenAIBackend, load_openai
 from lctui.cli import main
@@ -25,7 +26,6 @@ from lctui.core.types import GenerationConfig, ModelSpec, Request
 from lctui.engine import Engine, RunOutcome, RunRequest
 from lctui.store import open_store
 from lctui.tasks import select_tasks
-from serving import API_KEY, KEY_ENV, SERVED_NAME, LoopbackServer, checkpoint
 
 pytestmark = pytest.mark.slow
 MODEL = "smol-api"

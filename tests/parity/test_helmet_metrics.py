@@ -15,8 +15,8 @@ from functools import cache
 from typing import Any
 
 import pytest
-from fixtures import load_fixture
 
+from helpers.parity_fixtures import load_fixture
 from lctui.core.types import Example
 from lctui.scoring import score_example
 from lctui.scoring.metrics import answer_metrics

@@ -16,8 +16,8 @@ from pathlib import Path
 
 import duckdb
 import pytest
-from store_factories import SRC
 
+from helpers.store_factories import SRC
 from lctui.core.errors import StoreError
 from lctui.store import open_store, run_summary
 from lctui.store.db import WriterClaim, writer_active

@@ -11,6 +11,9 @@ from pathlib import Path
 import duckdb
 import pytest
 
+from helpers.lifbench_data import write_csv
+from helpers.outdated_runs import bump, stored_versions
+from helpers.unscored_runs import gold_run
 from lctui.analysis.lifbench_import import import_lifbench_scores
 from lctui.core.types import Generation, GenerationStatus
 from lctui.engine.rescore import find_targets, rescore_targets
@@ -20,9 +23,6 @@ from lctui.store import open_store
 from lctui.store.outdated import OutdatedScores, outdated_scores
 from lctui.store.rescoring import score_targets
 from lctui.store.transfer import export_parquet, import_parquet
-from lifbench_data import write_csv
-from outdated_runs import bump, stored_versions
-from unscored_runs import gold_run
 
 QA_HEADER = ("model", "ins_id", "param_id", "length", "correct", "format", "total_score")
 

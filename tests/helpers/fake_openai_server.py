@@ -71,8 +71,8 @@ class FakeOpenAIServer:
         site = web.TCPSite(runner, "127.0.0.1", 0)
         await site.start()
         server = site._server
-        assert server is not None
-        self.port = server.sockets[0].getsockname()[1]  # type: ignore[union-attr]
+        assert isinstance(server, asyncio.Server)
+        self.port = server.sockets[0].getsockname()[1]
         self._stop = asyncio.Event()
         self._ready.set()
         await self._stop.wait()
