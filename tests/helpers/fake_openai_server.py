@@ -79,8 +79,8 @@ class FakeOpenAIServer:
         await runner.cleanup()
 
     async def _models(self, request: web.Request) -> web.Response:
-        entry = {"id": self.model, "object": "model", "owned_by": "fake"}
-        entry["max_model_len"] = self.max_model_len  # type: ignore[assignment]
+        entry: dict[str, object] = {"id": self.model, "object": "model", "owned_by": "fake"}
+        entry["max_model_len"] = self.max_model_len
         return web.json_response({"object": "list", "data": [entry]})
 
     async def _chat(self, request: web.Request) -> web.StreamResponse:

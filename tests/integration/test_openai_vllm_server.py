@@ -74,8 +74,10 @@ def _engine_run(
     loaded: list[OpenAIBackend] = []
 
     def loader(model: ModelSpec, tokenizer: str | None) -> Any:
-        loaded.append(load_backend(model, tokenizer))  # type: ignore[arg-type]
-        return loaded[-1]
+        backend = load_backend(model, tokenizer)
+        assert isinstance(backend, OpenAIBackend)
+        loaded.append(backend)
+        return backend
 
     request = RunRequest(models=[spec], tasks=select_tasks("niah_single_1,vt"), lengths=[1024], n=n)
     store = open_store(db)

@@ -42,7 +42,9 @@ ID22 = re.compile(r"^[A-Za-z0-9_-]{22}$")
 def _task(name: str, **params: object) -> MultiDocTask:
     task = get_task(name)
     assert isinstance(task, MultiDocTask)
-    return task.with_params(params) if params else task  # type: ignore[return-value]
+    changed = task.with_params(params) if params else task
+    assert isinstance(changed, type(task))
+    return changed
 
 
 def test_both_tasks_are_registered_after_the_list_tasks() -> None:

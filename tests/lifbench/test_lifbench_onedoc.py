@@ -38,7 +38,9 @@ NAMES = ["lifbench_repeat", "lifbench_extract", "lifbench_qa"]
 def _task(name: str, **params: object) -> OneDocTask:
     (task,) = select_tasks(name)
     assert isinstance(task, OneDocTask)
-    return task.with_params(params) if params else task  # type: ignore[return-value]
+    changed = task.with_params(params) if params else task
+    assert isinstance(changed, type(task))
+    return changed
 
 
 def _example(

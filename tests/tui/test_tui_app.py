@@ -9,6 +9,7 @@ from pathlib import Path
 
 import duckdb
 import pytest
+from textual.widgets import DataTable
 
 from lctui.core.config import Config
 from lctui.core.paths import data_dir
@@ -67,8 +68,8 @@ async def test_help_screen_lists_the_keys(make_app: MakeApp) -> None:
         await pilot.press("f1")
         await pilot.pause()
         assert isinstance(app.screen, HelpScreen)
-        table = app.screen.query_one("DataTable")
-        actions = {str(table.get_row_at(i)[1]) for i in range(table.row_count)}  # type: ignore[attr-defined]
+        table = app.screen.query_one(DataTable)
+        actions = {str(table.get_row_at(i)[1]) for i in range(table.row_count)}
         assert {"Help", "Results", "New run", "Theme", "Quit"} <= actions
         await pilot.press("escape")
         assert not isinstance(app.screen, HelpScreen)

@@ -15,7 +15,7 @@ import pyarrow.csv as pa_csv
 import pyarrow.parquet as pq
 import pytest
 from rich.cells import cell_len
-from textual.widgets import Input, OptionList, Static
+from textual.widgets import Input, OptionList, Static, TabbedContent
 
 from helpers.pilot import settle
 from helpers.sql_console import direct, open_console, run_sql, shown_rows
@@ -224,7 +224,7 @@ async def test_history_and_saved_queries_persist(make_app: MakeApp, data_dir: Pa
         screen = await open_console(pilot)
         saved = screen.query_one("#sql-saved", OptionList)
         assert saved.option_count == 1
-        screen.query_one("#sql-side").active = "tab-saved"  # type: ignore[attr-defined]
+        screen.query_one("#sql-side", TabbedContent).active = "tab-saved"
         saved.focus()
         saved.highlighted = 0
         await pilot.press("enter")
