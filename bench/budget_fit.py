@@ -25,7 +25,7 @@ def _tokenizer(name: str) -> Tokenizer:
         from transformers import AutoTokenizer
 
         from lctui.backends.embedded import embedded_checkpoint
-        from lctui.backends.hf import HFTokenizer
+        from lctui.backends.hf_tokenizer import HFTokenizer
 
         return HFTokenizer(AutoTokenizer.from_pretrained(embedded_checkpoint()))
     return reference_tokenizer(name)

@@ -23,12 +23,17 @@ import sys
 import time
 import traceback
 import warnings
+from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from pathlib import Path
+from typing import Any
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests" / "scoring"))
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
 
-from fuzz_outputs import (
+from hypothesis import HealthCheck, Phase, given, seed, settings
+from hypothesis import strategies as st
+
+from helpers.fuzz_outputs import (
     JUNK,
     TASKS,
     example_of,
@@ -38,9 +43,6 @@ from fuzz_outputs import (
     score_problems,
     verdict_problems,
 )
-from hypothesis import HealthCheck, Phase, given, seed, settings
-from hypothesis import strategies as st
-
 from lctui.scoring.judge import (
     QA,
     SUMM,
@@ -83,11 +85,11 @@ class Tally:
             self.crashes.append((problem, output))
 
 
-def _timed(work: object) -> tuple[float, float, str | None]:
+def _timed(work: Callable[[], list[str]]) -> tuple[float, float, str | None]:
     """(CPU seconds, wall seconds, problem) of calling `work`, which returns problems."""
     cpu, wall = time.thread_time(), time.perf_counter()
     try:
-        problems = work()  # type: ignore[operator]
+        problems = work()
         problem = "; ".join(problems) if problems else None
     except Exception as exc:  # a crash is what we count, not a reason to stop
         frame = traceback.extract_tb(exc.__traceback__)[-1]
@@ -96,7 +98,13 @@ def _timed(work: object) -> tuple[float, float, str | None]:
     return time.thread_time() - cpu, time.perf_counter() - wall, problem
 
 
-def _run(strategy: st.SearchStrategy, check: object, tally: Tally, count: int, at: int) -> None:
+def _run(
+    strategy: st.SearchStrategy,
+    check: Callable[[Any], list[str]],
+    tally: Tally,
+    count: int,
+    at: int,
+) -> None:
     @seed(at)
     @settings(
         max_examples=count,
@@ -107,7 +115,7 @@ def _run(strategy: st.SearchStrategy, check: object, tally: Tally, count: int, a
     )
     @given(strategy)
     def one(drawn: object) -> None:
-        cpu, wall, problem = _timed(lambda: check(drawn))  # type: ignore[operator]
+        cpu, wall, problem = _timed(lambda: check(drawn))
         output = drawn[-1] if isinstance(drawn, tuple) else drawn
         tally.note(cpu, wall, str(output), problem)
 

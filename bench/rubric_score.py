@@ -20,6 +20,7 @@ import time
 
 from lctui.backends.gold import reference_answer
 from lctui.core.lengths import format_length, parse_lengths
+from lctui.core.protocols import Tokenizer
 from lctui.core.types import Example
 from lctui.scoring import score_example
 from lctui.scoring.substrings import occurring
@@ -77,7 +78,7 @@ def main() -> None:
     value_lookup(tokenizer, max(lengths))
 
 
-def value_lookup(tokenizer: object, length: int) -> None:
+def value_lookup(tokenizer: Tokenizer, length: int) -> None:
     """find_dup_text's worst case: an answer listing many distinct values, each looked
     for in the prompt (the original's `value in prompt`). Ours hashes the prompt's
     windows once per value length; the naive way scans the prompt per value."""

@@ -20,6 +20,7 @@ import re
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from functools import partial
 from typing import Any
 
 from lctui.scoring.extract import _pattern_hits
@@ -179,8 +180,8 @@ def main() -> None:
     for case in CASES:
         for size in case.sizes:
             text = case.make(int(size * args.scale))
-            naive = best_time(lambda case=case, text=text: case.naive(text))
-            now = best_time(lambda case=case, text=text: case.now(text))
+            naive = best_time(partial(case.naive, text))
+            now = best_time(partial(case.now, text))
             print(
                 f"{case.name:<42} {len(text):>8} {naive * 1e3:>10.1f} {now * 1e3:>9.3f} "
                 f"{naive / now:>10.0f}"

@@ -10,10 +10,11 @@ from typing import TYPE_CHECKING
 
 import pytest
 
-from helmet_data import HELMET_FIXTURES
+from helpers.helmet_data import HELMET_FIXTURES
 from lctui.core.runtime import prepare_environment
 from lctui.tasks.datasets import DataSource
 from lctui.tasks.helmet.rag import KiltRag
+from lctui.tasks.tokenizers import TiktokenTokenizer, reference_tokenizer
 
 if TYPE_CHECKING:
     from lctui.store import Store
@@ -34,12 +35,18 @@ def _isolated_data_dir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.delenv("LCTUI_DB", raising=False)
 
 
+@pytest.fixture(scope="module")
+def o200k() -> TiktokenTokenizer:
+    """The o200k_base reference tokenizer the task generators count tokens with."""
+    return reference_tokenizer("o200k_base")
+
+
 @pytest.fixture(scope="session")
 def _published_lifbench_template(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """The published LIFBench scores (20 models) imported once per session."""
+    from helpers.lifbench_data import published_folder
     from lctui.analysis.lifbench_import import import_lifbench_scores
     from lctui.store import open_store
-    from lifbench_data import published_folder
 
     db = tmp_path_factory.mktemp("published-lifbench") / "template.duckdb"
     with open_store(db) as store:
@@ -58,9 +65,18 @@ def published_db(
 
 
 @pytest.fixture(scope="module")
+def two_gold_runs_db(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, str, str]:
+    """Two runs of gold on the same 8 examples (the second at another temperature, so a
+    new generation key) and the ids of both runs (the A/B tests of analysis and the TUI)."""
+    from helpers.gold_runs import two_gold_runs
+
+    return two_gold_runs(tmp_path_factory.mktemp("compare"), 8)
+
+
+@pytest.fixture(scope="module")
 def published_scores() -> Path:
     """The folder of published LIFBench score files (shared/data, read in place)."""
-    from lifbench_data import published_folder
+    from helpers.lifbench_data import published_folder
 
     return published_folder()
 

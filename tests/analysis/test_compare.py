@@ -6,64 +6,22 @@ import shutil
 from collections.abc import Iterator
 from pathlib import Path
 
-import duckdb
 import numpy as np
 import pytest
 from scipy import stats as sps
 
-from gold_runs import two_gold_runs
+from helpers.gold_runs import alter
 from lctui.analysis.compare import compare, output_diff, side_by_side
 from lctui.core.errors import UserInputError
 from lctui.store import Store, open_store
 from lctui.store.derived import refresh_derived
 
 
-@pytest.fixture(scope="module")
-def built(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, str, str]:
-    """Two runs of gold on the same 8 examples (the second at another temperature, so a
-    new generation key) and the ids of both runs."""
-    return two_gold_runs(tmp_path_factory.mktemp("compare"), 8)
-
-
-def alter(db: Path, run_a: str, run_b: str) -> list[str]:
-    """Examples e0..e7 (by id): B lacks e0 and e1, B failed on e2, B is wrong on e3-e5,
-    A is wrong on e6, both are right on e7. Returns the example ids in that order."""
-    con = duckdb.connect(str(db))
-    examples = [r[0] for r in con.execute("SELECT example_id FROM examples ORDER BY 1").fetchall()]
-
-    def gen(run: str, example: str) -> str:
-        row = con.execute(
-            "SELECT generation_id FROM generations WHERE run_id = ? AND example_id = ?",
-            [run, example],
-        ).fetchone()
-        assert row is not None
-        return str(row[0])
-
-    for example in examples[:2]:
-        con.execute("DELETE FROM generations WHERE generation_id = ?", [gen(run_b, example)])
-    failed = gen(run_b, examples[2])
-    con.execute(
-        "UPDATE generations SET status = 'error', error = 'boom' WHERE generation_id = ?", [failed]
-    )
-    con.execute(
-        "UPDATE scores SET status = 'error', value = NULL WHERE generation_id = ?", [failed]
-    )
-    for example in examples[3:6]:
-        con.execute("UPDATE scores SET value = 0 WHERE generation_id = ?", [gen(run_b, example)])
-    con.execute("UPDATE scores SET value = 0 WHERE generation_id = ?", [gen(run_a, examples[6])])
-    con.execute(
-        "UPDATE generations SET output = 'no idea at all' WHERE generation_id = ?",
-        [gen(run_b, examples[3])],
-    )
-    con.close()
-    return examples
-
-
 @pytest.fixture
 def altered(
-    built: tuple[Path, str, str], tmp_path: Path
+    two_gold_runs_db: tuple[Path, str, str], tmp_path: Path
 ) -> Iterator[tuple[Store, str, str, list[str]]]:
-    db, run_a, run_b = built
+    db, run_a, run_b = two_gold_runs_db
     copy = tmp_path / "ab.duckdb"
     shutil.copy(db, copy)
     examples = alter(copy, run_a, run_b)

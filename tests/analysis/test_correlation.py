@@ -8,10 +8,10 @@ from pathlib import Path
 import pytest
 from scipy import stats as sps
 
+from helpers.lifbench_data import read_published
 from lctui.analysis.correlation import correlate, synthetic_vs_downstream
 from lctui.core.errors import UserInputError
 from lctui.store import Store
-from lifbench_data import read_published
 
 
 def task_means(published_scores: Path, length: int | None) -> dict[str, dict[str, float]]:

@@ -18,7 +18,7 @@ from lctui.store import Store, open_store
 from lctui.store.derived import fill_derived
 
 # model -> length -> scores of its 10 examples at depths 0, 10, ..., 90 (None: error).
-SCORES: dict[str, dict[int, list[float | None]]] = {
+SCORES: dict[str, dict[int, list[float] | list[float | None]]] = {
     "steady": {
         4096: [1.0] * 10,
         8192: [1.0] * 9 + [None],  # the error is left out: mean 1.0

@@ -8,11 +8,11 @@ from pathlib import Path
 
 import pytest
 
+from helpers.lifbench_data import write_csv
 from lctui.analysis.lifbench import lifbench_reports
 from lctui.analysis.lifbench_import import LifbenchImportError, import_lifbench_scores
 from lctui.cli import main
 from lctui.store import open_store
-from lifbench_data import write_csv
 
 QA_HEADER = ("model", "ins_id", "param_id", "length", "correct", "format", "total_score")
 OFFSET_HEADER = ("model", "ins_id", "param_id", "length", "format", "correct", "ori", "total_score")

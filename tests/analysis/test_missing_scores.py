@@ -11,7 +11,8 @@ from pathlib import Path
 import duckdb
 import pytest
 
-from gold_runs import two_gold_runs
+from helpers.gold_runs import two_gold_runs
+from helpers.unscored_runs import delete_scores, gold_run
 from lctui.analysis.compare import compare
 from lctui.analysis.correlation import correlate
 from lctui.analysis.curves import effective_lengths, length_curves
@@ -19,7 +20,6 @@ from lctui.analysis.lifbench import lifbench_reports, lifbench_responses
 from lctui.analysis.pairing import NoPairs
 from lctui.analysis.report_md import render, run_blocks
 from lctui.store import Store, open_store
-from unscored_runs import delete_scores, gold_run
 
 MODEL = "Qwen2.5-7B"  # one of the published LIFBench models
 OF_MODEL = "model_id IN (SELECT model_id FROM models WHERE name = ?)"

@@ -10,7 +10,7 @@ from pathlib import Path
 import duckdb
 import pytest
 
-from gold_runs import UNPAIRABLE, unpairable_runs
+from helpers.gold_runs import UNPAIRABLE, unpairable_runs
 from lctui.analysis.compare import compare
 from lctui.analysis.pairing import NoPairs
 from lctui.cli import main
@@ -66,9 +66,9 @@ def test_shared_examples_that_failed_on_one_side_are_named(
     args += [*UNPAIRABLE["base"], "--temperature", "0.7", "--db", str(db)]
     assert main(args) == 0
     with duckdb.connect(str(db)) as con:
-        (again,) = con.execute(
-            "SELECT run_id FROM runs ORDER BY started_at DESC LIMIT 1"
-        ).fetchone()
+        row = con.execute("SELECT run_id FROM runs ORDER BY started_at DESC LIMIT 1").fetchone()
+        assert row is not None
+        (again,) = row
         # ... where every request failed.
         con.execute(
             "UPDATE generations SET status = 'error', error = 'boom' WHERE run_id = ?", [again]

@@ -9,13 +9,13 @@ from pathlib import Path
 
 import pytest
 
+from helpers.outdated_runs import bump, run_ids
 from lctui.analysis.lifbench import lifbench_reports
 from lctui.analysis.outdated import find_outdated, outdated_line
 from lctui.cli import main
 from lctui.engine.rescore import find_targets
 from lctui.scoring.versions import SCORER_VERSIONS
 from lctui.store import open_store
-from outdated_runs import bump, run_ids
 
 
 @pytest.fixture
@@ -50,7 +50,7 @@ def test_published_scores_are_never_outdated_nor_rescored(
         # Whatever is asked, only gold's outputs are scored again: the published rows
         # have no output, and their numbers are the original's.
         for which in ("outdated", "stale", "all"):
-            targets = find_targets(store, which)  # type: ignore[arg-type]
+            targets = find_targets(store, which)
             assert {t.model for t in targets} == {"gold"} and len(targets) == 2, which
     assert main(["rescore", "--all", "--db", str(db)]) == 0
     with open_store(db, read_only=True) as store:

@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from tiny_hf import make_hf_tokenizer, make_tiny_checkpoint
+from helpers.tiny_hf import make_hf_tokenizer, make_tiny_checkpoint
 
 # No hub on CI machines: a missing optional file must fail at once, not after a timeout.
 os.environ.setdefault("HF_HUB_OFFLINE", "1")

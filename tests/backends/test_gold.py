@@ -6,7 +6,7 @@ import dataclasses
 
 import pytest
 
-from example_factory import make_test_example
+from helpers.example_factory import make_test_example
 from lctui.backends import load_backend, resolve_model
 from lctui.backends.gold import GoldBackend, reference_answer
 from lctui.core.errors import BackendError

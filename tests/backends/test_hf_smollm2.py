@@ -8,9 +8,9 @@ import time
 from typing import Any
 
 import pytest
-from smollm2_examples import COUNTING, NEEDLE_TEXT
-from smollm2_examples import smol_example as example
 
+from helpers.smollm2_examples import COUNTING, NEEDLE_TEXT
+from helpers.smollm2_examples import smol_example as example
 from lctui.core.errors import BackendError
 from lctui.core.types import Chunk, GenerationConfig, Request
 

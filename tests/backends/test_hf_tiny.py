@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 
-from example_factory import make_test_example
+from helpers.example_factory import make_test_example
 from lctui.backends.fingerprint import checkpoint_identity
 from lctui.backends.hf import HFBackend
 from lctui.core.errors import BackendError, UserInputError

@@ -6,7 +6,7 @@ from typing import Any
 
 import pytest
 
-from example_factory import make_test_example
+from helpers.example_factory import make_test_example
 from lctui.backends.prompting import (
     ChatFormat,
     PlainFormat,

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import asyncio
 import time
-from collections.abc import Iterator
+from collections.abc import AsyncGenerator, Iterator
 from typing import Any
 
 import pytest
@@ -18,8 +18,7 @@ from lctui.core.types import Chunk, Example, GenerationConfig, ModelSpec, Reques
 
 pytest.importorskip("vllm")
 
-from smollm2_examples import COUNTING, NEEDLE_TEXT, smol_example
-
+from helpers.smollm2_examples import COUNTING, NEEDLE_TEXT, smol_example
 from lctui.backends.vllm_backend import VLLMBackend, load_vllm
 
 
@@ -144,7 +143,8 @@ async def test_closing_the_stream_aborts_the_request(vllm_smol: VLLMBackend) -> 
         received += chunk.tokens
         if received >= 3:
             break
-    await stream.aclose()  # type: ignore[attr-defined]
+    assert isinstance(stream, AsyncGenerator)
+    await stream.aclose()
     assert vllm_smol.engine.get_num_unfinished_requests() == 0
     await assert_engine_idle_after_a_short_request(vllm_smol)
 

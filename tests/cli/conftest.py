@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from unscored_runs import gold_run
+from helpers.unscored_runs import gold_run
 
 
 @pytest.fixture(scope="module")

@@ -8,7 +8,7 @@ from pathlib import Path
 import duckdb
 import pytest
 
-from gold_runs import two_gold_runs
+from helpers.gold_runs import two_gold_runs
 from lctui.cli import main
 
 

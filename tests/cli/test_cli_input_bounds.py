@@ -15,6 +15,7 @@ import subprocess
 import sys
 import time
 from pathlib import Path
+from typing import Any
 
 import duckdb
 import pytest
@@ -49,7 +50,7 @@ def _limit_memory() -> None:
 
 
 def run_subprocess(
-    args: list[str], prefix: tuple[str, ...] = (), **kwargs: object
+    args: list[str], prefix: tuple[str, ...] = (), **kwargs: Any
 ) -> subprocess.CompletedProcess[str]:
     """`lctui ARGS` in a fresh process, bounded in time and memory."""
     return subprocess.run(
@@ -59,7 +60,7 @@ def run_subprocess(
         timeout=SUBPROCESS_TIMEOUT_S,
         preexec_fn=_limit_memory,
         env=dict(os.environ),
-        **kwargs,  # type: ignore[call-overload]
+        **kwargs,
     )
 
 

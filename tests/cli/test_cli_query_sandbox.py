@@ -14,8 +14,8 @@ from pathlib import Path
 
 import pytest
 
+from helpers.sql_attacks import ATTACK_PARAMS, READ_PARAMS, Attack, Witness, isolated_home
 from lctui.cli import main
-from sql_attacks import ATTACK_PARAMS, READ_PARAMS, Attack, Witness, isolated_home
 
 
 @pytest.fixture(scope="module")

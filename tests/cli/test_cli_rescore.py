@@ -10,10 +10,10 @@ from pathlib import Path
 import duckdb
 import pytest
 
-from gold_runs import two_gold_runs
+from helpers.gold_runs import two_gold_runs
+from helpers.unscored_runs import RUN_ARGS, delete_scores, score_count
 from lctui.cli import main
 from lctui.store import cell_scores, open_store
-from unscored_runs import RUN_ARGS, delete_scores, score_count
 
 
 def _means(db: Path) -> dict[str, tuple[float | None, int]]:

@@ -10,11 +10,11 @@ from pathlib import Path
 import duckdb
 import pytest
 
-from gold_runs import two_gold_runs
+from helpers.gold_runs import two_gold_runs
+from helpers.lifbench_data import write_csv
+from helpers.outdated_runs import bump, run_ids, stored_versions
+from helpers.unscored_runs import RUN_ARGS, delete_scores
 from lctui.cli import main
-from lifbench_data import write_csv
-from outdated_runs import bump, run_ids, stored_versions
-from unscored_runs import RUN_ARGS, delete_scores
 
 
 def _warnings(err: str) -> list[str]:

@@ -7,7 +7,7 @@ from pathlib import Path
 import duckdb
 import pytest
 
-from issue15_outputs import add_issue15_generation
+from helpers.issue15_outputs import add_issue15_generation
 from lctui.cli import main
 
 

@@ -121,7 +121,9 @@ def _stored(db: Path) -> tuple[set[str], int, int, int]:
         ids = {r[0] for r in con.execute("SELECT generation_id FROM generations").fetchall()}
         counts = con.execute("SELECT count(*), count(DISTINCT gen_key) FROM generations")
         rows, keys = counts.fetchone() or (0, 0)
-        perfect = (con.execute("SELECT count(*) FROM results WHERE score = 1.0").fetchone())[0]
+        scored = con.execute("SELECT count(*) FROM results WHERE score = 1.0").fetchone()
+        assert scored is not None
+        perfect = scored[0]
     finally:
         con.close()
     return ids, rows, keys, perfect

@@ -14,7 +14,7 @@ from pathlib import Path
 import duckdb
 import pytest
 
-from fake_openai_server import FakeOpenAIServer
+from helpers.fake_openai_server import FakeOpenAIServer
 from lctui.cli import main
 
 # "The answer is 😀 and", its emoji split into its two UTF-16 halves, then a half alone.

@@ -15,7 +15,7 @@ from typing import Any
 import duckdb
 import pytest
 
-from engine.fake_endless_server import FakeServerIgnoringMaxTokens
+from helpers.fake_endless_server import FakeServerIgnoringMaxTokens
 from lctui import scoring
 from lctui.backends import load_backend
 from lctui.backends.gold import GoldBackend

@@ -72,7 +72,7 @@ def _run(
     flaky = FakeFailingStore(store, failures)
     try:
         engine = Engine(
-            flaky,  # type: ignore[arg-type]
+            flaky,
             lambda spec, tok: load_backend(GOLD),
             events.append,
             backlog_limits=limits,
@@ -116,7 +116,8 @@ def test_new_work_waits_while_too_many_results_are_unwritten(tmp_path: Path) -> 
     resumed = next(i for i, e in enumerate(events) if isinstance(e, StoreRecovered) and i > held)
     started_while_held = [e for e in events[held:resumed] if isinstance(e, ExampleStarted)]
     assert started_while_held == []
-    assert events[held].waiting >= 3  # type: ignore[union-attr]
+    stalled = events[held]
+    assert isinstance(stalled, StoreStalled) and stalled.waiting >= 3
     assert _stored(tmp_path / "r.duckdb") == (24, 24)
 
 

@@ -8,7 +8,6 @@ from __future__ import annotations
 import asyncio
 import subprocess
 import sys
-from collections.abc import Iterator
 from pathlib import Path
 
 import duckdb
@@ -139,7 +138,7 @@ def test_planned_cells_count_without_planning(tmp_path: Path) -> None:
 def test_items_of_a_huge_n_come_without_planning_the_rest() -> None:
     """The first items of n = 2**31 - 1 come at once: the plan is a generator."""
     request = RunRequest(models=[GOLD], tasks=select_tasks("vt"), lengths=[1024], n=2**31 - 1)
-    items: Iterator[object] = iter_items(request, GOLD, load_backend(GOLD))
+    items = iter_items(request, GOLD, load_backend(GOLD))
     first = [next(items) for _ in range(5)]
-    assert [item.index for item in first] == [0, 1, 2, 3, 4]  # type: ignore[attr-defined]
+    assert [item.index for item in first] == [0, 1, 2, 3, 4]
     assert planned_cells(request, GOLD) == {CELL: 2**31 - 1}

@@ -18,6 +18,7 @@ from pathlib import Path
 import duckdb
 import pytest
 
+from helpers.tiny_hf import CHATML, chatml_with_system, make_tiny_checkpoint
 from lctui.analysis.compare import compare
 from lctui.backends import load_backend
 from lctui.cli import main
@@ -30,7 +31,6 @@ from lctui.tasks import select_tasks
 from lctui.tasks.base import truncate_example
 from lctui.tasks.budget import TEMPLATE_ALLOWANCE
 from lctui.tasks.tokenizers import reference_tokenizer
-from tiny_hf import CHATML, chatml_with_system, make_tiny_checkpoint
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 

@@ -6,7 +6,7 @@ from collections.abc import Iterator
 
 import pytest
 
-from serving import LoopbackServer, start_test_server
+from helpers.serving import LoopbackServer, start_test_server
 
 
 @pytest.fixture(scope="session")

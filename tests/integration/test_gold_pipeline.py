@@ -12,9 +12,10 @@ import pytest
 
 from lctui.backends.gold import reference_answer
 from lctui.cli import main
-from lctui.core.types import ScoreStatus
+from lctui.core.types import Example, ScoreStatus
 from lctui.scoring import score_example
 from lctui.tasks import all_tasks, get_task
+from lctui.tasks.base import Task
 from lctui.tasks.budget import Budget
 from lctui.tasks.tokenizers import reference_tokenizer
 
@@ -23,7 +24,7 @@ SYNTHETIC = [t.name for t in all_tasks() if t.category == "synthetic"]
 
 
 @pytest.mark.parametrize("task", all_tasks(), ids=TASKS)
-def test_reference_scores_one_and_garbage_scores_low(task) -> None:  # type: ignore[no-untyped-def]
+def test_reference_scores_one_and_garbage_scores_low(task: Task) -> None:
     tokenizer = reference_tokenizer("o200k_base")
     for index in range(3):
         example = task.generate(4096, seed=11, index=index, tokenizer=tokenizer)
@@ -41,7 +42,7 @@ def test_reference_scores_one_and_garbage_scores_low(task) -> None:  # type: ign
             assert min(p.earned for p in everything.points) < 1.0
 
 
-def _other_values(example) -> set[str]:  # type: ignore[no-untyped-def]
+def _other_values(example: Example) -> set[str]:
     """Values of the asked kind in the context that are not the answer (none for tasks
     whose answers are not values copied from the context: LIFBench MultiDoc and OneDoc
     have their own wrong-answer tests per rubric point)."""

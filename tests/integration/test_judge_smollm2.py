@@ -123,7 +123,7 @@ def test_smollm2_judges_a_gold_run_and_the_rerun_hits_the_cache(
     assert record is not None
     judge_scores = [s for s in record.scores if s.scorer == "judge"]
     assert len(judge_scores) == 1 and judge_scores[0].points
-    assert all(p["explanation"] for p in judge_scores[0].points)
+    assert all(p.explanation for p in judge_scores[0].points)
     assert len(record.scores) == 2  # the recall scorer's and the judge's
 
     # A deliberate re-run makes new generations with the same gold outputs: every

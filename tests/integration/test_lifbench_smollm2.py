@@ -67,6 +67,7 @@ def test_smollm2_on_list_and_onedoc_tasks_at_3k_and_6k(
     assert record is not None
     metadata = record.metadata
     metadata = json.loads(metadata) if isinstance(metadata, str) else metadata
+    assert metadata is not None
     assert {"scenario", "expression", "variable"} <= set(metadata)
     assert record.prompt and record.output is not None
     (score,) = [s for s in record.scores if s.scorer == "lifeval"]

@@ -16,7 +16,8 @@ from typing import Any
 import duckdb
 import pytest
 
-from backends.fault_proxy import FaultInjectingProxy
+from helpers.fault_proxy import FaultInjectingProxy
+from helpers.serving import API_KEY, KEY_ENV, SERVED_NAME, LoopbackServer, checkpoint
 from lctui.backends import load_backend
 from lctui.backends.openai_backend import OpenAIBackend, load_openai
 from lctui.cli import main
@@ -25,7 +26,6 @@ from lctui.core.types import GenerationConfig, ModelSpec, Request
 from lctui.engine import Engine, RunOutcome, RunRequest
 from lctui.store import open_store
 from lctui.tasks import select_tasks
-from serving import API_KEY, KEY_ENV, SERVED_NAME, LoopbackServer, checkpoint
 
 pytestmark = pytest.mark.slow
 MODEL = "smol-api"
@@ -74,8 +74,10 @@ def _engine_run(
     loaded: list[OpenAIBackend] = []
 
     def loader(model: ModelSpec, tokenizer: str | None) -> Any:
-        loaded.append(load_backend(model, tokenizer))  # type: ignore[arg-type]
-        return loaded[-1]
+        backend = load_backend(model, tokenizer)
+        assert isinstance(backend, OpenAIBackend)
+        loaded.append(backend)
+        return backend
 
     request = RunRequest(models=[spec], tasks=select_tasks("niah_single_1,vt"), lengths=[1024], n=n)
     store = open_store(db)

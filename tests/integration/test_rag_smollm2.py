@@ -8,7 +8,7 @@ from pathlib import Path
 import duckdb
 import pytest
 
-from helmet_data import HELMET_FIXTURES
+from helpers.helmet_data import HELMET_FIXTURES
 from lctui.cli import main
 
 

@@ -17,6 +17,7 @@ from typing import Any
 import duckdb
 import pytest
 
+from helpers.serving import CPU_SERVER_ARGS, checkpoint
 from lctui.backends import load_backend
 from lctui.backends.vllm_server import VLLMServerBackend, group_alive, running_servers
 from lctui.cli import main
@@ -26,7 +27,6 @@ from lctui.core.types import ModelSpec
 from lctui.engine import Engine, RunRequest
 from lctui.store import open_store
 from lctui.tasks import select_tasks
-from serving import CPU_SERVER_ARGS, checkpoint
 
 pytestmark = pytest.mark.slow
 MODEL = "smol-served"

@@ -19,7 +19,9 @@ from rapidfuzz.distance import Levenshtein
 
 from lctui.tasks import get_task
 from lctui.tasks.lifbench.list_context import MULTI_SIZES, parse_list
+from lctui.tasks.lifbench.list_tasks import ListTask
 from lctui.tasks.lifbench.list_uuids import BATCH_SIZE, Uuid1Source, uuid1_hex
+from lctui.tasks.tokenizers import TiktokenTokenizer
 
 # Share of random pairs of real uuid1 values at each Levenshtein distance (200,000 pairs).
 REAL_UUID1_DISTANCES = {1: 0.00003, 2: 0.0013, 3: 0.0177, 4: 0.1279, 5: 0.4146, 6: 0.4385}
@@ -68,7 +70,7 @@ def test_a_new_loop_starts_when_a_batch_is_used_up() -> None:
     assert source.take()[8:] not in first  # another loop: another clock sequence and node
 
 
-def test_list_entries_are_uuids_from_one_loop_and_sentences(o200k) -> None:  # type: ignore[no-untyped-def]
+def test_list_entries_are_uuids_from_one_loop_and_sentences(o200k: TiktokenTokenizer) -> None:
     example = get_task("lifbench_single_query_id").generate(13312, 4, 0, o200k)
     items = parse_list(example.context)
     uuids = [i for i in items if len(i) == 32 and all(c in "0123456789abcdef" for c in i)]
@@ -83,11 +85,12 @@ def test_list_entries_are_uuids_from_one_loop_and_sentences(o200k) -> None:  # t
 
 @pytest.mark.parametrize("length", [3072, 13312, 28672])
 def test_positions_are_two_in_the_head_two_in_the_middle_two_in_the_tail(
-    length: int, o200k
-) -> None:  # type: ignore[no-untyped-def]
+    length: int, o200k: TiktokenTokenizer
+) -> None:
     per_task: dict[str, list[tuple[int, int]]] = {}
     for name in SINGLE_TASKS:
         task = get_task(f"lifbench_{name}")
+        assert isinstance(task, ListTask)
         n_expr = len(task.spec.expressions)
         found = []
         for variable in range(len(task.spec.variables)):
@@ -107,8 +110,9 @@ def test_positions_are_two_in_the_head_two_in_the_middle_two_in_the_tail(
         assert [k - p for p, k in found[4:]] == from_end
 
 
-def test_middle_positions_spread_over_the_whole_middle(o200k) -> None:  # type: ignore[no-untyped-def]
+def test_middle_positions_spread_over_the_whole_middle(o200k: TiktokenTokenizer) -> None:
     task = get_task("lifbench_single_query_id")
+    assert isinstance(task, ListTask)
     depths = []
     for seed in range(12):
         for variable in (2, 3):
@@ -117,8 +121,11 @@ def test_middle_positions_spread_over_the_whole_middle(o200k) -> None:  # type: 
     assert min(depths) < 0.25 and max(depths) > 0.75  # not only around the middle
 
 
-def test_multi_query_id_asks_five_arrays_of_2_4_6_8_10_over_the_whole_list(o200k) -> None:  # type: ignore[no-untyped-def]
+def test_multi_query_id_asks_five_arrays_of_2_4_6_8_10_over_the_whole_list(
+    o200k: TiktokenTokenizer,
+) -> None:
     task = get_task("lifbench_multi_query_id")
+    assert isinstance(task, ListTask)
     n_expr = len(task.spec.expressions)
     assert MULTI_SIZES == (2, 4, 6, 8, 10)  # sorted(random.sample(range(2, 11), 5)) at seed 0
     assert tuple(sorted(random.Random(0).sample(range(2, 11), 5))) == MULTI_SIZES

@@ -5,7 +5,8 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from lifbench_checks import (
+
+from helpers.lifbench_checks import (
     check_covers_every_sample,
     check_deterministic_per_seed,
     check_fits,
@@ -13,12 +14,12 @@ from lifbench_checks import (
     check_reference_score,
     covering_indices,
 )
-
 from lctui.backends.gold import reference_answer
 from lctui.tasks import select_tasks
 from lctui.tasks.lifbench import LIST_TASKS
 from lctui.tasks.lifbench.list_context import parse_list
 from lctui.tasks.lifbench.list_tasks import ListTask
+from lctui.tasks.tokenizers import TiktokenTokenizer
 
 NAMES = [f"lifbench_{spec.name}" for spec in LIST_TASKS]
 
@@ -41,8 +42,8 @@ def test_the_six_list_tasks_come_first_under_lifbench() -> None:
 @pytest.mark.parametrize("name", NAMES)
 @pytest.mark.parametrize("length", [3072, 6144])
 def test_reference_scores_one_for_every_expression_and_variable(
-    name: str, length: int, o200k
-) -> None:  # type: ignore[no-untyped-def]
+    name: str, length: int, o200k: TiktokenTokenizer
+) -> None:
     task = _task(name)
     seen: set[tuple[int, int]] = set()
     for index in covering_indices(task):
@@ -63,7 +64,9 @@ def test_reference_scores_one_for_every_expression_and_variable(
 
 @pytest.mark.slow
 @pytest.mark.parametrize("length", [13312, 28672, 61440, 122880])
-def test_reference_scores_one_at_the_longer_lifbench_lengths(length: int, o200k) -> None:  # type: ignore[no-untyped-def]
+def test_reference_scores_one_at_the_longer_lifbench_lengths(
+    length: int, o200k: TiktokenTokenizer
+) -> None:
     for name in NAMES:
         task = _task(name)
         for index in covering_indices(task):
@@ -73,8 +76,8 @@ def test_reference_scores_one_at_the_longer_lifbench_lengths(length: int, o200k)
 
 @pytest.mark.parametrize("name", NAMES)
 def test_items_are_uuids_or_short_sentences_and_queries_sit_in_their_region(
-    name: str, o200k
-) -> None:  # type: ignore[no-untyped-def]
+    name: str, o200k: TiktokenTokenizer
+) -> None:
     task = _task(name)
     example = task.generate(6144, seed=0, index=0, tokenizer=o200k)
     items = parse_list(example.context)
@@ -96,7 +99,7 @@ def test_items_are_uuids_or_short_sentences_and_queries_sit_in_their_region(
 
 
 @pytest.mark.parametrize("name", NAMES)
-def test_deterministic_per_seed(name: str, o200k) -> None:  # type: ignore[no-untyped-def]
+def test_deterministic_per_seed(name: str, o200k: TiktokenTokenizer) -> None:
     a, c = check_deterministic_per_seed(_task(name), o200k)
     assert c.metadata["reference"] != a.metadata["reference"]
 

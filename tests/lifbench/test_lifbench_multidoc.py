@@ -9,7 +9,8 @@ import uuid
 from pathlib import Path
 
 import pytest
-from lifbench_checks import (
+
+from helpers.lifbench_checks import (
     check_covers_every_sample,
     check_deterministic_per_seed,
     check_fits,
@@ -18,7 +19,6 @@ from lifbench_checks import (
     covering_indices,
     earned_points,
 )
-
 from lctui.backends.gold import reference_answer
 from lctui.core.types import Example, ScoreStatus
 from lctui.scoring import score_example
@@ -33,6 +33,7 @@ from lctui.tasks.lifbench.multidoc_context import (
     plain_value,
 )
 from lctui.tasks.lifbench.shared import RULES_CORRECTED
+from lctui.tasks.tokenizers import TiktokenTokenizer
 
 NAMES = ["lifbench_find_dup_text", "lifbench_batch_label"]
 ID22 = re.compile(r"^[A-Za-z0-9_-]{22}$")
@@ -41,7 +42,9 @@ ID22 = re.compile(r"^[A-Za-z0-9_-]{22}$")
 def _task(name: str, **params: object) -> MultiDocTask:
     task = get_task(name)
     assert isinstance(task, MultiDocTask)
-    return task.with_params(params) if params else task  # type: ignore[return-value]
+    changed = task.with_params(params) if params else task
+    assert isinstance(changed, type(task))
+    return changed
 
 
 def test_both_tasks_are_registered_after_the_list_tasks() -> None:
@@ -56,7 +59,9 @@ def test_both_tasks_are_registered_after_the_list_tasks() -> None:
         assert task.params == {"rules": "original"}
 
 
-def _check_reference(task: MultiDocTask, length: int, index: int, o200k) -> Example:  # type: ignore[no-untyped-def]
+def _check_reference(
+    task: MultiDocTask, length: int, index: int, o200k: TiktokenTokenizer
+) -> Example:
     example = task.generate(length, seed=3, index=index, tokenizer=o200k)
     meta = example.metadata
     assert (meta["expression"], meta["variable"]) == task.choice(index)
@@ -71,8 +76,8 @@ def _check_reference(task: MultiDocTask, length: int, index: int, o200k) -> Exam
 @pytest.mark.parametrize("name", NAMES)
 @pytest.mark.parametrize("length", [3072, 6144, 13312])
 def test_reference_scores_one_for_every_expression_and_variable(
-    name: str, length: int, o200k
-) -> None:  # type: ignore[no-untyped-def]
+    name: str, length: int, o200k: TiktokenTokenizer
+) -> None:
     for task in (_task(name), _task(name, rules=RULES_CORRECTED)):
         seen = {
             (e.metadata["expression"], e.metadata["variable"])
@@ -82,18 +87,18 @@ def test_reference_scores_one_for_every_expression_and_variable(
 
 
 @pytest.mark.parametrize("name", NAMES)
-def test_reference_scores_one_at_a_longer_length(name: str, o200k) -> None:  # type: ignore[no-untyped-def]
+def test_reference_scores_one_at_a_longer_length(name: str, o200k: TiktokenTokenizer) -> None:
     _check_reference(_task(name), 28672, 7, o200k)
 
 
-def test_every_short_prompt_fits_the_budget(o200k) -> None:  # type: ignore[no-untyped-def]
+def test_every_short_prompt_fits_the_budget(o200k: TiktokenTokenizer) -> None:
     """Small gaps are filled by closing documents (one, or two in place of a whole one)."""
     task = _task("lifbench_batch_label")
     for index in range(16):
         check_fits(task.generate(3072, seed=index, index=index, tokenizer=o200k), o200k)
 
 
-def test_documents_have_the_asked_fields_and_duplicates(o200k) -> None:  # type: ignore[no-untyped-def]
+def test_documents_have_the_asked_fields_and_duplicates(o200k: TiktokenTokenizer) -> None:
     example = _task("lifbench_find_dup_text").generate(28672, seed=1, index=0, tokenizer=o200k)
     docs = parse_docs(example.context)
     assert len(docs) == example.metadata["n_docs"] >= 40
@@ -119,7 +124,7 @@ def test_documents_have_the_asked_fields_and_duplicates(o200k) -> None:  # type:
     ]
 
 
-def test_duplicate_groups_follow_lifbenchs_pool(o200k) -> None:  # type: ignore[no-untyped-def]
+def test_duplicate_groups_follow_lifbenchs_pool(o200k: TiktokenTokenizer) -> None:
     """Five groups over the pool, the first holding documents 1 and 2, a quarter of the
     documents from the third on in some group."""
     stream = docs_stream(11, o200k)
@@ -134,7 +139,7 @@ def test_duplicate_groups_follow_lifbenchs_pool(o200k) -> None:  # type: ignore[
     assert abs(members / (len(docs) - 2) - GROUP_SHARE) < 0.07, members / len(docs)
 
 
-def test_titles_and_sources_are_missing_as_often_as_in_lifbench(o200k) -> None:  # type: ignore[no-untyped-def]
+def test_titles_and_sources_are_missing_as_often_as_in_lifbench(o200k: TiktokenTokenizer) -> None:
     """LIFBench: a quarter of its pool (GovReport) has no title; one document in nine has
     no source."""
     stream = docs_stream(12, o200k)
@@ -145,7 +150,9 @@ def test_titles_and_sources_are_missing_as_often_as_in_lifbench(o200k) -> None: 
     assert abs(no_title - 1 / 4) < 0.06 and abs(no_source - 1 / 9) < 0.05, (no_title, no_source)
 
 
-def test_batch_label_uses_lifbenchs_four_labels_by_title_and_source(o200k) -> None:  # type: ignore[no-untyped-def]
+def test_batch_label_uses_lifbenchs_four_labels_by_title_and_source(
+    o200k: TiktokenTokenizer,
+) -> None:
     assert LABEL_SETS == (
         ("11311", "22422", "33233", "44444"),
         ("apple", "banana", "cat", "dog"),
@@ -180,7 +187,7 @@ def test_find_dup_text_asks_for_lifbenchs_fields() -> None:
     assert [tuple(v["fields"]) for v in task.spec.variables] == list(DUP_FIELDS)
 
 
-def test_short_lengths_still_have_a_duplicate_group(o200k) -> None:  # type: ignore[no-untyped-def]
+def test_short_lengths_still_have_a_duplicate_group(o200k: TiktokenTokenizer) -> None:
     task = _task("lifbench_find_dup_text")
     for seed in range(4):
         meta = task.generate(3072, seed=seed, index=0, tokenizer=o200k).metadata
@@ -191,7 +198,7 @@ def test_short_lengths_still_have_a_duplicate_group(o200k) -> None:  # type: ign
 # -- hold hundreds more, computed by the original's code)
 
 
-def _dup_example(o200k, fields: int = 1, **params: object) -> Example:  # type: ignore[no-untyped-def]
+def _dup_example(o200k: TiktokenTokenizer, fields: int = 1, **params: object) -> Example:
     task = _task("lifbench_find_dup_text", **params)
     for index in range(40):
         example = task.generate(6144, seed=2, index=index, tokenizer=o200k)
@@ -200,7 +207,9 @@ def _dup_example(o200k, fields: int = 1, **params: object) -> Example:  # type: 
     raise AssertionError("no such example")
 
 
-def test_find_dup_text_keeps_the_originals_slicing_and_comma_quote_bugs(o200k) -> None:  # type: ignore[no-untyped-def]
+def test_find_dup_text_keeps_the_originals_slicing_and_comma_quote_bugs(
+    o200k: TiktokenTokenizer,
+) -> None:
     original, corrected = _dup_example(o200k, 3), _dup_example(o200k, 3, rules=RULES_CORRECTED)
     groups = original.metadata["values"]
     prose = "Groups: " + "\n".join(json.dumps(g) for g in groups)
@@ -213,7 +222,7 @@ def test_find_dup_text_keeps_the_originals_slicing_and_comma_quote_bugs(o200k) -
     assert earned_points(score_example(corrected, compact))["ori"] == 1.0
 
 
-def test_find_dup_text_ori_can_exceed_its_weight_as_published(o200k) -> None:  # type: ignore[no-untyped-def]
+def test_find_dup_text_ori_can_exceed_its_weight_as_published(o200k: TiktokenTokenizer) -> None:
     original, corrected = _dup_example(o200k, 3), _dup_example(o200k, 3, rules=RULES_CORRECTED)
     first = original.metadata["values"][0]
     short_first = json.dumps([first[0][:1], [v for row in first for v in row]])
@@ -222,7 +231,9 @@ def test_find_dup_text_ori_can_exceed_its_weight_as_published(o200k) -> None:  #
     assert earned_points(score_example(corrected, short_first))["ori"] <= 1.0
 
 
-def test_find_dup_text_output_without_an_answer_earns_what_the_original_gives(o200k) -> None:  # type: ignore[no-untyped-def]
+def test_find_dup_text_output_without_an_answer_earns_what_the_original_gives(
+    o200k: TiktokenTokenizer,
+) -> None:
     example = _dup_example(o200k)
     groups = len(example.metadata["groups"])
     score = score_example(example, "I could not find any duplicates.")
@@ -235,14 +246,14 @@ def test_find_dup_text_output_without_an_answer_earns_what_the_original_gives(o2
     assert score_example(example, "  ").status is ScoreStatus.UNPARSED
 
 
-def _label_example(o200k, **params: object) -> tuple[Example, dict[str, str]]:  # type: ignore[no-untyped-def]
+def _label_example(o200k: TiktokenTokenizer, **params: object) -> tuple[Example, dict[str, str]]:
     task = _task("lifbench_batch_label", **params)
     example = task.generate(6144, seed=4, index=18, tokenizer=o200k)  # complete/.../incomplete
     assert "complete" in example.metadata["labels"]
     return example, json.loads(example.metadata["reference"])
 
 
-def test_batch_label_reads_labels_by_position_and_substring(o200k) -> None:  # type: ignore[no-untyped-def]
+def test_batch_label_reads_labels_by_position_and_substring(o200k: TiktokenTokenizer) -> None:
     example, answer = _label_example(o200k)
     corrected, _ = _label_example(o200k, rules=RULES_CORRECTED)
     n = example.metadata["n_docs"]
@@ -262,14 +273,14 @@ def test_batch_label_reads_labels_by_position_and_substring(o200k) -> None:  # t
     assert upper["candi_ori"] == upper["logit_correct"] == 0.0 and upper["format"] == 1.0
 
 
-def test_garbage_scores_zero_for_batch_label(o200k) -> None:  # type: ignore[no-untyped-def]
+def test_garbage_scores_zero_for_batch_label(o200k: TiktokenTokenizer) -> None:
     example = _task("lifbench_batch_label").generate(3072, seed=0, index=0, tokenizer=o200k)
     score = score_example(example, "I could not sort them.")
     assert score.status is ScoreStatus.UNPARSED and score.value == 0.0
 
 
 @pytest.mark.parametrize("name", NAMES)
-def test_deterministic_per_seed(name: str, o200k) -> None:  # type: ignore[no-untyped-def]
+def test_deterministic_per_seed(name: str, o200k: TiktokenTokenizer) -> None:
     a, c = check_deterministic_per_seed(_task(name), o200k)
     assert c.metadata["reference"] != a.metadata["reference"]
 

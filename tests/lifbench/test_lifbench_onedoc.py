@@ -8,7 +8,8 @@ from collections import Counter
 from pathlib import Path
 
 import pytest
-from lifbench_checks import (
+
+from helpers.lifbench_checks import (
     check_covers_every_sample,
     check_deterministic_per_seed,
     check_fits,
@@ -17,7 +18,6 @@ from lifbench_checks import (
     covering_indices,
     earned_points,
 )
-
 from lctui.backends.gold import reference_answer
 from lctui.core.types import Example, ScoreStatus
 from lctui.scoring import score_example
@@ -30,6 +30,7 @@ from lctui.tasks.lifbench.onedoc import (
 )
 from lctui.tasks.lifbench.onedoc_context import ABSENT_TYPE, ALL_TYPES, parse_tagged
 from lctui.tasks.lifbench.shared import RULES_CORRECTED
+from lctui.tasks.tokenizers import TiktokenTokenizer
 
 NAMES = ["lifbench_repeat", "lifbench_extract", "lifbench_qa"]
 
@@ -37,10 +38,14 @@ NAMES = ["lifbench_repeat", "lifbench_extract", "lifbench_qa"]
 def _task(name: str, **params: object) -> OneDocTask:
     (task,) = select_tasks(name)
     assert isinstance(task, OneDocTask)
-    return task.with_params(params) if params else task  # type: ignore[return-value]
+    changed = task.with_params(params) if params else task
+    assert isinstance(changed, type(task))
+    return changed
 
 
-def _example(name: str, o200k, rules: str = "original", **want: object) -> Example:  # type: ignore[no-untyped-def]
+def _example(
+    name: str, o200k: TiktokenTokenizer, rules: str = "original", **want: object
+) -> Example:
     """The first 3K example of `name` whose metadata has the `want` values."""
     task = _task(f"lifbench_{name}", rules=rules)
     for index in range(len(task.spec.expressions) * len(task.spec.variables)):
@@ -61,7 +66,9 @@ def test_registry_and_task_settings() -> None:
         assert task.params == {"rules": "original"}
 
 
-def _check_reference(task: OneDocTask, length: int, index: int, o200k) -> Example:  # type: ignore[no-untyped-def]
+def _check_reference(
+    task: OneDocTask, length: int, index: int, o200k: TiktokenTokenizer
+) -> Example:
     example = task.generate(length, seed=3, index=index, tokenizer=o200k)
     meta = example.metadata
     assert (meta["expression"], meta["variable"]) == task.choice(index)
@@ -78,8 +85,8 @@ def _check_reference(task: OneDocTask, length: int, index: int, o200k) -> Exampl
 @pytest.mark.parametrize("name", NAMES)
 @pytest.mark.parametrize("length", [3072, 6144, 13312])
 def test_reference_scores_one_for_every_expression_and_variable(
-    name: str, length: int, o200k
-) -> None:  # type: ignore[no-untyped-def]
+    name: str, length: int, o200k: TiktokenTokenizer
+) -> None:
     for task in (_task(name), _task(name, rules=RULES_CORRECTED)):
         seen = {task.choice(index) for index in covering_indices(task)}
         check_covers_every_sample(task, seen)
@@ -87,13 +94,13 @@ def test_reference_scores_one_for_every_expression_and_variable(
             _check_reference(task, length, index, o200k)
 
 
-def test_reference_scores_one_at_a_longer_length(o200k) -> None:  # type: ignore[no-untyped-def]
+def test_reference_scores_one_at_a_longer_length(o200k: TiktokenTokenizer) -> None:
     task = _task("lifbench_repeat")
     example = _check_reference(task, 28672, 2, o200k)
     assert len(example.context) > 80_000
 
 
-def test_tags_types_counts_and_fakes_are_lifbenchs(o200k) -> None:  # type: ignore[no-untyped-def]
+def test_tags_types_counts_and_fakes_are_lifbenchs(o200k: TiktokenTokenizer) -> None:
     assert ALL_TYPES == (
         "#Topic#", "@argument@", "!Transition!", "|Summary|", "*Evidence*", "-Concession-",
     )  # fmt: skip
@@ -146,7 +153,7 @@ def test_variable_spaces_are_lifbenchs() -> None:
     }
 
 
-def test_qa_asks_about_the_sentence_its_kind_says(o200k) -> None:  # type: ignore[no-untyped-def]
+def test_qa_asks_about_the_sentence_its_kind_says(o200k: TiktokenTokenizer) -> None:
     task = _task("lifbench_qa")
     for index in range(30):
         example = task.generate(3072, seed=5, index=index, tokenizer=o200k)
@@ -162,7 +169,7 @@ def test_qa_asks_about_the_sentence_its_kind_says(o200k) -> None:  # type: ignor
 
 
 @pytest.mark.parametrize("name", NAMES)
-def test_deterministic_per_seed(name: str, o200k) -> None:  # type: ignore[no-untyped-def]
+def test_deterministic_per_seed(name: str, o200k: TiktokenTokenizer) -> None:
     check_deterministic_per_seed(_task(name), o200k)
 
 
@@ -170,7 +177,7 @@ def test_deterministic_per_seed(name: str, o200k) -> None:  # type: ignore[no-un
 # -- hold hundreds more, computed by the original's code)
 
 
-def test_qa_partial_credit_is_the_originals(o200k) -> None:  # type: ignore[no-untyped-def]
+def test_qa_partial_credit_is_the_originals(o200k: TiktokenTokenizer) -> None:
     key = _example("qa", o200k, ask="key", options=["Yes", "No"])
     fake = _example("qa", o200k, ask="fake", options=["Yes", "No"])
     plain = _example("qa", o200k, ask="plain", options=["True", "False"])
@@ -195,7 +202,7 @@ def test_qa_partial_credit_is_the_originals(o200k) -> None:  # type: ignore[no-u
     assert chatty.status is ScoreStatus.OK and earned_points(chatty)["format"] == 0.25
 
 
-def test_repeat_keeps_the_always_awarded_ori_half(o200k) -> None:  # type: ignore[no-untyped-def]
+def test_repeat_keeps_the_always_awarded_ori_half(o200k: TiktokenTokenizer) -> None:
     original = _example("repeat", o200k, num=4)
     corrected = _example("repeat", o200k, rules=RULES_CORRECTED, num=4)
     garbage = "I cannot find the key sentences."
@@ -209,7 +216,7 @@ def test_repeat_keeps_the_always_awarded_ori_half(o200k) -> None:  # type: ignor
     assert earned_points(score_example(corrected, "\n".join(lines)))["correct"] == 1.0
 
 
-def test_repeat_points_on_fakes_types_and_near_misses(o200k) -> None:  # type: ignore[no-untyped-def]
+def test_repeat_points_on_fakes_types_and_near_misses(o200k: TiktokenTokenizer) -> None:
     example = _example("repeat", o200k, num=4)
     sep = example.metadata["sep"]
     keys = example.metadata["keys"][:4]
@@ -230,7 +237,7 @@ def test_repeat_points_on_fakes_types_and_near_misses(o200k) -> None:  # type: i
     assert earned_points(score_example(example, render(swapped)))["correct"] == 0.0
 
 
-def test_extract_keeps_the_order_point_that_never_fails(o200k) -> None:  # type: ignore[no-untyped-def]
+def test_extract_keeps_the_order_point_that_never_fails(o200k: TiktokenTokenizer) -> None:
     original = _example("extract", o200k, type="!Transition!")
     corrected = _example("extract", o200k, rules=RULES_CORRECTED, type="!Transition!")
     texts = list(original.gold)
@@ -243,7 +250,7 @@ def test_extract_keeps_the_order_point_that_never_fails(o200k) -> None:  # type:
     assert with_fake["correct"] == pytest.approx((3.5 * 5 / 6) / 4)
 
 
-def test_extract_of_the_absent_type_wants_exactly_an_empty_list(o200k) -> None:  # type: ignore[no-untyped-def]
+def test_extract_of_the_absent_type_wants_exactly_an_empty_list(o200k: TiktokenTokenizer) -> None:
     original = _example("extract", o200k, type=ABSENT_TYPE)
     corrected = _example("extract", o200k, rules=RULES_CORRECTED, type=ABSENT_TYPE)
     assert original.metadata["reference"] == "[]" and score_example(original, "[]").value == 1.0
@@ -252,7 +259,7 @@ def test_extract_of_the_absent_type_wants_exactly_an_empty_list(o200k) -> None: 
     assert score_example(original, "```json\n[]\n```").value == pytest.approx(3.5 / 14)
 
 
-def test_empty_output_is_unparsed(o200k) -> None:  # type: ignore[no-untyped-def]
+def test_empty_output_is_unparsed(o200k: TiktokenTokenizer) -> None:
     for name in ("repeat", "extract", "qa"):
         score = score_example(_example(name, o200k), "  \n")
         assert score.status is ScoreStatus.UNPARSED and score.value == 0.0

@@ -26,6 +26,7 @@ from lctui.tasks.lifbench.shared import (
     clear_streams,
     shared_prefix,
 )
+from lctui.tasks.tokenizers import TiktokenTokenizer
 
 LENGTH = 32768
 SCENARIOS = {
@@ -71,7 +72,9 @@ def _share(a: Example, b: Example) -> float:
 
 
 @pytest.mark.parametrize("scenario", sorted(SCENARIOS))
-def test_prompts_of_a_scenario_share_over_90_percent_of_their_prefix(scenario: str, o200k) -> None:  # type: ignore[no-untyped-def]
+def test_prompts_of_a_scenario_share_over_90_percent_of_their_prefix(
+    scenario: str, o200k: TiktokenTokenizer
+) -> None:
     first, second = (_task(name) for name in SCENARIOS[scenario])
     a = first.generate(LENGTH, seed=0, index=0, tokenizer=o200k)
     b = second.generate(LENGTH, seed=0, index=3, tokenizer=o200k)
@@ -82,7 +85,7 @@ def test_prompts_of_a_scenario_share_over_90_percent_of_their_prefix(scenario: s
     assert other_seed.context != a.context and _share(a, other_seed) < 0.1
 
 
-def test_every_list_task_asks_over_the_same_list(o200k) -> None:  # type: ignore[no-untyped-def]
+def test_every_list_task_asks_over_the_same_list(o200k: TiktokenTokenizer) -> None:
     examples = [
         task.generate(LENGTH, seed=0, index=2, tokenizer=o200k)
         for task in select_tasks("lifbench")
@@ -97,7 +100,7 @@ def test_every_list_task_asks_over_the_same_list(o200k) -> None:  # type: ignore
         assert items[: shortest - 12] == lists[0][: shortest - 12]  # all but the end
 
 
-def test_context_key_names_the_shared_context_without_building(o200k) -> None:  # type: ignore[no-untyped-def]
+def test_context_key_names_the_shared_context_without_building(o200k: TiktokenTokenizer) -> None:
     keys: dict[str, set[str]] = {}
     for task in select_tasks("lifbench"):
         assert isinstance(task, LifbenchTask)
@@ -115,7 +118,9 @@ def test_context_key_names_the_shared_context_without_building(o200k) -> None:  
 
 
 @pytest.mark.parametrize("scenario", sorted(SCENARIOS))
-def test_a_second_example_reuses_the_counts_and_tokenises_once(scenario: str, o200k) -> None:  # type: ignore[no-untyped-def]
+def test_a_second_example_reuses_the_counts_and_tokenises_once(
+    scenario: str, o200k: TiktokenTokenizer
+) -> None:
     first, second = (_task(name) for name in SCENARIOS[scenario])
     counting = CountingTokenizer(o200k)
     first.generate(LENGTH, seed=7, index=0, tokenizer=counting)
@@ -129,7 +134,9 @@ def test_a_second_example_reuses_the_counts_and_tokenises_once(scenario: str, o2
 
 
 @pytest.mark.parametrize("scenario", sorted(SCENARIOS))
-def test_contexts_do_not_depend_on_what_was_built_before(scenario: str, o200k) -> None:  # type: ignore[no-untyped-def]
+def test_contexts_do_not_depend_on_what_was_built_before(
+    scenario: str, o200k: TiktokenTokenizer
+) -> None:
     task = _task(SCENARIOS[scenario][0])
     clear_streams()
     fresh = task.generate(6144, seed=8, index=2, tokenizer=o200k)
@@ -139,7 +146,7 @@ def test_contexts_do_not_depend_on_what_was_built_before(scenario: str, o200k) -
     assert task.generate(6144, seed=8, index=2, tokenizer=o200k) == fresh
 
 
-def test_the_stream_does_not_depend_on_the_length(o200k) -> None:  # type: ignore[no-untyped-def]
+def test_the_stream_does_not_depend_on_the_length(o200k: TiktokenTokenizer) -> None:
     short, long = (
         _task("lifbench_single_query_id").generate(n, seed=0, index=0, tokenizer=o200k)
         for n in (3072, LENGTH)
@@ -159,7 +166,7 @@ def test_the_stream_does_not_depend_on_the_length(o200k) -> None:  # type: ignor
     assert parse_docs(short.context)[:whole] == parse_docs(long.context)[:whole]
 
 
-def test_stream_cache_keeps_the_most_recent_few(o200k) -> None:  # type: ignore[no-untyped-def]
+def test_stream_cache_keeps_the_most_recent_few(o200k: TiktokenTokenizer) -> None:
     made: list[int] = []
 
     def make(seed: int, tokenizer: Tokenizer) -> Stream:

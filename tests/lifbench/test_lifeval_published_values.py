@@ -23,6 +23,7 @@ from functools import cache
 
 import pytest
 
+from helpers.lifbench_data import published_folder, read_published
 from lctui.scoring.lifeval.find_dup_text import dup_format, dup_num
 from lctui.scoring.lifeval.multidoc_scenario import label_count, label_format
 from lctui.scoring.lifeval.onedoc_scenario import (
@@ -38,7 +39,6 @@ from lctui.scoring.lifeval.onedoc_scenario import (
 )
 from lctui.tasks.lifbench.onedoc import REPEAT_COUNTS
 from lctui.tasks.lifbench.onedoc_context import KEY_COUNTS
-from lifbench_data import published_folder, read_published
 
 # The original's MultiDoc prompts (its data/meta/multidoc_input.json) at 3K ... 120K:
 # documents shown, duplicate groups among them, documents in those groups.

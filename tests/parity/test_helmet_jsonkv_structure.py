@@ -17,7 +17,7 @@ from typing import Any
 
 import pytest
 
-from fixtures import load_fixture
+from helpers.parity_fixtures import load_fixture
 from lctui.core.types import Example
 from lctui.tasks import get_task
 from lctui.tasks.json_kv import INSTRUCTION, helmet_pair_count
@@ -63,7 +63,7 @@ def test_pairs_answer_tokens_and_demonstrations_per_length(row: dict[str, Any]) 
     assert helmet_pair_count(row["length"]) == row["num_kvs"]
     assert example.metadata["num_kvs"] == row["num_kvs"]
     assert example.max_new_tokens == row["generation_max_length"]
-    assert len(example.metadata["demos"]) == row["shots"]  # type: ignore[arg-type]
+    assert len(example.metadata["demos"]) == row["shots"]
     # HELMET runs JSON KV without chat template; lctui uses the model's (README).
     assert row["use_chat_template"] is False
 
@@ -75,7 +75,7 @@ def test_prompt_structure_equals_helmets_on_the_same_data(row: dict[str, Any]) -
     example = _example(**row["example"])
     assert example.metadata["num_kvs"] == row["num_kvs"]
     assert _parts_order(example) == row["parts_order"]
-    assert len(example.metadata["demos"]) == row["demos_used"]  # type: ignore[arg-type]
+    assert len(example.metadata["demos"]) == row["demos_used"]
     assert example.render_plain().endswith(example.answer_prefix) is row["answer_prefix_at_end"]
 
 
@@ -100,5 +100,5 @@ def test_the_object_costs_what_the_cited_renderer_costs_per_pair() -> None:
         theirs[row["length"]].append(row["context_tokens"] / row["num_kvs"])
     for length, per_pair in theirs.items():
         example = _example("json_kv", length, 0, 0, "o200k_base")
-        ours = tokenizer.count(example.context) / int(example.metadata["num_kvs"])  # type: ignore[call-overload]
+        ours = tokenizer.count(example.context) / int(example.metadata["num_kvs"])
         assert ours == pytest.approx(mean(per_pair), rel=0.02), length

@@ -16,7 +16,7 @@ from typing import Any
 
 import pytest
 
-from fixtures import load_fixture
+from helpers.parity_fixtures import load_fixture
 from lctui.core.types import Example
 from lctui.scoring import score_example
 from lctui.scoring.metrics import answer_metrics

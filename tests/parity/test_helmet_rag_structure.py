@@ -16,8 +16,8 @@ from collections import defaultdict
 
 import pytest
 
-from fixtures import load_fixture
-from helmet_data import HELMET_FIXTURES
+from helpers.helmet_data import HELMET_FIXTURES
+from helpers.parity_fixtures import load_fixture
 from lctui.core.types import Example
 from lctui.tasks import get_task
 from lctui.tasks.datasets import DataSource

@@ -13,9 +13,9 @@ import hashlib
 from typing import Any
 
 import pytest
-from fixtures import load_fixture
 
-from example_factory import make_test_example
+from helpers.example_factory import make_test_example
+from helpers.parity_fixtures import load_fixture
 from lctui.core.types import Example, ScoreStatus
 from lctui.scoring import score_example
 from lctui.scoring.helmet import (

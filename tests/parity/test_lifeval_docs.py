@@ -18,10 +18,11 @@ from typing import Any
 
 import pytest
 
-from fixtures import load_fixture
+from helpers.parity_fixtures import load_fixture
 from lctui.core.types import Example
 from lctui.scoring import score_example
 from lctui.tasks import get_task
+from lctui.tasks.lifbench.shared import LifbenchTask
 from lctui.tasks.tokenizers import reference_tokenizer
 
 TASKS = ("batch_label", "find_dup_text", "repeat", "extract", "qa")
@@ -67,9 +68,10 @@ def test_every_point_equals_the_originals(task: str) -> None:
 def test_fixtures_cover_lengths_wordings_variables_and_cases(task: str) -> None:
     rows = load_fixture(f"lifeval_{task}").rows
     lctui_task = get_task(f"lifbench_{task}")
-    spec = lctui_task.spec  # type: ignore[attr-defined]
+    assert isinstance(lctui_task, LifbenchTask)
+    spec = lctui_task.spec
     assert {r["length"] for r in rows} == {3072, 6144, 13312}
-    choices = {lctui_task.choice(r["index"]) for r in rows}  # type: ignore[attr-defined]
+    choices = {lctui_task.choice(r["index"]) for r in rows}
     assert {e for e, _ in choices} == set(range(len(spec.expressions)))
     assert {v for _, v in choices} == set(range(len(spec.variables)))
     cases = Counter(r["case"] for r in rows)

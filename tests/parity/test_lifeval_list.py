@@ -15,7 +15,7 @@ from typing import Any
 
 import pytest
 
-from fixtures import load_fixture
+from helpers.parity_fixtures import load_fixture
 from lctui.core.types import Example, Score, ScoreStatus
 from lctui.scoring import score_example
 from lctui.tasks import get_task

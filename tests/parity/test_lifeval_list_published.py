@@ -19,12 +19,13 @@ from functools import cache
 
 import pytest
 
+from helpers.lifbench_data import published_folder, read_published
 from lctui.core.types import Example
 from lctui.scoring import score_example
 from lctui.tasks import get_task
 from lctui.tasks.lifbench.list_context import parse_list
+from lctui.tasks.lifbench.list_tasks import ListTask
 from lctui.tasks.tokenizers import reference_tokenizer
-from lifbench_data import published_folder, read_published
 
 SINGLE = ("single_query_id", "offset_query_id", "offset_query_element")
 BLUR = ("blur_offset_query_id", "blur_offset_query_element")
@@ -45,6 +46,7 @@ def _published() -> dict[str, dict[str, set[float]]]:
 def _examples(task: str) -> Iterator[Example]:
     """Every variable sample of `task` at 3K, over two seeds (uuid and sentence answers)."""
     spec_task = get_task(f"lifbench_{task}")
+    assert isinstance(spec_task, ListTask)
     n_expr, n_var = len(spec_task.spec.expressions), len(spec_task.spec.variables)
     tokenizer = reference_tokenizer("o200k_base")
     for seed in (0, 1):

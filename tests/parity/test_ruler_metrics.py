@@ -13,12 +13,12 @@ from typing import Any
 
 import pytest
 
+from helpers.parity_fixtures import load_fixture
 from lctui.core.types import Example
 from lctui.scoring.metrics import string_match_all, string_match_part
 from lctui.scoring.recall import score_recall
 from lctui.tasks import get_task
 from lctui.tasks.tokenizers import reference_tokenizer
-from parity.fixtures import load_fixture
 
 FIXTURE = load_fixture("ruler_metrics")
 ROWS = [row for row in FIXTURE.rows if "case" in row]
@@ -86,6 +86,7 @@ def test_the_recall_scorer_gives_rulers_value_on_lctui_examples(row: dict[str, A
     )
     assert example.metadata["metric"] == row["ruler"]["metric"]
     score = score_recall(example, output_of(row))
+    assert score.value is not None
     assert round(score.value * 100, 2) == row["ruler"]["score_x100"]
 
 
@@ -95,6 +96,7 @@ def test_the_explanation_agrees_with_rulers_count(row: dict[str, Any]) -> None:
     names the golds the metric counts differently, so it never contradicts the value."""
     example = _example(row)
     score = score_recall(example, output_of(row))
+    assert score.value is not None
     found = score.points[0].earned * len(set(g.lower() for g in example.gold))
     counted = score.value * len(example.gold)
     if round(found) != round(counted) and len(set(example.gold)) == len(example.gold):

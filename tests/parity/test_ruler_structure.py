@@ -18,13 +18,13 @@ from typing import Any
 import pytest
 from scipy.stats import ks_2samp
 
+from helpers.parity_fixtures import load_fixture
 from lctui.core.types import Example
 from lctui.tasks import get_task
 from lctui.tasks.aggregation import NOISE_TOKEN, zipf_counts
 from lctui.tasks.budget import Budget
 from lctui.tasks.niah import needle_sentence
 from lctui.tasks.tokenizers import reference_tokenizer
-from parity.fixtures import load_fixture
 
 FIXTURE = load_fixture("ruler_structure")
 CELLS: dict[tuple[str, int], list[dict[str, Any]]] = defaultdict(list)

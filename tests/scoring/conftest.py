@@ -7,7 +7,7 @@ from typing import Any
 
 import pytest
 
-from example_factory import make_test_example
+from helpers.example_factory import make_test_example
 from lctui.core.types import Example
 
 NUMBER7 = r"\b\d{7}\b"

@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+
 import pytest
 
-from example_factory import make_test_example
+from helpers.example_factory import make_test_example
 from lctui.backends.openai_batch import batch_request_line, batch_result
 from lctui.core.types import Example, ScoreStatus
 from lctui.scoring.judge import (
@@ -28,7 +30,7 @@ RECALL_2 = JudgePrompt(ROLE_RECALL, "", 192, items=2)
 PRECISION_3 = JudgePrompt(ROLE_PRECISION, "", 240, items=3)
 
 
-def _example(metadata: dict[str, object], gold: tuple[str, ...] = ()) -> Example:
+def _example(metadata: Mapping[str, object], gold: tuple[str, ...] = ()) -> Example:
     return make_test_example(
         task="toy",
         category="test",

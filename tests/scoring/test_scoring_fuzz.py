@@ -21,7 +21,10 @@ import zlib
 from dataclasses import replace
 
 import pytest
-from fuzz_outputs import (
+from hypothesis import HealthCheck, given, seed, settings
+from hypothesis import strategies as st
+
+from helpers.fuzz_outputs import (
     JUNK,
     TASKS,
     example_of,
@@ -31,9 +34,6 @@ from fuzz_outputs import (
     score_problems,
     verdict_problems,
 )
-from hypothesis import HealthCheck, given, seed, settings
-from hypothesis import strategies as st
-
 from lctui.core.types import ScoreStatus
 from lctui.scoring.judge import (
     QA,

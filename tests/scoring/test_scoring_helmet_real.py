@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from example_factory import make_test_example
+from helpers.example_factory import make_test_example
 from lctui.core.types import Example, Score, ScoreStatus
 from lctui.scoring import SCORER_VERSIONS, score_example
 from lctui.scoring.helmet_alce import POINT_CITES, POINT_LISTED_CORRECT, POINT_SUB_ANSWERS

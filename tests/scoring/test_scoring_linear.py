@@ -13,7 +13,7 @@ from __future__ import annotations
 import re
 import time
 from collections.abc import Callable
-from functools import cache
+from functools import cache, partial
 
 import pytest
 
@@ -110,7 +110,7 @@ def test_judge_reply_lines_are_read_in_linear_time(
     name: str, make: Callable[[int], str], n: int
 ) -> None:
     for prompt in (QA, RECALL):
-        ratio = _growth(lambda reply, p=prompt: parse_reply(p, reply), make, n)
+        ratio = _growth(partial(parse_reply, prompt), make, n)
         assert ratio < BOUND, (name, prompt.role, ratio)
 
 

@@ -16,8 +16,8 @@ from pathlib import Path
 
 import duckdb
 import pytest
-from store_factories import SRC
 
+from helpers.store_factories import SRC
 from lctui.core.errors import StoreError
 from lctui.store import open_store, run_summary
 from lctui.store.db import WriterClaim, writer_active
@@ -146,8 +146,9 @@ def test_a_run_of_a_dead_process_is_interrupted_and_a_resumed_one_runs_again(
     con.execute("UPDATE runs SET pid = ? WHERE run_id = 'theirs'", [dead.pid])
     con.close()
     with open_store(db_path, read_only=True) as reader:
-        assert run_summary(reader, "theirs").status == "interrupted"  # type: ignore[union-attr]
-        assert run_summary(reader, "mine").status == "running"  # type: ignore[union-attr]
+        theirs, mine = run_summary(reader, "theirs"), run_summary(reader, "mine")
+        assert theirs is not None and theirs.status == "interrupted"
+        assert mine is not None and mine.status == "running"
     with open_store(db_path) as store:  # this process is alive: its run stays running
         statuses = dict(store.cursor().execute("SELECT run_id, status FROM runs").fetchall())
         assert statuses == {"mine": "running", "theirs": "interrupted"}

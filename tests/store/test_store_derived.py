@@ -7,8 +7,8 @@ import datetime as dt
 from pathlib import Path
 
 import duckdb
-from store_factories import MODEL, make_example, make_generation, make_score
 
+from helpers.store_factories import MODEL, make_example, make_generation, make_score
 from lctui.store import Store, open_store
 from lctui.store.derived import fill_derived
 from lctui.store.latest import add_latest_columns

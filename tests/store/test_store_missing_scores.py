@@ -9,9 +9,9 @@ from pathlib import Path
 import duckdb
 import pytest
 
+from helpers.unscored_runs import delete_scores, gold_run
 from lctui.core.errors import StoreError
 from lctui.store import cell_scores, get_generation, list_runs, open_store, run_summary
-from unscored_runs import delete_scores, gold_run
 
 
 @pytest.fixture(scope="module")

@@ -13,8 +13,8 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from store_factories import SRC, start_python
 
+from helpers.store_factories import SRC, start_python
 from lctui.core.errors import StoreError
 from lctui.store import open_store
 
@@ -34,6 +34,7 @@ def holder(db_path: Path) -> Iterator[subprocess.Popen[str]]:
     yield proc
     proc.kill()
     proc.wait()
+    assert proc.stdout is not None
     proc.stdout.close()
 
 

@@ -6,8 +6,8 @@ from pathlib import Path
 
 import duckdb
 import pytest
-from store_factories import MODEL, error_score, make_example, make_generation, make_score
 
+from helpers.store_factories import MODEL, error_score, make_example, make_generation, make_score
 from lctui.core.errors import StoreError
 from lctui.core.types import GenerationStatus, ScoreStatus
 from lctui.store import (

@@ -6,8 +6,8 @@ import dataclasses
 from datetime import datetime
 
 import pytest
-from store_factories import MODEL, make_example, make_generation, make_score
 
+from helpers.store_factories import MODEL, make_example, make_generation, make_score
 from lctui.core.types import Span
 from lctui.store import Store, get_generation
 from lctui.store.read.generations import (

@@ -4,9 +4,18 @@ sides, a cell's examples and the SQL console's catalog."""
 
 from __future__ import annotations
 
-import pytest
-from store_factories import GOLD, MODEL, error_score, make_example, make_generation, make_score
+from typing import Any
 
+import pytest
+
+from helpers.store_factories import (
+    GOLD,
+    MODEL,
+    error_score,
+    make_example,
+    make_generation,
+    make_score,
+)
 from lctui.core.types import GenerationStatus, ScoreStatus
 from lctui.store import Store
 from lctui.store.read.catalog import ColumnInfo, count_generations, view_columns
@@ -18,7 +27,7 @@ from lctui.store.read.runs import CompareSide, ModelThroughput, compare_sides, m
 def _fill(store: Store) -> None:
     """run-1, tiny @ 4096: 1.0, 0.5, unparsed, one error; @ 8192: 1.0. run-2: gold @ 4096."""
     store.add_model(MODEL, "fp-tiny", "o200k_base", 8192)
-    store.add_model(GOLD, "fp-gold", "o200k_base", None)
+    store.add_model(GOLD, "fp-gold", "o200k_base", 0)
     store.start_run("run-1", {"argv": ["run"]})
     cases = [
         (4096, 0, make_score(1.0)),
@@ -75,7 +84,10 @@ def test_model_throughput_sums_tokens_and_latency_of_generations_that_succeeded(
     _fill(store)
     by_model = {m.model: m for m in model_throughput(store)}
     # 4 ok generations of tiny (the error is left out), 3911 tokens in 1.5 s each
-    assert by_model["tiny"] == ModelThroughput("tiny", 4 * 3911, pytest.approx(4 * 1.5))
+    tiny = by_model["tiny"]
+    assert isinstance(tiny, ModelThroughput)
+    assert (tiny.model, tiny.prompt_tokens) == ("tiny", 4 * 3911)
+    assert tiny.seconds == pytest.approx(4 * 1.5)
     assert set(by_model) == {"tiny", "gold"}
 
 
@@ -93,7 +105,7 @@ def test_compare_sides_lists_models_then_runs_oldest_first(store: Store) -> None
 
 def test_cell_examples_filter_limit_and_shorten_the_output(store: Store) -> None:
     _fill(store)
-    cell = {"model": "tiny", "task": "niah_single", "length": 4096}
+    cell: dict[str, Any] = {"model": "tiny", "task": "niah_single", "length": 4096}
     every = cell_examples(store, **cell, limit=10, head_chars=60)
     assert [r.generation_id for r in every] == [f"g-4096-{i}" for i in range(4)]
     assert every[0].head == "4217." and every[3].head.startswith("error: TimeoutError")

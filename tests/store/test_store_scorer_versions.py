@@ -11,18 +11,18 @@ from pathlib import Path
 import duckdb
 import pytest
 
+from helpers.lifbench_data import write_csv
+from helpers.outdated_runs import bump, stored_versions
+from helpers.unscored_runs import gold_run
 from lctui.analysis.lifbench_import import import_lifbench_scores
 from lctui.core.types import Generation, GenerationStatus
 from lctui.engine.rescore import find_targets, rescore_targets
 from lctui.scoring import error_score
 from lctui.scoring.versions import SCORER_VERSIONS, current_versions
-from lctui.store import open_store
+from lctui.store import Store, open_store
 from lctui.store.outdated import OutdatedScores, outdated_scores
 from lctui.store.rescoring import score_targets
 from lctui.store.transfer import export_parquet, import_parquet
-from lifbench_data import write_csv
-from outdated_runs import bump, stored_versions
-from unscored_runs import gold_run
 
 QA_HEADER = ("model", "ins_id", "param_id", "length", "correct", "format", "total_score")
 
@@ -88,19 +88,21 @@ def test_published_scores_and_errors_carry_no_version(db: Path) -> None:
     assert _rows(db, "SELECT scorer_version FROM scores WHERE status = 'error'") == [(None,)]
 
 
-def _add_failed_generation(store: object) -> None:
+def _add_failed_generation(store: Store) -> None:
     """A request that failed, with its error score, written like the engine writes one."""
-    cur = store.cursor()  # type: ignore[attr-defined]
-    run_id, model_id, example_id = cur.execute(
+    cur = store.cursor()
+    row = cur.execute(
         "SELECT run_id, model_id, example_id FROM generations WHERE task = 'vt' LIMIT 1"
     ).fetchone()
+    assert row is not None
+    run_id, model_id, example_id = row
     cur.close()
     failed = Generation(
         "failed-1", "key-failed-1", run_id, model_id, example_id, "", GenerationStatus.ERROR,
         "", 0, 0, None, 0.1, None, "connection refused", time.time(),
     )  # fmt: skip
-    store.add_generation(failed, {})  # type: ignore[attr-defined]
-    store.add_score("failed-1", error_score("connection refused"))  # type: ignore[attr-defined]
+    store.add_generation(failed, {})
+    store.add_score("failed-1", error_score("connection refused"))
 
 
 def _downgrade_to_7(db: Path) -> None:

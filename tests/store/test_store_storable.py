@@ -9,8 +9,7 @@ from __future__ import annotations
 
 import dataclasses
 
-from store_factories import make_example, make_generation, make_score
-
+from helpers.store_factories import make_example, make_generation, make_score
 from lctui.core.types import RubricPoint
 from lctui.store import Store
 from lctui.store.storable import repair_text

@@ -16,11 +16,11 @@ import time
 from pathlib import Path
 
 import pytest
-from store_factories import SRC, make_example, make_generation, make_score, start_python
 
+from helpers.store_factories import SRC, make_example, make_generation, make_score, start_python
 from lctui.store import open_store
 
-HERE = Path(__file__).parent
+TESTS = Path(__file__).resolve().parents[1]
 
 
 @pytest.mark.parametrize("shared", [False, True])
@@ -30,8 +30,8 @@ def test_a_full_disk_reports_the_os_error_and_the_rows_wait_until_it_has_room(
     open_store(db_path).close()
     code = f"""
         import dataclasses, os, random, resource, signal, string, sys
-        sys.path.insert(0, {str(HERE)!r})
-        from store_factories import make_example, make_generation, make_score
+        sys.path.insert(0, {str(TESTS)!r})
+        from helpers.store_factories import make_example, make_generation, make_score
         from lctui.core.errors import StoreError
         from lctui.store import open_store
 

@@ -10,7 +10,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from store_factories import (
+
+from helpers.store_factories import (
     GOLD,
     MODEL,
     error_score,
@@ -19,7 +20,6 @@ from store_factories import (
     make_score,
     start_python,
 )
-
 from lctui.core.errors import StoreError
 from lctui.core.types import GenerationStatus, ScoreStatus
 from lctui.store import Store, StoreWriter, get_generation, load_example, open_store, stored_keys
@@ -44,7 +44,9 @@ def _rows(store: Store, sql: str, params: list[object] | None = None) -> list[di
 
 
 def _count(store: Store, table: str) -> int:
-    return int(_rows(store, f"SELECT count(*) AS n FROM {table}")[0]["n"])  # type: ignore[arg-type]
+    count = _rows(store, f"SELECT count(*) AS n FROM {table}")[0]["n"]
+    assert isinstance(count, int)
+    return count
 
 
 def test_round_trip_into_results_and_rubric(store: Store) -> None:
@@ -123,7 +125,7 @@ def test_latest_generation_per_key_wins(store: Store) -> None:
     assert stored_keys(store, ["key-a", "key-b"]) == set()  # errors are retried
     [row] = _rows(store, "SELECT * FROM results")
     assert (row["status"], row["score"], row["score_status"]) == ("error", None, "error")
-    assert row["error"].startswith("TimeoutError")  # type: ignore[union-attr]
+    assert isinstance(row["error"], str) and row["error"].startswith("TimeoutError")
 
     store.add_generation(make_generation(example, "key-a", "gen-a2", started_at=t0 + 5), {})
     store.add_score("gen-a2", make_score(1.0))
@@ -327,8 +329,8 @@ def test_flushed_rows_survive_kill_9(db_path: Path) -> None:
     open_store(db_path).close()
     code = f"""
         import sys, time
-        sys.path.insert(0, {str(Path(__file__).parent)!r})
-        from store_factories import make_example, make_generation, make_score
+        sys.path.insert(0, {str(Path(__file__).resolve().parents[1])!r})
+        from helpers.store_factories import make_example, make_generation, make_score
         from lctui.store import open_store
         store = open_store({str(db_path)!r})
         example = make_example()

@@ -15,7 +15,7 @@ from pathlib import Path
 import duckdb
 import pytest
 
-from helmet_data import HELMET_FIXTURES, NQ_TEST, copy_fixtures, write_pool
+from helpers.helmet_data import HELMET_FIXTURES, NQ_TEST, copy_fixtures, write_pool
 from lctui.cli import main
 from lctui.core.errors import UserInputError
 from lctui.core.protocols import Tokenizer

@@ -22,14 +22,9 @@ from lctui.tasks.json_kv import (
     KEY_LABEL,
     helmet_pair_count,
 )
-from lctui.tasks.tokenizers import reference_tokenizer
+from lctui.tasks.tokenizers import TiktokenTokenizer
 
 UUID4 = re.compile(r"[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}")
-
-
-@pytest.fixture(scope="module")
-def o200k():  # type: ignore[no-untyped-def]
-    return reference_tokenizer("o200k_base")
 
 
 def test_pair_counts_are_helmets_at_its_lengths_and_scaled_elsewhere() -> None:
@@ -50,7 +45,7 @@ def test_pair_counts_are_helmets_at_its_lengths_and_scaled_elsewhere() -> None:
 
 
 @pytest.mark.parametrize("length", [1024, 4096, 8192])
-def test_the_object_holds_the_count_of_uuid4_pairs(length: int, o200k) -> None:  # type: ignore[no-untyped-def]
+def test_the_object_holds_the_count_of_uuid4_pairs(length: int, o200k: TiktokenTokenizer) -> None:
     example = get_task("json_kv").generate(length, 0, 1, o200k)
     data = json.loads(example.context)
     assert len(data) == example.metadata["num_kvs"] == helmet_pair_count(length)
@@ -60,7 +55,7 @@ def test_the_object_holds_the_count_of_uuid4_pairs(length: int, o200k) -> None: 
     assert example.max_new_tokens == 100
 
 
-def test_uuids_are_uniform_version_4(o200k) -> None:  # type: ignore[no-untyped-def]
+def test_uuids_are_uniform_version_4(o200k: TiktokenTokenizer) -> None:
     example = get_task("json_kv").generate(16384, 0, 0, o200k)
     data = json.loads(example.context)
     values = [*data, *data.values()]
@@ -69,7 +64,9 @@ def test_uuids_are_uniform_version_4(o200k) -> None:  # type: ignore[no-untyped-
     assert {v[0] for v in values} == set("0123456789abcdef")
 
 
-def test_json_first_then_instruction_two_solved_lookups_and_the_key(o200k) -> None:  # type: ignore[no-untyped-def]
+def test_json_first_then_instruction_two_solved_lookups_and_the_key(
+    o200k: TiktokenTokenizer,
+) -> None:
     example = get_task("json_kv").generate(4096, 0, 2, o200k)
     key = example.metadata["key"]
     assert example.preamble == ""
@@ -86,7 +83,7 @@ def test_json_first_then_instruction_two_solved_lookups_and_the_key(o200k) -> No
     assert example.render_plain().endswith(f"{KEY_LABEL} {key}\n\n{ANSWER_PREFIX}")
 
 
-def test_the_asked_pair_sits_at_the_depth(o200k) -> None:  # type: ignore[no-untyped-def]
+def test_the_asked_pair_sits_at_the_depth(o200k: TiktokenTokenizer) -> None:
     task = get_task("json_kv").with_params({"depths": [0, 50, 100]})
     indices = [task.generate(4096, 0, i, o200k).metadata["asked_index"] for i in range(3)]
     assert indices == [0, 24, 49]  # of 50 pairs: first, middle (24.5 rounds to even), last
@@ -98,7 +95,9 @@ def test_json_kv_alone_does_not_fill_its_budget() -> None:
     assert [t.name for t in all_tasks() if not t.fills_budget] == ["json_kv"]
 
 
-def test_a_count_too_large_for_the_length_gets_the_most_pairs_that_fit(o200k) -> None:  # type: ignore[no-untyped-def]
+def test_a_count_too_large_for_the_length_gets_the_most_pairs_that_fit(
+    o200k: TiktokenTokenizer,
+) -> None:
     task = get_task("json_kv").with_params({"num_pairs": 100})
     example = task.generate(2048, 0, 0, o200k)
     assert example.metadata["num_kvs_target"] == 100
@@ -112,7 +111,7 @@ def test_a_count_too_large_for_the_length_gets_the_most_pairs_that_fit(o200k) ->
     assert o200k.count(user_text) + example.template_overhead + 100 > 2048
 
 
-def test_lengths_too_short_and_a_single_pair_are_refused(o200k) -> None:  # type: ignore[no-untyped-def]
+def test_lengths_too_short_and_a_single_pair_are_refused(o200k: TiktokenTokenizer) -> None:
     with pytest.raises(UserInputError, match="too short"):
         get_task("json_kv").generate(256, 0, 0, o200k)
     with pytest.raises(UserInputError, match="num_pairs must be 0"):
@@ -136,4 +135,4 @@ def test_smollm2s_tokenizer_gets_fewer_pairs_at_1k_and_2k_and_helmets_at_4k() ->
         assert total <= length
         pairs, target = example.metadata["num_kvs"], example.metadata["num_kvs_target"]
         assert target == helmet_pair_count(length)
-        assert pairs == target if length == 4096 else 2 <= pairs < target  # type: ignore[operator]
+        assert pairs == target if length == 4096 else 2 <= pairs < target

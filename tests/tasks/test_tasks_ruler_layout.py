@@ -14,7 +14,7 @@ from lctui.tasks import get_task
 from lctui.tasks.aggregation import NOISE_TOKEN, zipf_counts
 from lctui.tasks.budget import TEMPLATE_ALLOWANCE
 from lctui.tasks.haystack import GRID_DEPTHS, depth_slot, grid_depths, uniform_depths
-from lctui.tasks.tokenizers import reference_tokenizer
+from lctui.tasks.tokenizers import TiktokenTokenizer
 
 NIAH = [
     "niah_single_1",
@@ -27,11 +27,6 @@ NIAH = [
     "niah_multiquery",
 ]
 PREFIXED = [*NIAH, "vt", "cwe", "fwe"]
-
-
-@pytest.fixture(scope="module")
-def o200k():  # type: ignore[no-untyped-def]
-    return reference_tokenizer("o200k_base")
 
 
 def test_the_depth_grid_is_rulers_forty_even_steps() -> None:
@@ -58,7 +53,9 @@ def test_a_depth_lands_on_rulers_unit_boundary() -> None:
 
 
 @pytest.mark.parametrize("name", ["niah_single_2", "niah_single_1", "niah_multikey_2"])
-def test_any_number_of_examples_spreads_over_the_depths(name: str, o200k) -> None:  # type: ignore[no-untyped-def]
+def test_any_number_of_examples_spreads_over_the_depths(
+    name: str, o200k: TiktokenTokenizer
+) -> None:
     task = get_task(name)
     depths = [task.generate(2048, 0, i, o200k).depth for i in range(30)]
     assert all(d is not None for d in depths)
@@ -68,7 +65,7 @@ def test_any_number_of_examples_spreads_over_the_depths(name: str, o200k) -> Non
     assert max(d for d in depths[:3] if d is not None) > 25
 
 
-def test_needles_of_an_example_get_distinct_grid_depths_in_prose(o200k) -> None:  # type: ignore[no-untyped-def]
+def test_needles_of_an_example_get_distinct_grid_depths_in_prose(o200k: TiktokenTokenizer) -> None:
     for index in range(5):
         example = get_task("niah_multivalue").generate(4096, 0, index, o200k)
         depths = example.metadata["needle_depths"]
@@ -82,7 +79,7 @@ def test_needles_of_an_example_get_distinct_grid_depths_in_prose(o200k) -> None:
     assert len(keys.metadata["other_needle_depths"]) == 3
 
 
-def test_an_explicit_depth_list_still_sweeps_the_asked_needle(o200k) -> None:  # type: ignore[no-untyped-def]
+def test_an_explicit_depth_list_still_sweeps_the_asked_needle(o200k: TiktokenTokenizer) -> None:
     task = get_task("niah_single_2").with_params({"depths": [0, 100]})
     first, second = (task.generate(4096, 0, i, o200k) for i in range(2))
     assert first.metadata["depth_scheme"] == "list"
@@ -91,7 +88,9 @@ def test_an_explicit_depth_list_still_sweeps_the_asked_needle(o200k) -> None:  #
 
 
 @pytest.mark.parametrize("name", PREFIXED)
-def test_the_answer_prefix_is_reserved_in_the_example_budget(name: str, o200k) -> None:  # type: ignore[no-untyped-def]
+def test_the_answer_prefix_is_reserved_in_the_example_budget(
+    name: str, o200k: TiktokenTokenizer
+) -> None:
     example = get_task(name).generate(4096, 0, 0, o200k)
     assert example.answer_prefix
     prefix_tokens = o200k.count("\n\n" + example.answer_prefix)
@@ -100,7 +99,7 @@ def test_the_answer_prefix_is_reserved_in_the_example_budget(name: str, o200k) -
     assert used <= 4096
 
 
-def test_needle_prefixes_name_the_kind_and_every_asked_key(o200k) -> None:  # type: ignore[no-untyped-def]
+def test_needle_prefixes_name_the_kind_and_every_asked_key(o200k: TiktokenTokenizer) -> None:
     single = get_task("niah_single_3").generate(4096, 0, 0, o200k)
     assert single.answer_prefix == f'The secret ID tied to "{single.metadata["keys"][0]}" is:'
     query = get_task("niah_multiquery").generate(4096, 0, 0, o200k)
@@ -111,7 +110,9 @@ def test_needle_prefixes_name_the_kind_and_every_asked_key(o200k) -> None:  # ty
     assert values.answer_prefix.startswith("The secret numbers tied to ")
 
 
-def test_vt_names_value_and_count_after_a_solved_example_of_500_tokens(o200k) -> None:  # type: ignore[no-untyped-def]
+def test_vt_names_value_and_count_after_a_solved_example_of_500_tokens(
+    o200k: TiktokenTokenizer,
+) -> None:
     task = get_task("vt")
     for index in range(3):
         example = task.generate(4096, 0, index, o200k)
@@ -135,7 +136,7 @@ def test_cwe_switches_to_rulers_short_counts_below_4k(
     common: int,
     others: int,
     demo: dict[int, int],
-    o200k,  # type: ignore[no-untyped-def]
+    o200k: TiktokenTokenizer,
 ) -> None:
     example = get_task("cwe").generate(length, 0, 0, o200k)
     main = Counter(re.split(r"(?:^| )\d+\. ", example.context)[1:])
@@ -148,7 +149,7 @@ def test_cwe_switches_to_rulers_short_counts_below_4k(
     assert example.answer_prefix == "Answer: the 10 words that occur most often in the list are"
 
 
-def test_fwe_counts_follow_rulers_zipf_floors_after_the_filler(o200k) -> None:  # type: ignore[no-untyped-def]
+def test_fwe_counts_follow_rulers_zipf_floors_after_the_filler(o200k: TiktokenTokenizer) -> None:
     example = get_task("fwe").generate(4096, 0, 0, o200k)
     assert example.metadata["vocab_size"] == (4096 - 50) // 50 == 80
     counts = Counter(example.context.split(" "))

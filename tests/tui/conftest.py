@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import shutil
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -33,11 +35,11 @@ def results_db(tmp_path: Path, tmp_path_factory: pytest.TempPathFactory) -> Path
 
 
 @pytest.fixture
-def make_app(results_db: Path, tmp_path: Path):  # type: ignore[no-untyped-def]
+def make_app(results_db: Path, tmp_path: Path) -> Callable[..., LctuiApp]:
     """Build the app on a copy of the template database (no sample import)."""
 
-    def factory(db: Path | None = None, **kwargs: object) -> LctuiApp:
-        options: dict[str, object] = {"import_samples": False, **kwargs}
-        return LctuiApp(db or results_db, Config(), **options)  # type: ignore[arg-type]
+    def factory(db: Path | None = None, **kwargs: Any) -> LctuiApp:
+        options: dict[str, Any] = {"import_samples": False, **kwargs}
+        return LctuiApp(db or results_db, Config(), **options)
 
     return factory

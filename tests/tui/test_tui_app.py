@@ -4,16 +4,20 @@ the help screen lists keys, and `lctui` without arguments means the TUI."""
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from pathlib import Path
 
 import duckdb
 import pytest
+from textual.widgets import DataTable
 
 from lctui.core.config import Config
 from lctui.core.paths import data_dir
 from lctui.main import main as lctui_main
 from lctui.tui.app import SAMPLE_RUNS, LctuiApp
 from lctui.tui.screens.help import HelpScreen
+
+MakeApp = Callable[..., LctuiApp]
 
 
 async def test_first_launch_on_an_empty_db_imports_the_sample_runs(tmp_path: Path) -> None:
@@ -35,7 +39,7 @@ async def test_first_launch_on_an_empty_db_imports_the_sample_runs(tmp_path: Pat
         assert again == (count,)
 
 
-async def test_samples_are_not_imported_into_a_db_with_results(make_app) -> None:  # type: ignore[no-untyped-def]
+async def test_samples_are_not_imported_into_a_db_with_results(make_app: MakeApp) -> None:
     app = make_app(import_samples=True)
     async with app.run_test(size=(80, 24)) as pilot:
         await pilot.pause()
@@ -43,7 +47,7 @@ async def test_samples_are_not_imported_into_a_db_with_results(make_app) -> None
         assert row == [("gold",)]
 
 
-async def test_theme_switches_and_is_remembered(make_app) -> None:  # type: ignore[no-untyped-def]
+async def test_theme_switches_and_is_remembered(make_app: MakeApp) -> None:
     app = make_app()
     async with app.run_test(size=(80, 24)) as pilot:
         first = app.theme
@@ -58,20 +62,20 @@ async def test_theme_switches_and_is_remembered(make_app) -> None:  # type: igno
         assert app.theme == second
 
 
-async def test_help_screen_lists_the_keys(make_app) -> None:  # type: ignore[no-untyped-def]
+async def test_help_screen_lists_the_keys(make_app: MakeApp) -> None:
     app = make_app()
     async with app.run_test(size=(80, 24)) as pilot:
         await pilot.press("f1")
         await pilot.pause()
         assert isinstance(app.screen, HelpScreen)
-        table = app.screen.query_one("DataTable")
-        actions = {str(table.get_row_at(i)[1]) for i in range(table.row_count)}  # type: ignore[attr-defined]
+        table = app.screen.query_one(DataTable)
+        actions = {str(table.get_row_at(i)[1]) for i in range(table.row_count)}
         assert {"Help", "Results", "New run", "Theme", "Quit"} <= actions
         await pilot.press("escape")
         assert not isinstance(app.screen, HelpScreen)
 
 
-async def test_read_only_app_refuses_to_start_runs(make_app, results_db: Path) -> None:  # type: ignore[no-untyped-def]
+async def test_read_only_app_refuses_to_start_runs(make_app: MakeApp, results_db: Path) -> None:
     app = make_app(read_only=True)
     async with app.run_test(size=(80, 24)) as pilot:
         await pilot.press("ctrl+n")
@@ -81,7 +85,9 @@ async def test_read_only_app_refuses_to_start_runs(make_app, results_db: Path) -
     assert con.execute("SELECT count(*) FROM generations").fetchone() == (12,)
 
 
-def test_locked_db_gives_a_message_not_a_traceback(tmp_path: Path, capsys) -> None:  # type: ignore[no-untyped-def]
+def test_locked_db_gives_a_message_not_a_traceback(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     bad = tmp_path / "bad.duckdb"
     bad.write_text("not a database\n" * 100)
     app = LctuiApp(bad, Config(), import_samples=False)
@@ -91,7 +97,12 @@ def test_locked_db_gives_a_message_not_a_traceback(tmp_path: Path, capsys) -> No
 
 def test_lctui_without_arguments_means_the_tui(monkeypatch: pytest.MonkeyPatch) -> None:
     seen: list[list[str]] = []
-    monkeypatch.setattr("lctui.tui.start.main", lambda argv: seen.append(list(argv)) or 0)
+
+    def tui_main(argv: list[str]) -> int:
+        seen.append(list(argv))
+        return 0
+
+    monkeypatch.setattr("lctui.tui.start.main", tui_main)
     assert lctui_main([]) == 0 and seen == [[]]
     assert lctui_main(["--db", "x.duckdb"]) == 0 and seen[-1] == ["--db", "x.duckdb"]
     assert lctui_main(["serve", "--port", "9000"]) == 0 and seen[-1][0] == "serve"
@@ -99,7 +110,7 @@ def test_lctui_without_arguments_means_the_tui(monkeypatch: pytest.MonkeyPatch) 
     assert lctui_main(["tasks", "--format", "json"]) == 0
 
 
-async def test_every_screen_key_is_also_a_palette_command(make_app) -> None:  # type: ignore[no-untyped-def]
+async def test_every_screen_key_is_also_a_palette_command(make_app: MakeApp) -> None:
     app = make_app()
     async with app.run_test(size=(80, 24)) as pilot:
         await pilot.pause()

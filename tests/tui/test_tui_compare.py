@@ -5,18 +5,17 @@ opens the side-by-side view with both rubrics, and `e` writes the markdown repor
 from __future__ import annotations
 
 import shutil
-import sys
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import pytest
-from test_tui_inspector import rendered, settle
 from textual.content import Content
 from textual.pilot import Pilot
 from textual.widgets import DataTable, Select, Static
 
-from gold_runs import unpairable_runs
+from helpers.gold_runs import alter, unpairable_runs
+from helpers.pilot import rendered, settle
 from lctui.analysis.compare import CompareResult, compare
 from lctui.core.formatting import interval, p_value
 from lctui.core.lengths import format_length
@@ -27,18 +26,15 @@ from lctui.tui.screens.inspector import InspectorScreen
 from lctui.tui.screens.side_by_side import SideBySideScreen
 from lctui.tui.widgets.rubric_table import RubricPanel, RubricTable
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "analysis"))
-from test_compare import alter, built  # noqa: F401  (built: a fixture, as ab_db's argument)
-
 MakeApp = Callable[..., LctuiApp]
 
 
 @pytest.fixture
 def ab_db(
-    built: tuple[Path, str, str],  # noqa: F811  (the imported fixture)
+    two_gold_runs_db: tuple[Path, str, str],
     tmp_path: Path,
 ) -> tuple[Path, str, str, list[str]]:
-    db, run_a, run_b = built
+    db, run_a, run_b = two_gold_runs_db
     copy = tmp_path / "ab.duckdb"
     shutil.copy(db, copy)
     examples = alter(copy, run_a, run_b)

@@ -10,10 +10,10 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from test_tui_inspector import rendered, settle
 from textual.pilot import Pilot
 from textual.widgets import Static, TabbedContent
 
+from helpers.pilot import rendered, settle
 from lctui.analysis.correlation import CorrelationMatrix, correlate, synthetic_vs_downstream
 from lctui.core.errors import UserInputError
 from lctui.core.formatting import p_value

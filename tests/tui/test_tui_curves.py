@@ -10,10 +10,10 @@ from typing import Any
 
 import duckdb
 import pytest
-from test_tui_inspector import settle
 from textual.pilot import Pilot
 from textual.widgets import DataTable, Input, OptionList
 
+from helpers.pilot import settle
 from lctui.analysis.curves import depth_grids, effective_lengths, length_curves
 from lctui.core.lengths import format_length
 from lctui.store import open_store

@@ -14,12 +14,12 @@ from typing import Any
 import duckdb
 import pytest
 from rich.cells import cell_len
-from textual.geometry import Region
 from textual.pilot import Pilot
 from textual.widgets import Static
 from textual.widgets._footer import FooterKey
 
-from issue15_outputs import add_issue15_generation
+from helpers.issue15_outputs import add_issue15_generation
+from helpers.pilot import open_inspector, rendered, settle
 from lctui.analysis.compare import compare
 from lctui.backends import load_backend
 from lctui.backends.embedded import EMBEDDED_NAME
@@ -31,7 +31,7 @@ from lctui.scoring import error_score, score_example, score_relation
 from lctui.store import open_store
 from lctui.store.transfer import import_parquet
 from lctui.tui.app import SAMPLE_RUNS, LctuiApp
-from lctui.tui.screens.inspector import InspectorCommands, InspectorScreen
+from lctui.tui.screens.inspector import InspectorCommands
 from lctui.tui.screens.model_picker import ModelPicker
 from lctui.tui.state.prompt_wrap import WrapIndex
 from lctui.tui.widgets.prompt_view import PromptView
@@ -155,33 +155,6 @@ def add_long_generation(db: Path, chars: int = 550_000) -> tuple[str, Span]:
     finally:
         store.close()
     return "long-generation", spans[0]
-
-
-async def settle(pilot: Pilot[Any]) -> None:
-    """Wait until workers and the messages they post are all handled."""
-    for _ in range(10):
-        await pilot.app.workers.wait_for_complete()
-        await pilot.pause()
-        if not any(worker.is_running for worker in pilot.app.workers):
-            return
-
-
-async def open_inspector(pilot: Pilot[Any], gid: str) -> InspectorScreen:
-    await settle(pilot)
-    app = pilot.app
-    assert isinstance(app, LctuiApp)
-    app.open_generation(gid)
-    await settle(pilot)
-    screen = app.screen
-    assert isinstance(screen, InspectorScreen)
-    assert screen.record is not None
-    return screen
-
-
-def rendered(widget: Any) -> list[str]:
-    """The widget's visible lines as plain text (with its border, if it has one)."""
-    strips = widget.render_lines(Region(0, 0, widget.size.width, widget.size.height))
-    return ["".join(segment.text for segment in strip) for strip in strips]
 
 
 def prompt_lines(view: PromptView) -> list[str]:
@@ -417,6 +390,7 @@ async def test_rerun_requests_reproduce_the_example(
         await pilot.press("r")  # stored already: a deliberate new attempt under the same key
         await settle(pilot)
         (again,) = started
+        assert screen.record is not None
         assert again.retry_stored and list(again.example_indices()) == [screen.record.idx]
 
         app.pop_screen()

@@ -6,10 +6,11 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+from rich.text import Text
 from textual.pilot import Pilot
 from textual.widgets import Static
 
-from helmet_data import HELMET_FIXTURES
+from helpers.helmet_data import HELMET_FIXTURES
 from lctui.core.config import Config
 from lctui.tui.app import LctuiApp
 from lctui.tui.screens.launch import LaunchScreen
@@ -37,6 +38,7 @@ async def test_a_task_without_data_is_greyed_out_with_the_reason(results_db: Pat
     async with app.run_test(size=(120, 40)) as pilot:
         screen, tree = await _tree(pilot)
         label = tree._task_nodes["kilt_nq"].label
+        assert isinstance(label, Text)
         assert "no data" in label.plain and "dim" in str(label.spans[0].style)
         await _enter_on(pilot, tree, "kilt_nq")
         assert tree.checked == []
@@ -53,6 +55,7 @@ async def test_data_dir_in_the_config_makes_the_task_available(results_db: Path)
     app = LctuiApp(results_db, Config(data_dir=str(HELMET_FIXTURES)), import_samples=False)
     async with app.run_test(size=(120, 40)) as pilot:
         _, tree = await _tree(pilot)
-        assert "no data" not in tree._task_nodes["kilt_nq"].label.plain
+        label = tree._task_nodes["kilt_nq"].label
+        assert isinstance(label, Text) and "no data" not in label.plain
         await _enter_on(pilot, tree, "kilt_nq")
         assert tree.checked == ["kilt_nq"]

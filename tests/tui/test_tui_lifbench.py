@@ -13,10 +13,10 @@ from typing import Any
 
 import duckdb
 import pytest
-from test_tui_inspector import open_inspector, rendered, settle
 from textual.pilot import Pilot
 from textual.widgets import OptionList, Static, TabbedContent
 
+from helpers.pilot import open_inspector, rendered, settle
 from lctui.analysis.lifbench import LifbenchReport, lifbench_reports
 from lctui.cli import main as cli_main
 from lctui.store import open_store

@@ -4,60 +4,23 @@ examples list and the inspector say "unscored" / "not scored"."""
 
 from __future__ import annotations
 
-import contextlib
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
 
 import duckdb
 import pytest
-from textual.pilot import Pilot
 from textual.widgets import Static
-from textual.worker import WorkerCancelled
 
+from helpers.pilot import settle_each_worker as settle
+from helpers.results_screen import cell_text, notes, screen_of, status_line
+from helpers.unscored_runs import delete_scores, score_count
 from lctui.tui.app import LctuiApp
 from lctui.tui.screens.inspector import InspectorScreen
 from lctui.tui.screens.results import ResultsScreen
-from lctui.tui.state.heatmap_data import CellKey
 from lctui.tui.widgets.examples_table import ExamplesTable
 from lctui.tui.widgets.heatmap import Heatmap
-from unscored_runs import delete_scores, score_count
 
 MakeApp = Callable[..., LctuiApp]
-
-
-async def settle(pilot: Pilot[Any]) -> None:
-    """Wait until every worker (queries, the re-scoring) and its messages are done."""
-    for _ in range(50):
-        running = [worker for worker in pilot.app.workers if worker.is_running]
-        for worker in running:
-            with contextlib.suppress(WorkerCancelled):
-                await worker.wait()
-        await pilot.pause()
-        if not running and not any(worker.is_running for worker in pilot.app.workers):
-            return
-
-
-def screen_of(app: LctuiApp) -> ResultsScreen:
-    screen = app.screen
-    assert isinstance(screen, ResultsScreen)
-    return screen
-
-
-def cell_text(app: LctuiApp, task: str, length: int) -> str:
-    grid = screen_of(app).grid
-    assert grid is not None
-    found = grid.find(CellKey("gold", task, length))
-    assert found is not None, f"no cell {task} {length}"
-    return grid.grid.cells[found].text
-
-
-def status_line(app: LctuiApp) -> str:
-    return str(app.screen.query_one("#results-status", Static).content)
-
-
-def notes(app: LctuiApp) -> str:
-    return " ".join(str(n.message) for n in app._notifications)
 
 
 @pytest.fixture

@@ -4,9 +4,8 @@ finished work, and the real embedded model streams tokens before it finishes."""
 
 from __future__ import annotations
 
-import asyncio
 import socket
-from collections.abc import AsyncIterator, Awaitable, Callable
+from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any
 
@@ -15,12 +14,13 @@ import pytest
 from textual.pilot import Pilot
 from textual.screen import Screen
 from textual.widget import Widget
-from textual.widgets import Input, SelectionList
+from textual.widgets import Input, SelectionList, Static
 from textual.widgets.selection_list import Selection
 
+from helpers.pilot import until
+from helpers.slow_run import FRESH_TASKS, SlowGold, gold_request, loader_of, start_slow_run
 from lctui.backends import builtin_models, load_backend
-from lctui.backends.gold import GoldBackend
-from lctui.core.types import Chunk, ModelSpec, Request
+from lctui.core.types import ModelSpec
 from lctui.engine import RunRequest
 from lctui.tasks import select_tasks
 from lctui.tui.app import LctuiApp
@@ -30,62 +30,13 @@ from lctui.tui.state.run_options import LENGTH_CHOICES
 from lctui.tui.widgets.run_task_tree import TaskTree
 from lctui.tui.widgets.stream_panel import StreamPanel
 
-GOLD = next(m for m in builtin_models() if m.name == "gold")
 SMOLLM = next(m for m in builtin_models() if m.name == "smollm2-135m")
-# The conftest's template holds gold runs of niah_single_1, vt, json_kv at 1k/2k, seed 0;
-# these tasks are not in it, so a run has work to do.
-FRESH_TASKS = "niah_single_2,niah_multikey_1"
 
 
 @pytest.fixture(autouse=True)
 def _blank_home(monkeypatch: pytest.MonkeyPatch) -> None:
     """Start on a blank home screen: the results screen is another module's to test."""
     monkeypatch.setattr(LctuiApp, "action_show_results", lambda self: self._switch(Screen()))
-
-
-class SlowGold(GoldBackend):
-    """Gold answers a word every `delay` seconds, one request at a time, so a test can
-    act while a run is going (and an error every `fail_every`-th request, if set)."""
-
-    def __init__(self, delay: float = 0.05, fail_every: int = 0) -> None:
-        super().__init__()
-        self.max_concurrency = 1
-        self.delay = delay
-        self.fail_every = fail_every
-        self.calls = 0
-
-    async def stream(self, request: Request) -> AsyncIterator[Chunk]:
-        self.calls += 1
-        if self.fail_every and self.calls % self.fail_every == 0:
-            raise ConnectionError("connection dropped by the fake")
-        async for chunk in super().stream(request):
-            await asyncio.sleep(self.delay)
-            yield chunk
-
-
-def _loader(backend: Any) -> Callable[[ModelSpec, str | None], Any]:
-    return lambda spec, tokenizer: backend
-
-
-def _gold_request(n: int = 2, seed: int = 0, tasks: str = FRESH_TASKS) -> RunRequest:
-    return RunRequest(models=[GOLD], tasks=select_tasks(tasks), lengths=[1024], n=n, seed=seed)
-
-
-async def _until(pilot: Pilot[Any], check: Callable[[], bool], timeout: float = 30.0) -> None:
-    """Poll the app until `check` holds (bounded, so a hang fails instead of blocking)."""
-    for _ in range(int(timeout / 0.05)):
-        if check():
-            return
-        await pilot.pause(0.05)
-    raise AssertionError("timed out waiting for the app")
-
-
-async def _start_slow_run(app: LctuiApp, pilot: Pilot[Any], delay: float) -> RunScreen:
-    """A gold run of 8 examples answering a word every `delay` seconds, once started."""
-    run = RunScreen(_gold_request(n=4), loader=_loader(SlowGold(delay)))
-    await app.push_screen(run)
-    await _until(pilot, lambda: run.state.started >= 1)
-    return run
 
 
 async def _launch(pilot: Pilot[Any]) -> LaunchScreen:
@@ -179,7 +130,7 @@ async def test_bad_numbers_and_an_unreachable_url_are_refused(make_app: Any) -> 
         assert "not a valid endpoint URL" in _errors(screen)
         add.value = f"http://127.0.0.1:{port}/v1"
         await pilot.press("enter")
-        await _until(pilot, lambda: "unreachable" in _errors(screen), timeout=5)
+        await until(pilot, lambda: "unreachable" in _errors(screen), timeout=5)
         await pilot.press("ctrl+s")
         assert "unreachable" in _errors(screen) and "unreachable" in _notified(app)
         assert app.screen is screen
@@ -195,7 +146,8 @@ async def test_the_tokenizer_choice_goes_into_the_run(make_app: Any) -> None:
         await _tick_tasks(pilot, screen, ["vt"])
         request = await screen.validate()
         assert request is not None and request.tokenizer is None
-        assert "--tokenizer" not in request.command["argv"]  # type: ignore[operator]
+        argv = request.command["argv"]
+        assert isinstance(argv, list) and "--tokenizer" not in argv
         await pilot.press("f7")
         assert screen.focused is screen.query_one("#tokenizer")
         await pilot.press("enter", "down", "enter")  # the first reference tokenizer
@@ -283,7 +235,7 @@ async def test_the_estimate_counts_examples_and_tokens(make_app: Any) -> None:
         assert "= 20 examples, 82K prompt tokens" in line  # 2 tasks x 4096 x 10
         assert "no measurement yet" in line
         screen.query_one("#models", SelectionList).select("gold")  # measured in the template
-        await _until(pilot, lambda: bool(screen.throughput))
+        await until(pilot, lambda: bool(screen.throughput))
         await pilot.pause()
         line = _flat(screen.query_one("#estimate"))
         assert "40 examples" in line and "no measurement yet for smollm2-135m" in line
@@ -305,10 +257,10 @@ async def test_gold_run_started_from_the_launch_screen_completes(
         await _tick_tasks(pilot, screen, FRESH_TASKS.split(","))
         screen.query_one("#n", Input).value = "2"
         await pilot.click("#start")
-        await _until(pilot, lambda: isinstance(app.screen, RunScreen))
+        await until(pilot, lambda: isinstance(app.screen, RunScreen))
         run = app.screen
         assert isinstance(run, RunScreen)
-        await _until(pilot, lambda: not run.running)
+        await until(pilot, lambda: not run.running)
         await pilot.pause(0.1)
         grid = _text(run.query_one("#run-grid"))
         assert grid.count("2/2 1.00") == 2, grid
@@ -328,9 +280,9 @@ async def test_gold_run_started_from_the_launch_screen_completes(
 async def test_errors_show_as_errors_not_zeros(make_app: Any) -> None:
     app = make_app()
     async with app.run_test(size=(100, 30)) as pilot:
-        run = RunScreen(_gold_request(n=3), loader=_loader(SlowGold(0.0, fail_every=2)))
+        run = RunScreen(gold_request(n=3), loader=loader_of(SlowGold(0.0, fail_every=2)))
         await app.push_screen(run)
-        await _until(pilot, lambda: not run.running)
+        await until(pilot, lambda: not run.running)
         await pilot.pause(0.1)
         assert (run.state.done, run.state.errors) == (3, 3)
         grid = _text(run.query_one("#run-grid"))
@@ -345,7 +297,7 @@ async def test_a_run_the_engine_refuses_shows_why_and_the_app_stays(make_app: An
     async with app.run_test(size=(100, 30)) as pilot:
         run = RunScreen(request)
         await app.push_screen(run)
-        await _until(pilot, lambda: not run.running)
+        await until(pilot, lambda: not run.running)
         await pilot.pause(0.1)
         assert run.failure and "window of 2048 tokens" in run.failure
         assert "window of 2048" in _flat(run.query_one("#run-error"))
@@ -361,9 +313,9 @@ async def test_focus_cycles_and_enter_opens_the_inspector(
     monkeypatch.setattr(LctuiApp, "open_generation", lambda self, gid: opened.append(gid))
     app = make_app()
     async with app.run_test(size=(100, 30)) as pilot:
-        run = RunScreen(_gold_request())
+        run = RunScreen(gold_request())
         await app.push_screen(run)
-        await _until(pilot, lambda: not run.running)
+        await until(pilot, lambda: not run.running)
         order = run.state.order
         assert run.follow and run.focus_id == order[-1]
         await pilot.press("f")
@@ -380,17 +332,17 @@ async def test_pause_stops_new_examples_and_cancel_keeps_finished_ones(
 ) -> None:
     app = make_app()
     async with app.run_test(size=(100, 30)) as pilot:
-        run = await _start_slow_run(app, pilot, delay=0.03)
+        run = await start_slow_run(app, pilot, delay=0.03)
         await pilot.press("p")
         assert "Paused" in run.status_line()
-        await _until(pilot, lambda: run.state.in_flight == 0)  # the in-flight one ends
+        await until(pilot, lambda: run.state.in_flight == 0)  # the in-flight one ends
         started = run.state.started
         await pilot.pause(0.8)
         assert run.state.started == started and run.state.in_flight == 0
         await pilot.press("p")
-        await _until(pilot, lambda: run.state.started > started)
+        await until(pilot, lambda: run.state.started > started)
         await pilot.press("c")
-        await _until(pilot, lambda: not run.running)
+        await until(pilot, lambda: not run.running)
         await pilot.pause(0.1)
         assert run.state.finished is not None and run.state.finished.cancelled
         kept = run.state.done + run.state.errors
@@ -408,32 +360,32 @@ async def test_pause_stops_new_examples_and_cancel_keeps_finished_ones(
 async def test_escape_while_running_asks_first(make_app: Any) -> None:
     app = make_app()
     async with app.run_test(size=(100, 30)) as pilot:
-        run = await _start_slow_run(app, pilot, delay=0.05)
+        run = await start_slow_run(app, pilot, delay=0.05)
         await pilot.press("escape")
         assert app.screen is run and "escape again" in _notified(app, "warning")
         await pilot.press("escape")
-        await _until(pilot, lambda: app.screen is not run)
+        await until(pilot, lambda: app.screen is not run)
         assert run.worker is not None and run.worker.is_cancelled
 
 
 async def test_the_run_goes_on_while_other_screens_are_browsed(make_app: Any) -> None:
     app = make_app()
     async with app.run_test(size=(100, 30)) as pilot:
-        run = await _start_slow_run(app, pilot, delay=0.2)
+        run = await start_slow_run(app, pilot, delay=0.2)
         await pilot.press("ctrl+r")  # results (a blank home screen here) opens above it
-        await _until(pilot, lambda: app.screen is not run)
+        await until(pilot, lambda: app.screen is not run)
         assert run in app.screen_stack and app.running_run() is run
         started = run.state.started
-        await _until(pilot, lambda: run.state.started > started)  # still working
+        await until(pilot, lambda: run.state.started > started)  # still working
         await pilot.press("ctrl+n")  # one run at a time: back to the one going
-        await _until(pilot, lambda: app.screen is run)
+        await until(pilot, lambda: app.screen is run)
         assert "A run is going" in _notified(app, "warning")
         await pilot.press("ctrl+r")
-        await _until(pilot, lambda: app.screen is not run)
+        await until(pilot, lambda: app.screen is not run)
         assert run.running, "the run ended before the test could leave it"
-        await _until(pilot, lambda: not run.running, timeout=60)
+        await until(pilot, lambda: not run.running, timeout=60)
         done = f"Run {run.state.run_id} finished: {run.state.done} done, 0 errors"
-        await _until(pilot, lambda: done in _notified(app, "information"))
+        await until(pilot, lambda: done in _notified(app, "information"))
         assert run.state.finished is not None and not run.state.finished.cancelled
         assert run.state.done == 8 and app.running_run() is None
 
@@ -443,12 +395,12 @@ async def test_escape_on_the_results_screen_goes_back_to_the_run_going(make_app:
 
     app = make_app()
     async with app.run_test(size=(100, 30)) as pilot:
-        run = await _start_slow_run(app, pilot, delay=0.5)
+        run = await start_slow_run(app, pilot, delay=0.5)
         await app.push_screen(ResultsScreen())
-        await _until(pilot, lambda: isinstance(app.screen, ResultsScreen))
+        await until(pilot, lambda: isinstance(app.screen, ResultsScreen))
         assert run.running, "the run ended before the test could leave it"
         await pilot.press("escape")
-        await _until(pilot, lambda: app.screen is run)
+        await until(pilot, lambda: app.screen is run)
 
 
 @pytest.mark.slow
@@ -509,14 +461,14 @@ def test_finished_run_snapshot(make_app: Any, snap_compare: Any, size: tuple[int
     async def run_before(pilot: Pilot[Any]) -> None:
         app = pilot.app
         assert isinstance(app, LctuiApp)
-        app.start_run(_gold_request())
-        await _until(pilot, lambda: isinstance(app.screen, RunScreen))
+        app.start_run(gold_request())
+        await until(pilot, lambda: isinstance(app.screen, RunScreen))
         run = app.screen
         assert isinstance(run, RunScreen)
-        await _until(pilot, lambda: not run.running)
+        await until(pilot, lambda: not run.running)
         await pilot.pause(0.1)
         # Rates and durations differ run to run; everything else is deterministic.
-        run.query_one("#run-timings").update("tok/s, ttft, elapsed: hidden in snapshots")  # type: ignore[attr-defined]
+        run.query_one("#run-timings", Static).update("tok/s, ttft, elapsed: hidden in snapshots")
         await pilot.pause()
 
     assert snap_compare(make_app(), terminal_size=size, run_before=run_before)

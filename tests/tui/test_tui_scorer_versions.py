@@ -8,12 +8,13 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
-from test_tui_missing_scores import cell_text, notes, screen_of, settle, status_line
 
+from helpers.outdated_runs import bump, run_ids, stored_versions
+from helpers.pilot import settle_each_worker as settle
+from helpers.results_screen import cell_text, notes, screen_of, status_line
+from helpers.unscored_runs import delete_scores
 from lctui.tui.app import LctuiApp
 from lctui.tui.widgets.heatmap import Heatmap
-from outdated_runs import bump, run_ids, stored_versions
-from unscored_runs import delete_scores
 
 MakeApp = Callable[..., LctuiApp]
 
@@ -61,9 +62,12 @@ async def test_s_scores_the_outdated_again_then_the_marks_are_gone(
         await settle(pilot)
         screen = screen_of(app)
         set_status = screen._set_status
-        monkeypatch.setattr(
-            screen, "_set_status", lambda text: (shown.append(text), set_status(text))
-        )
+
+        def show(text: str) -> None:
+            shown.append(text)
+            set_status(text)
+
+        monkeypatch.setattr(screen, "_set_status", show)
         await pilot.press("s")
         await settle(pilot)
         assert "Re-scoring the outdated scores: 12 of 12…" in shown

@@ -10,19 +10,17 @@ import json
 import time
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
 
-import duckdb
 import pyarrow.csv as pa_csv
 import pyarrow.parquet as pq
 import pytest
 from rich.cells import cell_len
-from test_tui_inspector import settle
-from textual.pilot import Pilot
-from textual.widgets import Input, OptionList, Static
+from textual.widgets import Input, OptionList, Static, TabbedContent
 
+from helpers.pilot import settle
+from helpers.sql_console import direct, open_console, run_sql, shown_rows
 from lctui.tui.app import LctuiApp
-from lctui.tui.screens.sql_console import SqlConsoleScreen, SqlEditor
+from lctui.tui.screens.sql_console import SqlEditor
 from lctui.tui.widgets.arrow_table import ArrowTable
 from lctui.tui.widgets.ask import AskScreen
 
@@ -35,34 +33,6 @@ def data_dir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     folder = tmp_path / "data"
     monkeypatch.setenv("LCTUI_DATA_DIR", str(folder))
     return folder
-
-
-async def open_console(pilot: Pilot[Any]) -> SqlConsoleScreen:
-    await settle(pilot)
-    await pilot.press("Q")
-    await settle(pilot)
-    screen = pilot.app.screen
-    assert isinstance(screen, SqlConsoleScreen)
-    return screen
-
-
-async def run_sql(pilot: Pilot[Any], screen: SqlConsoleScreen, sql: str) -> None:
-    screen.query_one(SqlEditor).text = sql
-    screen.query_one(SqlEditor).focus()
-    await pilot.press("f5")
-    await settle(pilot)
-
-
-def shown_rows(table: ArrowTable) -> list[list[str]]:
-    return [table.row_text(i) for i in range(table.row_count)]
-
-
-def direct(db: Path, sql: str) -> list[tuple[Any, ...]]:
-    con = duckdb.connect(str(db), read_only=True)
-    try:
-        return con.execute(sql).fetchall()
-    finally:
-        con.close()
 
 
 async def test_a_query_shows_duckdbs_rows_and_the_views_list_their_columns(
@@ -254,7 +224,7 @@ async def test_history_and_saved_queries_persist(make_app: MakeApp, data_dir: Pa
         screen = await open_console(pilot)
         saved = screen.query_one("#sql-saved", OptionList)
         assert saved.option_count == 1
-        screen.query_one("#sql-side").active = "tab-saved"  # type: ignore[attr-defined]
+        screen.query_one("#sql-side", TabbedContent).active = "tab-saved"
         saved.focus()
         saved.highlighted = 0
         await pilot.press("enter")

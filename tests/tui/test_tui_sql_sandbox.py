@@ -18,14 +18,15 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from test_tui_run import _start_slow_run, _until
-from test_tui_sql_console import direct, open_console, run_sql, shown_rows
 from textual.pilot import Pilot
 
+from helpers.pilot import until
+from helpers.slow_run import start_slow_run
+from helpers.sql_attacks import ATTACK_PARAMS, READ_PARAMS, Attack, Witness, isolated_home
+from helpers.sql_console import direct, open_console, run_sql, shown_rows
 from lctui.tui.app import LctuiApp
 from lctui.tui.screens.sql_console import SqlConsoleScreen, SqlEditor
 from lctui.tui.widgets.arrow_table import ArrowTable
-from sql_attacks import ATTACK_PARAMS, READ_PARAMS, Attack, Witness, isolated_home
 
 MakeApp = Callable[..., LctuiApp]
 
@@ -106,7 +107,7 @@ async def _query_while_running(pilot: Pilot[Any], screen: SqlConsoleScreen, sql:
     """run_sql without settle(): the run's worker does not complete while a run goes."""
     screen.query_one(SqlEditor).text = sql
     screen.action_run()
-    await _until(pilot, lambda: not screen.status.startswith("Running"))
+    await until(pilot, lambda: not screen.status.startswith("Running"))
 
 
 async def test_a_run_goes_on_and_is_stored_while_the_console_queries(
@@ -115,17 +116,17 @@ async def test_a_run_goes_on_and_is_stored_while_the_console_queries(
     app = make_app()
     counts: list[int] = []
     async with app.run_test(size=(120, 40)) as pilot:
-        run = await _start_slow_run(app, pilot, delay=0.1)
+        run = await start_slow_run(app, pilot, delay=0.1)
         app.action_show_sql_console()
-        await _until(pilot, lambda: isinstance(app.screen, SqlConsoleScreen))
+        await until(pilot, lambda: isinstance(app.screen, SqlConsoleScreen))
         screen = app.screen
         assert isinstance(screen, SqlConsoleScreen)
-        await _until(pilot, lambda: screen.status.startswith("Ready"))  # mounted
+        await until(pilot, lambda: screen.status.startswith("Ready"))  # mounted
         while run.running:
             await _query_while_running(pilot, screen, "SELECT count(*) FROM generations")
             assert screen.status.startswith("1 rows"), screen.status
             counts.append(int(shown_rows(screen.query_one(ArrowTable))[0][0]))
-        await _until(pilot, lambda: run.state.finished is not None)
+        await until(pilot, lambda: run.state.finished is not None)
         assert run.state.done == 8 and run.state.errors == 0, run.state.last_error
     assert direct(results_db, "SELECT count(*) FROM generations") == [(12 + 8,)]
     assert len(set(counts)) >= 2, counts  # the console saw the run's flushes land

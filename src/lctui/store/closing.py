@@ -3,7 +3,10 @@
 from __future__ import annotations
 
 from types import TracebackType
-from typing import Self
+from typing import TypeVar
+
+# Not typing.Self: that arrived in Python 3.11, and 3.10 is supported.
+_Closing = TypeVar("_Closing", bound="ClosesOnExit")
 
 
 class ClosesOnExit:
@@ -12,7 +15,7 @@ class ClosesOnExit:
     def close(self) -> None:
         raise NotImplementedError
 
-    def __enter__(self) -> Self:
+    def __enter__(self: _Closing) -> _Closing:
         return self
 
     def __exit__(

@@ -71,16 +71,16 @@ class FakeOpenAIServer:
         site = web.TCPSite(runner, "127.0.0.1", 0)
         await site.start()
         server = site._server
-        assert server is not None
-        self.port = server.sockets[0].getsockname()[1]  # type: ignore[union-attr]
+        assert isinstance(server, asyncio.Server)
+        self.port = server.sockets[0].getsockname()[1]
         self._stop = asyncio.Event()
         self._ready.set()
         await self._stop.wait()
         await runner.cleanup()
 
     async def _models(self, request: web.Request) -> web.Response:
-        entry = {"id": self.model, "object": "model", "owned_by": "fake"}
-        entry["max_model_len"] = self.max_model_len  # type: ignore[assignment]
+        entry: dict[str, object] = {"id": self.model, "object": "model", "owned_by": "fake"}
+        entry["max_model_len"] = self.max_model_len
         return web.json_response({"object": "list", "data": [entry]})
 
     async def _chat(self, request: web.Request) -> web.StreamResponse:

@@ -21,7 +21,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-FOLDER = Path(__file__).parent
+FOLDER = Path(__file__).resolve().parents[1] / "parity"
 _COMMIT = re.compile(r"^[0-9a-f]{40}$")
 
 

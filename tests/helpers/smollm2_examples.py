@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from example_factory import make_test_example
+from helpers.example_factory import make_test_example
 from lctui.core.types import Example
 
 NEEDLE_TEXT = (

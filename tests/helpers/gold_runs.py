@@ -57,3 +57,37 @@ def unpairable_runs(folder: Path) -> tuple[Path, dict[str, str]]:
             assert row is not None
             runs[name] = str(row[0])
     return db, runs
+
+
+def alter(db: Path, run_a: str, run_b: str) -> list[str]:
+    """Examples e0..e7 (by id): B lacks e0 and e1, B failed on e2, B is wrong on e3-e5,
+    A is wrong on e6, both are right on e7. Returns the example ids in that order."""
+    con = duckdb.connect(str(db))
+    examples = [r[0] for r in con.execute("SELECT example_id FROM examples ORDER BY 1").fetchall()]
+
+    def gen(run: str, example: str) -> str:
+        row = con.execute(
+            "SELECT generation_id FROM generations WHERE run_id = ? AND example_id = ?",
+            [run, example],
+        ).fetchone()
+        assert row is not None
+        return str(row[0])
+
+    for example in examples[:2]:
+        con.execute("DELETE FROM generations WHERE generation_id = ?", [gen(run_b, example)])
+    failed = gen(run_b, examples[2])
+    con.execute(
+        "UPDATE generations SET status = 'error', error = 'boom' WHERE generation_id = ?", [failed]
+    )
+    con.execute(
+        "UPDATE scores SET status = 'error', value = NULL WHERE generation_id = ?", [failed]
+    )
+    for example in examples[3:6]:
+        con.execute("UPDATE scores SET value = 0 WHERE generation_id = ?", [gen(run_b, example)])
+    con.execute("UPDATE scores SET value = 0 WHERE generation_id = ?", [gen(run_a, examples[6])])
+    con.execute(
+        "UPDATE generations SET output = 'no idea at all' WHERE generation_id = ?",
+        [gen(run_b, examples[3])],
+    )
+    con.close()
+    return examples

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 # The published files stay in the shared folder beside the repository (never copied in).
-PUBLISHED = Path(__file__).resolve().parents[2] / "shared" / "data" / "lifbench-scores"
+PUBLISHED = Path(__file__).resolve().parents[3] / "shared" / "data" / "lifbench-scores"
 
 
 def published_folder() -> Path:

@@ -1,0 +1,64 @@
+"""Driving the Textual app through its Pilot: wait for workers, poll for a condition,
+read a widget's painted lines, open the inspector."""
+
+from __future__ import annotations
+
+import contextlib
+from collections.abc import Callable
+from typing import Any
+
+from textual.geometry import Region
+from textual.pilot import Pilot
+from textual.worker import WorkerCancelled
+
+from lctui.tui.app import LctuiApp
+from lctui.tui.screens.inspector import InspectorScreen
+
+
+async def settle(pilot: Pilot[Any]) -> None:
+    """Wait until workers and the messages they post are all handled."""
+    for _ in range(10):
+        await pilot.app.workers.wait_for_complete()
+        await pilot.pause()
+        if not any(worker.is_running for worker in pilot.app.workers):
+            return
+
+
+async def settle_each_worker(pilot: Pilot[Any]) -> None:
+    """Wait until every worker (queries, the re-scoring) and its messages are done,
+    waiting on each running worker in turn (a cancelled one counts as done)."""
+    for _ in range(50):
+        running = [worker for worker in pilot.app.workers if worker.is_running]
+        for worker in running:
+            with contextlib.suppress(WorkerCancelled):
+                await worker.wait()
+        await pilot.pause()
+        if not running and not any(worker.is_running for worker in pilot.app.workers):
+            return
+
+
+async def until(pilot: Pilot[Any], check: Callable[[], bool], timeout: float = 30.0) -> None:
+    """Poll the app until `check` holds (bounded, so a hang fails instead of blocking)."""
+    for _ in range(int(timeout / 0.05)):
+        if check():
+            return
+        await pilot.pause(0.05)
+    raise AssertionError("timed out waiting for the app")
+
+
+async def open_inspector(pilot: Pilot[Any], gid: str) -> InspectorScreen:
+    await settle(pilot)
+    app = pilot.app
+    assert isinstance(app, LctuiApp)
+    app.open_generation(gid)
+    await settle(pilot)
+    screen = app.screen
+    assert isinstance(screen, InspectorScreen)
+    assert screen.record is not None
+    return screen
+
+
+def rendered(widget: Any) -> list[str]:
+    """The widget's visible lines as plain text (with its border, if it has one)."""
+    strips = widget.render_lines(Region(0, 0, widget.size.width, widget.size.height))
+    return ["".join(segment.text for segment in strip) for strip in strips]
