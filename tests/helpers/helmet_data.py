@@ -12,7 +12,7 @@ import random
 import shutil
 from pathlib import Path
 
-HELMET_FIXTURES = Path(__file__).parent / "fixtures" / "helmet"
+HELMET_FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "helmet"
 NQ_TEST = "kilt/nq-dev-multikilt_1000_k20_dep6.jsonl"
 NQ_DEMOS = "kilt/nq-train-multikilt_1000_k3_dep6.jsonl"
 _SYLLABLES = [
