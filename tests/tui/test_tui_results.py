@@ -4,7 +4,6 @@ empty database; plus SVG snapshots at 80x24 and 120x40."""
 
 from __future__ import annotations
 
-import contextlib
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -13,41 +12,19 @@ from typing import Any
 import pytest
 from textual.pilot import Pilot
 from textual.widgets import Static
-from textual.worker import WorkerCancelled
 
+from helpers.pilot import settle_each_worker as settle
+from helpers.results_screen import screen_of as results_screen
+from helpers.results_screen import status_line
 from lctui.core.types import Generation, GenerationStatus, Score, ScoreStatus
 from lctui.scoring import error_score
 from lctui.tui.app import LctuiApp
 from lctui.tui.screens import results as results_module
-from lctui.tui.screens.results import ResultsScreen
 from lctui.tui.state.heatmap_data import CellKey
 from lctui.tui.widgets.examples_table import ExamplesTable
 from lctui.tui.widgets.heatmap import Heatmap
 
 MakeApp = Callable[..., LctuiApp]
-
-
-async def settle(pilot: Pilot[Any]) -> None:
-    """Wait until the query workers and the messages they post are all handled."""
-    for _ in range(20):
-        running = [worker for worker in pilot.app.workers if worker.is_running]
-        for worker in running:
-            # A poll superseded by the next one ends cancelled; that is not a failure.
-            with contextlib.suppress(WorkerCancelled):
-                await worker.wait()
-        await pilot.pause()
-        if not running and not any(worker.is_running for worker in pilot.app.workers):
-            return
-
-
-def results_screen(app: LctuiApp) -> ResultsScreen:
-    screen = app.screen
-    assert isinstance(screen, ResultsScreen)
-    return screen
-
-
-def status_line(app: LctuiApp) -> str:
-    return str(app.screen.query_one("#results-status", Static).content)
 
 
 def cell_text(app: LctuiApp, model: str, task: str, length: int) -> str:
