@@ -14,6 +14,7 @@ from helpers.helmet_data import HELMET_FIXTURES
 from lctui.core.runtime import prepare_environment
 from lctui.tasks.datasets import DataSource
 from lctui.tasks.helmet.rag import KiltRag
+from lctui.tasks.helmet.rerank import MsmarcoRerank
 from lctui.tasks.tokenizers import TiktokenTokenizer, reference_tokenizer
 
 if TYPE_CHECKING:
@@ -27,6 +28,7 @@ prepare_environment()
 # data release's layout) unless a test binds another source with `with_data`, so the
 # tests that cover every task (budget, params, scoring) cover them too.
 KiltRag.data = DataSource(folder=HELMET_FIXTURES)
+MsmarcoRerank.data = DataSource(folder=HELMET_FIXTURES)
 
 
 @pytest.fixture(autouse=True)

@@ -25,7 +25,7 @@ import string
 import threading
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Protocol, TypeVar
 
 import numpy as np
 
@@ -140,15 +140,26 @@ def demo_seed(key: str) -> int:
     return int(hashlib.sha256(key.encode("utf-8")).hexdigest(), 16) % 2**31
 
 
+class Keyed(Protocol):
+    """A row with the key HELMET seeds its demos with (RAG: id or question; MS MARCO: qid)."""
+
+    @property
+    def key(self) -> str: ...
+
+
+RowT = TypeVar("RowT", bound=Keyed)
+
+
 def choose_demos(
-    row: QARow, pool: Sequence[QARow], shots: int, exclude_same_key: bool
-) -> list[QARow]:
-    """The `shots` demonstrations of `row`, as HELMET draws them (module docstring)."""
+    row: Keyed, pool: Sequence[RowT], shots: int, exclude_same_key: bool
+) -> list[RowT]:
+    """The `shots` demonstrations of `row`, as HELMET draws them (module docstring);
+    the re-ranking loader draws the same way."""
     if shots <= 0:
         return []
     candidates = [d for d in pool if d.key != row.key] if exclude_same_key else list(pool)
     order = np.random.default_rng(demo_seed(row.key)).permutation(len(candidates))
-    chosen: list[QARow] = []
+    chosen: list[RowT] = []
     seen: set[str] = set()
     for i in order:
         demo = candidates[int(i)]
