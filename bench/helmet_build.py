@@ -1,13 +1,16 @@
-"""HELMET RAG build speed at 128K vs one tokenisation of the final prompts.
+"""HELMET RAG and re-ranking build speed at 128K vs one tokenisation of the final prompts.
 
-Writes a KILT-format NQ file into a temporary folder laid out like HELMET's data release:
-`--rows` rows (questions repeated once per gold depth, six depths as the dep6 files), each
-holding all passages of a synthetic `--passages` pool (about 150 o200k tokens each, in a
-per-question order, the gold one at the row's depth), and the fixture demo file. Then it
-builds `--rows` examples of kilt_nq at `--length` and compares the build time (fitting
-and verification, passages counted once per tokenizer) with one o200k_base tokenisation
-of every final prompt. Reading the file is timed apart (it happens once per run). The
-target is a ratio of at most 2.
+Writes into a temporary folder laid out like HELMET's data release a KILT-format NQ
+file: `--rows` rows (questions repeated once per gold depth, six depths as the dep6
+files), each holding all passages of a synthetic `--passages` pool (about 150 o200k
+tokens each, in a per-question order, the gold one at the row's depth); and an MS MARCO
+re-ranking file: `--rows` rows (queries repeated three times as the dep3 files, in three
+orders), each query with its own pool of such passages with integer ids, a tenth of
+them graded 1-3; and the fixture demo files. Then it builds `--rows` examples of
+kilt_nq and of msmarco_rerank at `--length` and compares each build time (fitting and
+verification, passages counted once per tokenizer) with one o200k_base tokenisation of
+every final prompt. Reading a file is timed apart (it happens once per run). The target
+is a ratio of at most 2.
 
     python bench/helmet_build.py [--length 128k] [--rows 100] [--passages 1000]
 """
@@ -27,11 +30,11 @@ from lctui.tasks import get_task
 from lctui.tasks.datasets import DataSource
 from lctui.tasks.tokenizers import reference_tokenizer
 
-DEMOS = (
-    Path(__file__).parent.parent
-    / "tests/fixtures/helmet/kilt/nq-train-multikilt_1000_k3_dep6.jsonl"
-)
+FIXTURES = Path(__file__).parent.parent / "tests/fixtures/helmet"
+DEMOS = FIXTURES / "kilt/nq-train-multikilt_1000_k3_dep6.jsonl"
+RERANK_DEMOS = FIXTURES / "msmarco/test_reranking_data_k10_dep3.jsonl"
 DEPTHS = 6
+RERANK_REPEATS = 3
 WORDS = [
     "river",
     "valley",
@@ -107,6 +110,52 @@ def write_release(folder: Path, rows: int, passages: int, seed: int = 0) -> None
             out.write(json.dumps({**record, "ctxs": order}) + "\n")
 
 
+def write_rerank_release(folder: Path, rows: int, passages: int) -> None:
+    (folder / "msmarco").mkdir(parents=True)
+    shutil.copy(RERANK_DEMOS, folder / "msmarco" / RERANK_DEMOS.name)
+    with (folder / "msmarco" / "test_reranking_data_k1000_dep3.jsonl").open("w") as out:
+        for row in range(rows):
+            query, repeat = divmod(row, RERANK_REPEATS)
+            rng = random.Random(query)  # each query its own passages, as MS MARCO's top 1000
+            pool = [
+                {
+                    "id": str(3_000_000 + query * passages + i),
+                    "text": " ".join(rng.choices(WORDS, k=150)) + ".",
+                    "label": rng.choice((1, 2, 3)) if rng.random() < 0.1 else 0,
+                }
+                for i in range(passages)
+            ]
+            order = random.Random(f"{query}-{repeat}").sample(pool, len(pool))
+            record = {"qid": str(query), "query": f"which parish kept the old mill ({query})"}
+            out.write(json.dumps({**record, "ctxs": order}) + "\n")
+
+
+def measure(task_name: str, folder: Path, rows: int, length: int, passages: int) -> None:
+    """Build `rows` examples of the task from `folder` and print the ratio to tokenising."""
+    tokenizer = reference_tokenizer("o200k_base")
+    task = get_task(task_name).with_data(DataSource(folder=folder))
+    t0 = time.perf_counter()
+    task.data_problems()  # reads and parses the file once, as the first example would
+    read = time.perf_counter() - t0
+    t0 = time.perf_counter()
+    examples = [task.generate(length, 0, i, tokenizer) for i in range(rows)]
+    build = time.perf_counter() - t0
+    texts = [e.user_text for e in examples]
+    t0 = time.perf_counter()
+    tokens = sum(tokenizer.count(text) for text in texts)
+    tokenise = time.perf_counter() - t0
+    shown = sorted(int(e.metadata["num_passages"]) for e in examples)
+    print(
+        f"{rows} {task_name} prompts at {format_length(length)} from a {passages}-passage "
+        f"pool (file read in {read:.1f} s)"
+    )
+    print(f"  passages per prompt: {shown[0]}..{shown[-1]}")
+    print(
+        f"  build all: {build:.1f} s; one tokenisation of all {tokens:,} tokens: {tokenise:.1f} s"
+    )
+    print(f"  ratio build / tokenise: {build / tokenise:.2f}x")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--length", default="128k")
@@ -114,30 +163,13 @@ def main() -> None:
     parser.add_argument("--passages", type=int, default=1000)
     args = parser.parse_args()
     length = parse_length(args.length)
-    tokenizer = reference_tokenizer("o200k_base")
     with tempfile.TemporaryDirectory(prefix="lctui-helmet-bench-") as tmp:
         t0 = time.perf_counter()
         write_release(Path(tmp), args.rows, args.passages)
-        written = time.perf_counter() - t0
-        task = get_task("kilt_nq").with_data(DataSource(folder=Path(tmp)))
-        t0 = time.perf_counter()
-        task.data_problems()  # reads and parses the file once, as the first example would
-        read = time.perf_counter() - t0
-        t0 = time.perf_counter()
-        examples = [task.generate(length, 0, i, tokenizer) for i in range(args.rows)]
-        build = time.perf_counter() - t0
-    texts = [e.user_text for e in examples]
-    t0 = time.perf_counter()
-    tokens = sum(tokenizer.count(text) for text in texts)
-    tokenise = time.perf_counter() - t0
-    passages = sorted(int(e.metadata["num_passages"]) for e in examples)
-    print(
-        f"{args.rows} kilt_nq prompts at {format_length(length)} from a {args.passages}-passage "
-        f"pool (file written in {written:.1f} s, read in {read:.1f} s)"
-    )
-    print(f"passages per prompt: {passages[0]}..{passages[-1]}")
-    print(f"build all: {build:.1f} s; one tokenisation of all {tokens:,} tokens: {tokenise:.1f} s")
-    print(f"ratio build / tokenise: {build / tokenise:.2f}x")
+        write_rerank_release(Path(tmp), args.rows, args.passages)
+        print(f"files written in {time.perf_counter() - t0:.1f} s")
+        measure("kilt_nq", Path(tmp), args.rows, length, args.passages)
+        measure("msmarco_rerank", Path(tmp), args.rows, length, args.passages)
 
 
 if __name__ == "__main__":
