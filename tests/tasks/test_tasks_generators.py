@@ -138,6 +138,7 @@ def test_selection_by_category_suite_glob_and_errors() -> None:
         "kilt_triviaqa",
         "kilt_hotpotqa",
         "kilt_popqa",
+        "msmarco_rerank",
     }
     assert {t.name for t in select_tasks("niah_multi*")} == {
         "niah_multikey_1",

@@ -1,12 +1,16 @@
 """HELMET's MS MARCO re-ranking task on invented files: structure, fitting, demos, data.
 
 The data is read from a folder laid out like HELMET's data release (`--data DIR`,
-`data_dir`); the hub path is shared with the RAG tasks (tasks/datasets.py) and tested there.
+`data_dir`) or from a hub dataset in the standard Hugging Face cache (`hf://ORG/NAME`,
+offline).
 """
 
 from __future__ import annotations
 
 import json
+import os
+import subprocess
+import sys
 from pathlib import Path
 
 import duckdb
@@ -239,3 +243,26 @@ def test_gold_run_on_the_fixture_data_scores_one_into_duckdb(
     reranked = [r for r in rows if r[0] == "msmarco_rerank"]
     assert {(r[1], r[2]) for r in reranked} == {("helmet_rerank", "ndcg@10")}
     assert all(2048 - 10 <= total <= 2048 for *_, total in reranked)
+
+
+def test_hub_dataset_is_read_offline_from_the_standard_cache(tmp_path: Path) -> None:
+    repo = tmp_path / "hf" / "hub" / "datasets--lctui-test--helmet-msmarco"
+    revision = "89abcdef0123456789abcdef0123456789abcdef"
+    (repo / "refs").mkdir(parents=True)
+    (repo / "refs" / "main").write_text(revision)
+    copy_fixtures(repo / "snapshots" / revision / "data")  # under data/, as the tarball unpacks
+    env = {**os.environ, "HF_HOME": str(tmp_path / "hf"), "HF_HUB_OFFLINE": "1"}
+    env.pop("HF_HUB_CACHE", None)
+    db = tmp_path / "hub.duckdb"
+    args = ["run", "-m", "gold", "-t", "msmarco_rerank", "-l", "2k", "-n", "2", "--db", str(db)]
+    ran = subprocess.run(
+        [sys.executable, "-m", "lctui", *args, "--data", "hf://lctui-test/helmet-msmarco"],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert ran.returncode == 0, ran.stdout + ran.stderr
+    con = duckdb.connect(str(db), read_only=True)
+    assert con.execute("SELECT count(*), min(score) FROM results").fetchone() == (2, 1.0)
+    con.close()
