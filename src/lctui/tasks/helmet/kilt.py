@@ -19,7 +19,9 @@ The release does not flag the gold passage in the shapes we know; a passage flag
 
 from __future__ import annotations
 
+import functools
 import hashlib
+import random
 import re
 import string
 import threading
@@ -29,6 +31,7 @@ from typing import Any, Protocol, TypeVar
 
 import numpy as np
 
+from lctui.core.hashing import seed_from
 from lctui.tasks.datasets import DataProblem, JsonLines
 
 GOLD_FLAGS = ("has_answer", "is_gold", "gold")
@@ -170,3 +173,12 @@ def choose_demos(
         if len(chosen) == shots:
             break
     return chosen
+
+
+@functools.lru_cache(maxsize=64)
+def row_order(salt: str, path: str, rows: int, seed: int) -> tuple[int, ...]:
+    """The order a run's seed reads a data file's rows in: a permutation of its `rows`,
+    derived from `salt`, the file and the seed (computed once per file and seed)."""
+    order = list(range(rows))
+    random.Random(seed_from(salt, path, seed)).shuffle(order)
+    return tuple(order)

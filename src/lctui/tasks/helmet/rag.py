@@ -23,13 +23,12 @@ from dataclasses import dataclass
 from typing import ClassVar
 
 from lctui.core.errors import UserInputError
-from lctui.core.hashing import seed_from
 from lctui.core.protocols import Tokenizer
 from lctui.core.types import ParamSpec, Span
 from lctui.tasks.base import Draft, Task
 from lctui.tasks.budget import Budget, fit_to_budget, longest_fitting, piece_counts, prefix_sums
 from lctui.tasks.datasets import DataProblem, read_json_lines
-from lctui.tasks.helmet.kilt import Passage, QARow, choose_demos, read_rows
+from lctui.tasks.helmet.kilt import Passage, QARow, choose_demos, read_rows, row_order
 from lctui.tasks.params import int_param
 
 RELEASE_URL = "https://huggingface.co/datasets/princeton-nlp/HELMET (data.tar.gz)"
@@ -179,7 +178,8 @@ class KiltRag(Task):
 
     def build(self, rng: random.Random, budget: Budget, tokenizer: Tokenizer, index: int) -> Draft:
         loaded = self._load()
-        row = loaded.rows[_row_order(loaded, budget.seed)[index % len(loaded.rows)]]
+        order = row_order("helmet-rag-rows", loaded.test_path, len(loaded.rows), budget.seed)
+        row = loaded.rows[order[index % len(loaded.rows)]]
         shots = int(self.params["shots"])
         demos = choose_demos(row, loaded.demos, shots, self.files.test == self.files.demo)
         preamble = INSTRUCTION + SEPARATOR
@@ -248,19 +248,6 @@ class KiltRag(Task):
                 "demo_keys": [d.key for d in demos],
             },
         )
-
-
-_ORDERS: dict[tuple[str, int, int], list[int]] = {}
-
-
-def _row_order(loaded: _Loaded, seed: int) -> list[int]:
-    """The order the run's seed reads the file's rows in (a permutation, kept per seed)."""
-    key = (loaded.test_path, len(loaded.rows), seed)
-    if key not in _ORDERS:
-        order = list(range(len(loaded.rows)))
-        random.Random(seed_from("helmet-rag-rows", loaded.test_path, seed)).shuffle(order)
-        _ORDERS[key] = order
-    return _ORDERS[key]
 
 
 def rag_tasks() -> list[Task]:

@@ -26,13 +26,12 @@ from dataclasses import dataclass, replace
 from typing import ClassVar
 
 from lctui.core.errors import UserInputError
-from lctui.core.hashing import seed_from
 from lctui.core.protocols import Tokenizer
 from lctui.core.types import ParamSpec, Span
 from lctui.tasks.base import Draft, Task
 from lctui.tasks.budget import Budget, fit_to_budget, longest_fitting, piece_counts, prefix_sums
 from lctui.tasks.datasets import DataProblem, read_json_lines
-from lctui.tasks.helmet.kilt import choose_demos
+from lctui.tasks.helmet.kilt import choose_demos, row_order
 from lctui.tasks.helmet.msmarco import (
     RankedPassage,
     RerankRow,
@@ -163,7 +162,8 @@ class MsmarcoRerank(Task):
 
     def build(self, rng: random.Random, budget: Budget, tokenizer: Tokenizer, index: int) -> Draft:
         loaded = self._load()
-        row = loaded.rows[_row_order(loaded, budget.seed)[index % len(loaded.rows)]]
+        order = row_order("helmet-rerank-rows", loaded.test_path, len(loaded.rows), budget.seed)
+        row = loaded.rows[order[index % len(loaded.rows)]]
         shots = int(self.params["shots"])
         demos = choose_demos(row, loaded.demos, shots, not loaded.demos_exclude_all_test_rows)
         preamble = INSTRUCTION + SEPARATOR + "".join(_demo_text(d) + SEPARATOR for d in demos)
@@ -253,19 +253,6 @@ class MsmarcoRerank(Task):
                 "demo_keys": [d.key for d in demos],
             },
         )
-
-
-_ORDERS: dict[tuple[str, int, int], list[int]] = {}
-
-
-def _row_order(loaded: _Loaded, seed: int) -> list[int]:
-    """The order the run's seed reads the file's rows in (a permutation, kept per seed)."""
-    key = (loaded.test_path, len(loaded.rows), seed)
-    if key not in _ORDERS:
-        order = list(range(len(loaded.rows)))
-        random.Random(seed_from("helmet-rerank-rows", loaded.test_path, seed)).shuffle(order)
-        _ORDERS[key] = order
-    return _ORDERS[key]
 
 
 def rerank_tasks() -> list[Task]:
