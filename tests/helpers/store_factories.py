@@ -19,6 +19,7 @@ from lctui.core.types import (
     ScoreStatus,
     Span,
 )
+from lctui.store import Store
 
 MODEL = ModelSpec(name="tiny", backend="hf", path="/models/tiny", params={"dtype": "bf16"})
 GOLD = ModelSpec(name="gold", backend="gold", reference=True)
@@ -100,6 +101,32 @@ def make_score(value: float = 1.0, status: ScoreStatus = ScoreStatus.OK) -> Scor
 
 def error_score() -> Score:
     return Score("recall", "recall", None, ScoreStatus.ERROR, (), "request failed")
+
+
+def write_tiny_run(store: Store) -> None:
+    """run-1 of `tiny`: @ 4096 scores 1.0, 0.5, unparsed (0) and one error; @ 8192 one 1.0.
+
+    Generation ids are `g-{length}-{i}`, keys `k-{length}-{i}`; the run is finished and
+    the rows stay buffered (the caller flushes or reads through the store)."""
+    store.add_model(MODEL, "fp-tiny", "o200k_base", 8192)
+    store.start_run("run-1", {"argv": ["run"]})
+    cases = [
+        (4096, 0, make_score(1.0)),
+        (4096, 1, make_score(0.5)),
+        (4096, 2, make_score(0.0, ScoreStatus.UNPARSED)),
+        (4096, 3, error_score()),
+        (8192, 0, make_score(1.0)),
+    ]
+    for length, i, score in cases:
+        example = make_example(i, length=length)
+        failed = score.status is ScoreStatus.ERROR
+        status = GenerationStatus.ERROR if failed else GenerationStatus.OK
+        gid = f"g-{length}-{i}"
+        generation = make_generation(example, f"k-{length}-{i}", gid, status)
+        store.add_example(example)
+        store.add_generation(generation, {"max_new_tokens": 32})
+        store.add_score(gid, score)
+    store.finish_run("run-1", "finished")
 
 
 SRC = Path(__file__).resolve().parents[2] / "src"

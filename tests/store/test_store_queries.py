@@ -7,9 +7,11 @@ from pathlib import Path
 import duckdb
 import pytest
 
-from helpers.store_factories import MODEL, error_score, make_example, make_generation, make_score
+from helpers.store_factories import (
+    make_example,
+    write_tiny_run,
+)
 from lctui.core.errors import StoreError
-from lctui.core.types import GenerationStatus, ScoreStatus
 from lctui.store import (
     Store,
     cell_scores,
@@ -24,24 +26,7 @@ from lctui.store import (
 
 def _fill(store: Store) -> None:
     """tiny @ 4096: scores 1.0, 0.5, unparsed (0), one error; tiny @ 8192: one 1.0."""
-    store.add_model(MODEL, "fp-tiny", "o200k_base", 8192)
-    store.start_run("run-1", {"argv": ["run"]})
-    cases = [
-        (4096, 0, make_score(1.0)),
-        (4096, 1, make_score(0.5)),
-        (4096, 2, make_score(0.0, ScoreStatus.UNPARSED)),
-        (4096, 3, error_score()),
-        (8192, 0, make_score(1.0)),
-    ]
-    for length, i, score in cases:
-        example = make_example(i, length=length)
-        status = GenerationStatus.ERROR if score.status is ScoreStatus.ERROR else None
-        gid = f"g-{length}-{i}"
-        generation = make_generation(example, f"k-{length}-{i}", gid, status or GenerationStatus.OK)
-        store.add_example(example)
-        store.add_generation(generation, {"max_new_tokens": 32})
-        store.add_score(gid, score)
-    store.finish_run("run-1", "finished")
+    write_tiny_run(store)
 
 
 def test_cell_scores_exclude_errors_and_count_unparsed(store: Store) -> None:

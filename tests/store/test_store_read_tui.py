@@ -10,13 +10,11 @@ import pytest
 
 from helpers.store_factories import (
     GOLD,
-    MODEL,
-    error_score,
     make_example,
     make_generation,
     make_score,
+    write_tiny_run,
 )
-from lctui.core.types import GenerationStatus, ScoreStatus
 from lctui.store import Store
 from lctui.store.read.catalog import ColumnInfo, count_generations, view_columns
 from lctui.store.read.examples import cell_examples
@@ -26,25 +24,8 @@ from lctui.store.read.runs import CompareSide, ModelThroughput, compare_sides, m
 
 def _fill(store: Store) -> None:
     """run-1, tiny @ 4096: 1.0, 0.5, unparsed, one error; @ 8192: 1.0. run-2: gold @ 4096."""
-    store.add_model(MODEL, "fp-tiny", "o200k_base", 8192)
+    write_tiny_run(store)
     store.add_model(GOLD, "fp-gold", "o200k_base", 0)
-    store.start_run("run-1", {"argv": ["run"]})
-    cases = [
-        (4096, 0, make_score(1.0)),
-        (4096, 1, make_score(0.5)),
-        (4096, 2, make_score(0.0, ScoreStatus.UNPARSED)),
-        (4096, 3, error_score()),
-        (8192, 0, make_score(1.0)),
-    ]
-    for length, i, score in cases:
-        example = make_example(i, length=length)
-        failed = score.status is ScoreStatus.ERROR
-        status = GenerationStatus.ERROR if failed else GenerationStatus.OK
-        gid = f"g-{length}-{i}"
-        store.add_example(example)
-        store.add_generation(make_generation(example, f"k-{length}-{i}", gid, status), {})
-        store.add_score(gid, score)
-    store.finish_run("run-1", "finished")
     store.start_run("run-2", {"argv": ["run"]})
     example = make_example(0)
     gold = make_generation(example, "k-gold", "g-gold", run_id="run-2", model_id="fp-gold")
