@@ -16,6 +16,7 @@ import duckdb
 import pytest
 
 from helpers.helmet_data import HELMET_FIXTURES, NQ_TEST, copy_fixtures, write_pool
+from helpers.hub_cache import hub_repo
 from lctui.cli import main
 from lctui.core.errors import UserInputError
 from lctui.core.protocols import Tokenizer
@@ -162,11 +163,8 @@ def test_data_option_rejects_a_missing_folder_and_a_bad_hub_id(tmp_path: Path) -
 
 def _hub_cache(root: Path) -> Path:
     """The fixture release as dataset repo `lctui-test/helmet-kilt` in a standard hub cache."""
-    repo = root / "hub" / "datasets--lctui-test--helmet-kilt"
-    revision = "0123456789abcdef0123456789abcdef01234567"
-    (repo / "refs").mkdir(parents=True)
-    (repo / "refs" / "main").write_text(revision)
-    copy_fixtures(repo / "snapshots" / revision / "data")  # under data/, as the tarball unpacks
+    # Under data/, as the release tarball unpacks.
+    copy_fixtures(hub_repo(root, "lctui-test/helmet-kilt") / "data")
     return root
 
 

@@ -8,9 +8,19 @@ repository (`hf://ORG/NAME` or `hf://ORG/NAME@REVISION`), whose files are read t
 HF_HUB_OFFLINE=1 only from the cache). A file may sit at its release path or under a
 `data/` folder (the release tarball unpacks to `data/`).
 
-Files are JSON lines; a line that is not a JSON object is reported with its file and
-line number and skipped, so one bad line never loses the other examples. Loaded files
-are kept per path and modification time, so every example of a run reads them once.
+Some of HELMET's datasets are not in its release but on the hub under their own
+repositories (TREC, BANKING77, NarrativeQA, ...). Their release path is written
+`hub/ORG/NAME/PATH`: in a local folder that is where `huggingface-cli download ORG/NAME
+--repo-type dataset --local-dir DIR/hub/ORG/NAME` puts them; otherwise, and from a
+source with no folder, the file is read from the hub (the standard cache offline).
+`HUB_CACHE_ONLY` is that source: the tasks with hub-origin data use it when the run
+names no `--data`.
+
+Files are JSON lines, JSON (a list of objects, or an object holding one under `data`)
+or Parquet (`read_records` picks by suffix). A line or row that is not an object is
+reported with its file and line (Parquet: row) number and skipped, so one bad line
+never loses the other examples. Loaded files are kept per path and modification time,
+so every example of a run reads them once.
 """
 
 from __future__ import annotations
@@ -25,6 +35,7 @@ from typing import Any
 from lctui.core.errors import UserInputError
 
 HUB_SCHEME = "hf://"
+HUB_PREFIX = "hub/"  # release paths of files that live in their own hub repository
 RELEASE_FOLDERS = ("", "data/")  # a file at its release path, or under the tarball's data/
 
 
@@ -62,19 +73,27 @@ class DataSource:
     def label(self) -> str:
         if self.folder is not None:
             return str(self.folder)
+        if self.repo_id is None:
+            return "the hub cache"
         at = f"@{self.revision}" if self.revision else ""
         return f"{HUB_SCHEME}{self.repo_id}{at}"
 
     def locate(self, release_path: str) -> Path | None:
         """The readable file of `release_path`, or None when this source lacks it.
 
-        A hub answer is kept for the process: online, each download call asks the hub
-        whether the file changed, and a run locates its files once per example."""
+        `hub/ORG/NAME/PATH` is looked for under a local folder first, then in ORG/NAME on
+        the hub. A hub answer is kept for the process: online, each download call asks
+        the hub whether the file changed, and a run locates its files once per example."""
+        if release_path.startswith(HUB_PREFIX):
+            found = self._local(release_path) if self.folder is not None else None
+            if found is not None:
+                return found
+            repo, relative = _split_hub_path(release_path)
+            return _cached_hub(DataSource(repo_id=repo), relative)
         if self.repo_id is not None:
-            key = (self, release_path)
-            if key not in _HUB_FOUND:
-                _HUB_FOUND[key] = self._search(release_path)
-            return _HUB_FOUND[key]
+            return _cached_hub(self, release_path)
+        if self.folder is None:
+            return None
         return self._search(release_path)
 
     def _search(self, release_path: str) -> Path | None:
@@ -115,6 +134,23 @@ class DataSource:
 
 _HUB_FOUND: dict[tuple[DataSource, str], Path | None] = {}
 
+# The source of a run without --data: hub-origin files from the hub (cache), nothing else.
+HUB_CACHE_ONLY = DataSource()
+
+
+def _cached_hub(source: DataSource, release_path: str) -> Path | None:
+    key = (source, release_path)
+    if key not in _HUB_FOUND:
+        _HUB_FOUND[key] = source._search(release_path)
+    return _HUB_FOUND[key]
+
+
+def _split_hub_path(release_path: str) -> tuple[str, str]:
+    parts = release_path[len(HUB_PREFIX) :].split("/", 2)
+    if len(parts) != 3 or not all(parts):
+        raise ValueError(f"{release_path!r}: a hub path is hub/ORG/NAME/PATH")
+    return f"{parts[0]}/{parts[1]}", parts[2]
+
 
 def parse_source(text: str, where: str = "--data") -> DataSource:
     """`hf://ORG/NAME[@REV]` or a local folder (which must exist)."""
@@ -138,13 +174,69 @@ _LOADED: dict[tuple[str, int, int], JsonLines] = {}
 _LOCK = threading.Lock()
 
 
-def read_json_lines(path: Path) -> JsonLines:
-    """The JSON objects of `path`, one per non-blank line; bad lines become problems."""
+def read_records(path: Path) -> JsonLines:
+    """The objects of a `.jsonl`, `.json` or `.parquet` file (by suffix; JSON lines
+    otherwise), read once per path and modification time; bad rows become problems."""
     stat = path.stat()
     key = (str(path), stat.st_mtime_ns, stat.st_size)
     with _LOCK:
         if key in _LOADED:
             return _LOADED[key]
+    suffix = path.suffix.lower()
+    if suffix == ".parquet":
+        loaded = _read_parquet(path)
+    elif suffix == ".json":
+        loaded = _read_json(path)
+    else:
+        loaded = _read_lines(path)
+    with _LOCK:
+        _LOADED[key] = loaded
+    return loaded
+
+
+def read_json_lines(path: Path) -> JsonLines:
+    """The JSON objects of `path`, one per non-blank line; bad lines become problems."""
+    return read_records(path)
+
+
+def _objects(path: Path, items: list[Any], numbers: list[int], what: str) -> JsonLines:
+    rows: list[Mapping[str, Any]] = []
+    lines: list[int] = []
+    problems: list[DataProblem] = []
+    for number, item in zip(numbers, items, strict=True):
+        if isinstance(item, dict):
+            rows.append(item)
+            lines.append(number)
+        else:
+            problems.append(DataProblem(str(path), number, f"{what} is not an object"))
+    return JsonLines(str(path), tuple(rows), tuple(lines), tuple(problems))
+
+
+def _read_json(path: Path) -> JsonLines:
+    try:
+        data = json.loads(path.read_bytes())
+    except (ValueError, UnicodeDecodeError) as err:
+        return JsonLines(str(path), (), (), (DataProblem(str(path), 1, f"not valid JSON ({err})"),))
+    if isinstance(data, dict) and isinstance(data.get("data"), list):
+        data = data["data"]
+    if not isinstance(data, list):
+        reason = "neither a list of objects nor an object with a 'data' list"
+        return JsonLines(str(path), (), (), (DataProblem(str(path), 1, reason),))
+    # The number of an item is its position in the list (1-based): a JSON file has no lines.
+    return _objects(path, data, list(range(1, len(data) + 1)), "item")
+
+
+def _read_parquet(path: Path) -> JsonLines:
+    import pyarrow.parquet as pq
+
+    try:
+        items = pq.read_table(path).to_pylist()
+    except (OSError, ValueError) as err:
+        return JsonLines(str(path), (), (), (DataProblem(str(path), 1, f"not Parquet ({err})"),))
+    return _objects(path, items, list(range(1, len(items) + 1)), "row")
+
+
+def _read_lines(path: Path) -> JsonLines:
     rows: list[Mapping[str, Any]] = []
     lines: list[int] = []
     problems: list[DataProblem] = []
@@ -162,7 +254,4 @@ def read_json_lines(path: Path) -> JsonLines:
                 continue
             rows.append(row)
             lines.append(number)
-    loaded = JsonLines(str(path), tuple(rows), tuple(lines), tuple(problems))
-    with _LOCK:
-        _LOADED[key] = loaded
-    return loaded
+    return JsonLines(str(path), tuple(rows), tuple(lines), tuple(problems))
