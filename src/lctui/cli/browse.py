@@ -191,7 +191,7 @@ def _print_generation(r: GenerationRecord, full: bool) -> None:
     prompt = r.prompt or ""
     console.print(f"[bold]Prompt[/] ({r.prompt_tokens} tokens; depth {r.depth})")
     if r.prompt is None:
-        console.print("[dim](the example's text is not stored in this results file)[/]")
+        console.print(f"[dim]({escape(r.prompt_missing or 'not stored')})[/]")
     elif full or len(prompt) <= 4000:
         console.print(escape(prompt), highlight=False)
     else:

@@ -74,6 +74,9 @@ class AttemptRecord:
     started_at: datetime | None
 
 
+NO_EXAMPLE = "the example's text is not stored in this results file"
+
+
 @dataclass(frozen=True)
 class GenerationRecord:
     """Everything `lctui show`, the inspector and the side-by-side view need about one
@@ -140,6 +143,9 @@ class GenerationRecord:
     score_status: str | None
     result_status: str
     attempts: tuple[AttemptRecord, ...]
+    # Why `prompt` is None, in words a reader sees ("the prompt and its context: not
+    # stored by HELMET" for imported results); None when the prompt is there.
+    prompt_missing: str | None = None
 
 
 _GENERATION_SQL = """
@@ -196,8 +202,13 @@ def get_generation(src: Source, generation_id: str) -> GenerationRecord | None:
     # Judge scores sort first ("judge" < "lifeval", "recall") but are not what means use.
     rule = [score for score in scores if score.scorer != "judge"]
     score_status = rule[0].status if rule else None
+    metadata = row["metadata"] if isinstance(row["metadata"], dict) else {}
+    missing: str | None = None
     if row["context"] is None:
-        prompt = None
+        prompt, missing = None, NO_EXAMPLE
+    elif metadata.get("prompt_stored") is False:
+        # Imported results whose harness kept no prompt: none is made up from the parts.
+        prompt, missing = None, str(metadata.get("prompt_missing") or "the prompt is not stored")
     else:
         user_text = row["preamble"] + row["context"] + row["question"]
         prompt = (row["prompt_head"] or "") + user_text + (row["prompt_tail"] or "")
@@ -213,6 +224,7 @@ def get_generation(src: Source, generation_id: str) -> GenerationRecord | None:
         score_status=score_status,
         result_status=score_status or ("unscored" if row["status"] == "ok" else row["status"]),
         attempts=attempts,
+        prompt_missing=missing,
     )
 
 

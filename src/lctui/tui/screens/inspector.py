@@ -228,7 +228,7 @@ class InspectorScreen(LctuiScreen):
         view = self.query_one("#prompt", PromptView)
         prompt = record.prompt
         if prompt is None:
-            view.load("(the example's text is not stored in this results file)", [])
+            view.load(f"({record.prompt_missing or 'not stored'})", [])
             view.border_title = "Prompt"
             return
         # Spans are offsets into the context; the prompt puts head and preamble first.

@@ -1,0 +1,448 @@
+"""Import the original HELMET's per-dataset result files as runs next to lctui's own.
+
+HELMET's eval.py writes one JSON per dataset, model and length
+(`{dataset}_{tag}_{test}_in{length}_size{n}_shots{k}_samp..._chat{bool}_{seed}.json`)
+holding `args` (its arguments: `datasets`, `input_max_length`, `model_name_or_path`,
+...), `data` (per example: the test row without its context, `output`,
+`parsed_output`, `input_len`, `output_len` and the per-example metrics), `metrics`,
+`averaged_metrics` (x100) and `throughput`. Its GPT-4 judge scripts write the same
+file again as `...-gpt4eval_o.json` with `gpt-4-scores` per example, which is read
+instead when present; ALCE's evaluation writes only means (`.json.score`), kept on the
+run's record.
+
+One run per model and folder: every file of one model in the folder lands in the same
+run, so `lctui runs`, the report and the correlation screens show that model's HELMET
+numbers per task and length, beside lctui's own runs of the model. The model is
+recorded as `helmet:<name>` (or the name given): a model of its own, so a cell never
+mixes the original's numbers with lctui's. Each example's score is HELMET's
+per-example value under the metric lctui's task records (helmet_datasets.py), with no
+scorer version (the original's number, never rescored: backend `imported`); the judge's
+verdicts are judge scores (`judge_qa`: fluency x correctness / 3; `judge_summ`: its F1).
+What HELMET did not store (the prompt and the context) is not invented: the example
+holds no context and its metadata says `prompt_stored: false`.
+Ids are hashes of what the file says, so importing a folder twice adds nothing. An
+example's id is that of HELMET's test row (dataset, test file, length, shots, seed,
+position, row id), so two models HELMET ran on the same rows share their examples and
+`lctui compare` pairs them; the file each answer came from is in its generation config.
+"""
+
+from __future__ import annotations
+
+import functools
+import json
+import math
+import time
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from lctui.analysis.helmet_datasets import HelmetDataset, helmet_dataset
+from lctui.core.errors import UserInputError
+from lctui.core.hashing import stable_hash
+from lctui.core.types import (
+    Example,
+    Generation,
+    GenerationStatus,
+    ModelSpec,
+    RubricPoint,
+    Score,
+    ScoreStatus,
+)
+from lctui.store.db import Store
+from lctui.store.read.runs import run_generation_ids
+from lctui.store.scorer_versions import PUBLISHED_BACKEND
+
+JUDGE_SUFFIX = "-gpt4eval_o.json"
+SCORE_SUFFIX = ".json.score"
+MODEL_PREFIX = "helmet:"
+NOT_STORED = "not stored by HELMET"
+# HELMET's file holds every field of the test row but the context; fields this large
+# (ALCE's documents, an API model's prompt) are left out of the example's metadata.
+_MAX_FIELD_CHARS = 2000
+_TOLERANCE = 1e-6  # HELMET's means are numpy floats of the same numbers
+Progress = Callable[[int, int, Path], None]
+
+
+@dataclass(frozen=True)
+class HelmetImportSummary:
+    files: int  # result files found
+    imported: int  # of them read without a problem
+    examples: int  # examples read
+    added: int  # generations written (0 when everything was already there)
+    models: tuple[str, ...]
+    problems: tuple[str, ...] = ()  # one line per file not imported (or doubtful), with why
+    runs: tuple[str, ...] = field(default=())
+
+
+@dataclass(frozen=True)
+class _File:
+    path: Path
+    dataset: HelmetDataset
+    model: str
+    args: Mapping[str, Any]
+    items: list[Mapping[str, Any]]
+    means: Mapping[str, Any]  # averaged_metrics, plus ALCE's .score numbers
+
+
+class _BadFile(Exception):
+    """A result file that cannot be imported; str() says why."""
+
+
+def model_name_for(path_or_name: str) -> str:
+    return MODEL_PREFIX + path_or_name.rstrip("/").rsplit("/", 1)[-1]
+
+
+@functools.cache
+def model_id_for(name: str) -> str:
+    return stable_hash("helmet-import", name)
+
+
+def run_id_for(model: str, folder: Path) -> str:
+    return "helmet-" + stable_hash("helmet-import-run", model, str(folder), length=12)
+
+
+def result_files(folder: Path) -> list[Path]:
+    """HELMET result files under `folder`: a `-gpt4eval_o.json` replaces the file it judged."""
+    found = sorted(p for p in folder.rglob("*.json") if p.is_file())
+    judged = {
+        p.with_name(p.name[: -len(JUDGE_SUFFIX)] + ".json")
+        for p in found
+        if p.name.endswith(JUDGE_SUFFIX)
+    }
+    return [p for p in found if p not in judged]
+
+
+def import_helmet_results(
+    store: Store,
+    folder: str | Path,
+    *,
+    model: str | None = None,
+    progress: Progress | None = None,
+) -> HelmetImportSummary:
+    """Import every HELMET result file under `folder` into `store`.
+
+    A file that cannot be read is named in the summary's `problems` with why; the
+    others are imported. Raises UserInputError when `folder` holds no result file.
+    """
+    root = Path(folder).resolve()
+    if not root.is_dir():
+        raise UserInputError(f"{folder} is not a folder; give the folder of HELMET's output files")
+    paths = result_files(root)
+    if not paths:
+        raise UserInputError(
+            f"{folder} holds no HELMET result file (*.json written by HELMET's eval.py); "
+            "give its --output_dir, e.g. output/<model>"
+        )
+    problems: list[str] = []
+    files: list[_File] = []
+    for done, path in enumerate(paths, start=1):
+        try:
+            files.append(_read(path, model))
+        except _BadFile as why:
+            problems.append(f"{path}: {why}")
+        if progress is not None:
+            progress(done, len(paths), path)
+    models = sorted({f.model for f in files})
+    runs = {m: run_id_for(m, root) for m in models}
+    known = run_generation_ids(store, list(runs.values()))
+    for name in models:
+        spec = ModelSpec(
+            name=name,
+            backend=PUBLISHED_BACKEND,
+            path=next(str(f.args.get("model_name_or_path", "")) for f in files if f.model == name),
+            description="HELMET's own results (lctui import helmet-results)",
+        )
+        store.add_model(spec, model_id_for(name), "", 0)
+        means = {f.path.name: dict(f.means) for f in files if f.model == name}
+        store.start_run(
+            runs[name],
+            {"argv": ["import", "helmet-results", str(root)], "helmet_averaged_metrics": means},
+        )
+    added = 0
+    now = time.time()
+    for file in files:
+        added += _write(store, file, runs[file.model], known, now)
+        problems.extend(_check_means(file))
+    for name in models:
+        store.finish_run(runs[name], "finished")
+    return HelmetImportSummary(
+        files=len(paths),
+        imported=len(files),
+        examples=sum(len(f.items) for f in files),
+        added=added,
+        models=tuple(models),
+        problems=tuple(problems),
+        runs=tuple(runs[m] for m in models),
+    )
+
+
+def _read(path: Path, model: str | None) -> _File:
+    try:
+        content = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as err:
+        raise _BadFile(f"not readable as JSON ({err})") from None
+    if not isinstance(content, dict) or not isinstance(content.get("args"), dict):
+        raise _BadFile("not a HELMET result file (no `args` object)")
+    args = content["args"]
+    items = content.get("data")
+    if not isinstance(items, list) or not all(isinstance(i, dict) for i in items):
+        raise _BadFile("no `data` list of examples")
+    name = args.get("datasets")
+    if not isinstance(name, str) or not name:
+        raise _BadFile("`args.datasets` names no dataset")
+    dataset = helmet_dataset(name)
+    if dataset is None:
+        raise _BadFile(f"HELMET dataset {name!r} has no lctui task (helmet_datasets.py)")
+    length = args.get("input_max_length")
+    if isinstance(length, str) and length.isdigit():
+        length = int(length)
+    if not isinstance(length, int) or isinstance(length, bool) or length <= 0:
+        raise _BadFile(f"`args.input_max_length` is {length!r}, not one length in tokens")
+    path_name = args.get("model_name_or_path")
+    if model is None and (not isinstance(path_name, str) or not path_name):
+        raise _BadFile("`args.model_name_or_path` is missing; name the model with --model")
+    for n, item in enumerate(items):
+        if not isinstance(item.get("output"), str):
+            raise _BadFile(f"example {n} has no `output` text")
+    means = dict(content.get("averaged_metrics") or {})
+    score = path.with_name(
+        path.name.removesuffix(JUDGE_SUFFIX).removesuffix(".json") + SCORE_SUFFIX
+    )
+    if dataset.helmet_metric is None and score.is_file():
+        try:
+            means.update(json.loads(score.read_text(encoding="utf-8")))
+        except (OSError, UnicodeDecodeError, json.JSONDecodeError, TypeError, ValueError) as err:
+            raise _BadFile(f"its {score.name} is not readable ({err})") from None
+    return _File(path, dataset, model or model_name_for(str(path_name)), args, items, means)
+
+
+def _number(value: Any) -> float | None:
+    if isinstance(value, bool):
+        return float(value)
+    if isinstance(value, (int, float)) and math.isfinite(value):
+        return float(value)
+    return None
+
+
+def _check_means(file: _File) -> list[str]:
+    """HELMET's mean of the metric (x100) must be the mean of the values imported."""
+    key = file.dataset.helmet_metric
+    if key is None or _number(file.means.get(key)) is None:
+        return []
+    values = [_number(item.get(key)) for item in file.items]
+    kept = [v for v in values if v is not None]
+    if not kept:
+        return [f"{file.path}: no example holds HELMET's per-example {key!r}; imported unscored"]
+    mean = 100 * sum(kept) / len(kept)
+    stated = float(file.means[key])
+    if abs(mean - stated) > _TOLERANCE * max(1.0, abs(stated)):
+        return [
+            f"{file.path}: the examples' {key} average {mean:.4f}, the file's "
+            f"averaged_metrics say {stated:.4f}; imported as the examples say"
+        ]
+    return []
+
+
+def _gold(answer: Any) -> tuple[str, ...]:
+    if isinstance(answer, str):
+        return (answer,)
+    if isinstance(answer, (list, tuple)):
+        return tuple(g for a in answer for g in _gold(a))
+    return () if answer is None else (json.dumps(answer),)
+
+
+def _small_fields(item: Mapping[str, Any], taken: Iterable[str]) -> dict[str, Any]:
+    skip = set(taken)
+    kept: dict[str, Any] = {}
+    for key, value in item.items():
+        if key in skip:
+            continue
+        text = json.dumps(value, default=str)
+        if len(text) <= _MAX_FIELD_CHARS:
+            kept[key] = value
+    return kept
+
+
+_TAKEN = (
+    "output",
+    "parsed_output",
+    "input_len",
+    "output_len",
+    "gpt-4-scores",
+    "answer",
+    "question",
+)
+
+
+def _example(file: _File, index: int, item: Mapping[str, Any]) -> Example:
+    args, ds = file.args, file.dataset
+    length = int(args["input_max_length"])
+    test = Path(str(args.get("test_files") or "")).stem
+    identity = item.get("id", item.get("qid", index))
+    shots, seed = args.get("shots"), args.get("seed")
+    example_id = stable_hash(
+        "helmet-import",
+        args["datasets"],
+        test,
+        length,
+        shots,
+        seed,
+        index,
+        json.dumps(identity, default=str),
+    )
+    metric_keys = {
+        k
+        for k, v in item.items()
+        if _number(v) is not None and k not in ("input_len", "output_len")
+    }
+    return Example(
+        example_id=example_id,
+        task=ds.task,
+        category=ds.category,
+        suite=ds.suite,
+        length=length,
+        seed=int(seed) if isinstance(seed, int) else 0,
+        index=index,
+        tokenizer="",  # HELMET counts in each model's own tokens; no tokenizer is recorded
+        params={"helmet_dataset": args["datasets"], "shots": shots, "test_file": test},
+        preamble="",
+        context="",  # not stored by HELMET: see metadata prompt_stored
+        question=str(item.get("question") or ""),
+        answer_prefix="",
+        gold=_gold(item.get("answer")),
+        max_new_tokens=int(args.get("generation_max_length") or 0),
+        prompt_tokens=0,
+        metadata={
+            "prompt_stored": False,
+            "prompt_missing": (
+                f"prompt {NOT_STORED}: its result files keep the question, "
+                "not the prompt or its context"
+            ),
+            "imported_from": "helmet",
+            "helmet_dataset": args["datasets"],
+            "helmet_index": index,
+            "helmet_fields": _small_fields(item, {*_TAKEN, *metric_keys}),
+        },
+    )
+
+
+def _extracted(parsed: Any) -> tuple[str, ...]:
+    if parsed is None:
+        return ()
+    if isinstance(parsed, dict):  # re-ranking: {passage id: points}, best first
+        return tuple(str(k) for k, _ in sorted(parsed.items(), key=lambda kv: -float(kv[1])))
+    return (str(parsed),)
+
+
+def _write(store: Store, file: _File, run_id: str, known: set[str], now: float) -> int:
+    args, ds = file.args, file.dataset
+    model_id = model_id_for(file.model)
+    config = {
+        "max_new_tokens": args.get("generation_max_length"),
+        "temperature": args.get("temperature"),
+        "top_p": args.get("top_p"),
+        "prompt_format": "chat" if args.get("use_chat_template") else "plain",
+        "helmet_file": file.path.name,
+    }
+    config_hash = stable_hash("helmet-config", json.dumps(config, sort_keys=True, default=str))
+    added = 0
+    for index, item in enumerate(file.items):
+        example = _example(file, index, item)
+        gen_id = stable_hash("helmet-gen", model_id, example.example_id, config_hash)
+        if gen_id in known:
+            continue
+        store.add_example(example)
+        store.add_generation(
+            Generation(
+                generation_id=gen_id,
+                gen_key=gen_id,
+                run_id=run_id,
+                model_id=model_id,
+                example_id=example.example_id,
+                config_hash=config_hash,
+                status=GenerationStatus.OK,
+                output=str(item["output"]),
+                prompt_tokens=int(_number(item.get("input_len")) or 0),
+                output_tokens=int(_number(item.get("output_len")) or 0),
+                ttft_s=None,
+                latency_s=0.0,
+                finish_reason=None,
+                error=None,
+                started_at=now,
+            ),
+            config,
+        )
+        metrics = {
+            k: v
+            for k, v in item.items()
+            if _number(v) is not None and k not in ("input_len", "output_len")
+        }
+        key = ds.helmet_metric
+        value = _number(item.get(key)) if key is not None else None
+        if value is not None:
+            store.add_score(
+                gen_id,
+                Score(
+                    ds.scorer,
+                    ds.metric,
+                    value,
+                    ScoreStatus.OK,
+                    _extracted(item.get("parsed_output")),
+                    f"HELMET's per-example {ds.helmet_metric} (0-1; its averaged_metrics are x100)",
+                    extras={
+                        "helmet_metric": ds.helmet_metric,
+                        "helmet_value": item.get(key or ""),
+                        "scale": 1.0,
+                        "parsed_output": item.get("parsed_output"),
+                        "helmet_metrics": metrics,
+                    },
+                    scorer_version=None,
+                ),
+            )
+        judged = _judge_score(ds, item.get("gpt-4-scores"))
+        if judged is not None:
+            store.add_score(gen_id, judged)
+        added += 1
+    return added
+
+
+def _judge_score(ds: HelmetDataset, verdict: Any) -> Score | None:
+    """HELMET's GPT-4 verdict as lctui's judge score (None when there is none)."""
+    if ds.judge is None or not isinstance(verdict, dict):
+        return None
+    if ds.judge == "qa":
+        fluency, correct = _number(verdict.get("fluency")), _number(verdict.get("correctness"))
+        if fluency is None or correct is None:
+            return None
+        points: tuple[RubricPoint, ...] = (
+            RubricPoint("fluent", 1.0, min(1.0, max(0.0, fluency)), "HELMET's judge: fluency"),
+            RubricPoint(
+                "correct", 1.0, min(1.0, max(0.0, correct / 3)), "HELMET's judge: correctness / 3"
+            ),
+        )
+        value = fluency * correct / 3
+        why = f"HELMET's GPT-4 judge: fluency {fluency:g} x correctness {correct:g} / 3"
+        return Score(
+            "judge", "judge_qa", value, ScoreStatus.OK, (), why, points, {"helmet": verdict}, None
+        )
+    f1 = _number(verdict.get("f1"))
+    if f1 is None:
+        return None
+    points = tuple(
+        RubricPoint(
+            name,
+            1.0,
+            min(1.0, max(0.0, v)),
+            verdict.get(f"{text}_output", "") or f"HELMET's judge: {name}",
+        )
+        for name, text, v in (
+            ("fluent", "flunecy", _number(verdict.get("fluency")) or 0.0),
+            ("key points recalled", "recall", _number(verdict.get("recall")) or 0.0),
+            ("sentences supported", "precision", _number(verdict.get("precision")) or 0.0),
+        )
+    )
+    why = "HELMET's GPT-4 judge: fluency x F1 of key-point recall and sentence precision"
+    return Score(
+        "judge", "judge_summ", f1, ScoreStatus.OK, (), why, points, {"helmet": verdict}, None
+    )
