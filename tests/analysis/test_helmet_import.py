@@ -95,6 +95,7 @@ def test_judged_file_replaces_the_file_it_judged() -> None:
 def test_scores_equal_the_files_per_example_numbers(imported: Path) -> None:
     stored = _stored(imported)
     checked = 0
+    alce: list[float] = []
     for path in _files():
         content = _content(path)
         row = helmet_dataset(content["args"]["datasets"])
@@ -107,7 +108,8 @@ def test_scores_equal_the_files_per_example_numbers(imported: Path) -> None:
             assert got["output"] == item["output"]
             assert (got["input_len"], got["output_len"]) == (item["input_len"], item["output_len"])
             if row.helmet_metric is None:  # ALCE: HELMET keeps no per-example number
-                assert got["score"] is None and got["status"] == "unscored"
+                assert got["metric"] == row.metric and got["status"] == "ok"
+                alce.append(got["score"])
                 continue
             assert got["metric"] == row.metric
             assert got["score"] == float(item[row.helmet_metric])  # 0-1 in HELMET's files too
@@ -118,6 +120,12 @@ def test_scores_equal_the_files_per_example_numbers(imported: Path) -> None:
             mean = content["averaged_metrics"][row.helmet_metric]
             assert 100 * sum(values) / len(values) == pytest.approx(mean, abs=1e-9)
     assert checked == 17 - 1  # every example but ALCE's one
+    # ALCE's file keeps only means (.json.score, x100): lctui's ALCE scorer (equal to
+    # ALCE's on the parity fixtures) scores its outputs, and they average to ALCE's mean.
+    assert alce == [0.5]
+    alce_file = next(p for p in _files() if p.name.startswith("alce_asqa"))
+    score_file = alce_file.with_name(alce_file.name + ".score")
+    assert 100 * sum(alce) / len(alce) == _content(score_file)["str_em"]
 
 
 def test_judge_verdicts_become_judge_scores(imported: Path) -> None:
@@ -151,7 +159,7 @@ def test_one_run_per_model_beside_lctuis_own(imported: Path) -> None:
     assert llama.tasks == (
         "alce_asqa", "json_kv", "kilt_nq", "msmarco_rerank", "multi_lexsum", "narrativeqa",
     )  # fmt: skip
-    assert (llama.generations, llama.unscored) == (14, 1)
+    assert (llama.generations, llama.unscored) == (14, 0)
     assert runs[(QWEN,)].tasks == ("kilt_nq",)
     assert runs[(QWEN,)].mean_score == pytest.approx(2 / 3)
     assert runs[("tiny",)].generations == 5  # lctui's own run is untouched

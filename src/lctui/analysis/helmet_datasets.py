@@ -30,6 +30,15 @@ class HelmetDataset:
     metric: str  # the metric lctui's own runs of the task record
     helmet_metric: str | None  # HELMET's per-example key of that metric; None: none stored
     judge: str | None = None  # "qa" | "summ": HELMET's GPT-4 judge scores, if it ran
+    # ALCE: HELMET keeps only the means (eval_alce.py's .json.score), so lctui's scorer,
+    # equal to ALCE's on every parity row, scores each stored output; the mean of those
+    # is checked against the file's `mean_key`.
+    mean_key: str | None = None
+
+    @property
+    def checked_mean(self) -> str | None:
+        """The key of HELMET's mean (x100) that the imported values must average to."""
+        return self.helmet_metric or self.mean_key
 
 
 def _row(
@@ -42,9 +51,18 @@ def _row(
     *,
     suite: str = "helmet",
     judge: str | None = None,
+    mean_key: str | None = None,
 ) -> HelmetDataset:
     return HelmetDataset(
-        re.compile(pattern), task, category, suite, scorer, metric, helmet_metric, judge
+        re.compile(pattern),
+        task,
+        category,
+        suite,
+        scorer,
+        metric,
+        helmet_metric,
+        judge,
+        mean_key,
     )
 
 
@@ -72,10 +90,13 @@ HELMET_DATASETS: tuple[HelmetDataset, ...] = (
     _row("kilt_hotpotqa", "kilt_hotpotqa", "rag", "recall", "subem", "substring_exact_match"),
     _row(r"kilt_popqa(?:_\d+)?", "kilt_popqa", "rag", "recall", "subem", "substring_exact_match"),
     # Generation with citations: ALCE's scores are means only (the .score file)
-    _row(r"alce_asqa" + _LEN, "alce_asqa", "cite", "helmet_alce_asqa", "str_em", None),
+    _row(
+        r"alce_asqa" + _LEN, "alce_asqa", "cite", "helmet_alce_asqa", "str_em", None,
+        mean_key="str_em",
+    ),
     _row(
         r"alce_qampari" + _LEN, "alce_qampari", "cite", "helmet_alce_qampari",
-        "qampari_rec_top5", None,
+        "qampari_rec_top5", None, mean_key="qampari_rec_top5",
     ),
     # Passage re-ranking
     _row("msmarco_rerank_psg", "msmarco_rerank", "rerank", "helmet_rerank", "ndcg@10", "NDCG@10"),

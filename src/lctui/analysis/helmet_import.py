@@ -8,7 +8,9 @@ holding `args` (its arguments: `datasets`, `input_max_length`, `model_name_or_pa
 `averaged_metrics` (x100) and `throughput`. Its GPT-4 judge scripts write the same
 file again as `...-gpt4eval_o.json` with `gpt-4-scores` per example, which is read
 instead when present; ALCE's evaluation writes only means (`.json.score`), kept on the
-run's record.
+run's record: each ALCE answer is scored by lctui's ALCE scorer (parity-tested equal to
+ALCE's, so it carries lctui's scorer version), and the mean is checked against ALCE's.
+A mean of HELMET's that the imported values do not reproduce is reported per file.
 
 One run per model and folder: every file of one model in the folder lands in the same
 run, so `lctui runs`, the report and the correlation screens show that model's HELMET
@@ -28,6 +30,7 @@ position, row id), so two models HELMET ran on the same rows share their example
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import json
 import math
@@ -49,6 +52,7 @@ from lctui.core.types import (
     Score,
     ScoreStatus,
 )
+from lctui.scoring import score_example
 from lctui.store.db import Store
 from lctui.store.read.runs import run_generation_ids
 from lctui.store.scorer_versions import PUBLISHED_BACKEND
@@ -162,8 +166,9 @@ def import_helmet_results(
     added = 0
     now = time.time()
     for file in files:
-        added += _write(store, file, runs[file.model], known, now)
-        problems.extend(_check_means(file))
+        written, values = _write(store, file, runs[file.model], known, now)
+        added += written
+        problems.extend(_check_means(file, values))
     for name in models:
         store.finish_run(runs[name], "finished")
     return HelmetImportSummary(
@@ -225,15 +230,16 @@ def _number(value: Any) -> float | None:
     return None
 
 
-def _check_means(file: _File) -> list[str]:
+def _check_means(file: _File, values: list[float | None]) -> list[str]:
     """HELMET's mean of the metric (x100) must be the mean of the values imported."""
-    key = file.dataset.helmet_metric
-    if key is None or _number(file.means.get(key)) is None:
+    key = file.dataset.checked_mean
+    if key is None:
         return []
-    values = [_number(item.get(key)) for item in file.items]
     kept = [v for v in values if v is not None]
     if not kept:
         return [f"{file.path}: no example holds HELMET's per-example {key!r}; imported unscored"]
+    if _number(file.means.get(key)) is None:
+        return []
     mean = 100 * sum(kept) / len(kept)
     stated = float(file.means[key])
     if abs(mean - stated) > _TOLERANCE * max(1.0, abs(stated)):
@@ -264,15 +270,12 @@ def _small_fields(item: Mapping[str, Any], taken: Iterable[str]) -> dict[str, An
     return kept
 
 
+# Fields of the answer, not of the test row (the example is shared by every model that
+# answered it): HELMET's output keys, among them an API model's prompt (input_text).
 _TAKEN = (
-    "output",
-    "parsed_output",
-    "input_len",
-    "output_len",
-    "gpt-4-scores",
-    "answer",
-    "question",
-)
+    "output", "parsed_output", "input_len", "output_len", "gpt-4-scores", "answer",
+    "question", "input_text", "system_fingerprint", "thoughts",
+)  # fmt: skip
 
 
 def _example(file: _File, index: int, item: Mapping[str, Any]) -> Example:
@@ -291,6 +294,8 @@ def _example(file: _File, index: int, item: Mapping[str, Any]) -> Example:
         index,
         json.dumps(identity, default=str),
     )
+    groups = _answer_groups(ds, item) if ds.mean_key is not None else None
+    scoring = {"scorer": ds.scorer, "answer_groups": groups} if groups is not None else {}
     metric_keys = {
         k
         for k, v in item.items()
@@ -323,6 +328,7 @@ def _example(file: _File, index: int, item: Mapping[str, Any]) -> Example:
             "helmet_dataset": args["datasets"],
             "helmet_index": index,
             "helmet_fields": _small_fields(item, {*_TAKEN, *metric_keys}),
+            **scoring,
         },
     )
 
@@ -335,7 +341,11 @@ def _extracted(parsed: Any) -> tuple[str, ...]:
     return (str(parsed),)
 
 
-def _write(store: Store, file: _File, run_id: str, known: set[str], now: float) -> int:
+def _write(
+    store: Store, file: _File, run_id: str, known: set[str], now: float
+) -> tuple[int, list[float | None]]:
+    """Write the file's examples not yet stored; return how many, and every example's
+    imported value (None: no score)."""
     args, ds = file.args, file.dataset
     model_id = model_id_for(file.model)
     config = {
@@ -347,9 +357,12 @@ def _write(store: Store, file: _File, run_id: str, known: set[str], now: float) 
     }
     config_hash = stable_hash("helmet-config", json.dumps(config, sort_keys=True, default=str))
     added = 0
+    values: list[float | None] = []
     for index, item in enumerate(file.items):
         example = _example(file, index, item)
         gen_id = stable_hash("helmet-gen", model_id, example.example_id, config_hash)
+        rule = _rule_score(ds, example, item)
+        values.append(rule.value if rule is not None else None)
         if gen_id in known:
             continue
         store.add_example(example)
@@ -373,38 +386,69 @@ def _write(store: Store, file: _File, run_id: str, known: set[str], now: float) 
             ),
             config,
         )
-        metrics = {
-            k: v
-            for k, v in item.items()
-            if _number(v) is not None and k not in ("input_len", "output_len")
-        }
-        key = ds.helmet_metric
-        value = _number(item.get(key)) if key is not None else None
-        if value is not None:
-            store.add_score(
-                gen_id,
-                Score(
-                    ds.scorer,
-                    ds.metric,
-                    value,
-                    ScoreStatus.OK,
-                    _extracted(item.get("parsed_output")),
-                    f"HELMET's per-example {ds.helmet_metric} (0-1; its averaged_metrics are x100)",
-                    extras={
-                        "helmet_metric": ds.helmet_metric,
-                        "helmet_value": item.get(key or ""),
-                        "scale": 1.0,
-                        "parsed_output": item.get("parsed_output"),
-                        "helmet_metrics": metrics,
-                    },
-                    scorer_version=None,
-                ),
-            )
+        if rule is not None:
+            store.add_score(gen_id, rule)
         judged = _judge_score(ds, item.get("gpt-4-scores"))
         if judged is not None:
             store.add_score(gen_id, judged)
         added += 1
-    return added
+    return added, values
+
+
+def _rule_score(ds: HelmetDataset, example: Example, item: Mapping[str, Any]) -> Score | None:
+    """The example's score under the task's metric: HELMET's per-example value, or for
+    ALCE (whose files hold only means) lctui's scorer on the stored output; None when
+    neither exists."""
+    output = str(item["output"])
+    if ds.mean_key is not None:
+        if "answer_groups" not in example.metadata:
+            return None
+        scored = score_example(example, output)
+        why = f"{scored.explanation} Scored by lctui: HELMET's file keeps only ALCE's means."
+        return dataclasses.replace(scored, explanation=why)
+    key = ds.helmet_metric
+    value = _number(item.get(key)) if key is not None else None
+    if key is None or value is None:
+        return None
+    metrics = {
+        k: v
+        for k, v in item.items()
+        if _number(v) is not None and k not in ("input_len", "output_len")
+    }
+    return Score(
+        ds.scorer,
+        ds.metric,
+        value,
+        ScoreStatus.OK,
+        _extracted(item.get("parsed_output")),
+        f"HELMET's per-example {key} (0-1; its averaged_metrics are x100)",
+        extras={
+            "helmet_metric": key,
+            "helmet_value": item.get(key),
+            "scale": 1.0,
+            "parsed_output": item.get("parsed_output"),
+            "helmet_metrics": metrics,
+        },
+        scorer_version=None,  # the original's number, made by no rule of lctui's
+    )
+
+
+def _answer_groups(ds: HelmetDataset, item: Mapping[str, Any]) -> list[list[str]] | None:
+    """ALCE's gold answers as lctui's ALCE scorers read them (metadata answer_groups)."""
+    if ds.task == "alce_asqa":
+        pairs = item.get("qa_pairs")
+        groups = (
+            [p.get("short_answers") for p in pairs]
+            if isinstance(pairs, list) and all(isinstance(p, dict) for p in pairs)
+            else None
+        )
+    else:
+        groups = item.get("answers")
+    if not isinstance(groups, list) or not groups:
+        return None
+    if not all(isinstance(g, list) and g and all(isinstance(a, str) for a in g) for g in groups):
+        return None
+    return [list(g) for g in groups]
 
 
 def _judge_score(ds: HelmetDataset, verdict: Any) -> Score | None:
