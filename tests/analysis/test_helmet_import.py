@@ -265,3 +265,16 @@ def test_two_models_on_the_same_rows_share_their_examples(imported: Path) -> Non
         )
     assert [r[0] for r in rows] == [LLAMA, QWEN]
     assert rows[0][1] == rows[1][1] and len(rows[0][1]) == 3
+
+
+def test_an_alce_mean_that_disagrees_is_reported(tmp_path: Path) -> None:
+    folder = tmp_path / "output"
+    folder.mkdir()
+    source = next(p for p in _files() if p.name.startswith("alce_asqa"))
+    shutil.copy(source, folder / source.name)
+    (folder / (source.name + ".score")).write_text('{"str_em": 80.0}', encoding="utf-8")
+    with open_store(tmp_path / "runs.duckdb") as store:
+        summary = import_helmet_results(store, folder)
+    assert summary.added == 1
+    assert len(summary.problems) == 1
+    assert "str_em average 50.0000, the file's averaged_metrics say 80.0000" in summary.problems[0]

@@ -89,3 +89,22 @@ def test_a_folder_without_result_files_is_a_clear_error(
     assert code == 2
     assert "lctui: error:" in out and "holds no HELMET result file" in out
     assert "Traceback" not in out
+
+
+def test_a_large_folder_reports_progress(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    folder = tmp_path / "output"
+    folder.mkdir()
+    source = next((FIXTURES / "Qwen2.5-7B-Instruct").glob("kilt_nq*.json"))
+    for i in range(25):  # the same answers under 25 names: 25 files to read
+        shutil.copy(source, folder / f"{i:02d}_{source.name}")
+    db = str(tmp_path / "runs.duckdb")
+    code, out = _cli(["import", "helmet-results", str(folder), "--db", db], capsys)
+    assert code == 0
+    assert "read 20/25 file(s)" in out and "read 25/25 file(s)" in out
+    assert "Imported 75 new response(s)" in out and "from 25 of 25 HELMET result file(s)" in out
+    # 25 answers to each example with the same settings: attempts of one key, shown once.
+    query = "SELECT count(*) AS n FROM results"
+    code, out = _cli(["query", query, "--format", "csv", "--db", db], capsys)
+    assert out.splitlines()[1] == "3"

@@ -355,12 +355,17 @@ def _write(
         "prompt_format": "chat" if args.get("use_chat_template") else "plain",
         "helmet_file": file.path.name,
     }
-    config_hash = stable_hash("helmet-config", json.dumps(config, sort_keys=True, default=str))
+    # The key leaves the file name out: answers to the same example with the same
+    # settings from two files (a re-run under another --tag) are attempts of one key,
+    # and the views show one of them, as for a re-run of lctui's own.
+    settings = {k: v for k, v in config.items() if k != "helmet_file"}
+    config_hash = stable_hash("helmet-config", json.dumps(settings, sort_keys=True, default=str))
     added = 0
     values: list[float | None] = []
     for index, item in enumerate(file.items):
         example = _example(file, index, item)
-        gen_id = stable_hash("helmet-gen", model_id, example.example_id, config_hash)
+        gen_key = stable_hash("helmet-gen", model_id, example.example_id, config_hash)
+        gen_id = stable_hash("helmet-gen", gen_key, file.path.name)
         rule = _rule_score(ds, example, item)
         values.append(rule.value if rule is not None else None)
         if gen_id in known:
@@ -369,7 +374,7 @@ def _write(
         store.add_generation(
             Generation(
                 generation_id=gen_id,
-                gen_key=gen_id,
+                gen_key=gen_key,
                 run_id=run_id,
                 model_id=model_id,
                 example_id=example.example_id,

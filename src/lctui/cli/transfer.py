@@ -116,5 +116,6 @@ def cmd_import_helmet(args: argparse.Namespace) -> int:
         f"HELMET result file(s) in {args.folder} into {db}",
         markup=False,
         highlight=False,
+        soft_wrap=True,
     )
     return 0
