@@ -15,6 +15,7 @@ from lctui.core.runtime import prepare_environment
 from lctui.tasks.datasets import DataSource
 from lctui.tasks.helmet.rag import KiltRag
 from lctui.tasks.helmet.rerank import MsmarcoRerank
+from lctui.tasks.helmet.summ import SummTask
 from lctui.tasks.tokenizers import TiktokenTokenizer, reference_tokenizer
 
 if TYPE_CHECKING:
@@ -29,6 +30,9 @@ prepare_environment()
 # tests that cover every task (budget, params, scoring) cover them too.
 KiltRag.data = DataSource(folder=HELMET_FIXTURES)
 MsmarcoRerank.data = DataSource(folder=HELMET_FIXTURES)
+# The summarization fixtures' documents are short (1-4K tokens): no length filter.
+SummTask.data = DataSource(folder=HELMET_FIXTURES / "summ")
+SummTask.default_min_tokens = 0
 
 
 @pytest.fixture(autouse=True)
