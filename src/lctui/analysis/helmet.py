@@ -22,11 +22,12 @@ from typing import Any
 
 from lctui.store.read.helmet import MetricMean, metric_means
 from lctui.store.read.source import Source
+from lctui.tasks.groups import HELMET_CATEGORIES, HELMET_RECALL
 
 SCALE = 100.0  # HELMET's tables are in percent
 
 # The seven categories in HELMET's order, with the heading its tables use.
-CATEGORIES: tuple[str, ...] = ("recall", "rag", "cite", "rerank", "icl", "longqa", "summ")
+CATEGORIES: tuple[str, ...] = HELMET_CATEGORIES
 HEADINGS: dict[str, str] = {
     "recall": "Recall",
     "rag": "RAG",
@@ -64,8 +65,8 @@ def _entries(category: str, tasks: Iterable[str], *metrics: str) -> list[Entry]:
 
 
 ENTRIES: tuple[Entry, ...] = (
-    Entry("recall", "json_kv", SUBEM),
-    *_entries("recall", ("niah_multikey_2", "niah_multikey_3", "niah_multivalue"), RULER_RECALL),
+    Entry("recall", HELMET_RECALL[0], SUBEM),  # json_kv
+    *_entries("recall", HELMET_RECALL[1:], RULER_RECALL),
     *_entries("rag", ("kilt_nq", "kilt_triviaqa", "kilt_hotpotqa", "kilt_popqa"), SUBEM),
     *_entries("cite", ("alce_asqa",), STR_EM, CITATION_REC, CITATION_PREC),
     *_entries("cite", ("alce_qampari",), REC_TOP5, CITATION_REC, CITATION_PREC),
