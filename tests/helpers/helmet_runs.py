@@ -49,6 +49,12 @@ HELMET_TASKS: dict[str, tuple[str, tuple[tuple[str, str], ...]]] = {
     "multi_lexsum": ("summ", (("judge", "judge_summ"),)),
 }
 
+# Tasks of other suites a test puts next to HELMET's (never a HELMET category).
+OTHER_TASKS: dict[str, tuple[str, tuple[tuple[str, str], ...]]] = {
+    "lifbench_repeat": ("lifbench", (("lifeval", "lifeval_ars"),)),
+    "niah_single_1": ("synthetic", (("recall", "string_match_all"),)),
+}
+
 
 def write_helmet_run(
     store: Store,
@@ -57,7 +63,7 @@ def write_helmet_run(
     run_id: str | None = None,
 ) -> None:
     """One finished run of `model`: for each (task, length), one example per value, each
-    scored `value` on every metric of its task (as HELMET_TASKS lists them)."""
+    scored `value` on every metric of its task (as HELMET_TASKS or OTHER_TASKS list them)."""
     model_id = f"fp-{model}"
     run_id = run_id or f"run-{model}"
     store.add_model(
@@ -65,13 +71,19 @@ def write_helmet_run(
     )
     store.start_run(run_id, {"argv": ["run"]})
     for (task, length), scores in values.items():
-        category, metrics = HELMET_TASKS[task]
+        category, metrics = {**HELMET_TASKS, **OTHER_TASKS}[task]
         for i, value in enumerate(scores):
             example = dataclasses.replace(
                 make_example(i, task=task, length=length),
                 example_id=f"ex-{task}-{length}-{i}",
                 category=category,
-                suite="ruler" if task.startswith("niah") else "helmet",
+                suite=(
+                    "ruler"
+                    if task.startswith("niah")
+                    else "lifbench"
+                    if task.startswith("lifbench")
+                    else "helmet"
+                ),
             )
             gid = f"g-{model}-{task}-{length}-{i}"
             store.add_example(example)

@@ -163,3 +163,22 @@ def _mean(values: Sequence[float]) -> float | None:
 def helmet_table(src: Source, models: Sequence[str] | None = None) -> list[HelmetRow]:
     """HELMET's table of the latest scores of `models` (all when None)."""
     return helmet_rows(metric_means(src, models))
+
+
+def category_scores(
+    src: Source, length: int | None = None, models: Sequence[str] | None = None
+) -> dict[str, dict[str, float]]:
+    """model -> HELMET category -> its mean as a share (0-1), at `length` or, without one,
+    the mean of the category over the lengths the model has it at (as the correlation
+    takes a task's score over lengths); categories without a score are left out."""
+    values: dict[tuple[str, str], list[float]] = defaultdict(list)
+    for row in helmet_table(src, models):
+        if length is not None and row.length != length:
+            continue
+        for category, mean in row.categories.items():
+            if mean.value is not None:
+                values[row.model, category].append(mean.value / SCALE)
+    out: dict[str, dict[str, float]] = defaultdict(dict)
+    for (model, category), found in values.items():
+        out[model][category] = sum(found) / len(found)
+    return {m: {c: out[m][c] for c in CATEGORIES if c in out[m]} for m in sorted(out)}
