@@ -83,6 +83,14 @@ ENTRIES: tuple[Entry, ...] = (
 )
 
 
+PARTIAL = "*"  # after a mean: some of its datasets have no score
+
+
+def shown(value: float | None, partial: bool) -> str:
+    """A mean as the report and the TUI show it: one decimal, `*` when partial, `-` none."""
+    return "-" if value is None else f"{value:.1f}{PARTIAL if partial else ''}"
+
+
 def tasks_of(category: str) -> list[str]:
     """The lctui tasks of one HELMET category, in HELMET's order."""
     return list(dict.fromkeys(e.task for e in ENTRIES if e.category == category))

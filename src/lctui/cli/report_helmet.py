@@ -14,11 +14,9 @@ from lctui.cli.db_options import resolve_db
 from lctui.core.errors import UserInputError
 from lctui.core.lengths import format_length
 
-PARTIAL = "*"  # after a number: some of its datasets have no score
-
 
 def report_helmet(args: argparse.Namespace) -> int:
-    from lctui.analysis.helmet import CATEGORIES, HEADINGS, helmet_table
+    from lctui.analysis.helmet import CATEGORIES, HEADINGS, helmet_table, shown
     from lctui.analysis.outdated import find_outdated
     from lctui.cli.output import warn_outdated
     from lctui.store import open_store
@@ -50,8 +48,8 @@ def report_helmet(args: argparse.Namespace) -> int:
         table.add_column(HEADINGS[category], justify="right", no_wrap=True)
     table.add_column("Overall", justify="right", no_wrap=True)
     for r in rows:
-        cells = [_cell(c.value, c.partial) for c in (r.categories[k] for k in CATEGORIES)]
-        table.add_row(r.model, format_length(r.length), *cells, _cell(r.overall, r.partial))
+        cells = [shown(c.value, c.partial) for c in (r.categories[k] for k in CATEGORIES)]
+        table.add_row(r.model, format_length(r.length), *cells, shown(r.overall, r.partial))
     console = Console()
     console.print(table)
     missing = sorted(
@@ -64,9 +62,3 @@ def report_helmet(args: argparse.Namespace) -> int:
             "metrics) to complete the table; '-': no dataset of the category scored."
         )
     return 0
-
-
-def _cell(value: float | None, partial: bool) -> str:
-    if value is None:
-        return "-"
-    return f"{value:.1f}{PARTIAL if partial else ''}"
