@@ -64,8 +64,9 @@ def test_pairs_answer_tokens_and_demonstrations_per_length(row: dict[str, Any]) 
     assert example.metadata["num_kvs"] == row["num_kvs"]
     assert example.max_new_tokens == row["generation_max_length"]
     assert len(example.metadata["demos"]) == row["shots"]
-    # HELMET runs JSON KV without chat template; lctui uses the model's (README).
+    # HELMET runs JSON KV without chat template, and so does json_kv by default.
     assert row["use_chat_template"] is False
+    assert get_task("json_kv").prompt_format == "plain"
 
 
 @pytest.mark.parametrize(

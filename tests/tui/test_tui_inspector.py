@@ -188,6 +188,9 @@ async def test_opens_with_title_output_and_rubric(make_app: MakeApp, results_db:
         assert prompt_lines(view)[0].startswith("First, a solved example.")
         header = str(screen.query_one("#inspector-header", Static).content)
         assert header.startswith("vt  ·  2k  ·  example 0") and gid not in header
+        assert header.endswith(
+            "gold (reference)  ·  plain prompt"
+        )  # the format its prompt was framed in
 
         await pilot.press("3")
         table = screen.query_one(RubricTable)

@@ -17,6 +17,7 @@ import numpy as np
 import numpy.typing as npt
 
 from lctui.analysis import stats
+from lctui.analysis.helmet import CATEGORIES, category_scores
 from lctui.core.errors import UserInputError
 from lctui.core.lengths import format_length
 from lctui.store.db import Store
@@ -24,6 +25,8 @@ from lctui.store.read.correlation import LABELS, label_scores
 
 BY = LABELS
 SYNTHETIC = "synthetic"
+RECALL = "recall"  # HELMET's synthetic category: not downstream
+DOWNSTREAM_HELMET = "HELMET's real-data categories"
 TIE_DECIMALS = 12  # scores equal to this many decimals rank as ties
 
 
@@ -155,12 +158,15 @@ def correlate(
 
 @dataclass
 class SyntheticDownstream:
-    """Each model's synthetic-category score against the mean of its other categories."""
+    """Each model's synthetic-category score against the mean of its downstream ones."""
 
     length: int | None
     points: list[ScatterPoint]  # x: synthetic, y: downstream mean
     overall: stats.SpearmanResult
     per_category: dict[str, stats.SpearmanResult]  # synthetic vs each downstream category
+    # What downstream is: HELMET's real-data categories when any has scores
+    # (DOWNSTREAM_HELMET), else every stored category but the synthetic one.
+    downstream: str = ""
 
 
 def synthetic_vs_downstream(
@@ -172,17 +178,33 @@ def synthetic_vs_downstream(
 ) -> SyntheticDownstream:
     """Does the synthetic score rank models as the downstream categories do?
 
-    A model's downstream score is the mean of the downstream categories it has scores
-    on; `overall` correlates it with the synthetic score across models.
+    Downstream is HELMET's six real-data categories (RAG, Cite, Re-rank, ICL, LongQA,
+    Summ, each computed as HELMET does: analysis/helmet.py) where any has scores, else
+    every other stored category. A model's downstream score is the mean of the
+    downstream categories it has scores on; `overall` correlates it with the synthetic
+    score across models.
     """
     scores = model_scores(store, by="category", length=length)
-    downstream = [c for c in scores.labels if c != synthetic]
+    helmet = category_scores(store, length)
+    real = [c for c in CATEGORIES if c != RECALL and any(c in v for v in helmet.values())]
+    if real:
+        label = f"{DOWNSTREAM_HELMET} ({', '.join(real)})"
+        by_label = {
+            c: np.round([helmet.get(m, {}).get(c, np.nan) for m in scores.models], TIE_DECIMALS)
+            for c in real
+        }
+    else:
+        label = "every category but synthetic"
+        by_label = {c: scores.column(c) for c in scores.labels if c != synthetic}
+    downstream = list(by_label)
     if synthetic not in scores.labels or not downstream:
         missing = synthetic if synthetic not in scores.labels else "a downstream category"
         reason = f"no scores in {missing}: the categories here are {', '.join(scores.labels)}"
-        return SyntheticDownstream(length, [], stats.SpearmanResult(None, None, 0, reason), {})
+        return SyntheticDownstream(
+            length, [], stats.SpearmanResult(None, None, 0, reason), {}, label
+        )
     x = scores.column(synthetic)
-    columns = np.column_stack([scores.column(c) for c in downstream])
+    columns = np.column_stack([by_label[c] for c in downstream])
     y = np.full(len(x), np.nan)
     present = ~np.all(np.isnan(columns), axis=1)
     y[present] = np.nanmean(columns[present], axis=1)
@@ -190,7 +212,8 @@ def synthetic_vs_downstream(
         length=length,
         points=_scatter(scores.models, x, y),
         overall=stats.spearman(x, y, min_n=min_models),
-        per_category={c: stats.spearman(x, scores.column(c), min_n=min_models) for c in downstream},
+        per_category={c: stats.spearman(x, by_label[c], min_n=min_models) for c in downstream},
+        downstream=label,
     )
 
 

@@ -58,34 +58,49 @@ def add_parsers(sub: Any) -> None:
 
 def cmd_tasks(args: argparse.Namespace) -> int:
     from lctui.tasks import all_tasks
+    from lctui.tasks.groups import task_groups
 
     tasks = bind_data(all_tasks(), data_source(args, load_config(args.config)))
-    infos = [t.info() for t in tasks]
-    missing = [t.unavailable() for t in tasks]
+    groups = task_groups(tasks)
+    # Each task once, under its first group (RULER's needle tasks that HELMET's recall
+    # also counts stay with RULER and say so); `groups` names every group of a task.
+    group_names: dict[str, list[str]] = {}
+    for group in groups:
+        for task in group.tasks:
+            group_names.setdefault(task.name, []).append(group.label)
     if args.format == "json":
+        shown = {t.name: t for g in groups for t in g.tasks}
         rows = [
-            {**_info_dict(i), "unavailable": why} for i, why in zip(infos, missing, strict=True)
+            {**_info_dict(t.info()), "groups": group_names[n], "unavailable": t.unavailable()}
+            for n, t in shown.items()
         ]
         print(json.dumps(rows, indent=2))
         return 0
     table = Table(title="Tasks (select by name, category, suite or glob with --tasks)")
-    for column in ("task", "category", "suite", "metric", "description", "parameters"):
+    for column in ("task", "group", "metric", "description", "parameters"):
         table.add_column(column)
-    for info, why in zip(infos, missing, strict=True):
-        params = ", ".join(_param_text(p) for p in info.params)
-        description = (
-            info.description if why is None else f"{info.description} [unavailable: {why}]"
-        )
-        style = "dim" if why is not None else None
-        table.add_row(
-            info.name,
-            info.category,
-            info.suite,
-            info.metric,
-            escape(description),
-            escape(params),
-            style=style,
-        )
+    seen: set[str] = set()
+    for group in groups:
+        members = [t for t in group.tasks if t.name not in seen]
+        if not members:
+            continue
+        if seen:
+            table.add_section()
+        for task in members:
+            seen.add(task.name)
+            info, why = task.info(), task.unavailable()
+            params = ", ".join(_param_text(p) for p in info.params)
+            description = (
+                info.description if why is None else f"{info.description} [unavailable: {why}]"
+            )
+            table.add_row(
+                info.name,
+                ", ".join(group_names[task.name]),
+                info.metric,
+                escape(description),
+                escape(params),
+                style="dim" if why is not None else None,
+            )
     console = Console()
     console.print(table)
     for problem in data_problems(tasks):

@@ -1,4 +1,6 @@
-"""`lctui report`: LIFEval metrics (ARS, IFP, IFS) per model from a results database."""
+"""`lctui report`: per-model suite summaries from a results database: LIFEval's ARS,
+IFP and IFS (`--suite lifeval`, the default) or HELMET's seven category means and its
+overall mean per length (`--suite helmet`)."""
 
 from __future__ import annotations
 
@@ -16,10 +18,19 @@ from lctui.core.errors import UserInputError
 def add_parsers(sub: Any) -> None:
     report = sub.add_parser(
         "report",
-        help="LIFEval scores per model: ARS overall/per task/per length, IFP, IFS",
-        description="Compute LIFEval's ARS, IFP (per capability) and IFS (per "
-        "perspective; lower is more stable) from the lifeval rubric points stored in "
-        "the database, e.g. after `lctui import lifbench-scores`.",
+        help="suite summaries per model: LIFEval's ARS/IFP/IFS or HELMET's categories",
+        description="--suite lifeval: compute LIFEval's ARS, IFP (per capability) and "
+        "IFS (per perspective; lower is more stable) from the lifeval rubric points "
+        "stored in the database, e.g. after `lctui import lifbench-scores`. "
+        "--suite helmet: HELMET's seven category means (Recall, RAG, Cite, Re-rank, "
+        "ICL, LongQA, Summ) and their overall mean per model and length, 0-100; a "
+        "category missing a dataset is marked partial (*), never averaged as 0.",
+    )
+    report.add_argument(
+        "--suite",
+        choices=["lifeval", "helmet"],
+        default="lifeval",
+        help="which suite's summary (default: lifeval)",
     )
     report.add_argument(
         "--model", action="append", metavar="M", help="only this model (repeatable)"
@@ -30,6 +41,10 @@ def add_parsers(sub: Any) -> None:
 
 
 def cmd_report(args: argparse.Namespace) -> int:
+    if args.suite == "helmet":
+        from lctui.cli.report_helmet import report_helmet
+
+        return report_helmet(args)
     from lctui.analysis.lifbench import PERSPECTIVES, lifbench_reports
     from lctui.analysis.outdated import find_outdated
     from lctui.cli.output import warn_outdated

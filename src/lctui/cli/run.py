@@ -28,6 +28,7 @@ from lctui.cli.db_options import common_options, resolve_db
 from lctui.cli.judge import judge_options
 from lctui.cli.output import warn_outdated
 from lctui.cli.progress import RichProgressSink
+from lctui.core.backend_settings import PROMPT_FORMAT
 from lctui.core.bounds import check_n, check_seed, check_temperature
 from lctui.core.config import Config
 from lctui.core.errors import StoreError, UserInputError
@@ -104,6 +105,14 @@ def _run_options(p: argparse.ArgumentParser) -> None:
         help="cut the end of contexts that exceed a model's window instead of refusing",
     )
     p.add_argument("--temperature", type=float, default=0.0, help="sampling temperature")
+    p.add_argument(
+        "--prompt-format",
+        choices=PROMPT_FORMAT.choices,
+        default="auto",
+        help="chat template or plain prompt for every model and task; auto (default): "
+        "the model's prompt_format, else each task's (HELMET's recall, RAG, re-ranking "
+        "and ICL tasks: plain), else the chat template when the model has one",
+    )
     data_option(p)
     p.add_argument(
         "--set",
@@ -186,6 +195,7 @@ def cmd_run(args: argparse.Namespace) -> int:
         tokenizer=args.tokenizer,
         truncate=args.truncate,
         temperature=args.temperature,
+        prompt_format=args.prompt_format,
         command={"argv": sys.argv[1:], "host": platform.node(), "pid": os.getpid()},
         judge=resolve_model(args.judge, config.models) if args.judge else None,
         judge_batch=args.judge_batch,

@@ -103,6 +103,12 @@ class GenerationConfig:
         return dataclasses.asdict(self)
 
 
+# The key of a generation's stored config that names the format its prompt was framed in
+# ("chat" or "plain", as the backend resolved the config's prompt_format); not hashed.
+FORMAT_USED = "prompt_format_used"
+CHAT_FORMAT, PLAIN_FORMAT = "chat", "plain"
+
+
 @dataclass(frozen=True)
 class Request:
     """What a backend receives: either a chat message list or a plain prompt."""

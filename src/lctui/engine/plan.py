@@ -60,10 +60,18 @@ class RunRequest:
     # Stored examples to run exactly as they are (the inspector's re-runs): when given,
     # they are the run's work instead of tasks x lengths x indices, and none is rebuilt.
     examples: Sequence[Example] = ()
+    # The prompt format of every model and task of the run; "auto" leaves it to each
+    # model's prompt_format, then to each task's (Task.prompt_format).
+    prompt_format: str = "auto"
 
     def __post_init__(self) -> None:
         """Refuse numbers outside core.bounds, so every way of starting a run
         (CLI, TUI, inspector re-run) checks the same bounds."""
+        if self.prompt_format not in PROMPT_FORMAT.choices:
+            raise UserInputError(
+                f"unknown prompt format {self.prompt_format!r}: use one of "
+                f"{', '.join(PROMPT_FORMAT.choices)}"
+            )
         check_n(self.n)
         check_seed(self.seed)
         check_temperature(self.temperature)
@@ -106,18 +114,22 @@ def generation_key(fingerprint: str, example_id: str, config_hash: str) -> str:
 
 
 def generation_config(
-    spec: ModelSpec, task: Task, temperature: float, length: int
+    spec: ModelSpec, task: Task, temperature: float, length: int, run_format: str = "auto"
 ) -> GenerationConfig:
     return GenerationConfig(
         max_new_tokens=task.answer_tokens(length),
         temperature=temperature,
-        prompt_format=prompt_format(spec),
+        prompt_format=prompt_format(spec, task, run_format),
     )
 
 
-def prompt_format(spec: ModelSpec) -> str:
-    """How the model's prompts are framed: "auto" (chat template if any), "chat" or "plain"."""
-    return str(spec.params.get("prompt_format", PROMPT_FORMAT.default))
+def prompt_format(spec: ModelSpec, task: Task | None = None, run_format: str = "auto") -> str:
+    """How the model's prompts for `task` are framed: "auto" (chat template if any),
+    "chat" or "plain". The first that is not "auto" wins: the run's, the model's
+    (`prompt_format` in lctui.toml), the task's (Task.prompt_format). The same format
+    sets the request (the backend's build_request) and the framing the window and
+    truncation count (backend.template_overhead), so both always agree."""
+    return _format_of(spec, task.prompt_format if task is not None else "auto", run_format)
 
 
 def counting_tokenizer(request_tokenizer: str | None, task: Task) -> str | None:
@@ -160,18 +172,24 @@ class _Target:
     answer_prefix: str
     allowance: int
     answer_tokens: int
+    task_format: str  # Task.prompt_format
 
 
 def _targets(request: RunRequest) -> list[_Target]:
     if request.examples:
         return [
             _Target(
-                e.task, stored_length(e), e.answer_prefix, e.template_overhead, e.max_new_tokens
+                e.task,
+                stored_length(e),
+                e.answer_prefix,
+                e.template_overhead,
+                e.max_new_tokens,
+                _task_of(e.task, request.tasks).prompt_format,
             )
             for e in request.examples
         ]
     return [
-        _Target(t.name, n, t.answer_prefix, TEMPLATE_ALLOWANCE, t.answer_tokens(n))
+        _Target(t.name, n, t.answer_prefix, TEMPLATE_ALLOWANCE, t.answer_tokens(n), t.prompt_format)
         for t in request.tasks
         for n in request.lengths
     ]
@@ -186,11 +204,11 @@ def check_window(spec: ModelSpec, backend: Backend, request: RunRequest) -> None
     if request.truncate:
         return
     window = backend.max_context
-    fmt = prompt_format(spec)
     over: dict[int, int] = {}  # length -> the most it needs there
     largest_fit: int | None = None
     framing_over: tuple[str, int, int] | None = None  # a task whose framing > its allowance
     for target in _targets(request):
+        fmt = _format_of(spec, target.task_format, request.prompt_format)
         framing = backend.template_overhead(target.answer_prefix, fmt)
         need = window_need(target.length, target.allowance, framing)
         if need <= window:
@@ -275,13 +293,15 @@ def _windows(items: Iterable[WorkItem], size: int) -> Iterator[list[WorkItem]]:
 
 
 def _built_items(request: RunRequest, spec: ModelSpec, backend: Backend) -> Iterator[WorkItem]:
-    fmt = prompt_format(spec)
     for task in request.tasks:
+        fmt = prompt_format(spec, task, request.prompt_format)
         framing = backend.template_overhead(task.answer_prefix, fmt)
         name = counting_tokenizer(request.tokenizer, task)
         tokenizer = reference_tokenizer(name) if name else backend.tokenizer
         for length in request.lengths:
-            config = generation_config(spec, task, request.temperature, length)
+            config = generation_config(
+                spec, task, request.temperature, length, request.prompt_format
+            )
             config_hash = stable_hash(config.as_dict())
             truncate_to = truncation_limit(
                 backend, length, TEMPLATE_ALLOWANCE, framing, config.max_new_tokens
@@ -311,11 +331,10 @@ def _built_items(request: RunRequest, spec: ModelSpec, backend: Backend) -> Iter
 def _prebuilt_items(request: RunRequest, spec: ModelSpec, backend: Backend) -> list[WorkItem]:
     """Work items for stored examples: their ids are the stored ones (so their keys are
     those of the original generations on the same model), and nothing is rebuilt."""
-    tasks = {t.name: t for t in request.tasks}
-    fmt = prompt_format(spec)
     items: list[WorkItem] = []
     for example in request.examples:
-        task = tasks.get(example.task) or get_task(example.task)
+        task = _task_of(example.task, request.tasks)
+        fmt = prompt_format(spec, task, request.prompt_format)
         config = GenerationConfig(
             max_new_tokens=example.max_new_tokens,
             temperature=request.temperature,
@@ -356,6 +375,16 @@ def _prebuilt_items(request: RunRequest, spec: ModelSpec, backend: Backend) -> l
             )
         )
     return items
+
+
+def _task_of(name: str, tasks: Sequence[Task]) -> Task:
+    """The run's task of that name, else the registry's (a stored example's task)."""
+    return next((t for t in tasks if t.name == name), None) or get_task(name)
+
+
+def _format_of(spec: ModelSpec, task_format: str, run_format: str) -> str:
+    model_format = str(spec.params.get("prompt_format", PROMPT_FORMAT.default))
+    return next((f for f in (run_format, model_format, task_format) if f != "auto"), "auto")
 
 
 def _tokenizer_named(name: str, backend: Backend) -> Tokenizer:

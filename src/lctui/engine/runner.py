@@ -36,6 +36,9 @@ from lctui.core.events import (
 )
 from lctui.core.protocols import Backend
 from lctui.core.types import (
+    CHAT_FORMAT,
+    FORMAT_USED,
+    PLAIN_FORMAT,
     Chunk,
     Example,
     Generation,
@@ -410,7 +413,10 @@ class Engine:
                 score = error_score(f"scoring failed: {type(exc).__name__}: {exc}")
         # In a thread: a full buffer is written on the caller's thread (store/writer.py),
         # and a write can wait for a busy file.
-        await asyncio.to_thread(self._keep, example, generation, item, score)
+        # The format the prompt was framed in, resolved by the backend ("auto" is not
+        # one): a chat request carries its messages.
+        used = CHAT_FORMAT if request.messages else PLAIN_FORMAT
+        await asyncio.to_thread(self._keep, example, generation, item, score, used)
         if self._judging is not None and not error:
             self._judging.collect(example, generation_id, generation.output)
         if error:
@@ -420,10 +426,13 @@ class Engine:
             counters["done"] += 1
             self._sink(ExampleScored(item.cell, generation, score))
 
-    def _keep(self, example: Example, generation: Generation, item: WorkItem, score: Score) -> None:
-        """Buffer a finished generation with its example and score."""
+    def _keep(
+        self, example: Example, generation: Generation, item: WorkItem, score: Score, used: str
+    ) -> None:
+        """Buffer a finished generation with its example and score; its stored config
+        names the prompt format the request was framed in (FORMAT_USED)."""
         self._store.add_example(example)
-        self._store.add_generation(generation, item.config.as_dict())
+        self._store.add_generation(generation, {**item.config.as_dict(), FORMAT_USED: used})
         self._store.add_score(generation.generation_id, score)
 
     async def _score(self, example: Example, output: str) -> Score:

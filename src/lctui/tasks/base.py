@@ -68,6 +68,11 @@ class Task(ABC):
     # Whether the task reads a dataset (tasks/datasets.py) rather than generating its
     # text; such a task builds only once `with_data` has bound it to a source.
     needs_data: ClassVar[bool] = False
+    # How a model's prompts for this task are framed when neither the run nor the model
+    # names a prompt_format ("auto": the chat template when the tokenizer has one).
+    # "plain" where the original runs the task without the chat template (HELMET's
+    # recall, RAG, re-ranking and ICL: use_chat_template False in its configs).
+    prompt_format: ClassVar[str] = "auto"
     data: DataSource | None = None
 
     def __init__(

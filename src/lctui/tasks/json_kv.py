@@ -102,6 +102,7 @@ class JsonKV(Task):
     suite: ClassVar[str] = "helmet"
     metric: ClassVar[str] = "subem"
     fills_budget: ClassVar[bool] = False
+    prompt_format: ClassVar[str] = "plain"  # HELMET: use_chat_template False
     param_specs: ClassVar[tuple[ParamSpec, ...]] = (
         numbers_param(
             "depths",

@@ -45,6 +45,7 @@ class LctuiApp(App[None]):
         Binding("ctrl+n", "new_run", "New run", id="new_run"),
         # Left out of the footer, which is full at 80 columns; help and ctrl+p list it.
         Binding("L", "show_lifbench", "LIFBench", id="lifbench", show=False),
+        Binding("H", "show_helmet", "HELMET", id="helmet", show=False),
         Binding("C", "show_compare", "Compare A/B", id="compare", show=False),
         Binding("S", "show_correlation", "Correlation", id="correlation", show=False),
         Binding("V", "show_curves", "Length views", id="curves", show=False),
@@ -161,6 +162,11 @@ class LctuiApp(App[None]):
         from lctui.tui.screens.lifbench import LifbenchScreen
 
         self._push_once(LifbenchScreen)
+
+    def action_show_helmet(self) -> None:
+        from lctui.tui.screens.helmet import HelmetScreen
+
+        self._push_once(HelmetScreen)
 
     def action_show_compare(self) -> None:
         from lctui.tui.screens.compare import CompareScreen

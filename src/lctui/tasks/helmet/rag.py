@@ -112,6 +112,7 @@ class KiltRag(Task):
     suite: ClassVar[str] = "helmet"
     metric: ClassVar[str] = "subem"
     needs_data: ClassVar[bool] = True
+    prompt_format: ClassVar[str] = "plain"  # HELMET: use_chat_template False
     param_specs: ClassVar[tuple[ParamSpec, ...]] = (
         int_param("shots", "solved questions (with their own passages) before the asked one", 0, 5),
     )

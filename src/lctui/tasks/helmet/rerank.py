@@ -98,6 +98,7 @@ class MsmarcoRerank(Task):
     suite: ClassVar[str] = "helmet"
     metric: ClassVar[str] = "ndcg@10"
     needs_data: ClassVar[bool] = True
+    prompt_format: ClassVar[str] = "plain"  # HELMET: use_chat_template False
     param_specs: ClassVar[tuple[ParamSpec, ...]] = (
         int_param("shots", "solved queries (with their own passages) before the asked one", 0, 5),
     )

@@ -249,6 +249,8 @@ class CorrelationScreen(LctuiScreen):
             scatter.plot([], "synthetic", "downstream")
             return
         lines = [f"synthetic vs downstream mean: {describe(synthetic.overall)}"]
+        if synthetic.downstream:
+            lines.append(f"  downstream: {synthetic.downstream}")
         lines += [f"  synthetic vs {c}: {describe(r)}" for c, r in synthetic.per_category.items()]
         note.update("\n".join(lines))
         scatter.border_title = "each model: synthetic score (x) vs downstream mean (y)"

@@ -27,7 +27,7 @@ from textual.widgets import Footer, Static, Tab, Tabs
 from lctui.backends import resolve_model
 from lctui.core.errors import LctuiError
 from lctui.core.lengths import format_length
-from lctui.core.types import ModelSpec, Score
+from lctui.core.types import FORMAT_USED, ModelSpec, Score
 from lctui.store.read.generations import GenerationRecord, get_generation
 from lctui.tui.inspector_actions import (
     already_stored,
@@ -219,6 +219,9 @@ class InspectorScreen(LctuiScreen):
             f"seed {record.seed}",
             model,
         ]
+        used = (record.config or {}).get(FORMAT_USED)
+        if used:  # older generations did not record it
+            parts.append(f"{used} prompt")
         if len(attempts) > 1:
             ids = [a.generation_id for a in attempts]
             parts.append(f"attempt {ids.index(self.generation_id) + 1} of {len(ids)}")

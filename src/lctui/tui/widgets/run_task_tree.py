@@ -16,6 +16,7 @@ from textual.widgets.tree import TreeNode
 
 from lctui.core.types import ParamSpec, TaskInfo
 from lctui.tasks import Task
+from lctui.tasks.groups import task_groups
 
 
 @dataclass(frozen=True)
@@ -58,21 +59,19 @@ class TaskTree(Tree[TaskNode]):
         self.auto_expand = False  # enter ticks; space (toggle_node) unfolds the parameters
         self.checked: list[str] = []  # in the order ticked, which is the run's order
         self._tasks = {t.name: t for t in tasks}
+        # A task's first node, and every node of it: HELMET's recall lists three RULER
+        # needle tasks again (tasks/groups.py); ticking one ticks the task once.
         self._task_nodes: dict[str, TreeNode[TaskNode]] = {}
-        by_category: dict[str, list[Task]] = {}
-        for task in tasks:
-            by_category.setdefault(task.category, []).append(task)
-        for category, members in by_category.items():
-            suites = " / ".join(sorted({t.suite.upper() for t in members}))
-            branch = self.root.add(
-                f"{category} ({suites})", data=TaskNode("category", category), expand=True
-            )
-            for task in members:
+        self._all_nodes: dict[str, list[TreeNode[TaskNode]]] = {}
+        for group in task_groups(tasks):
+            branch = self.root.add(group.label, data=TaskNode("category", group.label), expand=True)
+            for task in group.tasks:
                 info = task.info()
                 missing = task.unavailable()
                 node = TaskNode("task", task.name, info, unavailable=missing)
                 leaf = branch.add(self._label(info, False, missing is not None), data=node)
-                self._task_nodes[task.name] = leaf
+                self._task_nodes.setdefault(task.name, leaf)
+                self._all_nodes.setdefault(task.name, []).append(leaf)
                 for param in info.params:
                     leaf.add_leaf(
                         Text.assemble((param.name, "bold"), f" = {param.default}"),
@@ -100,8 +99,9 @@ class TaskTree(Tree[TaskNode]):
             self.checked.append(name)
         elif not checked and name in self.checked:
             self.checked.remove(name)
-        if node.data is not None and node.data.info is not None:
-            node.set_label(self._label(node.data.info, checked))
+        for each in self._all_nodes[name]:
+            if each.data is not None and each.data.info is not None:
+                each.set_label(self._label(each.data.info, checked))
 
     def toggle(self, node: TreeNode[TaskNode]) -> bool:
         """Tick or untick a task, or all tasks of a category; False for other nodes."""

@@ -1,0 +1,68 @@
+"""What HELMET's table reads: the mean of every metric of every task at every length,
+per model, for the rule-based scores (`results_core`) and the LLM judge's
+(`judge_scores`). Reference pseudo-models (gold) are never read here.
+
+A mean follows the cell rules of store/read/cells.py: unparsed scores count as 0,
+errors and generations without a score are left out (and counted apart).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from lctui.store.read.source import Source, cursor_of
+
+_MEANS = """
+    WITH scored AS (
+        SELECT model, task, length, metric, score, status
+        FROM results_core
+        WHERE NOT reference AND metric IS NOT NULL
+          AND ($models IS NULL OR list_contains($models, model))
+        UNION ALL
+        SELECT model, task, length, metric, score, status
+        FROM judge_scores
+        WHERE model NOT IN (SELECT name FROM models WHERE coalesce(reference, false))
+          AND ($models IS NULL OR list_contains($models, model))
+    )
+    SELECT model, task, length, metric,
+           avg(coalesce(score, 0)) FILTER (WHERE status IN ('ok', 'unparsed')) AS mean,
+           count(*) FILTER (WHERE status IN ('ok', 'unparsed')) AS n_scored,
+           count(*) FILTER (WHERE status NOT IN ('ok', 'unparsed')) AS n_left_out
+    FROM scored
+    GROUP BY model, task, length, metric
+    ORDER BY model, length, task, metric
+"""
+
+
+@dataclass(frozen=True)
+class MetricMean:
+    """A model's mean of one metric of one task at one length."""
+
+    model: str
+    task: str
+    length: int
+    metric: str
+    mean: float | None  # None when every score of the cell is an error
+    n_scored: int  # ok + unparsed (unparsed count as 0)
+    n_left_out: int  # errors, cancelled: not in the mean
+
+
+def metric_means(src: Source, models: Sequence[str] | None = None) -> list[MetricMean]:
+    """Every (model, task, length, metric) mean of the latest scores of `models` (all
+    when None), rule-based and judged alike, ordered by model, length, task, metric."""
+    params = {"models": None if models is None else list(models)}
+    with cursor_of(src) as cur:
+        rows = cur.execute(_MEANS, params).fetchall()
+    return [
+        MetricMean(
+            str(m),
+            str(t),
+            int(length),
+            str(metric),
+            None if v is None else float(v),
+            int(n),
+            int(x),
+        )
+        for m, t, length, metric, v, n, x in rows
+    ]
