@@ -155,6 +155,20 @@ def test_long_documents_are_cut_to_fill_every_length_within_the_tolerance(
         assert kept > length * 0.8  # the instruction, demos and question are short
 
 
+@pytest.mark.slow
+@pytest.mark.parametrize("name", LONGQA)
+def test_stories_over_helmets_bound_fill_128k_with_the_default_parameters(
+    name: str, o200k: Tokenizer
+) -> None:
+    # tests/conftest.py binds these tasks to stories of about 140,000 tokens.
+    task = get_task(name)
+    assert task.params["min_document_tokens"] in (131_073, 65_536)
+    example = task.generate(131072, seed=0, index=0, tokenizer=o200k)
+    assert _within(example, o200k), example.prompt_tokens
+    assert example.metadata["truncated"]
+    assert example.metadata["document_tokens"]["whole"] >= task.params["min_document_tokens"]
+
+
 _LONG: list[Path] = []
 
 

@@ -91,6 +91,7 @@ class _Walk:
 
     chosen: list[int] = field(default_factory=list)
     read: int = 0
+    lock: threading.Lock = field(default_factory=threading.Lock)  # examples built in threads
 
 
 _WALKS: dict[tuple[int, str, int, int], tuple[LongDocs, _Walk]] = {}
@@ -186,18 +187,20 @@ class LongDocQA(Task):
             walk = _WALKS[key][1]
         order = shuffled(len(docs.rows), seed)
         counts = document_tokens(tokenizer)
-        while len(walk.chosen) <= index and walk.read < len(order):
-            row = docs.rows[order[walk.read]]
-            if counts.count((docs.origin, row.document), docs.texts[row.document]) >= bound:
-                walk.chosen.append(order[walk.read])
-            walk.read += 1
-        if not walk.chosen:
+        with walk.lock:
+            while len(walk.chosen) <= index and walk.read < len(order):
+                row = docs.rows[order[walk.read]]
+                if counts.count((docs.origin, row.document), docs.texts[row.document]) >= bound:
+                    walk.chosen.append(order[walk.read])
+                walk.read += 1
+            chosen = list(walk.chosen)
+        if not chosen:
             raise UserInputError(
                 f"task {self.name}: no document in {self._data_file()} has {bound} tokens with "
                 f"{tokenizer.name}; HELMET leaves shorter ones out (a lower bound: --set "
                 f"{self.name}.min_document_tokens=N)"
             )
-        return docs.rows[walk.chosen[index % len(walk.chosen)]]
+        return docs.rows[chosen[index % len(chosen)]]
 
     # Prompt -------------------------------------------------------------------------
 
