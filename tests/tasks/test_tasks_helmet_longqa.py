@@ -385,3 +385,19 @@ def test_gold_run_on_the_fixture_data_scores_one_into_duckdb(
         "infbench_mc": "em",
     }
     assert all(2048 - 10 <= total <= 2048 for *_, total in rows)
+
+
+def test_run_reports_malformed_rows_with_file_and_line_and_still_runs(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("COLUMNS", "400")
+    release = write_longqa_release(tmp_path / "release")
+    path = release / "hub" / INFBENCH / IB_QA
+    path.write_text(path.read_text() + "{broken\n")
+    args = ["run", "-m", "gold", "-t", "infbench_qa", "-l", "2k", "-n", "2", "--data", str(release)]
+    db = tmp_path / "r.duckdb"
+    assert main([*args, "--db", str(db), "--set", "infbench_qa.min_document_tokens=1000"]) == 0
+    assert f"{path}:7: not valid JSON" in capsys.readouterr().out
+    con = duckdb.connect(str(db), read_only=True)
+    assert con.execute("SELECT count(*), min(score) FROM results").fetchone() == (2, 1.0)
+    con.close()
