@@ -11,8 +11,10 @@ from typing import TYPE_CHECKING
 import pytest
 
 from helpers.helmet_data import HELMET_FIXTURES
+from helpers.longqa_data import write_longqa_release
 from lctui.core.runtime import prepare_environment
 from lctui.tasks.datasets import DataSource
+from lctui.tasks.helmet.longqa import LongDocQA
 from lctui.tasks.helmet.rag import KiltRag
 from lctui.tasks.helmet.rerank import MsmarcoRerank
 from lctui.tasks.helmet.summ import SummTask
@@ -33,6 +35,14 @@ MsmarcoRerank.data = DataSource(folder=HELMET_FIXTURES)
 # The summarization fixtures' documents are short (1-4K tokens): no length filter.
 SummTask.data = DataSource(folder=HELMET_FIXTURES / "summ")
 SummTask.default_min_tokens = 0
+# Long-document QA leaves out stories under HELMET's bound (131,073 tokens for
+# NarrativeQA): its invented stories are written long enough once (8 MB, kept between
+# sessions) rather than committed.
+_LONGQA = _SESSION_ROOT / "longqa-release-v1"
+if not (_LONGQA / "complete").exists():
+    write_longqa_release(_LONGQA, sentences=7600)
+    (_LONGQA / "complete").touch()
+LongDocQA.data = DataSource(folder=_LONGQA)
 
 
 @pytest.fixture(autouse=True)

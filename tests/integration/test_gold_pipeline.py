@@ -32,7 +32,12 @@ def test_reference_scores_one_and_garbage_scores_low(task: Task) -> None:
         assert gold.value == 1.0 and gold.status is ScoreStatus.OK, gold.explanation
         assert all(p.earned == 1.0 for p in gold.points), gold.points
         empty = score_example(example, "")
-        assert empty.value == 0.0 and empty.status is ScoreStatus.UNPARSED
+        # HELMET's MC exact match deletes articles, so the gold letter "A" normalises to
+        # "" and an empty answer earns it (kept for parity; its points say so).
+        if not (example.metadata.get("scorer") == "helmet_mc" and example.gold[0] == "A"):
+            assert empty.value == 0.0 and empty.status is ScoreStatus.UNPARSED
+        else:
+            assert min(p.earned for p in empty.points) == 0.0
         garbage = score_example(example, "I am not sure, sorry. Maybe blue? 42.")
         assert garbage.value is not None and garbage.value < 0.5
         # Listing the whole context (every candidate) is not a perfect answer when the

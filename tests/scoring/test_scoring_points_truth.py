@@ -32,11 +32,12 @@ from lctui.tasks.tokenizers import reference_tokenizer
 # RAG's answers are free text (its value pattern matches only the accepted answers), so
 # no made-up value of their kind exists; tests/tasks/test_tasks_helmet_rag.py scores them.
 # Re-ranking has its own scorer (helmet_rerank, tests/scoring/test_scoring_helmet_real.py),
-# and so has summarization (helmet_rouge, tests/tasks/test_tasks_helmet_summ.py).
+# and so have long-document QA (helmet_rouge, helmet_mc; tests/tasks/test_tasks_helmet_longqa.py)
+# and summarization (helmet_rouge, tests/tasks/test_tasks_helmet_summ.py).
 RECALL_TASKS = [
     t.name
     for t in all_tasks()
-    if t.suite != "lifbench" and t.category not in ("rag", "rerank", "summ")
+    if t.suite != "lifbench" and t.category not in ("rag", "rerank", "longqa", "summ")
 ]
 LENGTH = 2048
 

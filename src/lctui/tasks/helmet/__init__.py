@@ -3,15 +3,17 @@
 from __future__ import annotations
 
 from lctui.tasks.base import Task
+from lctui.tasks.helmet.longqa import longqa_tasks
 from lctui.tasks.helmet.rag import rag_tasks
 from lctui.tasks.helmet.rerank import rerank_tasks
 from lctui.tasks.helmet.summ import summ_tasks
 
 
 def helmet_data_tasks() -> list[Task]:
-    """The real-data tasks implemented so far: RAG (NQ, TriviaQA, HotpotQA, PopQA) and
-    passage re-ranking (MS MARCO), summarization (InfiniteBench Sum, Multi-LexSum)."""
-    return [*rag_tasks(), *rerank_tasks(), *summ_tasks()]
+    """The real-data tasks implemented so far: RAG (NQ, TriviaQA, HotpotQA, PopQA),
+    passage re-ranking (MS MARCO), long-document QA (NarrativeQA, InfiniteBench) and
+    summarization (InfiniteBench Sum, Multi-LexSum)."""
+    return [*rag_tasks(), *rerank_tasks(), *longqa_tasks(), *summ_tasks()]
 
 
 __all__ = ["helmet_data_tasks"]
