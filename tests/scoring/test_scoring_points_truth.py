@@ -31,9 +31,12 @@ from lctui.tasks.tokenizers import reference_tokenizer
 
 # RAG's answers are free text (its value pattern matches only the accepted answers), so
 # no made-up value of their kind exists; tests/tasks/test_tasks_helmet_rag.py scores them.
-# Re-ranking has its own scorer (helmet_rerank, tests/scoring/test_scoring_helmet_real.py).
+# Re-ranking has its own scorer (helmet_rerank, tests/scoring/test_scoring_helmet_real.py),
+# and so do the citation tasks (tests/tasks/test_tasks_helmet_cite.py).
 RECALL_TASKS = [
-    t.name for t in all_tasks() if t.suite != "lifbench" and t.category not in ("rag", "rerank")
+    t.name
+    for t in all_tasks()
+    if t.suite != "lifbench" and t.category not in ("rag", "rerank", "cite")
 ]
 LENGTH = 2048
 
