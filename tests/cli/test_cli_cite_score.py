@@ -83,3 +83,26 @@ def test_cite_score_with_the_gold_model_as_judge_and_without_generations(
     capsys.readouterr()
     assert main(["cite-score", "--judge", "gold", "--db", str(empty)]) == 2
     assert "no successful generation of a citation task" in capsys.readouterr().err
+
+
+def test_a_failing_decider_leaves_error_scores_not_a_crash_with_a_fake_decider(
+    gold_run: Path,
+) -> None:
+    import asyncio
+
+    from lctui.engine.citing import cite_stored
+    from lctui.store import open_store
+
+    def fake_failing_decider(premise: str, hypothesis: str) -> bool:
+        raise RuntimeError("the NLI model ran out of memory")
+
+    with open_store(gold_run, shared=True) as store:
+        found, summary = asyncio.run(cite_stored(store, fake_failing_decider, "fake"))
+    assert found == 4 and summary.errors == 4 and summary.scored == 0
+    assert summary.messages == [
+        "citation scoring failed: RuntimeError: the NLI model ran out of memory"
+    ]
+    rows = _citation_rows(gold_run)
+    assert len(rows) == 4 and all(
+        status == "error" and value is None for _, value, status, *_ in rows
+    )
