@@ -40,7 +40,8 @@ def _citation_rows(db: Path) -> list[tuple[object, ...]]:
     rows = con.execute(
         "SELECT s.generation_id, s.value, s.status, s.extras, "
         "(SELECT count(*) FROM rubric_points p WHERE p.generation_id = s.generation_id "
-        "AND p.scorer = s.scorer) FROM scores s WHERE s.scorer = 'alce_citations'"
+        "AND p.scorer = s.scorer AND p.latest) FROM latest_scores s "
+        "WHERE s.scorer = 'alce_citations'"
     ).fetchall()
     # The citation score stands beside each generation's own score: one result row each.
     results = con.execute("SELECT count(*), min(score) FROM results").fetchone()
@@ -69,6 +70,17 @@ def test_cite_score_with_the_gold_model_as_judge_and_without_generations(
     gold_run: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     assert main(["cite-score", "--judge", "gold", "--db", str(gold_run)]) == 0
+    first = capsys.readouterr().out
+    assert "from the cache" in first and " 0 from the cache" in first
+    con = duckdb.connect(str(gold_run), read_only=True)
+    calls = con.execute(
+        "SELECT count(*), count(DISTINCT generation_id) FROM judge_calls"
+    ).fetchone()
+    con.close()
+    assert calls is not None and calls[0] > 0 and calls[1] > 1
+    # Again: every check is read from the judge_calls cache, none asked again.
+    assert main(["cite-score", "--judge", "gold", "--db", str(gold_run)]) == 0
+    assert "Judge: 0 call(s)" in capsys.readouterr().out
     rows = _citation_rows(gold_run)
     # The gold pseudo-model answers a judge prompt with nothing: no verdict, not entailed.
     assert len(rows) == 4 and all(value == 0.0 for _, value, *_ in rows)

@@ -42,14 +42,17 @@ def add_parsers(sub: Any) -> None:
     cite.set_defaults(handler=cmd_cite)
 
 
-async def _with_judge(store: Any, spec: Any, run: str | None) -> tuple[int, Any]:
+async def _with_judge(store: Any, spec: Any, run: str | None) -> tuple[int, Any, str]:
     from lctui.backends import load_backend
-    from lctui.engine.citing import cite_stored, judge_entailment
+    from lctui.engine.citing import JudgeEntailment, cite_stored
 
     backend = await asyncio.to_thread(load_backend, spec, None)
     try:
-        entails = judge_entailment(backend, asyncio.get_running_loop())
-        return await cite_stored(store, entails, f"judge {spec.name}", run)
+        store.add_model(spec, backend.fingerprint, backend.tokenizer.name, backend.max_context)
+        entails = JudgeEntailment(backend, asyncio.get_running_loop(), store)
+        found, summary = await cite_stored(store, entails, f"judge {spec.name}", run)
+        note = f" Judge: {entails.calls} call(s), {entails.cached} from the cache."
+        return found, summary, note
     finally:
         await backend.close()
 
@@ -65,8 +68,9 @@ def cmd_cite(args: argparse.Namespace) -> int:
     with open_store(resolved.path, shared=True) as store:
         if args.judge:
             spec = resolve_model(args.judge, resolved.config.models)
-            found, summary = asyncio.run(_with_judge(store, spec, args.run))
+            found, summary, note = asyncio.run(_with_judge(store, spec, args.run))
         else:
+            note = ""
             nli = load_nli(args.nli or DEFAULT_NLI_MODEL, device=args.device)
             try:
                 found, summary = asyncio.run(
@@ -82,7 +86,7 @@ def cmd_cite(args: argparse.Namespace) -> int:
         )
     console.print(
         f"Citations: {summary.scored} output(s) scored ({summary.unparsed} without a sentence "
-        f"to check), {summary.errors} error(s); {summary.checks} entailment check(s)."
+        f"to check), {summary.errors} error(s); {summary.checks} entailment check(s)." + note
     )
     for message in summary.messages[:3]:
         console.print(f"[red]citation error:[/] {message}")

@@ -5,7 +5,8 @@ The generations of examples that cite documents (metadata "citations": "asqa" |
 citation may point at are recovered from the example's context (metadata
 "documents": per document number, the offsets of its title and text), and ALCE's
 rules (scoring/citations.py) run with entailment decided by an NLI model
-(backends/nli.py) or an LLM judge (one call per check, through scoring/judge_call.py).
+(backends/nli.py) or an LLM judge (one call per check, through scoring/judge_call.py,
+cached and stored in judge_calls as `lctui judge` does).
 Each output gets one score row (scorer "alce_citations", value = recall, precision in
 extras, one rubric point per sentence) beside its answer-correctness score; a failure
 leaves an error score for that generation, never a crashed pass.
@@ -14,6 +15,8 @@ leaves an error score for that generation, never a crashed pass.
 from __future__ import annotations
 
 import asyncio
+import time
+import uuid
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol, runtime_checkable
@@ -36,6 +39,7 @@ from lctui.scoring.citations import (
 from lctui.scoring.judge_call import ask_judge
 from lctui.scoring.versions import with_version
 from lctui.store.cite_candidates import citation_candidates
+from lctui.store.judge_calls import JudgeCall, add_judge_calls, lookup_judge_calls
 from lctui.store.read.generations import load_example
 
 
@@ -99,16 +103,51 @@ class _Counted:
         return self._known[key]
 
 
-def judge_entailment(backend: Backend, loop: asyncio.AbstractEventLoop) -> Entailment:
-    """Entailment asked of an LLM judge, callable from a worker thread (the rules run
-    in one); a reply without a verdict counts as not entailed."""
+class JudgeEntailment:
+    """Entailment asked of an LLM judge, callable from a worker thread (the rules run in
+    one). Each call goes through the judge_calls cache first (keyed by the judge's
+    fingerprint and the prompt's hash) and is stored there, under the generation being
+    scored (`generation_id`, set by `cite_stored`). A reply without a verdict counts as
+    not entailed."""
 
-    def entails(premise: str, hypothesis: str) -> bool:
+    def __init__(self, backend: Backend, loop: asyncio.AbstractEventLoop, store: Any) -> None:
+        self.backend = backend
+        self.loop = loop
+        self.store = store
+        self.generation_id = ""
+        self.calls = 0
+        self.cached = 0
+
+    def __call__(self, premise: str, hypothesis: str) -> bool:
         prompt = entailment_prompt(premise, hypothesis)
-        reply = asyncio.run_coroutine_threadsafe(ask_judge(backend, prompt), loop).result()
-        return read_entailment(reply.text) is True
-
-    return entails
+        fingerprint = self.backend.fingerprint
+        known = lookup_judge_calls(self.store, fingerprint, {prompt.key}).get(prompt.key)
+        if known is not None:
+            self.cached += 1
+            return read_entailment(known.response) is True
+        reply = asyncio.run_coroutine_threadsafe(ask_judge(self.backend, prompt), self.loop)
+        answer = reply.result()
+        verdict = read_entailment(answer.text)
+        call = JudgeCall(
+            call_id=uuid.uuid4().hex,
+            generation_id=self.generation_id,
+            judge_model=fingerprint,
+            prompt_hash=prompt.key,
+            prompt=prompt.text,
+            response=answer.text,
+            parsed={
+                "role": prompt.role,
+                "verdict": None if verdict is None else {"entailed": verdict},
+                "prompt_tokens": answer.prompt_tokens,
+                "output_tokens": answer.output_tokens,
+                "latency_s": round(answer.latency_s, 4),
+                "batch": False,
+            },
+            created_at=time.time(),
+        )
+        add_judge_calls(self.store, [call])
+        self.calls += 1
+        return verdict is True
 
 
 def score_citations(example: Example, output: str, entails: Entailment, decider: str) -> Score:
@@ -136,6 +175,8 @@ async def cite_stored(
         example = examples[example_id]
         if example is None:
             continue
+        if isinstance(entails, JudgeEntailment):
+            entails.generation_id = generation_id  # the judge's calls are stored under it
         try:
             score = await asyncio.to_thread(score_citations, example, output, counted, decider)
         except Exception as exc:  # one bad example or a failing decider fails only itself
@@ -158,8 +199,8 @@ def _note(summary: CiteSummary, message: str) -> None:
 
 __all__: Sequence[str] = (
     "CiteSummary",
+    "JudgeEntailment",
     "cite_stored",
     "example_docs",
-    "judge_entailment",
     "score_citations",
 )
