@@ -19,6 +19,7 @@ from __future__ import annotations
 import functools
 import json
 import random
+import threading
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -96,10 +97,30 @@ def _groups(row: Mapping[str, Any], dataset: str) -> tuple[tuple[str, ...], ...]
     return tuple(g for g in groups if g is not None)
 
 
+_Parsed = tuple[tuple[AlceRow, ...], tuple[DataProblem, ...]]
+_PARSED: dict[tuple[int, str], tuple[JsonLines, _Parsed]] = {}
+_PARSED_LOCK = threading.Lock()
+
+
 def parse_rows(
     loaded: JsonLines, dataset: str
 ) -> tuple[tuple[AlceRow, ...], tuple[DataProblem, ...]]:
-    """The usable rows of an ALCE test file; a row missing a field is reported and skipped."""
+    """The usable rows of an ALCE test file (parsed once per loaded file: every example
+    of a run reads them); a row missing a field is reported and skipped."""
+    key = (id(loaded), dataset)
+    with _PARSED_LOCK:
+        known = _PARSED.get(key)
+        if known is not None and known[0] is loaded:
+            return known[1]
+    parsed = _parse_rows(loaded, dataset)
+    with _PARSED_LOCK:
+        _PARSED[key] = (loaded, parsed)  # holding `loaded` keeps its id unique
+    return parsed
+
+
+def _parse_rows(
+    loaded: JsonLines, dataset: str
+) -> tuple[tuple[AlceRow, ...], tuple[DataProblem, ...]]:
     rows: list[AlceRow] = []
     problems: list[DataProblem] = []
     key_field = "sample_id" if dataset == "asqa" else "id"
@@ -125,7 +146,17 @@ def parse_rows(
 
 def read_demos(path: Path) -> tuple[tuple[Demo, ...], tuple[DataProblem, ...]]:
     """The demonstrations of a prompts file (an object with a `demos` list); a bad file or
-    entry is reported (an entry by its number in the list, from 1) and skipped."""
+    entry is reported (an entry by its number in the list, from 1) and skipped. Read
+    once per path and modification time."""
+    stat = path.stat()
+    return _read_demos(str(path), stat.st_mtime_ns, stat.st_size)
+
+
+@functools.lru_cache(maxsize=16)
+def _read_demos(
+    name: str, mtime_ns: int, size: int
+) -> tuple[tuple[Demo, ...], tuple[DataProblem, ...]]:
+    path = Path(name)
     try:
         data = json.loads(path.read_bytes())
     except (OSError, ValueError, UnicodeDecodeError) as err:
