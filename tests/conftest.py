@@ -14,6 +14,7 @@ from helpers.helmet_data import HELMET_FIXTURES
 from helpers.longqa_data import write_longqa_release
 from lctui.core.runtime import prepare_environment
 from lctui.tasks.datasets import DataSource
+from lctui.tasks.helmet.alce import AlceCite
 from lctui.tasks.helmet.longqa import LongDocQA
 from lctui.tasks.helmet.rag import KiltRag
 from lctui.tasks.helmet.rerank import MsmarcoRerank
@@ -43,6 +44,7 @@ if not (_LONGQA / "complete").exists():
     write_longqa_release(_LONGQA, sentences=7600)
     (_LONGQA / "complete").touch()
 LongDocQA.data = DataSource(folder=_LONGQA)
+AlceCite.data = DataSource(folder=HELMET_FIXTURES)
 
 
 @pytest.fixture(autouse=True)

@@ -33,11 +33,12 @@ from lctui.tasks.tokenizers import reference_tokenizer
 # no made-up value of their kind exists; tests/tasks/test_tasks_helmet_rag.py scores them.
 # Re-ranking has its own scorer (helmet_rerank, tests/scoring/test_scoring_helmet_real.py),
 # and so have long-document QA (helmet_rouge, helmet_mc; tests/tasks/test_tasks_helmet_longqa.py)
-# and summarization (helmet_rouge, tests/tasks/test_tasks_helmet_summ.py).
+# summarization (helmet_rouge, tests/tasks/test_tasks_helmet_summ.py)
+# and the citation tasks (tests/tasks/test_tasks_helmet_cite.py).
 RECALL_TASKS = [
     t.name
     for t in all_tasks()
-    if t.suite != "lifbench" and t.category not in ("rag", "rerank", "longqa", "summ")
+    if t.suite != "lifbench" and t.category not in ("rag", "rerank", "longqa", "summ", "cite")
 ]
 LENGTH = 2048
 

@@ -145,6 +145,8 @@ def test_selection_by_category_suite_glob_and_errors() -> None:
         "kilt_hotpotqa",
         "kilt_popqa",
         "msmarco_rerank",
+        "alce_asqa",
+        "alce_qampari",
         "narrativeqa",
         "infbench_qa",
         "infbench_mc",

@@ -22,6 +22,7 @@ EXIT_INTERRUPTED = 130
 def build_parser() -> argparse.ArgumentParser:
     from lctui.cli import (
         browse,
+        cite,
         compare,
         correlate,
         export_report,
@@ -47,6 +48,7 @@ def build_parser() -> argparse.ArgumentParser:
     transfer.add_parsers(sub)
     report.add_parsers(sub)
     judge.add_parsers(sub)
+    cite.add_parsers(sub)
     rescore.add_parsers(sub)
     stats.add_parsers(sub)
     compare.add_parsers(sub)

@@ -41,6 +41,7 @@ SCORER_VERSIONS: dict[str, int] = {
     "helmet_mc": 1,
     "helmet_alce_asqa": 1,  # scoring/helmet_alce.py: ALCE's answer correctness
     "helmet_alce_qampari": 1,
+    "alce_citations": 1,  # scoring/citations.py: ALCE's citation recall and precision
 }
 
 

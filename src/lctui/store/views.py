@@ -158,7 +158,8 @@ VIEWS: dict[str, str] = {
     "latest_generations": "SELECT * EXCLUDE (latest) FROM generations WHERE latest",
     "latest_scores": "SELECT * EXCLUDE (latest) FROM scores WHERE latest",
     # What means are taken over: every latest score but the LLM judge's (judge_scores).
-    "rule_scores": "SELECT * FROM latest_scores WHERE scorer <> 'judge'",
+    # The citation scores (lctui cite-score) stand beside a generation's own score too.
+    "rule_scores": "SELECT * FROM latest_scores WHERE scorer NOT IN ('judge', 'alce_citations')",
     "results": _results_sql(with_examples=True),
     "results_core": _results_sql(with_examples=False),
     "judge_scores": """

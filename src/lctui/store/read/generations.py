@@ -200,7 +200,7 @@ def get_generation(src: Source, generation_id: str) -> GenerationRecord | None:
         )
         attempts = tuple(AttemptRecord(**a) for a in dict_rows(cur))
     # Judge scores sort first ("judge" < "lifeval", "recall") but are not what means use.
-    rule = [score for score in scores if score.scorer != "judge"]
+    rule = [score for score in scores if score.scorer not in ("judge", "alce_citations")]
     score_status = rule[0].status if rule else None
     metadata = row["metadata"] if isinstance(row["metadata"], dict) else {}
     missing: str | None = None
