@@ -13,6 +13,7 @@ import pytest
 from helpers.helmet_data import HELMET_FIXTURES
 from lctui.core.runtime import prepare_environment
 from lctui.tasks.datasets import DataSource
+from lctui.tasks.helmet.icl import HelmetIcl
 from lctui.tasks.helmet.rag import KiltRag
 from lctui.tasks.helmet.rerank import MsmarcoRerank
 from lctui.tasks.tokenizers import TiktokenTokenizer, reference_tokenizer
@@ -29,6 +30,7 @@ prepare_environment()
 # tests that cover every task (budget, params, scoring) cover them too.
 KiltRag.data = DataSource(folder=HELMET_FIXTURES)
 MsmarcoRerank.data = DataSource(folder=HELMET_FIXTURES)
+HelmetIcl.data = DataSource(folder=HELMET_FIXTURES / "icl")
 
 
 @pytest.fixture(autouse=True)

@@ -139,6 +139,11 @@ def test_selection_by_category_suite_glob_and_errors() -> None:
         "kilt_hotpotqa",
         "kilt_popqa",
         "msmarco_rerank",
+        "icl_trec_coarse",
+        "icl_trec_fine",
+        "icl_banking77",
+        "icl_clinc150",
+        "icl_nlu",
     }
     assert {t.name for t in select_tasks("niah_multi*")} == {
         "niah_multikey_1",
