@@ -18,6 +18,7 @@ prompt lands within the synthetic tasks' tolerance.
 
 from __future__ import annotations
 
+import bisect
 import math
 import random
 from dataclasses import dataclass
@@ -120,6 +121,18 @@ DATASETS: dict[str, tuple[IclSpec, str]] = {
 }
 
 
+_MEAN_TOKENS: dict[tuple[str, str, int], float] = {}
+
+
+def _mean_text_tokens(data: IclData, tokenizer: Tokenizer) -> float:
+    """The mean tokens of a train text (with the newline after it), once per split."""
+    key = (data.train_file, tokenizer.name, len(data.train))
+    if key not in _MEAN_TOKENS:
+        counts = piece_counts(tokenizer).counts([r.text + "\n" for r in data.train])
+        _MEAN_TOKENS[key] = sum(counts) / len(counts)
+    return _MEAN_TOKENS[key]
+
+
 def _within(fit: _Fit, budget: Budget) -> bool:
     return fit.fitted.tokens >= budget.target - budget.tolerance
 
@@ -204,7 +217,15 @@ class HelmetIcl(Task):
         mapping = label_mapping(self.spec.num_labels, seed)
         preamble = INSTRUCTION + SEPARATOR
         question = f"{SEPARATOR}{row.text}"
-        ask = _Asked(data.train, seed, mapping, preamble, question)
+        ask = _Asked(
+            data.train,
+            seed,
+            mapping,
+            preamble,
+            question,
+            label_groups(data.train),
+            _mean_text_tokens(data, tokenizer),
+        )
         fit = self._fit(ask, budget, tokenizer)
         names = data.label_names
         shown_names = {
@@ -227,7 +248,7 @@ class HelmetIcl(Task):
                 "cut_shot": bool(fit.fitted.tail),
                 "rounds": fit.rounds,
                 # The shown shots are the first of HELMET's draw of this many shots.
-                "draw_shots": fit.rounds * label_groups(data.train),
+                "draw_shots": fit.rounds * ask.labels,
                 "helmet_seed": helmet_seed,
                 "test_position": position,
                 "data_file": data.test_file,
@@ -243,7 +264,7 @@ class HelmetIcl(Task):
         rounds depend on their number, so the search runs over the number of rounds:
         fit within the units of r rounds, and move r until the fitted n needs r rounds.
         """
-        labels = label_groups(ask.train)
+        labels = ask.labels
         counts = piece_counts(tokenizer)
         fixed = tokenizer.count(ask.preamble + ask.question)
         if fixed > budget.target:
@@ -255,18 +276,32 @@ class HelmetIcl(Task):
         # A label line is counted with the blank line after it, as it reads.
         label_lines = [f"{ANSWER_PREFIX} {m}{SEPARATOR}" for m in ask.mapping]
         label_tokens = counts.counts(label_lines)  # by original label
-        mean = sum(counts.counts([r.text + "\n" for r in ask.train])) / len(ask.train)
-        rounds = max(1, math.ceil(room / (mean + 4) / labels))
+        # Start from the mean tokens of a train text and of a label line (the same for
+        # every search of this row, so its result never depends on what ran before).
+        per_demo = ask.text_tokens + sum(label_tokens) / len(label_tokens)
+        rounds = max(1, math.ceil(room / per_demo / labels))
         tried: dict[int, _Fit | None] = {}
+        estimated: set[int] = set()
         for _ in range(_MAX_SEARCHES):
-            fit, per_round = _fit_rounds(ask, rounds, fixed, label_tokens, budget, tokenizer)
-            tried[rounds] = fit
-            if fit is None or fit.shown <= (rounds - 1) * labels:
+            # The prefix sums say which way to move before a prompt is built and counted;
+            # a count of rounds the estimate sent the search back to is verified.
+            verify = rounds in estimated
+            estimated.add(rounds)
+            fit, per_round, move = _fit_rounds(
+                ask, rounds, labels, fixed, label_tokens, budget, tokenizer, verify
+            )
+            if move == 0:
+                tried[rounds] = fit
+                if fit is None or fit.shown <= (rounds - 1) * labels:
+                    move = -1
+                elif fit.shown == rounds * labels and not _within(fit, budget):
+                    move = 1
+                else:
+                    return fit
+            if move < 0:
                 nxt = min(rounds - 1, math.ceil(room / per_round)) if rounds > 1 else 0
-            elif fit.shown == rounds * labels and not _within(fit, budget):
-                nxt = max(rounds + 1, math.ceil(room / per_round))
             else:
-                return fit
+                nxt = max(rounds + 1, math.ceil(room / per_round))
             if nxt < 1 or nxt in tried:
                 break
             rounds = nxt
@@ -298,25 +333,38 @@ class _Asked:
     mapping: list[int]
     preamble: str
     question: str
+    labels: int  # the labels the train split holds: a round of the draw shows each once
+    text_tokens: float  # the mean tokens of a train text (with its newline)
 
 
 def _fit_rounds(
     ask: _Asked,
     rounds: int,
+    labels: int,
     fixed: int,
     label_tokens: list[int],
     budget: Budget,
     tokenizer: Tokenizer,
-) -> tuple[_Fit | None, float]:
-    """The fit within `rounds` rounds of the draw, and the tokens a round takes."""
+    verify: bool,
+) -> tuple[_Fit | None, float, int]:
+    """The fit within `rounds` rounds of the draw, the tokens a round takes, and 0; or,
+    unless `verify`, when the prefix sums already show that the count that fits needs
+    fewer (-1) or more (1) rounds, no fit and that direction."""
     demos = demonstrations(ask.train, rounds, ask.seed)
-    texts = [demo_text(d, ask.mapping) for d in demos]
     # A text is counted with the newline after it: BPE joins a final "?" and "\n".
     text_counts = piece_counts(tokenizer).counts([d.text + "\n" for d in demos])
     prefix = prefix_sums(
         [t + label_tokens[d.label] for t, d in zip(text_counts, demos, strict=True)]
     )
     per_round = max(1.0, prefix[-1] / rounds)
+    if not verify:
+        room = budget.target - fixed
+        whole = max(0, bisect.bisect_right(prefix, room) - 1)
+        if whole < len(demos) and whole + 1 <= (rounds - 1) * labels:
+            return None, per_round, -1
+        if whole == len(demos) and room - prefix[-1] > budget.tolerance:
+            return None, per_round, 1
+    texts = [demo_text(d, ask.mapping) for d in demos]
 
     def build_text(n: int, tail: str) -> str:
         shown = SEPARATOR.join(texts[:n] + ([tail] if tail else []))
@@ -338,8 +386,8 @@ def _fit_rounds(
             build_text, prefix, fixed, budget, tokenizer, tail=partial, what="demonstration list"
         )
     except UserInputError:
-        return None, per_round
-    return _Fit(rounds, fitted, fitted.units + (1 if fitted.tail else 0)), per_round
+        return None, per_round, 0
+    return _Fit(rounds, fitted, fitted.units + (1 if fitted.tail else 0)), per_round, 0
 
 
 def icl_tasks() -> list[Task]:
