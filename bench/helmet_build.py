@@ -1,4 +1,4 @@
-"""HELMET RAG and re-ranking build speed at 128K vs one tokenisation of the final prompts.
+"""HELMET RAG, re-ranking and ICL build speed at 128K vs one tokenisation of the final prompts.
 
 Writes into a temporary folder laid out like HELMET's data release a KILT-format NQ
 file: `--rows` rows (questions repeated once per gold depth, six depths as the dep6
