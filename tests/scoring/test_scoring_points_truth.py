@@ -33,7 +33,9 @@ from lctui.tasks.tokenizers import reference_tokenizer
 # no made-up value of their kind exists; tests/tasks/test_tasks_helmet_rag.py scores them.
 # Re-ranking has its own scorer (helmet_rerank, tests/scoring/test_scoring_helmet_real.py).
 RECALL_TASKS = [
-    t.name for t in all_tasks() if t.suite != "lifbench" and t.category not in ("rag", "rerank")
+    t.name
+    for t in all_tasks()
+    if t.suite != "lifbench" and t.category not in ("rag", "rerank", "icl")
 ]
 LENGTH = 2048
 
