@@ -1,4 +1,4 @@
-"""HELMET RAG and re-ranking build speed at 128K vs one tokenisation of the final prompts.
+"""HELMET RAG, re-ranking and ICL build speed at 128K vs one tokenisation of the final prompts.
 
 Writes into a temporary folder laid out like HELMET's data release a KILT-format NQ
 file: `--rows` rows (questions repeated once per gold depth, six depths as the dep6
@@ -13,6 +13,11 @@ every final prompt. Reading a file is timed apart (it happens once per run). The
 is a ratio of at most 2.
 
     python bench/helmet_build.py [--length 128k] [--rows 100] [--passages 1000]
+
+ICL: a BANKING77-shaped pool (`--icl-train` invented train rows over 77 labels, as many
+test rows) under `hub/PolyAI/banking77/`; `--rows` examples of icl_banking77 at
+`--length`, each with its own balanced draw of demonstrations and label map, timed
+against one tokenisation of their prompts the same way.
 """
 
 from __future__ import annotations
@@ -130,6 +135,22 @@ def write_rerank_release(folder: Path, rows: int, passages: int) -> None:
             out.write(json.dumps({**record, "ctxs": order}) + "\n")
 
 
+def write_icl_release(folder: Path, train: int, seed: int = 0) -> None:
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    rng = random.Random(seed)
+    for split, count in (("train", train), ("test", train // 3)):
+        texts = [
+            f"{rng.choice(WORDS)} {' '.join(rng.choices(WORDS, k=rng.randint(4, 14)))} {i} ?"
+            for i in range(count)
+        ]
+        table = pa.table({"text": texts, "label": [rng.randrange(77) for _ in range(count)]})
+        path = folder / "hub/PolyAI/banking77/default" / split / "0000.parquet"
+        path.parent.mkdir(parents=True, exist_ok=True)
+        pq.write_table(table, path)
+
+
 def measure(task_name: str, folder: Path, rows: int, length: int, passages: int) -> None:
     """Build `rows` examples of the task from `folder` and print the ratio to tokenising."""
     tokenizer = reference_tokenizer("o200k_base")
@@ -144,12 +165,13 @@ def measure(task_name: str, folder: Path, rows: int, length: int, passages: int)
     t0 = time.perf_counter()
     tokens = sum(tokenizer.count(text) for text in texts)
     tokenise = time.perf_counter() - t0
-    shown = sorted(int(e.metadata["num_passages"]) for e in examples)
+    unit = "shots" if "shots" in examples[0].metadata else "num_passages"
+    shown = sorted(int(e.metadata[unit]) for e in examples)
     print(
-        f"{rows} {task_name} prompts at {format_length(length)} from a {passages}-passage "
+        f"{rows} {task_name} prompts at {format_length(length)} from a {passages}-unit "
         f"pool (file read in {read:.1f} s)"
     )
-    print(f"  passages per prompt: {shown[0]}..{shown[-1]}")
+    print(f"  {unit.replace('num_', '')} per prompt: {shown[0]}..{shown[-1]}")
     print(
         f"  build all: {build:.1f} s; one tokenisation of all {tokens:,} tokens: {tokenise:.1f} s"
     )
@@ -161,6 +183,7 @@ def main() -> None:
     parser.add_argument("--length", default="128k")
     parser.add_argument("--rows", type=int, default=100)
     parser.add_argument("--passages", type=int, default=1000)
+    parser.add_argument("--icl-train", type=int, default=10_000)
     args = parser.parse_args()
     length = parse_length(args.length)
     with tempfile.TemporaryDirectory(prefix="lctui-helmet-bench-") as tmp:
@@ -170,6 +193,8 @@ def main() -> None:
         print(f"files written in {time.perf_counter() - t0:.1f} s")
         measure("kilt_nq", Path(tmp), args.rows, length, args.passages)
         measure("msmarco_rerank", Path(tmp), args.rows, length, args.passages)
+        write_icl_release(Path(tmp), args.icl_train)
+        measure("icl_banking77", Path(tmp), args.rows, length, args.icl_train)
 
 
 if __name__ == "__main__":

@@ -16,6 +16,7 @@ from lctui.core.runtime import prepare_environment
 from lctui.tasks.datasets import DataSource
 from lctui.tasks.helmet.alce import AlceCite
 from lctui.tasks.helmet.longqa import LongDocQA
+from lctui.tasks.helmet.icl import HelmetIcl
 from lctui.tasks.helmet.rag import KiltRag
 from lctui.tasks.helmet.rerank import MsmarcoRerank
 from lctui.tasks.helmet.summ import SummTask
@@ -45,6 +46,7 @@ if not (_LONGQA / "complete").exists():
     (_LONGQA / "complete").touch()
 LongDocQA.data = DataSource(folder=_LONGQA)
 AlceCite.data = DataSource(folder=HELMET_FIXTURES)
+HelmetIcl.data = DataSource(folder=HELMET_FIXTURES / "icl")
 
 
 @pytest.fixture(autouse=True)
