@@ -69,6 +69,10 @@ def test_helmet_tasks_declare_plain_where_helmet_runs_without_the_template() -> 
     declared = {t.name: t.prompt_format for t in all_tasks()}
     assert declared["json_kv"] == "plain"
     assert {declared[t] for t in ("kilt_nq", "kilt_popqa", "msmarco_rerank")} == {"plain"}
+    assert {declared[t] for t in ("icl_trec_coarse", "icl_nlu")} == {"plain"}
+    # HELMET runs citations, long-document QA and summaries with the chat template.
+    with_template = ("alce_asqa", "narrativeqa", "infbench_mc", "infbench_sum", "multi_lexsum")
+    assert {declared[t] for t in with_template} == {"auto"}
     assert declared["niah_single_1"] == declared["lifbench_repeat"] == "auto"
 
 

@@ -153,6 +153,7 @@ class HelmetIcl(Task):
     suite: ClassVar[str] = "helmet"
     metric: ClassVar[str] = "em"
     needs_data: ClassVar[bool] = True
+    prompt_format: ClassVar[str] = "plain"  # HELMET: use_chat_template False
     param_specs: ClassVar[tuple[ParamSpec, ...]] = ()
 
     def __init__(self, name: str, spec: IclSpec, title: str) -> None:
