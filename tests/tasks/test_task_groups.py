@@ -20,7 +20,11 @@ def test_groups_follow_helmets_order_and_recall_holds_the_ruler_needles() -> Non
         "synthetic (RULER)",
         "recall (HELMET)",
         "rag (HELMET)",
+        "cite (HELMET)",
         "rerank (HELMET)",
+        "icl (HELMET)",
+        "longqa (HELMET)",
+        "summ (HELMET)",
         "lifbench (LIFBENCH)",
     ]
     recall = [t.name for t in groups[1].tasks]
