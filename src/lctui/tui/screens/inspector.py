@@ -4,7 +4,9 @@ Opened on one stored generation. The prompt is a virtual-scrolling PromptView wi
 needles and gold values marked (n / N / g jump between them); the output shows the
 extracted answers; the rubric lists every point. Actions re-score the stored output,
 re-run the example (same or another model), copy the prompt and export everything.
-Under 110 columns the three panels become tabs (keys 1, 2, 3).
+Under 110 columns the panels become tabs (keys 1, 2, 3, 4). A real-data example adds
+a fourth panel (key 4): its passages, the gold ones marked, and a citation task's
+citations (widgets/passage_list.py), or an ICL example's label map (widgets/label_map.py).
 """
 
 from __future__ import annotations
@@ -22,7 +24,7 @@ from textual.binding import Binding, BindingType
 from textual.command import DiscoveryHit, Hit, Hits, Provider
 from textual.containers import Container
 from textual.content import Content
-from textual.widgets import Footer, Static, Tab, Tabs
+from textual.widgets import DataTable, Footer, Static, Tab, Tabs
 
 from lctui.backends import resolve_model
 from lctui.core.errors import LctuiError
@@ -40,6 +42,9 @@ from lctui.tui.inspector_actions import (
 )
 from lctui.tui.screens.base import LctuiScreen, PendingQuery
 from lctui.tui.screens.model_picker import ModelPicker
+from lctui.tui.state.example_context import label_map
+from lctui.tui.widgets.label_map import LabelMapPanel
+from lctui.tui.widgets.passage_list import PassagePanel
 from lctui.tui.widgets.prompt_output import OutputPanel
 from lctui.tui.widgets.prompt_view import MarkedSpan, PromptView
 from lctui.tui.widgets.rubric_table import RubricPanel
@@ -49,7 +54,12 @@ if TYPE_CHECKING:
     from lctui.store.db import Store
 
 FIRST_LAYOUT_WAIT_S = 0.15
-PANELS = {"prompt": "#prompt", "output": "#output-panel", "rubric": "#rubric"}
+PANELS = {
+    "prompt": "#prompt",
+    "output": "#output-panel",
+    "rubric": "#rubric",
+    "context": "#context-panel",
+}
 
 
 def read_rerun(
@@ -104,11 +114,22 @@ class InspectorScreen(LctuiScreen):
     }
     InspectorScreen.-wide #rubric-panel { row-span: 2; }
     InspectorScreen.-wide #output-panel { height: auto; max-height: 14; }
+    InspectorScreen.-wide.-context #panels { grid-size: 2 3; grid-rows: 1fr 1fr auto; }
+    InspectorScreen.-wide.-context #prompt { row-span: 2; }
+    InspectorScreen.-wide.-context #rubric-panel { row-span: 1; }
+    InspectorScreen.-wide.-context #context-panel { row-span: 2; }
+    #context-panel { display: none; }
+    InspectorScreen.-wide.-context #context-panel { display: block; }
+    #context-panel > * { display: none; }
+    #context-panel.-passages PassagePanel, #context-panel.-labels LabelMapPanel {
+        display: block;
+    }
     InspectorScreen.-narrow #panel-tabs { display: block; }
     InspectorScreen.-narrow #panels > * { display: none; height: 1fr; }
     InspectorScreen.-narrow.-show-prompt #prompt { display: block; }
     InspectorScreen.-narrow.-show-output #output-panel { display: block; }
     InspectorScreen.-narrow.-show-rubric #rubric-panel { display: block; }
+    InspectorScreen.-narrow.-show-context #context-panel { display: block; }
     """
     HORIZONTAL_BREAKPOINTS = [(0, "-narrow"), (110, "-wide")]  # noqa: RUF012 (Screen's type)
     AUTO_FOCUS = "#prompt"
@@ -139,6 +160,14 @@ class InspectorScreen(LctuiScreen):
         Binding("1", "show_panel('prompt')", "Prompt", id="inspector.panel-prompt", show=False),
         Binding("2", "show_panel('output')", "Output", id="inspector.panel-output", show=False),
         Binding("3", "show_panel('rubric')", "Rubric", id="inspector.panel-rubric", show=False),
+        Binding(
+            "4",
+            "show_panel('context')",
+            "Passages",
+            id="inspector.panel-context",
+            tooltip="Passages, citations or labels of a real-data example",
+            show=False,
+        ),
     ]
 
     def __init__(self, generation_id: str) -> None:
@@ -155,16 +184,23 @@ class InspectorScreen(LctuiScreen):
             Tab("1 Prompt", id="tab-prompt"),
             Tab("2 Output", id="tab-output"),
             Tab("3 Rubric", id="tab-rubric"),
+            Tab("4 Passages", id="tab-context"),
             id="panel-tabs",
         )
         with Container(id="panels"):
+            # The grid places them in this order (see the -context layout above).
             yield PromptView(id="prompt")
             yield RubricPanel(id="rubric-panel")
+            with Container(id="context-panel"):
+                yield PassagePanel(id="passage-panel")
+                yield LabelMapPanel(id="label-panel")
             yield OutputPanel(id="output-panel")
         yield Footer(compact=True)
 
     async def on_mount(self) -> None:
-        self.query_one(Tabs).can_focus = False
+        tabs = self.query_one(Tabs)
+        tabs.can_focus = False
+        tabs.hide("tab-context")
         self.add_class("-show-prompt")
         self.query_one("#prompt", PromptView).border_title = "Prompt"
         reading = self._reading
@@ -208,6 +244,31 @@ class InspectorScreen(LctuiScreen):
         self._show_prompt(record)
         self.query_one(OutputPanel).show(record)
         self.query_one(RubricPanel).show(record)
+        self._show_context(record)
+
+    def _show_context(self, record: GenerationRecord) -> None:
+        """The fourth panel: passages (and citations) or the label map, when there are."""
+        passages = any(s.kind == "passage" for s in record.spans)
+        labels = not passages and label_map(record) is not None
+        panel = self.query_one("#context-panel")
+        panel.set_class(passages, "-passages")
+        panel.set_class(labels, "-labels")
+        self.set_class(passages or labels, "-context")
+        tabs = self.query_one(Tabs)
+        tab = tabs.query_one("#tab-context", Tab)
+        if passages:
+            shown: PassagePanel | LabelMapPanel = self.query_one(PassagePanel)
+            tab.label = "4 Passages"
+        else:
+            shown = self.query_one(LabelMapPanel)
+            tab.label = "4 Labels"
+        if passages or labels:
+            shown.show(record)
+            panel.border_title = shown.border_title  # the panel's border is its container's
+        if passages or labels:
+            tabs.show("tab-context")
+        else:
+            tabs.hide("tab-context")
 
     def _show_header(self, record: GenerationRecord) -> None:
         model = record.model + (" (reference)" if record.reference else "")
@@ -244,8 +305,15 @@ class InspectorScreen(LctuiScreen):
     # -- panels ----------------------------------------------------------------------
 
     def action_show_panel(self, panel: str) -> None:
+        if panel == "context" and not self.has_class("-context"):
+            self.notify("This example lists no passages or labels.", severity="warning")
+            return
         self._set_panel(panel)
-        self.query_one(PANELS[panel]).focus()
+        target = self.query_one(PANELS[panel])
+        if panel == "context":  # focus the first table of the panel shown
+            shown = [t for t in target.query(DataTable) if t.parent and t.parent.display]
+            target = shown[0] if shown else target
+        target.focus()
 
     def on_tabs_tab_activated(self, event: Tabs.TabActivated) -> None:
         panel = (event.tab.id or "").removeprefix("tab-")
@@ -274,6 +342,21 @@ class InspectorScreen(LctuiScreen):
         else:
             view.focus()
             jump()
+
+    def on_passage_panel_jump(self, event: PassagePanel.Jump) -> None:
+        """Show the chosen passage in the prompt (its tab first when the panels are tabs)."""
+        passage = event.passage
+        record = self.record
+        if record is None:
+            return
+        shift = len(record.prompt_head or "") + len(record.preamble or "")
+        span = MarkedSpan(passage.start + shift, passage.end + shift, "passage", passage.label)
+        view = self.query_one("#prompt", PromptView)
+        if self.has_class("-narrow"):
+            self.action_show_panel("prompt")
+            self.call_after_refresh(view.show_span, span)  # the view has no size until shown
+        else:
+            view.show_span(span)  # the list keeps the focus: the next passage is one key away
 
     def action_next_span(self) -> None:
         self._on_prompt(PromptView.select_next, "This example marks no needle.")
