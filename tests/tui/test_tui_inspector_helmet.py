@@ -163,6 +163,12 @@ async def test_rerank_marks_the_passages_with_a_positive_grade(
         marks = {p.label: p.gold for p in table.passages}
         assert marks == {d: f"relevance {g}" if g > 0 else "" for d, g in qrels.items()}
         assert any(marks.values()) and not all(marks.values())
+        # Where the output (the gold ranking) put each passage.
+        ranking = (record.output or "").split(" > ")
+        assert {p.label: p.ranked for p in table.passages} == {
+            d: ranking.index(d) + 1 for d in qrels
+        }
+        assert "ranked" in lines_of(table)
         shown = lines_of(table)
         for label in qrels:
             assert label in shown

@@ -24,7 +24,7 @@ from textual.binding import Binding, BindingType
 from textual.command import DiscoveryHit, Hit, Hits, Provider
 from textual.containers import Container
 from textual.content import Content
-from textual.widgets import DataTable, Footer, Static, Tab, Tabs
+from textual.widgets import Footer, Static, Tab, Tabs
 
 from lctui.backends import resolve_model
 from lctui.core.errors import LctuiError
@@ -42,8 +42,7 @@ from lctui.tui.inspector_actions import (
 )
 from lctui.tui.screens.base import LctuiScreen, PendingQuery
 from lctui.tui.screens.model_picker import ModelPicker
-from lctui.tui.state.example_context import label_map
-from lctui.tui.widgets.label_map import LabelMapPanel
+from lctui.tui.widgets.example_context import ExampleContextPanel
 from lctui.tui.widgets.passage_list import PassagePanel
 from lctui.tui.widgets.prompt_output import OutputPanel
 from lctui.tui.widgets.prompt_view import MarkedSpan, PromptView
@@ -120,10 +119,6 @@ class InspectorScreen(LctuiScreen):
     InspectorScreen.-wide.-context #context-panel { row-span: 2; }
     #context-panel { display: none; }
     InspectorScreen.-wide.-context #context-panel { display: block; }
-    #context-panel > * { display: none; }
-    #context-panel.-passages PassagePanel, #context-panel.-labels LabelMapPanel {
-        display: block;
-    }
     InspectorScreen.-narrow #panel-tabs { display: block; }
     InspectorScreen.-narrow #panels > * { display: none; height: 1fr; }
     InspectorScreen.-narrow.-show-prompt #prompt { display: block; }
@@ -191,9 +186,7 @@ class InspectorScreen(LctuiScreen):
             # The grid places them in this order (see the -context layout above).
             yield PromptView(id="prompt")
             yield RubricPanel(id="rubric-panel")
-            with Container(id="context-panel"):
-                yield PassagePanel(id="passage-panel")
-                yield LabelMapPanel(id="label-panel")
+            yield ExampleContextPanel(id="context-panel")
             yield OutputPanel(id="output-panel")
         yield Footer(compact=True)
 
@@ -248,27 +241,14 @@ class InspectorScreen(LctuiScreen):
 
     def _show_context(self, record: GenerationRecord) -> None:
         """The fourth panel: passages (and citations) or the label map, when there are."""
-        passages = any(s.kind == "passage" for s in record.spans)
-        labels = not passages and label_map(record) is not None
-        panel = self.query_one("#context-panel")
-        panel.set_class(passages, "-passages")
-        panel.set_class(labels, "-labels")
-        self.set_class(passages or labels, "-context")
+        name = self.query_one(ExampleContextPanel).show(record)
+        self.set_class(name is not None, "-context")
         tabs = self.query_one(Tabs)
-        tab = tabs.query_one("#tab-context", Tab)
-        if passages:
-            shown: PassagePanel | LabelMapPanel = self.query_one(PassagePanel)
-            tab.label = "4 Passages"
-        else:
-            shown = self.query_one(LabelMapPanel)
-            tab.label = "4 Labels"
-        if passages or labels:
-            shown.show(record)
-            panel.border_title = shown.border_title  # the panel's border is its container's
-        if passages or labels:
-            tabs.show("tab-context")
-        else:
+        if name is None:
             tabs.hide("tab-context")
+            return
+        tabs.query_one("#tab-context", Tab).label = f"4 {name}"
+        tabs.show("tab-context")
 
     def _show_header(self, record: GenerationRecord) -> None:
         model = record.model + (" (reference)" if record.reference else "")
@@ -309,11 +289,10 @@ class InspectorScreen(LctuiScreen):
             self.notify("This example lists no passages or labels.", severity="warning")
             return
         self._set_panel(panel)
-        target = self.query_one(PANELS[panel])
-        if panel == "context":  # focus the first table of the panel shown
-            shown = [t for t in target.query(DataTable) if t.parent and t.parent.display]
-            target = shown[0] if shown else target
-        target.focus()
+        if panel == "context":
+            self.query_one(ExampleContextPanel).first_table().focus()
+        else:
+            self.query_one(PANELS[panel]).focus()
 
     def on_tabs_tab_activated(self, event: Tabs.TabActivated) -> None:
         panel = (event.tab.id or "").removeprefix("tab-")

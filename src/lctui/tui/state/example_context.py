@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from lctui.core.text import shorten
+from lctui.scoring.helmet import parse_ranking
 from lctui.scoring.normalize import normalize_answer
 from lctui.store.read.generations import GenerationRecord
 
@@ -44,6 +45,7 @@ class ListedPassage:
     title: str  # the title its heading names ("" when none)
     preview: str  # the start of its text without its heading
     cited: int = 0  # how often the output cites it (citation tasks)
+    ranked: int | None = None  # re-ranking: its place in the output's ranking (1 = first)
 
 
 @dataclass(frozen=True)
@@ -88,6 +90,7 @@ def listed_passages(record: GenerationRecord) -> list[ListedPassage]:
     qrels = metadata_of(record).get("qrels")
     grades = qrels if isinstance(qrels, Mapping) else None
     counts = _cited_counts(record) if record.category == CITE_CATEGORY else Counter()
+    places = _ranking_places(record.output or "") if grades is not None else {}
     out = []
     for position, span in enumerate(spans, 1):
         if grades is not None:
@@ -103,9 +106,25 @@ def listed_passages(record: GenerationRecord) -> list[ListedPassage]:
         preview = shorten(body[:PREVIEW_CHARS], PREVIEW_CHARS, one_line=True)
         cited = counts[span.label]
         out.append(
-            ListedPassage(position, span.label, span.start, span.end, gold, title, preview, cited)
+            ListedPassage(
+                position,
+                span.label,
+                span.start,
+                span.end,
+                gold,
+                title,
+                preview,
+                cited,
+                places.get(span.label),
+            )
         )
     return out
+
+
+def _ranking_places(output: str) -> dict[str, int]:
+    """Each id's place in the ranking the output gives, read as the scorer reads it."""
+    ranking = parse_ranking(output)
+    return {doc: place for place, doc in enumerate(ranking.ids, 1)} if ranking.found else {}
 
 
 def _cited_counts(record: GenerationRecord) -> Counter[str]:

@@ -58,7 +58,10 @@ class PassageTable(FittedTable):
         gold_width = max([len("gold"), *map(len, marks)]) if marks else 0
         label_width = max([len("passage"), *(len(p.label) for p in passages)])
         cited_width = len("cited") if self.citing else 0
-        widths = [number_width, gold_width, label_width, cited_width]
+        # Re-ranking: where the output ranked each passage ("-": left out).
+        ranking = any(p.ranked is not None for p in passages)
+        ranked_width = len("ranked") if ranking else 0
+        widths = [number_width, gold_width, label_width, cited_width, ranked_width]
         # Padding 1 + 1 per column, a cell for the scrollbar, the text gets the rest.
         fixed = sum(w + 2 for w in widths if w) + 2 + 1
         text_width = max(8, (self._width or 80) - fixed)
@@ -68,6 +71,8 @@ class PassageTable(FittedTable):
         self.add_column("passage", width=label_width, key="label")
         if self.citing:
             self.add_column("cited", width=cited_width, key="cited")
+        if ranking:
+            self.add_column("ranked", width=ranked_width, key="ranked")
         self.add_column("text", width=text_width, key="text")
         for passage in passages:
             mark = Text(f"{GOLD_MARK} {passage.gold}" if passage.gold else "")
@@ -81,6 +86,9 @@ class PassageTable(FittedTable):
             if self.citing:
                 cited = f"{passage.cited}x" if passage.cited else ""
                 cells.append(Text(cited, justify="right"))
+            if ranking:
+                place = "-" if passage.ranked is None else f"#{passage.ranked}"
+                cells.append(Text(place, justify="right"))
             text = Text(no_wrap=True)
             if passage.title and passage.title != passage.label:
                 text.append(f"{passage.title}: ", style="italic")
