@@ -113,12 +113,9 @@ class InspectorScreen(LctuiScreen):
     }
     InspectorScreen.-wide #rubric-panel { row-span: 2; }
     InspectorScreen.-wide #output-panel { height: auto; max-height: 14; }
-    InspectorScreen.-wide.-context #panels { grid-size: 2 3; grid-rows: 1fr 1fr auto; }
-    InspectorScreen.-wide.-context #prompt { row-span: 2; }
-    InspectorScreen.-wide.-context #rubric-panel { row-span: 1; }
-    InspectorScreen.-wide.-context #context-panel { row-span: 2; }
     #context-panel { display: none; }
-    InspectorScreen.-wide.-context #context-panel { display: block; }
+    InspectorScreen.-wide #context-panel.-passages { display: block; }
+    InspectorScreen.-wide #context-panel.-labels { display: block; }
     InspectorScreen.-narrow #panel-tabs { display: block; }
     InspectorScreen.-narrow #panels > * { display: none; height: 1fr; }
     InspectorScreen.-narrow.-show-prompt #prompt { display: block; }
@@ -170,6 +167,7 @@ class InspectorScreen(LctuiScreen):
         self.generation_id = generation_id
         self.record: GenerationRecord | None = None
         self.panel = "prompt"
+        self.has_context = False  # the example lists passages or ICL labels (panel 4)
         self._reading: PendingQuery[GenerationRecord | None] | None = None
 
     def compose(self) -> ComposeResult:
@@ -183,7 +181,7 @@ class InspectorScreen(LctuiScreen):
             id="panel-tabs",
         )
         with Container(id="panels"):
-            # The grid places them in this order (see the -context layout above).
+            # The grid places them in this order (see `_context_layout`).
             yield PromptView(id="prompt")
             yield RubricPanel(id="rubric-panel")
             yield ExampleContextPanel(id="context-panel")
@@ -242,13 +240,28 @@ class InspectorScreen(LctuiScreen):
     def _show_context(self, record: GenerationRecord) -> None:
         """The fourth panel: passages (and citations) or the label map, when there are."""
         name = self.query_one(ExampleContextPanel).show(record)
-        self.set_class(name is not None, "-context")
+        self.has_context = name is not None
         tabs = self.query_one(Tabs)
         if name is None:
             tabs.hide("tab-context")
             return
         tabs.query_one("#tab-context", Tab).label = f"4 {name}"
         tabs.show("tab-context")
+        self._context_layout()
+
+    def _context_layout(self) -> None:
+        """The wide grid with the fourth panel: prompt and context panel two rows high,
+        the rubric above the context panel, the output under the prompt.
+
+        Inline styles, not a screen class: a class on the screen restyles every widget
+        (~0.1 s, before the first paint); the narrow layout is vertical and ignores them.
+        """
+        panels = self.query_one("#panels")
+        panels.styles.grid_size_rows = 3
+        panels.styles.grid_rows = "1fr 1fr auto"
+        self.query_one("#prompt").styles.row_span = 2
+        self.query_one("#rubric-panel").styles.row_span = 1
+        self.query_one("#context-panel").styles.row_span = 2
 
     def _show_header(self, record: GenerationRecord) -> None:
         model = record.model + (" (reference)" if record.reference else "")
@@ -285,7 +298,7 @@ class InspectorScreen(LctuiScreen):
     # -- panels ----------------------------------------------------------------------
 
     def action_show_panel(self, panel: str) -> None:
-        if panel == "context" and not self.has_class("-context"):
+        if panel == "context" and not self.has_context:
             self.notify("This example lists no passages or labels.", severity="warning")
             return
         self._set_panel(panel)

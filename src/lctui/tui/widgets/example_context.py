@@ -32,19 +32,49 @@ class ExampleContextPanel(Container):
         yield PassagePanel(id="passage-panel")
         yield LabelMapPanel(id="label-panel")
 
+    def __init__(self, *, id: str | None = None) -> None:
+        super().__init__(id=id)
+        self._pending: GenerationRecord | None = None
+
     def show(self, record: GenerationRecord) -> str | None:
-        """Show what the example has; its tab name ("Passages", "Labels") or None."""
+        """Show what the example has; its tab name ("Passages", "Labels") or None.
+
+        The tables fill when the panel is first on screen: a 128K RAG prompt lists
+        1,000 passages (a quarter of a second of table rows), which should delay
+        neither the prompt the user opened nor an 80-column inspector that never
+        shows this tab."""
         passages = any(s.kind == "passage" for s in record.spans)
         labels = not passages and label_map(record) is not None
-        self.set_class(passages, "-passages")
-        self.set_class(labels, "-labels")
+        wanted = {"-passages"} if passages else {"-labels"} if labels else set()
+        if set(self.classes) != wanted:
+            # One class change at most: each one restyles the panel and its tables.
+            self.set_classes(wanted)
         if not passages and not labels:
+            self._pending = None
             return None
+        self.border_title = f"Passages ({sum(s.kind == 'passage' for s in record.spans)})"
+        if labels:
+            self.border_title = "Labels"
+        self._pending = record
+        self.call_after_refresh(self._fill_if_shown)
+        return "Passages" if passages else "Labels"
+
+    def on_show(self) -> None:
+        self.call_after_refresh(self._fill)  # after the paint that shows the prompt
+
+    def _fill_if_shown(self) -> None:
+        if self.display and self.region.area:
+            self._fill()
+
+    def _fill(self) -> None:
+        record, self._pending = self._pending, None
+        if record is None:
+            return
         shown: PassagePanel | LabelMapPanel
+        passages = self.has_class("-passages")
         shown = self.query_one(PassagePanel) if passages else self.query_one(LabelMapPanel)
         shown.show(record)
         self.border_title = shown.border_title  # the inspector draws the border here
-        return "Passages" if passages else "Labels"
 
     def first_table(self) -> Widget:
         """What to focus when the panel is opened: the first table of the panel shown."""
