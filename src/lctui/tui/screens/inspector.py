@@ -114,8 +114,7 @@ class InspectorScreen(LctuiScreen):
     InspectorScreen.-wide #rubric-panel { row-span: 2; }
     InspectorScreen.-wide #output-panel { height: auto; max-height: 14; }
     #context-panel { display: none; }
-    InspectorScreen.-wide #context-panel.-passages { display: block; }
-    InspectorScreen.-wide #context-panel.-labels { display: block; }
+    InspectorScreen.-wide #context-panel { display: block; }
     InspectorScreen.-narrow #panel-tabs { display: block; }
     InspectorScreen.-narrow #panels > * { display: none; height: 1fr; }
     InspectorScreen.-narrow.-show-prompt #prompt { display: block; }

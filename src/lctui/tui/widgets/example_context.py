@@ -21,13 +21,6 @@ from lctui.tui.widgets.passage_list import PassagePanel
 class ExampleContextPanel(Container):
     """Passages or labels of one generation's example."""
 
-    DEFAULT_CSS = """
-    ExampleContextPanel > * { display: none; }
-    ExampleContextPanel.-passages PassagePanel, ExampleContextPanel.-labels LabelMapPanel {
-        display: block;
-    }
-    """
-
     def compose(self) -> ComposeResult:
         yield PassagePanel(id="passage-panel")
         yield LabelMapPanel(id="label-panel")
@@ -35,6 +28,7 @@ class ExampleContextPanel(Container):
     def __init__(self, *, id: str | None = None) -> None:
         super().__init__(id=id)
         self._pending: GenerationRecord | None = None
+        self.display = False  # until the record says what the example has
 
     def show(self, record: GenerationRecord) -> str | None:
         """Show what the example has; its tab name ("Passages", "Labels") or None.
@@ -45,13 +39,15 @@ class ExampleContextPanel(Container):
         shows this tab."""
         passages = any(s.kind == "passage" for s in record.spans)
         labels = not passages and label_map(record) is not None
-        wanted = {"-passages"} if passages else {"-labels"} if labels else set()
-        if set(self.classes) != wanted:
-            # One class change at most: each one restyles the panel and its tables.
-            self.set_classes(wanted)
+        # Inline display, not classes: a class change restyles the panel and its
+        # tables (~20 ms before the first paint); an inline one only lays them out.
+        self.query_one(PassagePanel).display = passages
+        self.query_one(LabelMapPanel).display = labels
         if not passages and not labels:
             self._pending = None
+            self.display = False
             return None
+        self.styles.clear_rule("display")  # the inspector's rules say where it shows
         self.border_title = f"Passages ({sum(s.kind == 'passage' for s in record.spans)})"
         if labels:
             self.border_title = "Labels"
@@ -71,8 +67,8 @@ class ExampleContextPanel(Container):
         if record is None:
             return
         shown: PassagePanel | LabelMapPanel
-        passages = self.has_class("-passages")
-        shown = self.query_one(PassagePanel) if passages else self.query_one(LabelMapPanel)
+        passages = self.query_one(PassagePanel)
+        shown = passages if passages.display else self.query_one(LabelMapPanel)
         shown.show(record)
         self.border_title = shown.border_title  # the inspector draws the border here
 
