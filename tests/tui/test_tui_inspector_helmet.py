@@ -321,7 +321,7 @@ def judged(example: Example, output: str, replies: dict[str, str]) -> Score:
     return judge_score(task, parsed, replies)
 
 
-async def test_the_judges_reasoning_is_shown_under_each_rubric_point(
+async def test_the_judges_reasoning_is_shown_under_each_rubric_point_and_no_fourth_panel(
     make_app: MakeApp, results_db: Path
 ) -> None:
     key_points = ["The mills closed in 1911.", "The river silted up."]
@@ -362,4 +362,9 @@ async def test_the_judges_reasoning_is_shown_under_each_rubric_point(
             assert reason in shown
         for name in names:
             assert name in shown
-        await until(pilot, lambda: isinstance(app.screen, InspectorScreen))
+        # No passages and no labels: no fourth tab, and 4 says so instead of a blank panel.
+        assert not screen.query_one(Tabs).query_one("#tab-context").display
+        await pilot.press("4")
+        await until(pilot, lambda: any("no passages" in str(n.message) for n in app._notifications))
+        assert screen.has_class("-show-rubric") and not screen.query_one("#context-panel").display
+        assert isinstance(app.screen, InspectorScreen)
