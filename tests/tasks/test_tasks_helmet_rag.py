@@ -70,12 +70,19 @@ def test_prompt_holds_demos_then_passages_with_the_gold_at_the_files_depth(
         rows, _ = read_rows(read_json_lines(HELMET_FIXTURES / example.metadata["data_file"]))
         row = next(r for r in rows if r.line == example.metadata["data_line"])
         assert example.gold == row.answers
-        ((span,),) = [example.spans]
+        (span,) = [s for s in example.spans if s.kind == "needle"]
         assert example.context[span.start : span.end] == format_passage(row.passages[row.gold or 0])
         passages = example.context.split("\n\n")
         assert len(passages) == example.metadata["num_passages"]
         at = example.metadata["gold_position"]
         assert passages[at] == format_passage(row.passages[row.gold or 0])
+        # One passage span per listed passage, labelled with its title, for the inspector.
+        listed = [s for s in example.spans if s.kind == "passage"]
+        assert [example.context[s.start : s.end] for s in listed] == passages
+        assert [f"Document (Title: {s.label}): " for s in listed] == [
+            p[: p.index("): ") + 3] for p in passages
+        ]
+        assert (listed[at].start, listed[at].end) == (span.start, span.end)
         # The gold sits at the file's relative position: first, middle or last.
         share = (row.gold or 0) / (len(row.passages) - 1)
         assert at == round(share * (len(passages) - 1))

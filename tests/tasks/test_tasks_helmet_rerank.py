@@ -94,8 +94,13 @@ def test_prompt_holds_demos_then_the_files_passages_in_order_with_their_labels(
         assert example.metadata["qrels"] == {d: by_id[d].label for d in ids}
         ideal = sorted(ids, key=lambda d: by_id[d].label, reverse=True)
         assert example.gold == (" > ".join(ideal),)
-        marked = {example.context[s.start : s.end].split("]")[0] for s in example.spans}
+        needles = [s for s in example.spans if s.kind == "needle"]
+        marked = {example.context[s.start : s.end].split("]")[0] for s in needles}
         assert marked == {f"[ID: {d}" for d in ids if by_id[d].label > 0}
+        # One passage span per listed passage, labelled with its id, for the inspector.
+        listed = [s for s in example.spans if s.kind == "passage"]
+        assert [example.context[s.start : s.end] for s in listed] == shown
+        assert [s.label for s in listed] == ids
     assert len(asked) == 3
 
 

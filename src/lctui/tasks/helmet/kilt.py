@@ -32,6 +32,7 @@ from typing import Any, Protocol, TypeVar
 import numpy as np
 
 from lctui.core.hashing import seed_from
+from lctui.core.types import Span
 from lctui.tasks.datasets import DataProblem, JsonLines
 
 GOLD_FLAGS = ("has_answer", "is_gold", "gold")
@@ -136,6 +137,16 @@ def _parse_rows(loaded: JsonLines) -> tuple[tuple[QARow, ...], tuple[DataProblem
         popularity = float(s_pop) if isinstance(s_pop, (int, float)) and s_pop > 0 else None
         rows.append(QARow(key, question, tuple(answers), kept, gold, line, popularity))
     return tuple(rows), tuple(problems)
+
+
+def passage_spans(texts: Sequence[str], labels: Sequence[str], separator: str) -> tuple[Span, ...]:
+    """One `passage` span per listed passage (the texts joined by `separator`), labelled
+    as the prompt names the passage: what the inspector lists and jumps to."""
+    spans, start = [], 0
+    for text, label in zip(texts, labels, strict=True):
+        spans.append(Span(start, start + len(text), "passage", label))
+        start += len(text) + len(separator)
+    return tuple(spans)
 
 
 def demo_seed(key: str) -> int:

@@ -28,7 +28,14 @@ from lctui.core.types import ParamSpec, Span
 from lctui.tasks.base import Draft, Task
 from lctui.tasks.budget import Budget, fit_to_budget, longest_fitting, piece_counts, prefix_sums
 from lctui.tasks.datasets import DataProblem, read_json_lines
-from lctui.tasks.helmet.kilt import Passage, QARow, choose_demos, read_rows, row_order
+from lctui.tasks.helmet.kilt import (
+    Passage,
+    QARow,
+    choose_demos,
+    passage_spans,
+    read_rows,
+    row_order,
+)
 from lctui.tasks.params import int_param
 
 RELEASE_URL = "https://huggingface.co/datasets/princeton-nlp/HELMET (data.tar.gz)"
@@ -221,7 +228,11 @@ class KiltRag(Task):
         items, at = arrange(fitted.units, fitted.tail)
         context = SEPARATOR.join(items)
         start = sum(len(t) + len(SEPARATOR) for t in items[:at])
-        spans = (Span(start, start + len(gold_text), "needle", "gold passage"),)
+        gold_span = Span(start, start + len(gold_text), "needle", "gold passage")
+        titles = [p.title for p in others[: fitted.units + bool(fitted.tail)]]
+        titles.insert(at, row.passages[gold_at].title)
+        listed = passage_spans(items, titles, SEPARATOR)
+        spans = (*listed, gold_span) if row.gold is not None else listed
         # Longest first, so an answer that holds a shorter one is found whole.
         answers_pattern = "|".join(re.escape(a) for a in sorted(row.answers, key=len, reverse=True))
         return Draft(
@@ -231,7 +242,7 @@ class KiltRag(Task):
             gold=row.answers,
             tokens=fitted.tokens,
             depth=round(100.0 * at / max(1, len(items) - 1), 2),
-            spans=spans if row.gold is not None else (),
+            spans=spans,
             metadata={
                 "value_pattern": f"(?i){answers_pattern}",
                 "gold_mode": "any",  # accepted answers: SubEM takes the best of them

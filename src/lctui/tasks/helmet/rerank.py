@@ -27,11 +27,11 @@ from typing import ClassVar
 
 from lctui.core.errors import UserInputError
 from lctui.core.protocols import Tokenizer
-from lctui.core.types import ParamSpec, Span
+from lctui.core.types import ParamSpec
 from lctui.tasks.base import Draft, Task
 from lctui.tasks.budget import Budget, fit_to_budget, longest_fitting, piece_counts, prefix_sums
 from lctui.tasks.datasets import DataProblem, read_json_lines
-from lctui.tasks.helmet.kilt import choose_demos, row_order
+from lctui.tasks.helmet.kilt import choose_demos, passage_spans, row_order
 from lctui.tasks.helmet.msmarco import (
     RankedPassage,
     RerankRow,
@@ -223,12 +223,10 @@ class MsmarcoRerank(Task):
         items = arrange(fitted.units, fitted.tail)
         shown = [passages[i] for i, _ in items]
         context = SEPARATOR.join(t for _, t in items)
-        spans: list[Span] = []
-        start = 0
-        for (_, text), passage in zip(items, shown, strict=True):
+        spans = list(passage_spans([t for _, t in items], [p.id for p in shown], SEPARATOR))
+        for span, passage in zip(list(spans), shown, strict=True):
             if passage.label > 0:
-                spans.append(Span(start, start + len(text), "needle", f"relevance {passage.label}"))
-            start += len(text) + len(SEPARATOR)
+                spans.append(replace(span, kind="needle", label=f"relevance {passage.label}"))
         ideal = " > ".join(p.id for p in sorted(shown, key=lambda p: p.label, reverse=True))
         return Draft(
             preamble=preamble,

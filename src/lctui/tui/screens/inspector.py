@@ -4,7 +4,9 @@ Opened on one stored generation. The prompt is a virtual-scrolling PromptView wi
 needles and gold values marked (n / N / g jump between them); the output shows the
 extracted answers; the rubric lists every point. Actions re-score the stored output,
 re-run the example (same or another model), copy the prompt and export everything.
-Under 110 columns the three panels become tabs (keys 1, 2, 3).
+Under 110 columns the panels become tabs (keys 1, 2, 3, 4). A real-data example adds
+a fourth panel (key 4): its passages, the gold ones marked, and a citation task's
+citations (widgets/passage_list.py), or an ICL example's label map (widgets/label_map.py).
 """
 
 from __future__ import annotations
@@ -40,6 +42,8 @@ from lctui.tui.inspector_actions import (
 )
 from lctui.tui.screens.base import LctuiScreen, PendingQuery
 from lctui.tui.screens.model_picker import ModelPicker
+from lctui.tui.widgets.example_context import ExampleContextPanel
+from lctui.tui.widgets.passage_list import PassagePanel
 from lctui.tui.widgets.prompt_output import OutputPanel
 from lctui.tui.widgets.prompt_view import MarkedSpan, PromptView
 from lctui.tui.widgets.rubric_table import RubricPanel
@@ -49,7 +53,12 @@ if TYPE_CHECKING:
     from lctui.store.db import Store
 
 FIRST_LAYOUT_WAIT_S = 0.15
-PANELS = {"prompt": "#prompt", "output": "#output-panel", "rubric": "#rubric"}
+PANELS = {
+    "prompt": "#prompt",
+    "output": "#output-panel",
+    "rubric": "#rubric",
+    "context": "#context-panel",
+}
 
 
 def read_rerun(
@@ -104,11 +113,14 @@ class InspectorScreen(LctuiScreen):
     }
     InspectorScreen.-wide #rubric-panel { row-span: 2; }
     InspectorScreen.-wide #output-panel { height: auto; max-height: 14; }
+    #context-panel { display: none; }
+    InspectorScreen.-wide #context-panel { display: block; }
     InspectorScreen.-narrow #panel-tabs { display: block; }
     InspectorScreen.-narrow #panels > * { display: none; height: 1fr; }
     InspectorScreen.-narrow.-show-prompt #prompt { display: block; }
     InspectorScreen.-narrow.-show-output #output-panel { display: block; }
     InspectorScreen.-narrow.-show-rubric #rubric-panel { display: block; }
+    InspectorScreen.-narrow.-show-context #context-panel { display: block; }
     """
     HORIZONTAL_BREAKPOINTS = [(0, "-narrow"), (110, "-wide")]  # noqa: RUF012 (Screen's type)
     AUTO_FOCUS = "#prompt"
@@ -139,6 +151,14 @@ class InspectorScreen(LctuiScreen):
         Binding("1", "show_panel('prompt')", "Prompt", id="inspector.panel-prompt", show=False),
         Binding("2", "show_panel('output')", "Output", id="inspector.panel-output", show=False),
         Binding("3", "show_panel('rubric')", "Rubric", id="inspector.panel-rubric", show=False),
+        Binding(
+            "4",
+            "show_panel('context')",
+            "Passages",
+            id="inspector.panel-context",
+            tooltip="Passages, citations or labels of a real-data example",
+            show=False,
+        ),
     ]
 
     def __init__(self, generation_id: str) -> None:
@@ -146,6 +166,7 @@ class InspectorScreen(LctuiScreen):
         self.generation_id = generation_id
         self.record: GenerationRecord | None = None
         self.panel = "prompt"
+        self.has_context = False  # the example lists passages or ICL labels (panel 4)
         self._reading: PendingQuery[GenerationRecord | None] | None = None
 
     def compose(self) -> ComposeResult:
@@ -155,16 +176,21 @@ class InspectorScreen(LctuiScreen):
             Tab("1 Prompt", id="tab-prompt"),
             Tab("2 Output", id="tab-output"),
             Tab("3 Rubric", id="tab-rubric"),
+            Tab("4 Passages", id="tab-context"),
             id="panel-tabs",
         )
         with Container(id="panels"):
+            # The grid places them in this order (see `_context_layout`).
             yield PromptView(id="prompt")
             yield RubricPanel(id="rubric-panel")
+            yield ExampleContextPanel(id="context-panel")
             yield OutputPanel(id="output-panel")
         yield Footer(compact=True)
 
     async def on_mount(self) -> None:
-        self.query_one(Tabs).can_focus = False
+        tabs = self.query_one(Tabs)
+        tabs.can_focus = False
+        tabs.hide("tab-context")
         self.add_class("-show-prompt")
         self.query_one("#prompt", PromptView).border_title = "Prompt"
         reading = self._reading
@@ -208,6 +234,33 @@ class InspectorScreen(LctuiScreen):
         self._show_prompt(record)
         self.query_one(OutputPanel).show(record)
         self.query_one(RubricPanel).show(record)
+        self._show_context(record)
+
+    def _show_context(self, record: GenerationRecord) -> None:
+        """The fourth panel: passages (and citations) or the label map, when there are."""
+        name = self.query_one(ExampleContextPanel).show(record)
+        self.has_context = name is not None
+        tabs = self.query_one(Tabs)
+        if name is None:
+            tabs.hide("tab-context")
+            return
+        tabs.query_one("#tab-context", Tab).label = f"4 {name}"
+        tabs.show("tab-context")
+        self._context_layout()
+
+    def _context_layout(self) -> None:
+        """The wide grid with the fourth panel: prompt and context panel two rows high,
+        the rubric above the context panel, the output under the prompt.
+
+        Inline styles, not a screen class: a class on the screen restyles every widget
+        (~0.1 s, before the first paint); the narrow layout is vertical and ignores them.
+        """
+        panels = self.query_one("#panels")
+        panels.styles.grid_size_rows = 3
+        panels.styles.grid_rows = "1fr 1fr auto"
+        self.query_one("#prompt").styles.row_span = 2
+        self.query_one("#rubric-panel").styles.row_span = 1
+        self.query_one("#context-panel").styles.row_span = 2
 
     def _show_header(self, record: GenerationRecord) -> None:
         model = record.model + (" (reference)" if record.reference else "")
@@ -247,8 +300,14 @@ class InspectorScreen(LctuiScreen):
     # -- panels ----------------------------------------------------------------------
 
     def action_show_panel(self, panel: str) -> None:
+        if panel == "context" and not self.has_context:
+            self.notify("This example lists no passages or labels.", severity="warning")
+            return
         self._set_panel(panel)
-        self.query_one(PANELS[panel]).focus()
+        if panel == "context":
+            self.query_one(ExampleContextPanel).first_table().focus()
+        else:
+            self.query_one(PANELS[panel]).focus()
 
     def on_tabs_tab_activated(self, event: Tabs.TabActivated) -> None:
         panel = (event.tab.id or "").removeprefix("tab-")
@@ -277,6 +336,21 @@ class InspectorScreen(LctuiScreen):
         else:
             view.focus()
             jump()
+
+    def on_passage_panel_jump(self, event: PassagePanel.Jump) -> None:
+        """Show the chosen passage in the prompt (its tab first when the panels are tabs)."""
+        passage = event.passage
+        record = self.record
+        if record is None:
+            return
+        shift = len(record.prompt_head or "") + len(record.preamble or "")
+        span = MarkedSpan(passage.start + shift, passage.end + shift, "passage", passage.label)
+        view = self.query_one("#prompt", PromptView)
+        if self.has_class("-narrow"):
+            self.action_show_panel("prompt")
+            self.call_after_refresh(view.show_span, span)  # the view has no size until shown
+        else:
+            view.show_span(span)  # the list keeps the focus: the next passage is one key away
 
     def action_next_span(self) -> None:
         self._on_prompt(PromptView.select_next, "This example marks no needle.")

@@ -16,6 +16,7 @@ from textual.theme import Theme
 from textual.widgets import Static
 
 from lctui.store.read.generations import GenerationRecord
+from lctui.tui.state.example_context import Citation, label_map, output_citations
 
 STATUS_STYLES = {"ok": "$success", "unparsed": "$warning", "error": "$error"}
 
@@ -58,8 +59,12 @@ class OutputPanel(VerticalScroll):
             text = Content.styled("(empty output)", "italic $text-muted")
         else:
             text = mark_extracted(output, [x for s in record.scores for x in s.extracted])
+            text = mark_citations(text, output_citations(record))
         self.query_one("#output-text", Static).update(text)
         gold = ", ".join(str(g) for g in record.gold) or "(none)"
+        labels = label_map(record)
+        if labels is not None and labels.gold:  # ICL: name the label the integer stands for
+            gold = labels.named(labels.gold)
         # `gold` is an lctui theme variable; Textual's own themes lack it.
         gold_colour = self.app.theme_variables.get("gold", "$success")
         self.query_one("#output-gold", Static).update(
@@ -72,6 +77,15 @@ class OutputPanel(VerticalScroll):
             Content.assemble("status ", (self.status, f"bold {style}"), details)
         )
         self.border_title = f"Output: {self.status}"
+
+
+def mark_citations(content: Content, citations: Sequence[Citation]) -> Content:
+    """A citation task's `[n]` marks: linked ones underlined, ones to a document the
+    prompt does not list in the error colour."""
+    for citation in citations:
+        style = "bold underline $accent" if citation.passage else "bold reverse $error"
+        content = content.stylize(style, citation.start, citation.end)
+    return content
 
 
 def mark_extracted(output: str, extracted: Sequence[str]) -> Content:

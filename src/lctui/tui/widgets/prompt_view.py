@@ -38,6 +38,9 @@ SYNC_WRAP_CHARS = 200_000
 # Higher rank wins where spans overlap (a gold value sits inside its needle).
 KIND_RANK = {"gold": 3, "needle": 2, "distractor": 1}
 TARGET_KINDS = ("needle", "gold")
+# Kinds that only say where something is (every listed passage): reached through the
+# inspector's passage list, never painted, or the whole prompt would be marked.
+UNPAINTED_KINDS = frozenset({"passage"})
 # Control characters other than newline would move the cursor; show them as one
 # visible cell each so offsets and widths stay those of the prompt.
 _CONTROL = re.compile(r"[\x00-\x09\x0b-\x1f\x7f]")
@@ -74,6 +77,7 @@ class PromptView(ScrollView, can_focus=True):
         self.spans: list[MarkedSpan] = []
         self.targets: list[MarkedSpan] = []  # where n / N / g jump to, in text order
         self.selected: int | None = None  # index into targets
+        self.shown: MarkedSpan | None = None  # a span shown by `show_span` (a passage)
         self._bounds: list[int] = [0]  # elementary intervals of the span overlay
         self._ranks: list[int] = [-1]
         self._index: WrapIndex | None = None
@@ -93,7 +97,9 @@ class PromptView(ScrollView, can_focus=True):
         )
         self.targets = _jump_targets(self.spans)
         self.selected = None
-        self._bounds, self._ranks = _overlay(self.spans, size)
+        self.shown = None
+        painted = [s for s in self.spans if s.kind not in UNPAINTED_KINDS]
+        self._bounds, self._ranks = _overlay(painted, size)
         self.first_paint = None
         self._index = None
         self._rewrap(keep_offset=0)
@@ -119,9 +125,10 @@ class PromptView(ScrollView, can_focus=True):
     def _keep_selected_in_view(self) -> None:
         """A re-wrap keeps the top line, which can push the selected needle off screen
         (or, after the view was hidden, lose the top line): bring the needle back."""
-        if self.selected is None or self._index is None:
+        current = self._current()
+        if current is None or self._index is None:
             return
-        line = self._index.line_of(self.targets[self.selected].start)
+        line = self._index.line_of(current.start)
         top = round(self.scroll_y)
         if not top <= line < top + self.size.height:
             self.scroll_to(y=max(0, line - self.size.height // 3), animate=False, immediate=True)
@@ -203,21 +210,38 @@ class PromptView(ScrollView, can_focus=True):
         inside = [i for i, t in enumerate(self.targets) if t.start <= gold.start < t.end]
         return self._select(inside[0], show=gold.start) if inside else None
 
+    def show_span(self, span: MarkedSpan) -> MarkedSpan:
+        """Select `span` (a passage the inspector lists) and scroll it into view."""
+        self.selected = None
+        self.shown = span
+        self._scroll_to_offset(span.start)
+        return span
+
+    def _current(self) -> MarkedSpan | None:
+        """The span painted as selected: a jump target, or a span shown by `show_span`."""
+        return self.targets[self.selected] if self.selected is not None else self.shown
+
     def _select(self, i: int, show: int | None = None) -> MarkedSpan:
         """Select target `i` and scroll so that offset `show` (default: its start) is seen."""
         self.selected = i
+        self.shown = None
         target = self.targets[i]
-        line = self.line_of(target.start if show is None else show)
+        self._scroll_to_offset(target.start if show is None else show)
+        return target
+
+    def _scroll_to_offset(self, offset: int) -> None:
+        line = self.line_of(offset)
         self._set_virtual_size()
         # A third down the view, so the text before the needle is visible too.
         self.scroll_to(y=max(0, line - self.size.height // 3), animate=False, immediate=True)
         self._cache.clear()
         self.refresh()
         self._update_subtitle()
-        return target
 
     def _update_subtitle(self) -> None:
-        if not self.targets:
+        if self.shown is not None:
+            self.border_subtitle = f"{self.shown.kind} {self.shown.label}".rstrip()
+        elif not self.targets:
             self.border_subtitle = "no needle marked"
         elif self.selected is None:
             self.border_subtitle = "n next  N previous  g gold"
@@ -249,7 +273,7 @@ class PromptView(ScrollView, can_focus=True):
         if extent is None:
             return Strip.blank(width, base)
         start, end = extent
-        selected = self.targets[self.selected] if self.selected is not None else None
+        selected = self._current()
         bounds, ranks, text = self._bounds, self._ranks, self._display
         segments: list[Segment] = []
         i = bisect_right(bounds, start) - 1

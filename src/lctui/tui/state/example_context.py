@@ -1,0 +1,176 @@
+"""What the inspector lists beside a real-data example's prompt: its passages (the gold
+ones marked), the citations of its output and the documents they cite, and the ICL
+label map.
+
+Plain functions over a `GenerationRecord` (no Textual), read from the conventions the
+HELMET tasks write: a `Span(..., "passage", label)` per listed passage (RAG: the title,
+re-ranking: the id, citations: the document number "1", "2", ...), RAG's gold passage as
+a "needle" span, re-ranking's grades in metadata `qrels`, ICL's metadata `label_names`.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections import Counter
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from lctui.core.text import shorten
+from lctui.scoring.helmet import parse_ranking
+from lctui.scoring.normalize import normalize_answer
+from lctui.store.read.generations import GenerationRecord
+
+CITE_CATEGORY = "cite"
+PREVIEW_CHARS = 200
+# "[3]", and "[1, 2]" / "[1; 2]" (two citations in one bracket).
+_CITATION = re.compile(r"\[(\d+(?:\s*[,;]\s*\d+)*)\]")
+_NUMBER = re.compile(r"\d+")
+# The heading a passage starts with: "Document (Title: T): ", "[ID: 7] Document: ",
+# "Document [2](Title: T): ".
+_HEADING = re.compile(r"^(?:\[ID: [^\]]*\] )?Document\b[^:(\n]*(?:\(Title: ([^\n]*?)\))?: ")
+_SENTENCE_END = re.compile(r"[.!?](?:\s|$)|\n")
+
+
+@dataclass(frozen=True)
+class ListedPassage:
+    """One passage of the asked question's context, in prompt order."""
+
+    position: int  # 1-based, in the order the prompt lists them
+    label: str  # what the prompt calls it: title, id or document number
+    start: int  # offsets into the example's context
+    end: int
+    gold: str  # "" when not gold; "gold" (RAG) or "relevance 2" (re-ranking)
+    title: str  # the title its heading names ("" when none)
+    preview: str  # the start of its text without its heading
+    cited: int = 0  # how often the output cites it (citation tasks)
+    ranked: int | None = None  # re-ranking: its place in the output's ranking (1 = first)
+
+
+@dataclass(frozen=True)
+class Citation:
+    """One `[n]` of the output, and the passage it names (None: not in the prompt)."""
+
+    number: str
+    start: int  # offsets into the output (the whole bracket)
+    end: int
+    sentence: str  # the output's text the citation closes, shortened
+    passage: ListedPassage | None
+
+
+@dataclass(frozen=True)
+class LabelMap:
+    """ICL: which natural label each integer stands for in this example."""
+
+    names: tuple[tuple[str, str], ...]  # (label, name), in label order
+    gold: str
+    answered: str | None  # the label the scorer read off the output; None: none read
+
+    def name_of(self, label: str | None) -> str | None:
+        return dict(self.names).get(label or "")
+
+    def named(self, label: str) -> str:
+        name = self.name_of(label)
+        return f"{label} ({name})" if name else f"{label} (not a label of the task)"
+
+
+def metadata_of(record: GenerationRecord) -> Mapping[str, Any]:
+    metadata: Any = record.metadata or {}
+    if isinstance(metadata, str):
+        metadata = json.loads(metadata)
+    return metadata if isinstance(metadata, Mapping) else {}
+
+
+def listed_passages(record: GenerationRecord) -> list[ListedPassage]:
+    """The passages of the example's context, in prompt order, gold ones marked."""
+    context = record.context or ""
+    spans = sorted((s for s in record.spans if s.kind == "passage"), key=lambda s: s.start)
+    needles = [s for s in record.spans if s.kind == "needle"]
+    qrels = metadata_of(record).get("qrels")
+    grades = qrels if isinstance(qrels, Mapping) else None
+    counts = _cited_counts(record) if record.category == CITE_CATEGORY else Counter()
+    places = _ranking_places(record.output or "") if grades is not None else {}
+    out = []
+    for position, span in enumerate(spans, 1):
+        if grades is not None:
+            grade = grades.get(span.label)
+            gold = f"relevance {grade}" if isinstance(grade, int) and grade > 0 else ""
+        else:
+            inside = any(n.start < span.end and span.start < n.end for n in needles)
+            gold = "gold" if inside else ""
+        text = context[span.start : span.end]
+        heading = _HEADING.match(text)
+        title = (heading.group(1) or "") if heading else ""
+        body = text[heading.end() :] if heading else text
+        preview = shorten(body[:PREVIEW_CHARS], PREVIEW_CHARS, one_line=True)
+        cited = counts[span.label]
+        out.append(
+            ListedPassage(
+                position,
+                span.label,
+                span.start,
+                span.end,
+                gold,
+                title,
+                preview,
+                cited,
+                places.get(span.label),
+            )
+        )
+    return out
+
+
+def _ranking_places(output: str) -> dict[str, int]:
+    """Each id's place in the ranking the output gives, read as the scorer reads it."""
+    ranking = parse_ranking(output)
+    return {doc: place for place, doc in enumerate(ranking.ids, 1)} if ranking.found else {}
+
+
+def _cited_counts(record: GenerationRecord) -> Counter[str]:
+    return Counter(number for number, _, _ in _citation_marks(record.output or ""))
+
+
+def _citation_marks(output: str) -> list[tuple[str, int, int]]:
+    """(number, start, end) of each citation; a bracket naming two gives two."""
+    return [
+        (str(int(number)), m.start(), m.end())
+        for m in _CITATION.finditer(output)
+        for number in _NUMBER.findall(m.group(1))
+    ]
+
+
+def output_citations(record: GenerationRecord, width: int = 60) -> list[Citation]:
+    """The citations of a citation task's output, in order, each with its passage."""
+    if record.category != CITE_CATEGORY:
+        return []
+    output = record.output or ""
+    by_label = {p.label: p for p in listed_passages(record)}
+    out = []
+    for number, start, end in _citation_marks(output):
+        ends = [m.end() for m in _SENTENCE_END.finditer(output, 0, start)]
+        since = ends[-1] if ends else 0
+        sentence = _CITATION.sub("", output[since:start]).strip()
+        sentence = shorten(sentence, width, one_line=True) if sentence else "(no text before it)"
+        out.append(Citation(number, start, end, sentence, by_label.get(number)))
+    return out
+
+
+def label_map(record: GenerationRecord) -> LabelMap | None:
+    """The example's ICL label map, or None when it has none."""
+    names = metadata_of(record).get("label_names")
+    if not isinstance(names, Mapping) or not names:
+        return None
+    ordered = sorted(
+        ((str(label), str(name)) for label, name in names.items()),
+        key=lambda item: (not item[0].isdigit(), int(item[0]) if item[0].isdigit() else 0, item[0]),
+    )
+    parsed = next((s.extracted[0] for s in record.scores if s.extracted), None)
+    answered = parsed
+    if parsed is not None:
+        # The scorer compares normalised text ("12." is label 12), so the map does too.
+        wanted = normalize_answer(parsed)
+        answered = next(
+            (label for label, _ in ordered if normalize_answer(label) == wanted), parsed
+        )
+    return LabelMap(tuple(ordered), record.gold[0] if record.gold else "", answered)
