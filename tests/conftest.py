@@ -15,8 +15,8 @@ from helpers.longqa_data import write_longqa_release
 from lctui.core.runtime import prepare_environment
 from lctui.tasks.datasets import DataSource
 from lctui.tasks.helmet.alce import AlceCite
-from lctui.tasks.helmet.longqa import LongDocQA
 from lctui.tasks.helmet.icl import HelmetIcl
+from lctui.tasks.helmet.longqa import LongDocQA
 from lctui.tasks.helmet.rag import KiltRag
 from lctui.tasks.helmet.rerank import MsmarcoRerank
 from lctui.tasks.helmet.summ import SummTask

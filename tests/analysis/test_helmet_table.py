@@ -20,6 +20,7 @@ def _complete(value: float, length: int = L8K) -> dict[tuple[str, int], list[flo
 
 
 def test_every_stored_metric_is_one_the_scorers_write() -> None:
+    from lctui.scoring.citations import PRECISION_METRIC, RECALL_METRIC
     from lctui.scoring.helmet_alce import REC_TOP5_METRIC, STR_EM_METRIC
     from lctui.scoring.helmet_scorers import EM_METRIC, NDCG_METRIC, ROUGE_METRIC
     from lctui.scoring.judge import METRICS
@@ -27,7 +28,7 @@ def test_every_stored_metric_is_one_the_scorers_write() -> None:
 
     written = {STR_EM_METRIC, REC_TOP5_METRIC, EM_METRIC, NDCG_METRIC, ROUGE_METRIC}
     written |= set(METRICS.values()) | {t.metric for t in all_tasks()}
-    written |= {"citation_rec", "citation_prec"}  # the NLI citation scorer's (HELMET's names)
+    written |= {RECALL_METRIC, PRECISION_METRIC}  # the citation scorer's (HELMET's names)
     assert {e.metric for e in ENTRIES} <= written
     assert {e.task for e in ENTRIES} == set(HELMET_TASKS)
     assert (

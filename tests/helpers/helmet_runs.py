@@ -9,9 +9,11 @@ from collections.abc import Mapping, Sequence
 
 from helpers.store_factories import make_example, make_generation
 from lctui.core.types import ModelSpec, Score, ScoreStatus
+from lctui.scoring.citations import CITATION_SCORER, PRECISION_METRIC, RECALL_METRIC
 from lctui.store import Store
 
-# task -> (category, ((scorer, metric), ...)): what each HELMET task is scored on.
+# task -> (category, ((scorer, metric), ...)): what each HELMET task is scored on (ALCE's
+# citation score row carries both citation_rec and, in its extras, citation_prec).
 HELMET_TASKS: dict[str, tuple[str, tuple[tuple[str, str], ...]]] = {
     "json_kv": ("synthetic", (("recall", "subem"),)),
     "niah_multikey_2": ("synthetic", (("recall", "string_match_all"),)),
@@ -25,16 +27,14 @@ HELMET_TASKS: dict[str, tuple[str, tuple[tuple[str, str], ...]]] = {
         "cite",
         (
             ("helmet_alce_asqa", "str_em"),
-            ("citation", "citation_rec"),
-            ("citation", "citation_prec"),
+            (CITATION_SCORER, RECALL_METRIC),
         ),
     ),
     "alce_qampari": (
         "cite",
         (
             ("helmet_alce_qampari", "qampari_rec_top5"),
-            ("citation", "citation_rec"),
-            ("citation", "citation_prec"),
+            (CITATION_SCORER, RECALL_METRIC),
         ),
     ),
     "msmarco_rerank": ("rerank", (("helmet_rerank", "ndcg@10"),)),
@@ -94,5 +94,8 @@ def write_helmet_run(
                 {"max_new_tokens": 32},
             )
             for scorer, metric in metrics:
-                store.add_score(gid, Score(scorer, metric, value, ScoreStatus.OK, (), "fixture"))
+                # The citation scorer stores recall as its value, precision in its extras.
+                extras = {PRECISION_METRIC: value} if scorer == CITATION_SCORER else {}
+                score = Score(scorer, metric, value, ScoreStatus.OK, (), "fixture", extras=extras)
+                store.add_score(gid, score)
     store.finish_run(run_id, "finished")

@@ -38,7 +38,8 @@ from lctui.tasks.tokenizers import reference_tokenizer
 RECALL_TASKS = [
     t.name
     for t in all_tasks()
-    if t.suite != "lifbench" and t.category not in ("rag", "rerank", "longqa", "summ", "cite", "icl")
+    if t.suite != "lifbench"
+    and t.category not in ("rag", "rerank", "longqa", "summ", "cite", "icl")
 ]
 LENGTH = 2048
 

@@ -1,6 +1,7 @@
 """What HELMET's table reads: the mean of every metric of every task at every length,
-per model, for the rule-based scores (`results_core`) and the LLM judge's
-(`judge_scores`). Reference pseudo-models (gold) are never read here.
+per model, for the rule-based scores (`results_core`), the LLM judge's (`judge_scores`)
+and ALCE's citation scores (`lctui cite-score`: recall is the score, precision in its
+extras). Reference pseudo-models (gold) are never read here.
 
 A mean follows the cell rules of store/read/cells.py: unparsed scores count as 0,
 errors and generations without a score are left out (and counted apart).
@@ -24,6 +25,20 @@ _MEANS = """
         FROM judge_scores
         WHERE model NOT IN (SELECT name FROM models WHERE coalesce(reference, false))
           AND ($models IS NULL OR list_contains($models, model))
+        UNION ALL
+        -- ALCE leaves an output without a sentence to check out of its citation means:
+        -- only scores with a verdict ('ok') are read.
+        SELECT model, task, length, unnest(['citation_rec', 'citation_prec']) AS metric,
+               unnest([value, TRY_CAST(extras->>'citation_prec' AS DOUBLE)]) AS score, status
+        FROM (
+            SELECT coalesce(m.name, g.model_id) AS model, g.task, g.length, s.value,
+                   s.extras, s.status
+            FROM latest_generations AS g
+            JOIN latest_scores AS s ON s.gen_hash = g.gen_hash AND s.scorer = 'alce_citations'
+            LEFT JOIN models AS m ON m.model_id = g.model_id
+            WHERE s.status = 'ok' AND NOT coalesce(m.reference, false)
+        )
+        WHERE $models IS NULL OR list_contains($models, model)
     )
     SELECT model, task, length, metric,
            avg(coalesce(score, 0)) FILTER (WHERE status IN ('ok', 'unparsed')) AS mean,

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from lctui.tasks.base import Task
 from lctui.tasks.helmet.alce import alce_tasks
-from lctui.tasks.helmet.longqa import longqa_tasks
 from lctui.tasks.helmet.icl import icl_tasks
+from lctui.tasks.helmet.longqa import longqa_tasks
 from lctui.tasks.helmet.rag import rag_tasks
 from lctui.tasks.helmet.rerank import rerank_tasks
 from lctui.tasks.helmet.summ import summ_tasks
