@@ -27,7 +27,7 @@ from helmet_common import HERE, ROOT, snapshot_commit, write_fixture
 
 FIXTURES = ROOT / "tests/fixtures/helmet/longqa/hub"
 NARRATIVEQA = FIXTURES / "deepmind/narrativeqa/data"
-INFBENCH = FIXTURES / "xinrongzhang2022/InfiniteBench"
+INFBENCH = FIXTURES / "xinrongzhang2022/infinitebench"
 LENGTH = 65536  # HELMET's truncation length in the dataset names (stand-in tokens)
 SHOTS = 2
 SAMPLES = 100

@@ -7,7 +7,7 @@ repositories, at any story length.
 - `deepmind/narrativeqa/data/{test,train}-00000-of-00001.parquet`: rows with `document`
   {id, kind, url, word_count, summary {text, title}, text}, `question` {text, tokens},
   `answers` [{text, tokens}], each story repeated on each of its questions;
-- `xinrongzhang2022/InfiniteBench/longbook_{qa,choice}_eng.jsonl`: rows {id, context,
+- `xinrongzhang2022/infinitebench/longbook_{qa,choice}_eng.jsonl`: rows {id, context,
   input, answer, options}.
 Every story, name and fact is made up. The committed fixtures
 (tests/fixtures/helmet/longqa, written by tests/fixtures/helmet/make_longqa.py) are
@@ -23,7 +23,7 @@ from typing import Any
 
 LONGQA_FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "helmet" / "longqa"
 NARRATIVEQA = "deepmind/narrativeqa"
-INFBENCH = "xinrongzhang2022/InfiniteBench"
+INFBENCH = "xinrongzhang2022/infinitebench"
 NQA_TEST = "data/test-00000-of-00001.parquet"
 NQA_TRAIN = "data/train-00000-of-00001.parquet"
 IB_QA = "longbook_qa_eng.jsonl"

@@ -8,7 +8,8 @@ Facts from HELMET's loaders (princeton-nlp/HELMET 4526dfb, data.py `load_narrati
   a row has `document` {id, text, ...} (the whole story, repeated on every question
   about it), `question` {text} and `answers` [{text}]. HELMET asks test questions and
   shows train questions with their first answer as demonstrations (no story).
-- InfiniteBench (`xinrongzhang2022/InfiniteBench`): JSON lines `longbook_qa_eng.jsonl`
+- InfiniteBench (`xinrongzhang2022/infinitebench`, spelled as HELMET loads it, so a
+  user's hub cache from running HELMET is found): JSON lines `longbook_qa_eng.jsonl`
   and `longbook_choice_eng.jsonl`, a row {id, context, input, answer: [..], options:
   [..]}; a multiple-choice row has four options and `answer[0]` is one of them, which
   HELMET turns into the golds (letter, "letter. option").
@@ -30,7 +31,7 @@ from typing import Any
 from lctui.tasks.datasets import DataProblem, read_records
 
 NARRATIVEQA_REPO = "hub/deepmind/narrativeqa"
-INFBENCH_REPO = "hub/xinrongzhang2022/InfiniteBench"
+INFBENCH_REPO = "hub/xinrongzhang2022/infinitebench"
 # Shard counts of the hub's Parquet layout per split, then a one-file copy of a split.
 NARRATIVEQA_SHARDS = {"test": (8, 1), "train": (24, 1)}
 OPTION_LETTERS = "ABCD"

@@ -336,9 +336,9 @@ class InfBench(LongDocQA):
 
     def where(self) -> str:
         return (
-            "get it with huggingface-cli download xinrongzhang2022/InfiniteBench "
+            "get it with huggingface-cli download xinrongzhang2022/infinitebench "
             f"{self.release.rsplit('/', 1)[1]} --repo-type dataset (into the hub cache, or "
-            "--local-dir DIR/hub/xinrongzhang2022/InfiniteBench with --data DIR)"
+            "--local-dir DIR/hub/xinrongzhang2022/infinitebench with --data DIR)"
         )
 
     def _missing(self) -> str | None:
