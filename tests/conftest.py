@@ -36,7 +36,7 @@ KiltRag.data = DataSource(folder=HELMET_FIXTURES)
 MsmarcoRerank.data = DataSource(folder=HELMET_FIXTURES)
 # The summarization fixtures' documents are short (1-4K tokens): no length filter.
 SummTask.data = DataSource(folder=HELMET_FIXTURES / "summ")
-SummTask.default_min_tokens = 0
+SummTask.default_min_document_tokens = 0
 # Long-document QA leaves out stories under HELMET's bound (131,073 tokens for
 # NarrativeQA): its invented stories are written long enough once (8 MB, kept between
 # sessions) rather than committed.

@@ -41,7 +41,9 @@ def test_rows_order_references_documents_and_demos_are_those_helmets_loader_buil
     case: str,
 ) -> None:
     rows = BY_CASE[case]
-    task = get_task(case).with_data(SUMM).with_params({"min_tokens": rows[0]["min_tokens"]})
+    task = (
+        get_task(case).with_data(SUMM).with_params({"min_document_tokens": rows[0]["min_tokens"]})
+    )
     tokenizer = reference_tokenizer("o200k_base")
     train = read_records(
         HELMET_FIXTURES / "summ/hub/allenai/multi_lexsum/v20230518/train/0000.parquet"

@@ -42,7 +42,7 @@ FIXTURES = HELMET_FIXTURES / "summ"
 SOURCE = DataSource(folder=FIXTURES)
 BOOKS = "hub/xinrongzhang2022/infinitebench/longbook_sum_eng.jsonl"
 LEXSUM = "hub/allenai/multi_lexsum/v20230518"
-SHORT = {"min_tokens": 0}  # the fixture documents are short
+SHORT = {"min_document_tokens": 0}  # the fixture documents are short
 WORDS = ["mill", "harbour", "letter", "ferry", "salt", "bridge", "festival", "court", "well"]
 
 
@@ -116,7 +116,7 @@ def test_summ_tasks_are_helmets_category_with_its_metric_and_answer_budgets() ->
     assert [t.max_new_tokens for t in tasks] == [1200, 400]
     for task in tasks:
         assert (task.suite, task.category, task.metric) == ("helmet", "summ", "rougeL_f1")
-        assert task.params["shots"] == 2  # min_tokens: 65536 (HELMET's), 0 under conftest
+        assert task.params["shots"] == 2  # min_document_tokens: 65536 (HELMET's), 0 under conftest
         assert task.answer_prefix == ANSWER_PREFIX
     assert MIN_TOKENS == 65536
 
@@ -160,14 +160,16 @@ def test_a_document_shorter_than_the_length_is_whole_and_untruncated(o200k: Toke
     assert "\n\n".join(example.context[s.start : s.end] for s in example.spans) == example.context
 
 
-def test_documents_under_min_tokens_are_not_asked(o200k: Tokenizer) -> None:
-    task = get_task("infbench_sum").with_data(SOURCE).with_params({"min_tokens": MIN_TOKENS})
+def test_documents_under_min_document_tokens_are_not_asked(o200k: Tokenizer) -> None:
+    task = (
+        get_task("infbench_sum").with_data(SOURCE).with_params({"min_document_tokens": MIN_TOKENS})
+    )
     with pytest.raises(UserInputError, match=r"no document has 65536 tokens .* --set infbench_sum"):
         task.generate(4096, 0, 0, o200k)
     books = task.load()  # type: ignore[attr-defined]
     counts = {row.key: document_tokens(row, o200k) for row in books.tests}
     least = sorted(counts.values())[2]
-    limited = task.with_params({"min_tokens": least})
+    limited = task.with_params({"min_document_tokens": least})
     asked = {limited.generate(4096, 0, i, o200k).metadata["row_key"] for i in range(10)}
     assert asked == {key for key, n in counts.items() if n >= least}
 
@@ -290,10 +292,17 @@ def test_both_datasets_are_read_offline_from_the_standard_hub_cache(tmp_path: Pa
     listed_rows = {row["name"]: row for row in json.loads(listed.stdout)}
     assert [listed_rows[name]["unavailable"] for name in SUMM] == [None, None]
     # HELMET's length filter is the default outside the tests.
-    assert [listed_rows[name]["params"]["min_tokens"]["default"] for name in SUMM] == [65536] * 2
+    assert [listed_rows[name]["params"]["min_document_tokens"]["default"] for name in SUMM] == [
+        65536
+    ] * 2
     db = tmp_path / "hub.duckdb"
     args = ["run", "-m", "gold", "-t", "summ", "-l", "2k", "-n", "2", "--db", str(db)]
-    settings = ["--set", "infbench_sum.min_tokens=0", "--set", "multi_lexsum.min_tokens=0"]
+    settings = [
+        "--set",
+        "infbench_sum.min_document_tokens=0",
+        "--set",
+        "multi_lexsum.min_document_tokens=0",
+    ]
     ran = _lctui([*args, *settings], home)
     assert ran.returncode == 0, ran.stdout + ran.stderr
     con = duckdb.connect(str(db), read_only=True)

@@ -10,7 +10,7 @@ tokenizer (tasks/budget.py's piece cache), the cut found on their prefix sums an
 checked with one count of the prompt, and a cut document ends with a marker saying so.
 Metadata `truncated` and `document_tokens` (kept, whole: sums of the word counts).
 
-Test rows: those whose document has at least `min_tokens` tokens (HELMET: 65,536 Llama-2
+Test rows: those whose document has at least `min_document_tokens` tokens (HELMET: 65,536 Llama-2
 tokens; here the run's tokenizer), in the order of numpy's default_rng(seed).permutation
 (what HELMET's `shuffle(seed=42)` draws; at --seed 42 the first 100 are HELMET's).
 HELMET leaves a Multi-LexSum pool of 100 or fewer in file order; lctui always shuffles,
@@ -97,7 +97,7 @@ class SummTask(Task):
     param_specs: ClassVar[tuple[ParamSpec, ...]] = (
         int_param("shots", "example summaries before the document", 0, 5),
         int_param(
-            "min_tokens",
+            "min_document_tokens",
             "documents shorter than this (the run's tokenizer) are not asked",
             0,
             1_000_000,
@@ -106,8 +106,8 @@ class SummTask(Task):
     instruction: ClassVar[str]
     closing: ClassVar[str]
     label: ClassVar[str]  # what the inspector calls the document
-    # The `min_tokens` a new task starts with (tests lower it for their short fixtures).
-    default_min_tokens: ClassVar[int] = MIN_TOKENS
+    # The `min_document_tokens` a new task starts with (tests lower it for their short fixtures).
+    default_min_document_tokens: ClassVar[int] = MIN_TOKENS
 
     def __init__(self, name: str, description: str, max_new_tokens: int) -> None:
         super().__init__(
@@ -115,7 +115,7 @@ class SummTask(Task):
             description,
             max_new_tokens,
             ANSWER_PREFIX,
-            {"shots": SHOTS, "min_tokens": self.default_min_tokens},
+            {"shots": SHOTS, "min_document_tokens": self.default_min_document_tokens},
         )
 
     @abstractmethod
@@ -147,12 +147,12 @@ class SummTask(Task):
 
     def build(self, rng: random.Random, budget: Budget, tokenizer: Tokenizer, index: int) -> Draft:
         data = self.load()
-        least = int(self.params["min_tokens"])
+        least = int(self.params["min_document_tokens"])
         pool = [r for r in data.tests if document_tokens(r, tokenizer) >= least]
         if not pool:
             raise UserInputError(
                 f"task {self.name}: no document has {least} tokens with {tokenizer.name}; "
-                f"lower it with --set {self.name}.min_tokens=N"
+                f"lower it with --set {self.name}.min_document_tokens=N"
             )
         order = np.random.default_rng(budget.seed).permutation(len(pool))
         row = pool[int(order[index % len(pool)])]
