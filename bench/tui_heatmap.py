@@ -23,6 +23,7 @@ from typing import Any
 from lctui.core.config import Config
 from lctui.store import open_store
 from lctui.store.derived import fill_derived
+from lctui.store.result_cells import rebuild_result_cells
 
 TARGET_MS = 500.0
 MODELS = ("ckpt-a", "ckpt-b", "llama-8b", "qwen-7b", "gold")
@@ -118,6 +119,7 @@ def build(path: Path, n: int) -> None:
         """
     )
     fill_derived(con)  # what the writer does after each flush
+    rebuild_result_cells(con)  # and the pivot it keeps (store/result_cells.py)
     con.commit()
     con.close()
     store.close()

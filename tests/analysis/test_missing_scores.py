@@ -20,6 +20,7 @@ from lctui.analysis.lifbench import lifbench_reports, lifbench_responses
 from lctui.analysis.pairing import NoPairs
 from lctui.analysis.report_md import render, run_blocks
 from lctui.store import Store, open_store
+from lctui.store.derived import refresh_derived
 
 MODEL = "Qwen2.5-7B"  # one of the published LIFBench models
 OF_MODEL = "model_id IN (SELECT model_id FROM models WHERE name = ?)"
@@ -79,6 +80,8 @@ def test_compare_with_missing_scores_on_both_sides(ab: tuple[Path, str, str]) ->
             f"UPDATE scores SET status = 'error', value = NULL WHERE generation_id = {failed}",
             [run_a, e3],
         )
+        # rows changed by hand: what the writer keeps on write (store/result_cells.py)
+        refresh_derived(con)
     with open_store(db, read_only=True) as store, pytest.raises(NoPairs) as refused:
         compare(store, f"run:{run_a}", f"run:{run_b}")
     # Every example has a side without a score: no comparison, and each left-out is

@@ -10,6 +10,7 @@ import pytest
 
 from helpers.gold_runs import two_gold_runs
 from lctui.cli import main
+from lctui.store.derived import refresh_derived
 
 
 @pytest.fixture(scope="module")
@@ -22,6 +23,8 @@ def two_runs(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, str, str]:
         "generations WHERE run_id = ? ORDER BY example_id LIMIT 2)",
         [run_b],
     )
+    # rows changed by hand: what the writer keeps on write (store/result_cells.py)
+    refresh_derived(con)
     con.close()
     return db, f"run:{run_a}", f"run:{run_b}"
 

@@ -15,6 +15,7 @@ from helpers.lifbench_data import write_csv
 from helpers.outdated_runs import bump, run_ids, stored_versions
 from helpers.unscored_runs import RUN_ARGS, delete_scores
 from lctui.cli import main
+from lctui.store.derived import refresh_derived
 
 
 def _warnings(err: str) -> list[str]:
@@ -202,6 +203,8 @@ def _three_models(db: Path) -> list[str]:
             con.execute(
                 "UPDATE generations SET model_id = ? WHERE run_id = ?", [f"model-{i}", run_id]
             )
+        # rows changed by hand: what the writer keeps on write (store/result_cells.py)
+        refresh_derived(con)
     finally:
         con.close()
     return runs

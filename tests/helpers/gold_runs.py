@@ -8,6 +8,7 @@ import duckdb
 import pytest
 
 from lctui.cli import main
+from lctui.store.derived import refresh_derived
 
 
 def two_gold_runs(folder: Path, n: int) -> tuple[Path, str, str]:
@@ -89,5 +90,7 @@ def alter(db: Path, run_a: str, run_b: str) -> list[str]:
         "UPDATE generations SET output = 'no idea at all' WHERE generation_id = ?",
         [gen(run_b, examples[3])],
     )
+    # rows changed by hand: what the writer keeps on write (store/result_cells.py)
+    refresh_derived(con)
     con.close()
     return examples

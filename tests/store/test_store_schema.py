@@ -18,6 +18,8 @@ TABLES = {
     "examples",
     "generations",
     "scores",
+    "result_cells",
+    "result_cells_stamp",
     "rubric_points",
     "judge_calls",
 }

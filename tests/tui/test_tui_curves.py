@@ -17,6 +17,7 @@ from helpers.pilot import settle
 from lctui.analysis.curves import depth_grids, effective_lengths, length_curves
 from lctui.core.lengths import format_length
 from lctui.store import open_store
+from lctui.store.derived import refresh_derived
 from lctui.tui.app import LctuiApp
 from lctui.tui.screens.curves import CurvesScreen, sparkline
 from lctui.tui.widgets.heatmap import Heatmap
@@ -48,6 +49,8 @@ def lower_score(db: Path, task: str, length: int, value: float) -> None:
         "WHERE e.task = ? AND e.length = ?)",
         [value, task, length],
     )
+    # rows changed by hand: what the writer keeps on write (store/result_cells.py)
+    refresh_derived(con)
     con.close()
 
 

@@ -21,6 +21,7 @@ from __future__ import annotations
 import duckdb
 
 from lctui.store.latest import refresh_latest
+from lctui.store.result_cells import rebuild_result_cells
 
 _HASHED = ("generations", "scores", "rubric_points")
 _EXAMPLE_COLUMNS = ("task", "category", "length")
@@ -73,9 +74,12 @@ def refresh_derived(
     generation_ids: str | None = None,
 ) -> None:
     """After a write: the derived columns of the new rows, then the `latest` flags of
-    the keys written (refresh_latest's arguments; both None refresh every row)."""
+    the keys written (refresh_latest's arguments; both None refresh every row, and
+    compute `result_cells` again: store/result_cells.py)."""
     fill_derived(con)
     refresh_latest(con, gen_keys, generation_ids)
+    if gen_keys is None and generation_ids is None:
+        rebuild_result_cells(con)
 
 
 def add_derived_columns(con: duckdb.DuckDBPyConnection) -> None:

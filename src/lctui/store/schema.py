@@ -15,6 +15,7 @@ import duckdb
 from lctui.core.errors import StoreError
 from lctui.store.derived import add_derived_columns
 from lctui.store.latest import add_latest_columns
+from lctui.store.result_cells import add_result_cells
 from lctui.store.scorer_versions import add_scorer_versions
 from lctui.store.views import create_views
 
@@ -193,6 +194,11 @@ MIGRATIONS: tuple[Migration, ...] = (
         "lifeval views: lctui's own responses read their recorded total (metric lifeval_ars)",
         lambda con: None,
         views_only=True,
+    ),
+    Migration(
+        10,
+        "result_cells: the results pivot's counts and sums per cell, kept on write",
+        add_result_cells,
     ),
 )
 SCHEMA_VERSION = MIGRATIONS[-1].version

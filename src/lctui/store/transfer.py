@@ -19,6 +19,7 @@ import duckdb
 from lctui.core.errors import StoreError
 from lctui.store.db import Store
 from lctui.store.derived import refresh_derived
+from lctui.store.result_cells import WAITING_FOR_EXAMPLE, cells_kept
 from lctui.store.scorer_versions import unversion_foreign_rows
 
 TABLES = ("models", "runs", "examples", "generations", "scores", "rubric_points")
@@ -83,29 +84,40 @@ def _import(con: duckdb.DuckDBPyConnection, source: Path) -> int:
             "CREATE OR REPLACE TEMP TABLE _new_generations AS SELECT generation_id FROM "
             f"{new_generations} WHERE generation_id NOT IN (SELECT generation_id FROM generations)"
         )
-        unversioned = False
-        for table in TABLES:
-            src = _read(source, table)
-            # Files from an older lctui may lack newer columns; those stay NULL/default.
-            present = {r[0] for r in con.execute(f"DESCRIBE SELECT * FROM {src}").fetchall()}
-            unversioned |= table == "scores" and "scorer_version" not in present
-            names = ", ".join(c for c in _columns(con, table) if c in present)
-            if table in _KEYED:
-                verb, where = "INSERT OR IGNORE", ""
-            else:  # generations, scores, rubric points: only those of new generations
-                verb, where = "INSERT", " WHERE generation_id IN (SELECT * FROM _new_generations)"
-            con.execute(f"{verb} INTO {table} ({names}) SELECT {names} FROM {src}{where}")
-        imported = "(SELECT generation_id FROM _new_generations)"
-        refresh_derived(
-            con, f"(SELECT gen_key FROM generations WHERE generation_id IN {imported})", imported
+        # The cells of the new generations' keys, and of those the examples may complete.
+        keys = (
+            f"SELECT gen_key FROM {new_generations} WHERE generation_id IN "
+            f"(SELECT * FROM _new_generations) UNION ALL {WAITING_FOR_EXAMPLE}"
         )
-        if unversioned:  # their scores got 0, "before versions"; some were no scorer's
-            unversion_foreign_rows(con, imported)
+        with cells_kept(con, keys):
+            _insert_new_rows(con, source)
         con.commit()
     except duckdb.Error as exc:
         con.rollback()
         raise StoreError(f"cannot import {source}: {exc}") from None
     return _count(con) - before
+
+
+def _insert_new_rows(con: duckdb.DuckDBPyConnection, source: Path) -> None:
+    """Insert what the target lacks, then refresh the derived columns and flags."""
+    unversioned = False
+    for table in TABLES:
+        src = _read(source, table)
+        # Files from an older lctui may lack newer columns; those stay NULL/default.
+        present = {r[0] for r in con.execute(f"DESCRIBE SELECT * FROM {src}").fetchall()}
+        unversioned |= table == "scores" and "scorer_version" not in present
+        names = ", ".join(c for c in _columns(con, table) if c in present)
+        if table in _KEYED:
+            verb, where = "INSERT OR IGNORE", ""
+        else:  # generations, scores, rubric points: only those of new generations
+            verb, where = "INSERT", " WHERE generation_id IN (SELECT * FROM _new_generations)"
+        con.execute(f"{verb} INTO {table} ({names}) SELECT {names} FROM {src}{where}")
+    imported = "(SELECT generation_id FROM _new_generations)"
+    refresh_derived(
+        con, f"(SELECT gen_key FROM generations WHERE generation_id IN {imported})", imported
+    )
+    if unversioned:  # their scores got 0, "before versions"; some were no scorer's
+        unversion_foreign_rows(con, imported)
 
 
 def _read(folder: Path, table: str) -> str:

@@ -30,6 +30,7 @@ from lctui.store import rows
 from lctui.store.closing import ClosesOnExit
 from lctui.store.derived import derived_select, fill_example_columns
 from lctui.store.latest import refresh_latest
+from lctui.store.result_cells import WAITING_FOR_EXAMPLE, cells_kept, scored_keys
 from lctui.store.rows import Row
 
 # The one list of run statuses. `interrupted`: the run's process ended without saying
@@ -381,9 +382,10 @@ class StoreWriter(ClosesOnExit):
                 con.register(views[-1], rows.to_arrow(table, batch_rows))
             con.begin()
             try:
-                for table in batch:
-                    self._insert(con, table, f"_lctui_batch_{table}")
-                self._refresh_derived(con, batch)
+                with self._cells_kept(con, batch):
+                    for table in batch:
+                        self._insert(con, table, f"_lctui_batch_{table}")
+                    self._refresh_derived(con, batch)
                 con.commit()
             except BaseException:
                 # After a failed commit DuckDB has no transaction left, and its "no
@@ -402,6 +404,24 @@ class StoreWriter(ClosesOnExit):
                 with contextlib.suppress(duckdb.Error):
                     con.unregister(view)
         return n
+
+    @staticmethod
+    def _cells_kept(
+        con: duckdb.DuckDBPyConnection, batch: dict[str, list[Row]]
+    ) -> AbstractContextManager[None]:
+        """Keep `result_cells` (store/result_cells.py) right for what the batch changes:
+        its generations' keys, the generations its scores score, and generations whose
+        example it may bring."""
+        keys = []
+        if "generations" in batch:
+            keys.append("SELECT gen_key FROM _lctui_batch_generations")
+        if "scores" in batch:
+            keys.append(scored_keys("_lctui_batch_scores"))
+        if "examples" in batch:
+            keys.append(WAITING_FOR_EXAMPLE)
+        if not keys:
+            return contextlib.nullcontext()
+        return cells_kept(con, " UNION ALL ".join(keys))
 
     @staticmethod
     def _refresh_derived(con: duckdb.DuckDBPyConnection, batch: dict[str, list[Row]]) -> None:

@@ -7,8 +7,12 @@ from collections.abc import Mapping, Sequence
 from dataclasses import asdict, dataclass
 from typing import Any
 
+import duckdb
+
 from lctui.store.read.source import Source, cursor_of, dict_rows
-from lctui.store.scorer_versions import outdated_aggregate
+from lctui.store.result_cells import cells_current
+from lctui.store.scorer_versions import CURRENT_VERSION, outdated_aggregate
+from lctui.store.scorer_versions import version_params as version_params_of
 
 
 @dataclass(frozen=True)
@@ -144,6 +148,68 @@ def depth_cells(
     ]
 
 
+# The same cells from `result_cells` (store/result_cells.py), which holds per cell and
+# status the rows' count, the sum of their scores and of its squares: the mean is the
+# sum over the count and the standard error comes from the sum of squares, under the
+# rules of CELL_AGGREGATES. `{where}` filters the joined rows `c` (with `model`).
+_TABLE_CELLS_SQL = """
+    WITH c AS (
+        SELECT coalesce(m.name, c.model_id) AS model, c.*, coalesce(m.reference, false) AS ref
+        FROM result_cells AS c LEFT JOIN models AS m ON m.model_id = c.model_id
+    ), cell AS (
+        SELECT model, task, length, min(metric) AS metric,
+               coalesce(sum(n) FILTER (WHERE status IN ('ok', 'unparsed')), 0) AS n_scored,
+               sum(total) FILTER (WHERE status IN ('ok', 'unparsed')) AS total,
+               sum(total_sq) FILTER (WHERE status IN ('ok', 'unparsed')) AS total_sq,
+               coalesce(sum(n) FILTER (WHERE status = 'ok'), 0) AS n_ok,
+               coalesce(sum(n) FILTER (WHERE status = 'unparsed'), 0) AS n_unparsed,
+               coalesce(sum(n) FILTER (WHERE status = 'error'), 0) AS n_error,
+               coalesce(sum(n) FILTER (WHERE status = 'cancelled'), 0) AS n_cancelled,
+               coalesce(sum(n) FILTER (WHERE status = 'unscored'), 0) AS n_unscored,
+               bool_or(ref) AS reference, {outdated} AS n_outdated
+        FROM c WHERE {where}
+        GROUP BY model, task, length
+    )
+    SELECT model, task, length, metric,
+           total / nullif(n_scored, 0) AS mean_score,
+           CASE WHEN n_scored > 1 THEN sqrt(greatest(0.0,
+               (total_sq - total * total / n_scored) / (n_scored - 1)) / n_scored) END AS stderr,
+           n_scored::BIGINT AS n_scored, n_ok::BIGINT AS n_ok,
+           n_unparsed::BIGINT AS n_unparsed, n_error::BIGINT AS n_error,
+           n_cancelled::BIGINT AS n_cancelled, n_unscored::BIGINT AS n_unscored,
+           reference, n_outdated::BIGINT AS n_outdated
+    FROM cell {order}
+"""
+_TABLE_OUTDATED = f"coalesce(sum(n) FILTER (WHERE scorer_version < {CURRENT_VERSION}), 0)"
+
+
+def pivot_rows(
+    cur: duckdb.DuckDBPyConnection,
+    where: str,
+    params: Mapping[str, Any],
+    versions: Mapping[str, int] | None,
+    *,
+    order: str = "",
+) -> list[dict[str, Any]]:
+    """The cells of `result_cells` whose rows pass `where` (over model, model_id,
+    run_id, task, length, ...), every field of CellScore as a dict. The caller checked
+    `cells_current`."""
+    outdated, version_params = (
+        (_TABLE_OUTDATED, version_params_of(versions)) if versions else ("0", {})
+    )
+    sql = _TABLE_CELLS_SQL.format(outdated=outdated, where=where, order=order)
+    cur.execute(sql, {**params, **version_params})
+    return dict_rows(cur)
+
+
+_FILTERS = """
+    ($run_id IS NULL OR run_id = $run_id)
+    AND ($models IS NULL OR list_contains($models, model) OR list_contains($models, model_id))
+    AND ($tasks IS NULL OR list_contains($tasks, task))
+    AND ($lengths IS NULL OR list_contains($lengths, length))
+"""
+
+
 def cell_scores(
     src: Source,
     *,
@@ -152,24 +218,15 @@ def cell_scores(
     tasks: Sequence[str] | None = None,
     lengths: Sequence[int] | None = None,
     versions: Mapping[str, int] | None = None,
+    through_views: bool = False,
 ) -> list[CellScore]:
-    """Mean score and status counts per cell, from the `results_core` view.
+    """Mean score and status counts per cell.
 
     `run_id` keeps cells whose latest generation came from that run; `models` matches
     names or fingerprints. None means no filter. `versions` (scorer -> current version,
     lctui.scoring.versions) counts the scores an older version made (`n_outdated`).
-    """
-    sql = f"""
-        SELECT model, task, length, min(metric) AS metric, {CELL_AGGREGATES},
-               count(*) FILTER (WHERE status = 'ok') AS n_ok, {{outdated}} AS n_outdated
-        FROM results_core
-        WHERE ($run_id IS NULL OR run_id = $run_id)
-          AND ($models IS NULL OR list_contains($models, model)
-               OR list_contains($models, model_id))
-          AND ($tasks IS NULL OR list_contains($tasks, task))
-          AND ($lengths IS NULL OR list_contains($lengths, length))
-        GROUP BY model, task, length
-        ORDER BY model, task, length
+    They are read from `result_cells`, or with `through_views` (or when rows were
+    written around the store's writer) by the full query over `results_core`.
     """
     params = {
         "run_id": run_id,
@@ -178,6 +235,21 @@ def cell_scores(
         "lengths": None if lengths is None else [int(n) for n in lengths],
     }
     with cursor_of(src) as cur:
+        if not through_views and cells_current(cur):
+            rows = pivot_rows(cur, _FILTERS, params, versions, order=_ORDER)
+            return [CellScore(**record) for record in rows]
         outdated, version_params = outdated_aggregate(cur, versions)
-        cur.execute(sql.format(outdated=outdated), {**params, **version_params})
+        cur.execute(_VIEW_CELLS_SQL.format(outdated=outdated), {**params, **version_params})
         return [CellScore(**record) for record in dict_rows(cur)]
+
+
+_ORDER = "ORDER BY model, task, length"
+# The full query: every latest generation joined with its score (results_core).
+_VIEW_CELLS_SQL = f"""
+    SELECT model, task, length, min(metric) AS metric, {CELL_AGGREGATES},
+           count(*) FILTER (WHERE status = 'ok') AS n_ok, {{outdated}} AS n_outdated
+    FROM results_core
+    WHERE {_FILTERS}
+    GROUP BY model, task, length
+    {_ORDER}
+"""

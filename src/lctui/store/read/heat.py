@@ -8,11 +8,12 @@ generations and missing scores counted apart, never in the mean.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
 from datetime import datetime
 
-from lctui.store.read.cells import CELL_AGGREGATES
+from lctui.store.read.cells import CELL_AGGREGATES, pivot_rows
 from lctui.store.read.source import Source, cursor_of, dict_rows
+from lctui.store.result_cells import cells_current
 from lctui.store.scorer_versions import outdated_aggregate
 
 
@@ -42,13 +43,27 @@ _HEAT_CELLS_SQL = f"""
 """
 
 
-def heat_cells(src: Source, versions: Mapping[str, int] | None = None) -> list[HeatCellCounts]:
-    """Every cell that has a generation, in no particular order (the grid sorts)."""
+_FIELDS = tuple(f.name for f in fields(HeatCellCounts))
+
+
+def heat_cells(
+    src: Source, versions: Mapping[str, int] | None = None, *, through_views: bool = False
+) -> list[HeatCellCounts]:
+    """Every cell that has a generation, in no particular order (the grid sorts); from
+    `result_cells` unless `through_views` (or rows were written around the writer)."""
     with cursor_of(src) as cur:
-        outdated, params = outdated_aggregate(cur, versions)
-        cur.execute(_HEAT_CELLS_SQL.format(outdated=outdated), params)
-        rows = dict_rows(cur)
-    return [HeatCellCounts(**{**row, "reference": bool(row["reference"])}) for row in rows]
+        if not through_views and cells_current(cur):
+            rows = pivot_rows(cur, "task IS NOT NULL AND length IS NOT NULL", {}, versions)
+        else:
+            outdated, params = outdated_aggregate(cur, versions)
+            cur.execute(_HEAT_CELLS_SQL.format(outdated=outdated), params)
+            rows = dict_rows(cur)
+    return [
+        HeatCellCounts(
+            **{**{name: row[name] for name in _FIELDS}, "reference": bool(row["reference"])}
+        )
+        for row in rows
+    ]
 
 
 @dataclass(frozen=True)
