@@ -31,8 +31,9 @@ MODELS = (ModelSpec(name="m0", backend="hf"), ModelSpec(name="m1", backend="hf")
 EXAMPLES = [make_example(i, task=t, length=n) for i, (t, n) in enumerate(
     itertools.product(("niah", "vt"), (4096, 8192)))]  # fmt: skip
 
+# The judge's and the citation scores stand beside a generation's own: never in a cell.
 scores = st.tuples(
-    st.sampled_from(("recall", "judge")),
+    st.sampled_from(("recall", "judge", "alce_citations")),
     st.sampled_from(("recall", "f1")),
     st.sampled_from((0.0, 0.25, 0.5, 1.0, 0.3)),
     st.sampled_from(tuple(ScoreStatus)),
@@ -173,8 +174,11 @@ FLUSH = ("flush",)
          ("gen", 1, 0, 0, 1, GenerationStatus.OK, True, OK_SCORE)],
         # an import adds a retry of a stored key and a score
         [("gen", 0, 0, 0, 1, GenerationStatus.ERROR, True, None), FLUSH, ("import",)],
+        # a citation score (lctui cite-score) beside the generation's own changes no cell
+        [("gen", 0, 1, 0, 0, GenerationStatus.OK, True, OK_SCORE), FLUSH,
+         ("rescore", 0, ("alce_citations", "citation_rec", 0.5, ScoreStatus.OK, 1))],
     ],
-    ids=["late-example", "rescore", "retry", "import"],
+    ids=["late-example", "rescore", "retry", "import", "citation-score"],
 )  # fmt: skip
 def test_result_cells_follow_each_kind_of_change(
     tmp_path: Path, steps: list[tuple[Any, ...]]

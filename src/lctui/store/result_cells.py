@@ -30,7 +30,7 @@ from collections.abc import Iterator
 
 import duckdb
 
-from lctui.store.views import RESULT_STATUS
+from lctui.store.views import RESULT_STATUS, RULE_SCORE
 
 # The key of a cell row; NULL is a value here (a generation without an example has no
 # task yet, one without a score no metric), so keys are matched IS NOT DISTINCT FROM.
@@ -77,7 +77,7 @@ _CONTRIBUTION = f"""
         FROM generations WHERE latest {{where}}
     ), s AS (
         SELECT gen_hash, metric, scorer, scorer_version, status, value FROM scores
-        WHERE latest AND scorer <> 'judge' AND gen_hash IN (SELECT gen_hash FROM g)
+        WHERE latest AND {RULE_SCORE} AND gen_hash IN (SELECT gen_hash FROM g)
     )
     SELECT g.model_id, g.run_id, g.task, g.category, g.length, s.metric, s.scorer,
            s.scorer_version, {RESULT_STATUS} AS status,
@@ -94,7 +94,7 @@ _FULL = f"""
            sum(coalesce(s.value, 0)) AS total,
            sum(coalesce(s.value, 0) * coalesce(s.value, 0)) AS total_sq
     FROM generations AS g
-    LEFT JOIN scores AS s ON s.gen_hash = g.gen_hash AND s.latest AND s.scorer <> 'judge'
+    LEFT JOIN scores AS s ON s.gen_hash = g.gen_hash AND s.latest AND s.{RULE_SCORE}
     WHERE g.latest
     GROUP BY ALL
 """

@@ -92,6 +92,10 @@ from lctui.store.stats_views import STATS_VIEWS
 # The status of a latest generation `g` with its latest rule-based score `s` (NULL when
 # it has none): a generation that succeeded without a score is `unscored`, never `ok`,
 # so that no mean can read its missing score as a 0 (store/read/, analysis/).
+# Scores that stand beside a generation's own score and never enter its means: the LLM
+# judge's (the `judge_scores` view) and ALCE's citation scores (`lctui cite-score`).
+SIDE_SCORERS = ("judge", "alce_citations")
+RULE_SCORE = "scorer NOT IN (" + ", ".join(f"'{s}'" for s in SIDE_SCORERS) + ")"
 RESULT_STATUS = "coalesce(s.status, CASE WHEN g.status = 'ok' THEN 'unscored' ELSE g.status END)"
 
 # The columns of `results` (name, SQL); those reading the example (e.) are left out of
@@ -159,7 +163,7 @@ VIEWS: dict[str, str] = {
     "latest_scores": "SELECT * EXCLUDE (latest) FROM scores WHERE latest",
     # What means are taken over: every latest score but the LLM judge's (judge_scores).
     # The citation scores (lctui cite-score) stand beside a generation's own score too.
-    "rule_scores": "SELECT * FROM latest_scores WHERE scorer NOT IN ('judge', 'alce_citations')",
+    "rule_scores": f"SELECT * FROM latest_scores WHERE {RULE_SCORE}",
     "results": _results_sql(with_examples=True),
     "results_core": _results_sql(with_examples=False),
     "judge_scores": """

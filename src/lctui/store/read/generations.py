@@ -12,6 +12,7 @@ import pyarrow as pa
 
 from lctui.core.types import Example, Span
 from lctui.store.read.source import Source, cursor_of, dict_rows
+from lctui.store.views import SIDE_SCORERS
 
 
 def stored_keys(src: Source, keys: Iterable[str]) -> set[str]:
@@ -200,7 +201,7 @@ def get_generation(src: Source, generation_id: str) -> GenerationRecord | None:
         )
         attempts = tuple(AttemptRecord(**a) for a in dict_rows(cur))
     # Judge scores sort first ("judge" < "lifeval", "recall") but are not what means use.
-    rule = [score for score in scores if score.scorer not in ("judge", "alce_citations")]
+    rule = [score for score in scores if score.scorer not in SIDE_SCORERS]
     score_status = rule[0].status if rule else None
     metadata = row["metadata"] if isinstance(row["metadata"], dict) else {}
     missing: str | None = None
