@@ -25,7 +25,7 @@ import sys
 import types
 from pathlib import Path
 
-from helmet_rag_driver import STAND_INS, _install_stand_ins
+from helmet_rag_driver import import_helmet_data
 
 DOC = re.compile(r"Document \[(\d+)\]\(Title: (.*?)\): (.*)")
 DEMO_QUESTION = re.compile(r"Question: (.*)\n")
@@ -45,14 +45,7 @@ def _docs(context: str) -> list[list[object]]:
 def main() -> None:
     helmet = Path(sys.argv[1])
     request = json.load(sys.stdin)
-    import datasets  # noqa: F401  # the real one, imported before the stand-ins exist
-
-    _install_stand_ins()
-    sys.path.insert(0, str(helmet))
-    import data as helmet_data  # HELMET's data.py
-
-    for name in STAND_INS:  # datasets looks for torch in sys.modules while hashing
-        sys.modules.pop(name, None)
+    helmet_data = import_helmet_data(helmet)
 
     args = types.SimpleNamespace(max_test_samples=None, shots=request["shots"], seed=42)
     out = []

@@ -25,20 +25,14 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from helmet_rag_driver import STAND_INS, _install_stand_ins
+from helmet_rag_driver import import_helmet_data
 
 
 def main() -> None:
     helmet = Path(sys.argv[1])
     request = json.load(sys.stdin)
+    helmet_data = import_helmet_data(helmet)
     import datasets
-
-    _install_stand_ins()
-    sys.path.insert(0, str(helmet))
-    import data as helmet_data  # HELMET's data.py
-
-    for name in STAND_INS:  # datasets looks for torch in sys.modules while hashing
-        sys.modules.pop(name, None)
 
     files: dict[str, dict[str, str]] = request["files"]
 

@@ -30,7 +30,7 @@ import types
 from pathlib import Path
 from typing import Any
 
-from helmet_rag_driver import STAND_INS, _install_stand_ins
+from helmet_rag_driver import import_helmet_data
 
 SCALE = 64
 QA_DEMO = re.compile(r"Question: (.*)\nAnswer: (.*)")
@@ -56,14 +56,8 @@ class WordTokenizer:
 def main() -> None:
     helmet = Path(sys.argv[1])
     request = json.load(sys.stdin)
-    import datasets  # the real one, imported before the stand-ins exist
-
-    _install_stand_ins()
-    sys.path.insert(0, str(helmet))
-    import data as helmet_data  # HELMET's data.py
-
-    for name in STAND_INS:  # datasets looks for torch in sys.modules while hashing
-        sys.modules.pop(name, None)
+    helmet_data = import_helmet_data(helmet)
+    import datasets
 
     nqa, ib = request["narrativeqa"], request["infbench"]
     real_load_dataset = datasets.load_dataset

@@ -60,17 +60,26 @@ def _install_stand_ins() -> None:
         sys.modules.setdefault(name, module)
 
 
-def main() -> None:
-    helmet = Path(sys.argv[1])
-    request = json.load(sys.stdin)
+def import_helmet_data(helmet: Path) -> types.ModuleType:
+    """HELMET's data.py from the snapshot `helmet`, imported with stand-ins for the heavy
+    modules it imports at the top and never calls in its loaders (torch, transformers,
+    the metrics); the real `datasets` is imported first and the stand-ins are taken
+    away again, since `datasets` looks for torch in sys.modules while hashing."""
     import datasets  # noqa: F401  # the real one, imported before the stand-ins exist
 
     _install_stand_ins()
     sys.path.insert(0, str(helmet))
     import data as helmet_data  # HELMET's data.py
 
-    for name in STAND_INS:  # datasets looks for torch in sys.modules while hashing
+    for name in STAND_INS:
         sys.modules.pop(name, None)
+    return helmet_data
+
+
+def main() -> None:
+    helmet = Path(sys.argv[1])
+    request = json.load(sys.stdin)
+    helmet_data = import_helmet_data(helmet)
 
     args = types.SimpleNamespace(max_test_samples=None, shots=request["shots"], seed=42)
     out = []

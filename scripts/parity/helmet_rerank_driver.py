@@ -24,7 +24,7 @@ import sys
 import types
 from pathlib import Path
 
-from helmet_rag_driver import STAND_INS, _install_stand_ins
+from helmet_rag_driver import import_helmet_data
 
 PASSAGE_ID = re.compile(r"\[ID: (\d+)\] Document")
 DEMO = re.compile(r"Query: (.*)\nRanking: (.*)\n")
@@ -33,14 +33,7 @@ DEMO = re.compile(r"Query: (.*)\nRanking: (.*)\n")
 def main() -> None:
     helmet = Path(sys.argv[1])
     request = json.load(sys.stdin)
-    import datasets  # noqa: F401  # the real one, imported before the stand-ins exist
-
-    _install_stand_ins()
-    sys.path.insert(0, str(helmet))
-    import data as helmet_data  # HELMET's data.py
-
-    for name in STAND_INS:  # datasets looks for torch in sys.modules while hashing
-        sys.modules.pop(name, None)
+    helmet_data = import_helmet_data(helmet)
 
     args = types.SimpleNamespace(max_test_samples=None, shots=request["shots"], seed=42)
     out = []

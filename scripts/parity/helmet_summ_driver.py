@@ -36,7 +36,7 @@ import types
 from pathlib import Path
 from typing import Any
 
-from helmet_rag_driver import STAND_INS, _install_stand_ins
+from helmet_rag_driver import import_helmet_data
 
 DEMO_SUMMARY = re.compile(r"Summary: (.*)")
 NO_CUT = 10_000_000
@@ -49,15 +49,9 @@ def _sha(text: str) -> str:
 def main() -> None:
     helmet = Path(sys.argv[1])
     request = json.load(sys.stdin)
-    import datasets  # the real one, imported before the stand-ins exist
+    helmet_data = import_helmet_data(helmet)
+    import datasets
     import numpy as np
-
-    _install_stand_ins()
-    sys.path.insert(0, str(helmet))
-    import data as helmet_data  # HELMET's data.py
-
-    for name in STAND_INS:  # datasets looks for torch in sys.modules while hashing
-        sys.modules.pop(name, None)
 
     counts: dict[str, int] = request["counts"]
 
