@@ -15,7 +15,7 @@ import pyarrow.parquet as pq
 import pytest
 
 from helpers.hub_cache import hub_repo
-from lctui.tasks.datasets import HUB_CACHE_ONLY, DataSource, read_records
+from lctui.tasks.datasets import HUB_CACHE_ONLY, DataSource, hub_path, read_records, split_hub_path
 
 
 def test_parquet_rows_come_back_as_objects_numbered_by_row(tmp_path: Path) -> None:
@@ -76,7 +76,7 @@ def test_hub_path_is_found_in_a_local_mirror_of_the_repository(tmp_path: Path) -
 def test_source_without_folder_or_repo_finds_only_hub_paths() -> None:
     assert HUB_CACHE_ONLY.label == "the hub cache"
     assert HUB_CACHE_ONLY.locate("kilt/nq-dev-multikilt_1000_k20_dep6.jsonl") is None
-    with pytest.raises(ValueError, match="hub/ORG/NAME/PATH"):
+    with pytest.raises(ValueError, match=r"hub/ORG/NAME\[@REVISION\]/PATH"):
         HUB_CACHE_ONLY.locate("hub/only-org")
 
 
@@ -100,3 +100,22 @@ def test_hub_path_is_read_offline_from_the_standard_cache(tmp_path: Path) -> Non
         "({'text': 'what is a cape', 'coarse_label': 2},)",
         "None",
     ]
+
+
+def test_hub_path_names_a_revision_and_reads_it_back() -> None:
+    written = hub_path("CogComp/trec", "default/test/0000.parquet", "refs/convert/parquet")
+    assert written == "hub/CogComp/trec@refs%2Fconvert%2Fparquet/default/test/0000.parquet"
+    assert split_hub_path(written) == (
+        "CogComp/trec",
+        "refs/convert/parquet",
+        "default/test/0000.parquet",
+    )
+    assert split_hub_path(hub_path("org/name", "a/b.jsonl")) == ("org/name", None, "a/b.jsonl")
+
+
+def test_a_revision_is_ignored_in_a_local_mirror(tmp_path: Path) -> None:
+    mirror = tmp_path / "hub" / "CogComp" / "trec" / "default" / "test"
+    mirror.mkdir(parents=True)
+    (mirror / "0000.parquet").write_bytes(b"x")
+    wanted = hub_path("CogComp/trec", "default/test/0000.parquet", "refs/convert/parquet")
+    assert DataSource(folder=tmp_path).locate(wanted) == mirror / "0000.parquet"

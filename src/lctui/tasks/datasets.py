@@ -10,9 +10,12 @@ HF_HUB_OFFLINE=1 only from the cache). A file may sit at its release path or und
 
 Some of HELMET's datasets are not in its release but on the hub under their own
 repositories (TREC, BANKING77, NarrativeQA, ...). Their release path is written
-`hub/ORG/NAME/PATH`: in a local folder that is where `huggingface-cli download ORG/NAME
---repo-type dataset --local-dir DIR/hub/ORG/NAME` puts them; otherwise, and from a
-source with no folder, the file is read from the hub (the standard cache offline).
+`hub/ORG/NAME/PATH`, or `hub/ORG/NAME@REVISION/PATH` for files on another branch (the
+hub's Parquet conversion of a script dataset lives on `refs/convert/parquet`; `hub_path`
+writes either): in a local folder the file is looked for at `DIR/hub/ORG/NAME/PATH`,
+where `huggingface-cli download ORG/NAME --repo-type dataset [--revision REVISION]
+--local-dir DIR/hub/ORG/NAME` puts it; otherwise, and from a source with no folder, it
+is read from the hub at that revision (the standard cache offline).
 `HUB_CACHE_ONLY` is that source: the tasks with hub-origin data use it when the run
 names no `--data`.
 
@@ -85,11 +88,12 @@ class DataSource:
         the hub. A hub answer is kept for the process: online, each download call asks
         the hub whether the file changed, and a run locates its files once per example."""
         if release_path.startswith(HUB_PREFIX):
-            found = self._local(release_path) if self.folder is not None else None
+            repo, revision, relative = split_hub_path(release_path)
+            mirrored = f"{HUB_PREFIX}{repo}/{relative}"
+            found = self._local(mirrored) if self.folder is not None else None
             if found is not None:
                 return found
-            repo, relative = _split_hub_path(release_path)
-            return _cached_hub(DataSource(repo_id=repo), relative)
+            return _cached_hub(DataSource(repo_id=repo, revision=revision), relative)
         if self.repo_id is not None:
             return _cached_hub(self, release_path)
         if self.folder is None:
@@ -145,11 +149,23 @@ def _cached_hub(source: DataSource, release_path: str) -> Path | None:
     return _HUB_FOUND[key]
 
 
-def _split_hub_path(release_path: str) -> tuple[str, str]:
+def hub_path(repo_id: str, path: str, revision: str | None = None) -> str:
+    """The release path of `path` in hub dataset `repo_id` (at `revision`, else main);
+    a revision's slashes are written `%2F` (`refs%2Fconvert%2Fparquet`)."""
+    at = "@" + revision.replace("/", "%2F") if revision else ""
+    return f"{HUB_PREFIX}{repo_id}{at}/{path}"
+
+
+def split_hub_path(release_path: str) -> tuple[str, str | None, str]:
+    """`hub/ORG/NAME[@REVISION]/PATH` as (ORG/NAME, REVISION or None, PATH), the
+    revision's `%2F` read back as slashes."""
     parts = release_path[len(HUB_PREFIX) :].split("/", 2)
     if len(parts) != 3 or not all(parts):
-        raise ValueError(f"{release_path!r}: a hub path is hub/ORG/NAME/PATH")
-    return f"{parts[0]}/{parts[1]}", parts[2]
+        raise ValueError(f"{release_path!r}: a hub path is hub/ORG/NAME[@REVISION]/PATH")
+    name, _, revision = parts[1].partition("@")
+    if not name:
+        raise ValueError(f"{release_path!r}: a hub path is hub/ORG/NAME[@REVISION]/PATH")
+    return f"{parts[0]}/{name}", revision.replace("%2F", "/") or None, parts[2]
 
 
 def parse_source(text: str, where: str = "--data") -> DataSource:

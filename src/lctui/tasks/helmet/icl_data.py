@@ -39,7 +39,7 @@ from typing import Any, TypeVar
 
 import numpy as np
 
-from lctui.tasks.datasets import HUB_CACHE_ONLY, DataProblem, DataSource, read_records
+from lctui.tasks.datasets import HUB_CACHE_ONLY, DataProblem, DataSource, hub_path, read_records
 
 PARQUET_BRANCH = "refs/convert/parquet"
 MAX_TEST_SAMPLES = 500
@@ -59,7 +59,7 @@ class IclSpec:
     text_field: str = "text"
 
     def release_path(self, path: str) -> str:
-        return f"hub/{self.repo}/{path}"
+        return hub_path(self.repo, path, self.revision)
 
 
 @dataclass(frozen=True)
@@ -82,13 +82,10 @@ class IclData:
 
 
 def locate(spec: IclSpec, path: str, data: DataSource | None) -> Path | None:
-    """`path` of the dataset: under `<data dir>/hub/ORG/NAME/` (or on the hub's main
-    branch), else on its Parquet branch in the hub cache."""
+    """`path` of the dataset: under `<data dir>/hub/ORG/NAME/`, else on its branch in the
+    hub (cache)."""
     source = data if data is not None else HUB_CACHE_ONLY
-    found = source.locate(spec.release_path(path))
-    if found is None and spec.revision is not None:
-        found = DataSource(repo_id=spec.repo, revision=spec.revision).locate(path)
-    return found
+    return source.locate(spec.release_path(path))
 
 
 def label_names(path: Path, field: str) -> tuple[str, ...] | None:

@@ -25,7 +25,14 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from lctui.tasks.datasets import DataProblem, DataSource, JsonLines, read_records
+from lctui.tasks.datasets import (
+    HUB_CACHE_ONLY,
+    DataProblem,
+    DataSource,
+    JsonLines,
+    hub_path,
+    read_records,
+)
 
 INFBENCH_REPO = "xinrongzhang2022/infinitebench"
 INFBENCH_FILE = f"hub/{INFBENCH_REPO}/longbook_sum_eng.jsonl"
@@ -59,14 +66,13 @@ def locate_lexsum(data: DataSource, split: str) -> list[Path]:
     of a local folder when its first shard is there, else all from the hub (cache) at
     the Parquet conversion's revision; one source per split, never a mix."""
     local = data.folder / "hub" / LEXSUM_REPO if data.folder is not None else None
-    converted = DataSource(repo_id=LEXSUM_REPO, revision=LEXSUM_REVISION)
     found: list[Path] = []
     for number in range(_MAX_SHARDS):
         shard = lexsum_shard(split, number)
         if local is not None and (local / lexsum_shard(split, 0)).is_file():
             path: Path | None = local / shard if (local / shard).is_file() else None
         else:
-            path = converted.locate(shard)
+            path = HUB_CACHE_ONLY.locate(hub_path(LEXSUM_REPO, shard, LEXSUM_REVISION))
         if path is None:
             break
         found.append(path)
