@@ -14,11 +14,9 @@ eval_alce.main runs there on one-example files (helmet_driver.py, mode alce), wi
 
 from __future__ import annotations
 
-import argparse
-from pathlib import Path
 from typing import Any
 
-from helmet_common import ROOT, run_driver, snapshot_commit, write_fixture
+from helmet_common import parity_parser, run_driver, snapshot_commit, write_fixture
 
 ASQA = [["Paris", "City of Light"], ["1889"], ["Gustave Eiffel", "Eiffel"]]
 ASQA_OUTPUTS = [
@@ -107,11 +105,7 @@ KEPT = {"asqa": ("str_em", "str_hit"), "qampari": ("qampari_rec_top5", "qampari_
 
 
 def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--helmet", type=Path, required=True, help="HELMET snapshot")
-    parser.add_argument("--python", required=True, help="python of the originals' venv")
-    parser.add_argument("--commit", help="HELMET's commit, when --helmet is no git checkout")
-    parser.add_argument("--out", type=Path, default=ROOT / "tests/parity/helmet_alce.jsonl")
+    parser = parity_parser(__doc__, "helmet_alce.jsonl")
     args = parser.parse_args()
     commit = snapshot_commit(args.helmet, args.commit)
     rows = _rows()

@@ -16,12 +16,11 @@ are ours; the numbers and the sequence of entailment checks are ALCE's.
 
 from __future__ import annotations
 
-import argparse
 import sys
 from pathlib import Path
 from typing import Any
 
-from helmet_common import ROOT, snapshot_commit, write_fixture
+from helmet_common import parity_parser, snapshot_commit, write_fixture
 
 HERE = Path(__file__).resolve().parent
 
@@ -81,13 +80,7 @@ def _item(dataset: str, output: str) -> dict[str, Any]:
 
 
 def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--helmet", type=Path, required=True, help="HELMET snapshot")
-    parser.add_argument("--python", required=True, help="python of the originals' venv")
-    parser.add_argument("--commit", help="HELMET's commit, when --helmet is no git checkout")
-    parser.add_argument(
-        "--out", type=Path, default=ROOT / "tests/parity/helmet_alce_citations.jsonl"
-    )
+    parser = parity_parser(__doc__, "helmet_alce_citations.jsonl")
     args = parser.parse_args()
     commit = snapshot_commit(args.helmet, args.commit)
     rows: list[dict[str, Any]] = []

@@ -16,7 +16,6 @@ fixture rows' count) and 2 shots.
 
 from __future__ import annotations
 
-import argparse
 import json
 import subprocess
 import sys
@@ -24,7 +23,7 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
-from helmet_common import ROOT, snapshot_commit, write_fixture
+from helmet_common import ROOT, parity_parser, snapshot_commit, write_fixture
 
 HERE = Path(__file__).resolve().parent
 FIXTURES = ROOT / "tests" / "fixtures" / "helmet"
@@ -32,13 +31,7 @@ DOCS = 40
 
 
 def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--helmet", type=Path, required=True, help="HELMET snapshot")
-    parser.add_argument("--python", required=True, help="python of the originals' venv")
-    parser.add_argument("--commit", help="HELMET's commit, when --helmet is no git checkout")
-    parser.add_argument(
-        "--out", type=Path, default=ROOT / "tests/parity/helmet_cite_structure.jsonl"
-    )
+    parser = parity_parser(__doc__, "helmet_cite_structure.jsonl")
     args = parser.parse_args()
     commit = snapshot_commit(args.helmet, args.commit)
     rows: list[dict[str, Any]] = []

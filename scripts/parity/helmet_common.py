@@ -6,6 +6,7 @@ helmet_jsonkv.py for the commands.
 
 from __future__ import annotations
 
+import argparse
 import datetime
 import json
 import shlex
@@ -18,6 +19,19 @@ HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent.parent
 DRIVER = HERE / "helmet_driver.py"
 REPOSITORY = "princeton-nlp/HELMET"
+
+
+def parity_parser(
+    doc: str | None, fixture: str, python_help: str = "python of the originals' venv"
+) -> argparse.ArgumentParser:
+    """The arguments every HELMET parity script takes: the snapshot (--helmet, --commit
+    when it is no git checkout), the python that runs HELMET's code, the fixture to write."""
+    parser = argparse.ArgumentParser(description=(doc or "").split("\n\n")[0])
+    parser.add_argument("--helmet", type=Path, required=True, help="HELMET snapshot")
+    parser.add_argument("--python", required=True, help=python_help)
+    parser.add_argument("--commit", help="HELMET's commit, when --helmet is no git checkout")
+    parser.add_argument("--out", type=Path, default=ROOT / "tests/parity" / fixture)
+    return parser
 
 
 def snapshot_commit(snapshot: Path, given: str | None) -> str:

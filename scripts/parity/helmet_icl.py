@@ -19,13 +19,11 @@ answer, demos} (lctui's example `index` at `length` with o200k_base and seed 0 s
 
 from __future__ import annotations
 
-import argparse
 import json
 import subprocess
 from collections import defaultdict
-from pathlib import Path
 
-from helmet_common import HERE, ROOT, snapshot_commit, write_fixture
+from helmet_common import HERE, ROOT, parity_parser, snapshot_commit, write_fixture
 
 from lctui.tasks import get_task
 from lctui.tasks.datasets import DataSource
@@ -63,13 +61,7 @@ EXAMPLES = ((2048, 0), (2048, 1), (2048, 2), (4096, 3))
 
 
 def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--helmet", type=Path, required=True, help="HELMET checkout")
-    parser.add_argument("--python", required=True, help="python of a venv with datasets")
-    parser.add_argument("--commit", help="HELMET's commit, when --helmet is no git checkout")
-    parser.add_argument(
-        "--out", type=Path, default=ROOT / "tests/parity/helmet_icl_structure.jsonl"
-    )
+    parser = parity_parser(__doc__, "helmet_icl_structure.jsonl", "python of a venv with datasets")
     args = parser.parse_args()
     commit = snapshot_commit(args.helmet, args.commit)
     tokenizer = reference_tokenizer("o200k_base")

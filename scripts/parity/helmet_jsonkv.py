@@ -22,11 +22,10 @@ No prompt text is stored.
 
 from __future__ import annotations
 
-import argparse
 from pathlib import Path
 from typing import Any
 
-from helmet_common import ROOT, run_driver, snapshot_commit, write_fixture
+from helmet_common import parity_parser, run_driver, snapshot_commit, write_fixture
 
 from lctui.tasks import get_task
 from lctui.tasks.tokenizers import reference_tokenizer
@@ -41,14 +40,8 @@ def _order(places: dict[str, int]) -> list[str]:
 
 
 def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--helmet", type=Path, required=True, help="HELMET checkout")
+    parser = parity_parser(__doc__, "helmet_jsonkv_structure.jsonl")
     parser.add_argument("--litm", type=Path, help="lost-in-the-middle checkout (litm rows)")
-    parser.add_argument("--python", required=True, help="python of the originals' venv")
-    parser.add_argument("--commit", help="HELMET's commit, when --helmet is no git checkout")
-    parser.add_argument(
-        "--out", type=Path, default=ROOT / "tests/parity/helmet_jsonkv_structure.jsonl"
-    )
     args = parser.parse_args()
     commit = snapshot_commit(args.helmet, args.commit)
     litm_commit = snapshot_commit(args.litm, None) if args.litm else None

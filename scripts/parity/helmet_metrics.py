@@ -19,13 +19,11 @@ then free-text probes scored by HELMET's default post-processing ("Answer:").
 
 from __future__ import annotations
 
-import argparse
 import json
 import unicodedata
-from pathlib import Path
 from typing import Any
 
-from helmet_common import ROOT, run_driver, snapshot_commit, write_fixture
+from helmet_common import parity_parser, run_driver, snapshot_commit, write_fixture
 
 from lctui.core.types import Example
 from lctui.tasks import get_task
@@ -194,11 +192,7 @@ def _compact(text: str | None) -> Any:
 
 
 def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--helmet", type=Path, required=True, help="HELMET checkout")
-    parser.add_argument("--python", required=True, help="python of the originals' venv")
-    parser.add_argument("--commit", help="HELMET's commit, when --helmet is no git checkout")
-    parser.add_argument("--out", type=Path, default=ROOT / "tests/parity/helmet_metrics.jsonl")
+    parser = parity_parser(__doc__, "helmet_metrics.jsonl")
     args = parser.parse_args()
     commit = snapshot_commit(args.helmet, args.commit)
     rows = _rows()

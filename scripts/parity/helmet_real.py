@@ -17,11 +17,9 @@ prompt without chat template) and as a chat model's answer (nothing in front).
 
 from __future__ import annotations
 
-import argparse
-from pathlib import Path
 from typing import Any
 
-from helmet_common import ROOT, run_driver, snapshot_commit, write_fixture
+from helmet_common import parity_parser, run_driver, snapshot_commit, write_fixture
 
 # One MS MARCO-like query: 12 passages (HELMET computes NDCG@10 only with 10 or more),
 # graded labels 0-3 with ties (two 2s, two 1s).
@@ -214,11 +212,7 @@ def _request(row: dict[str, Any]) -> dict[str, Any]:
 
 
 def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--helmet", type=Path, required=True, help="HELMET snapshot")
-    parser.add_argument("--python", required=True, help="python of the originals' venv")
-    parser.add_argument("--commit", help="HELMET's commit, when --helmet is no git checkout")
-    parser.add_argument("--out", type=Path, default=ROOT / "tests/parity/helmet_real.jsonl")
+    parser = parity_parser(__doc__, "helmet_real.jsonl")
     args = parser.parse_args()
     commit = snapshot_commit(args.helmet, args.commit)
     rows = _rows()

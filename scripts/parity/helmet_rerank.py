@@ -19,13 +19,12 @@ demo file holds over twice as many rows and HELMET leaves every test query out o
 
 from __future__ import annotations
 
-import argparse
 import json
 import subprocess
 import tempfile
 from pathlib import Path
 
-from helmet_common import HERE, ROOT, snapshot_commit, write_fixture
+from helmet_common import HERE, ROOT, parity_parser, snapshot_commit, write_fixture
 
 FIXTURES = ROOT / "tests/fixtures/helmet"
 TEST = "msmarco/test_reranking_data_k14_dep3.jsonl"
@@ -35,12 +34,8 @@ SHOTS = 2
 
 
 def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--helmet", type=Path, required=True, help="HELMET checkout")
-    parser.add_argument("--python", required=True, help="python of a venv with datasets")
-    parser.add_argument("--commit", help="HELMET's commit, when --helmet is no git checkout")
-    parser.add_argument(
-        "--out", type=Path, default=ROOT / "tests/parity/helmet_rerank_structure.jsonl"
+    parser = parity_parser(
+        __doc__, "helmet_rerank_structure.jsonl", "python of a venv with datasets"
     )
     args = parser.parse_args()
     commit = snapshot_commit(args.helmet, args.commit)

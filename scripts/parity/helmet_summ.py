@@ -21,13 +21,11 @@ keeps others.
 
 from __future__ import annotations
 
-import argparse
 import hashlib
 import json
 import subprocess
-from pathlib import Path
 
-from helmet_common import HERE, ROOT, snapshot_commit, write_fixture
+from helmet_common import HERE, ROOT, parity_parser, snapshot_commit, write_fixture
 
 from lctui.tasks.datasets import read_records
 from lctui.tasks.tokenizers import reference_tokenizer
@@ -54,13 +52,7 @@ def _documents() -> list[str]:
 
 
 def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--helmet", type=Path, required=True, help="HELMET checkout")
-    parser.add_argument("--python", required=True, help="python of a venv with datasets")
-    parser.add_argument("--commit", help="HELMET's commit, when --helmet is no git checkout")
-    parser.add_argument(
-        "--out", type=Path, default=ROOT / "tests/parity/helmet_summ_structure.jsonl"
-    )
+    parser = parity_parser(__doc__, "helmet_summ_structure.jsonl", "python of a venv with datasets")
     args = parser.parse_args()
     commit = snapshot_commit(args.helmet, args.commit)
     tokenizer = reference_tokenizer("o200k_base")
