@@ -19,9 +19,11 @@ the result_cells table of store migration 10) is timed on each file, beside it t
 pivot by the full query over results_core (as before migration 10) for the ratio, and
 on the 1M `ab` file the pivot joining on text ids (as before store migration 5).
 Targets (median of warm repeats): at 1M pivot 200 ms, compare 500 ms, correlation
-500 ms; at 10M pivot 300 ms, compare 3 s. The files go under --dir and are deleted at
-the end unless --keep. Peak memory is the process's maximum resident set (DuckDB runs
-in it).
+500 ms; at 10M pivot 300 ms, compare 3 s. The A/B is timed in turn with its pairs query
+alone and the query before it (`paired_scores(reference=True)`), best and median, so
+that their ratio is taken in the same minutes of a shared machine. The files go under
+--dir and are deleted at the end unless --keep. Peak memory is the process's maximum
+resident set (DuckDB runs in it).
 
     python bench/analysis.py [--scale 1m 10m] [--repeat 3] [--dir /tmp/lctui-bench-analysis]
                              [--keep]
@@ -185,19 +187,23 @@ def timed(fn: Callable[[], object], repeat: int) -> tuple[float, float]:
     return first, statistics.median(times)
 
 
-def alternated(fns: dict[str, Callable[[], object]], repeat: int) -> dict[str, list[float]]:
+def alternated(
+    fns: dict[str, Callable[[], object]], repeat: int
+) -> tuple[dict[str, list[float]], dict[str, list[float]]]:
     """Milliseconds of `repeat` calls of each of `fns`, taken in turn (one call of each
     first, untimed), so that a ratio between them is taken in the same minutes of a
-    shared machine."""
+    shared machine: (wall-clock times, CPU times of this process, all its threads)."""
     for fn in fns.values():
         fn()
-    times: dict[str, list[float]] = {name: [] for name in fns}
+    wall: dict[str, list[float]] = {name: [] for name in fns}
+    cpu: dict[str, list[float]] = {name: [] for name in fns}
     for _ in range(repeat):
         for name, fn in fns.items():
-            t0 = time.perf_counter()
+            c0, t0 = time.process_time(), time.perf_counter()
             fn()
-            times[name].append((time.perf_counter() - t0) * 1000)
-    return times
+            wall[name].append((time.perf_counter() - t0) * 1000)
+            cpu[name].append((time.process_time() - c0) * 1000)
+    return wall, cpu
 
 
 def report(
@@ -248,7 +254,7 @@ def bench_compare(store: Store, scale: str, repeat: int) -> None:
             store, *sides, threshold=CHANGED_THRESHOLD, limit=CHANGED_LIMIT, reference=reference
         )
 
-    times = alternated(
+    times, cpu = alternated(
         {
             "compare": lambda: compare(store, "run:run-0", "run:run-1"),
             "query": query(False),
@@ -261,7 +267,8 @@ def bench_compare(store: Store, scale: str, repeat: int) -> None:
     report(scale, "compare", f"A/B run:run-0 vs run:run-1 ({n:,} pairs)", best["compare"],
            median["compare"], label="best")  # fmt: skip
     for name, what in (("query", "  its pairs query"), ("before", "  the pairs query before")):
-        print(f"{what:<46} best  {best[name]:7.0f} ms  median {median[name]:7.0f} ms")
+        print(f"{what:<46} best  {best[name]:7.0f} ms  median {median[name]:7.0f} ms  "
+              f"CPU {statistics.median(cpu[name]):7.0f} ms")  # fmt: skip
     print(f"{'  before/now (same minutes)':<46} best  {best['before'] / best['query']:7.2f}     "
           f"median {median['before'] / median['query']:7.2f}")  # fmt: skip
 

@@ -121,8 +121,9 @@ _REFERENCE_SQL = f"""
     JOIN generations AS gb ON gb.gen_hash = c.generation_b
 """
 
-# The same answer, faster (at 10M generations, two runs of 5M: about 3.5 s instead of
-# 10 s on two busy cores; bench/analysis.py). What changed, each measured there:
+# The same answer, faster: at 10M generations (two runs of 5M, bench/analysis.py) 7.1
+# CPU seconds instead of 9.8, 3.7 s instead of 5.0 s on two shared cores, taken in turn.
+# What changed, each measured there:
 # - the generations are narrowed to integers and flags (side, key, ok) before the join
 #   with the scores, and not materialised: DuckDB builds its hash table on them, and
 #   carrying the model and run ids and the start time through it cost half the join;
