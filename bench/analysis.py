@@ -19,9 +19,11 @@ the result_cells table of store migration 10) is timed on each file, beside it t
 pivot by the full query over results_core (as before migration 10) for the ratio, and
 on the 1M `ab` file the pivot joining on text ids (as before store migration 5).
 Targets (median of warm repeats): at 1M pivot 200 ms, compare 500 ms, correlation
-500 ms; at 10M pivot 300 ms, compare 3 s. The files go under --dir and are deleted at
-the end unless --keep. Peak memory is the process's maximum resident set (DuckDB runs
-in it).
+500 ms; at 10M pivot 300 ms, compare 3 s. The A/B is timed in turn with its pairs query
+alone and the query before it (`paired_scores(reference=True)`), best and median, so
+that their ratio is taken in the same minutes of a shared machine. The files go under
+--dir and are deleted at the end unless --keep. Peak memory is the process's maximum
+resident set (DuckDB runs in it).
 
     python bench/analysis.py [--scale 1m 10m] [--repeat 3] [--dir /tmp/lctui-bench-analysis]
                              [--keep]
@@ -40,11 +42,11 @@ from typing import Any
 
 import duckdb
 
-from lctui.analysis.compare import compare
+from lctui.analysis.compare import CHANGED_LIMIT, CHANGED_THRESHOLD, compare
 from lctui.analysis.correlation import correlate
-from lctui.store import open_store
+from lctui.store import Store, open_store
 from lctui.store.derived import fill_derived
-from lctui.store.read import cells
+from lctui.store.read import cells, pairs
 from lctui.store.result_cells import rebuild_result_cells
 
 TASKS = 10
@@ -185,10 +187,31 @@ def timed(fn: Callable[[], object], repeat: int) -> tuple[float, float]:
     return first, statistics.median(times)
 
 
-def report(scale: str, name: str, what: str, first: float, warm: float) -> tuple[float, float]:
+def alternated(
+    fns: dict[str, Callable[[], object]], repeat: int
+) -> tuple[dict[str, list[float]], dict[str, list[float]]]:
+    """Milliseconds of `repeat` calls of each of `fns`, taken in turn (one call of each
+    first, untimed), so that a ratio between them is taken in the same minutes of a
+    shared machine: (wall-clock times, CPU times of this process, all its threads)."""
+    for fn in fns.values():
+        fn()
+    wall: dict[str, list[float]] = {name: [] for name in fns}
+    cpu: dict[str, list[float]] = {name: [] for name in fns}
+    for _ in range(repeat):
+        for name, fn in fns.items():
+            c0, t0 = time.process_time(), time.perf_counter()
+            fn()
+            wall[name].append((time.perf_counter() - t0) * 1000)
+            cpu[name].append((time.process_time() - c0) * 1000)
+    return wall, cpu
+
+
+def report(
+    scale: str, name: str, what: str, first: float, warm: float, *, label: str = "first"
+) -> tuple[float, float]:
     target = TARGET_MS[scale][name]
     print(
-        f"{what:<46} first {first:7.0f} ms  warm {warm:7.0f} ms  target {target:5.0f} ms  "
+        f"{what:<46} {label:<5} {first:7.0f} ms  warm {warm:7.0f} ms  target {target:5.0f} ms  "
         f"warm/target {warm / target:5.2f}"
     )
     return first, warm
@@ -216,10 +239,38 @@ def bench_ab(ab: Path, scale: str, per_cell: int, repeat: int) -> None:
             _, naive = timed(lambda: text_join_pivot(store), repeat)
             print(f"{'  same pivot joining on text ids':<46} warm {naive:7.0f} ms  "
                   f"text/ours {naive / ours:5.2f}")  # fmt: skip
-        result = compare(store, "run:run-0", "run:run-1")
-        pairs = sum(c.n for c in result.cells)
-        report(scale, "compare", f"A/B run:run-0 vs run:run-1 ({pairs:,} pairs)", *timed(
-            lambda: compare(store, "run:run-0", "run:run-1"), repeat))  # fmt: skip
+        bench_compare(store, scale, repeat)
+
+
+def bench_compare(store: Store, scale: str, repeat: int) -> None:
+    """compare() of the two runs, and its pairs query beside the query before it
+    (pairs.paired_scores(reference=True)), taken in turn: best and median of each."""
+    result = compare(store, "run:run-0", "run:run-1")
+    n = sum(c.n for c in result.cells)
+    sides = (pairs.SideKey(("model-0",), "run-0"), pairs.SideKey(("model-1",), "run-1"))
+
+    def query(reference: bool) -> Callable[[], object]:
+        return lambda: pairs.paired_scores(
+            store, *sides, threshold=CHANGED_THRESHOLD, limit=CHANGED_LIMIT, reference=reference
+        )
+
+    times, cpu = alternated(
+        {
+            "compare": lambda: compare(store, "run:run-0", "run:run-1"),
+            "query": query(False),
+            "before": query(True),
+        },
+        repeat,
+    )
+    best = {name: min(t) for name, t in times.items()}
+    median = {name: statistics.median(t) for name, t in times.items()}
+    report(scale, "compare", f"A/B run:run-0 vs run:run-1 ({n:,} pairs)", best["compare"],
+           median["compare"], label="best")  # fmt: skip
+    for name, what in (("query", "  its pairs query"), ("before", "  the pairs query before")):
+        print(f"{what:<46} best  {best[name]:7.0f} ms  median {median[name]:7.0f} ms  "
+              f"CPU {statistics.median(cpu[name]):7.0f} ms")  # fmt: skip
+    print(f"{'  before/now (same minutes)':<46} best  {best['before'] / best['query']:7.2f}     "
+          f"median {median['before'] / median['query']:7.2f}")  # fmt: skip
 
 
 def bench_many(many: Path, scale: str, per_cell: int, repeat: int) -> None:
