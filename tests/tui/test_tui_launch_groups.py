@@ -35,7 +35,11 @@ async def test_tree_groups_in_helmets_order_and_ticks_a_shared_task_once(
             "synthetic (RULER)",
             "recall (HELMET)",
             "rag (HELMET)",
+            "cite (HELMET)",
             "rerank (HELMET)",
+            "icl (HELMET)",
+            "longqa (HELMET)",
+            "summ (HELMET)",
             "lifbench (LIFBENCH)",
         ]
         recall = branches["recall (HELMET)"]
