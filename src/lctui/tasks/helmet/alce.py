@@ -40,9 +40,9 @@ from lctui.tasks.helmet.alce_data import (
     read_demos,
 )
 from lctui.tasks.helmet.kilt import normalize_answer, row_order
+from lctui.tasks.helmet.release import RELEASE_URL
 from lctui.tasks.params import int_param
 
-RELEASE_URL = "https://huggingface.co/datasets/princeton-nlp/HELMET (data.tar.gz)"
 DEMOS_URL = "https://github.com/princeton-nlp/HELMET (its prompts/ folder)"
 SHOTS = 2
 MAX_NEW_TOKENS = 300

@@ -36,9 +36,9 @@ from lctui.tasks.helmet.kilt import (
     read_rows,
     row_order,
 )
+from lctui.tasks.helmet.release import ReleaseTask
 from lctui.tasks.params import int_param
 
-RELEASE_URL = "https://huggingface.co/datasets/princeton-nlp/HELMET (data.tar.gz)"
 # The passage counts of HELMET's RAG files, largest first: the largest present is the pool.
 FILE_PASSAGES = (1000, 440, 220, 105, 50, 20)
 DEMO_PASSAGES = 3
@@ -114,11 +114,10 @@ class _Loaded:
     problems: tuple[DataProblem, ...]
 
 
-class KiltRag(Task):
+class KiltRag(ReleaseTask):
     category: ClassVar[str] = "rag"
-    suite: ClassVar[str] = "helmet"
     metric: ClassVar[str] = "subem"
-    needs_data: ClassVar[bool] = True
+    file_counts: ClassVar[tuple[int, ...]] = FILE_PASSAGES
     prompt_format: ClassVar[str] = "plain"  # HELMET: use_chat_template False
     param_specs: ClassVar[tuple[ParamSpec, ...]] = (
         int_param("shots", "solved questions (with their own passages) before the asked one", 0, 5),
@@ -134,37 +133,18 @@ class KiltRag(Task):
         )
         self.files = files
 
-    def _test_release_path(self) -> str | None:
-        if self.data is None:
-            return None
-        for count in FILE_PASSAGES:
-            if self.data.locate(self.files.test_path(count)) is not None:
-                return self.files.test_path(count)
-        return None
+    def test_path(self, count: int) -> str:
+        return self.files.test_path(count)
 
-    def unavailable(self) -> str | None:
-        wanted = self.files.test_path(FILE_PASSAGES[0]).replace(
-            f"_k{FILE_PASSAGES[0]}_", "_k{" + ",".join(map(str, FILE_PASSAGES)) + "}_"
-        )
-        where = f"get HELMET's data release from {RELEASE_URL}"
-        if self.data is None:
-            return f"no data: pass --data DIR or set data_dir in lctui.toml ({where})"
-        if self._test_release_path() is None:
-            return f"{self.data.label} has no {wanted}; {where}"
-        if self.data.locate(self.files.demo_path) is None:
-            return f"{self.data.label} has no {self.files.demo_path} (the demonstrations); {where}"
-        return None
+    @property
+    def demo_path(self) -> str:
+        return self.files.demo_path
+
+    def load_problems(self) -> _Loaded:
+        return self._load()
 
     def _load(self) -> _Loaded:
-        reason = self.unavailable()
-        if reason is not None:
-            raise UserInputError(f"task {self.name}: {reason}")
-        assert self.data is not None
-        test_release = self._test_release_path()
-        assert test_release is not None
-        test_file = self.data.locate(test_release)
-        demo_file = self.data.locate(self.files.demo_path)
-        assert test_file is not None and demo_file is not None
+        test_release, test_file, demo_file = self.release_files()
         loaded_test, loaded_demo = read_json_lines(test_file), read_json_lines(demo_file)
         all_rows, row_problems = read_rows(loaded_test)
         all_demos, demo_problems = read_rows(loaded_demo)
@@ -174,15 +154,6 @@ class KiltRag(Task):
         if not rows:
             raise UserInputError(f"task {self.name}: {test_file} holds no usable question")
         return _Loaded(test_release, rows, demos, tuple(problems))
-
-    def data_problems(self) -> tuple[DataProblem, ...]:
-        if self.unavailable() is not None:
-            return ()
-        return self._load().problems
-
-    def _identity(self, length: int, seed: int, index: int, tokenizer: str) -> tuple[object, ...]:
-        # Which release file the rows come from is part of what the example is.
-        return (*super()._identity(length, seed, index, tokenizer), self._test_release_path())
 
     def build(self, rng: random.Random, budget: Budget, tokenizer: Tokenizer, index: int) -> Draft:
         loaded = self._load()

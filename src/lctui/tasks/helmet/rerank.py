@@ -38,9 +38,9 @@ from lctui.tasks.helmet.msmarco import (
     format_ranked_passage,
     read_rerank_rows,
 )
+from lctui.tasks.helmet.release import ReleaseTask
 from lctui.tasks.params import int_param
 
-RELEASE_URL = "https://huggingface.co/datasets/princeton-nlp/HELMET (data.tar.gz)"
 # The passage counts of HELMET's re-ranking files, largest first: the largest present is the pool.
 FILE_PASSAGES = (1000, 600, 285, 130, 50, 14)
 DEMO_FILE = "msmarco/test_reranking_data_k10_dep3.jsonl"
@@ -93,11 +93,10 @@ class _Loaded:
     problems: tuple[DataProblem, ...]
 
 
-class MsmarcoRerank(Task):
+class MsmarcoRerank(ReleaseTask):
     category: ClassVar[str] = "rerank"
-    suite: ClassVar[str] = "helmet"
     metric: ClassVar[str] = "ndcg@10"
-    needs_data: ClassVar[bool] = True
+    file_counts: ClassVar[tuple[int, ...]] = FILE_PASSAGES
     prompt_format: ClassVar[str] = "plain"  # HELMET: use_chat_template False
     param_specs: ClassVar[tuple[ParamSpec, ...]] = (
         int_param("shots", "solved queries (with their own passages) before the asked one", 0, 5),
@@ -112,34 +111,18 @@ class MsmarcoRerank(Task):
             {"shots": SHOTS},
         )
 
-    def _test_release_path(self) -> str | None:
-        if self.data is None:
-            return None
-        for count in FILE_PASSAGES:
-            if self.data.locate(release_path(count)) is not None:
-                return release_path(count)
-        return None
+    def test_path(self, count: int) -> str:
+        return release_path(count)
 
-    def unavailable(self) -> str | None:
-        wanted = release_path(0).replace("_k0_", "_k{" + ",".join(map(str, FILE_PASSAGES)) + "}_")
-        where = f"get HELMET's data release from {RELEASE_URL}"
-        if self.data is None:
-            return f"no data: pass --data DIR or set data_dir in lctui.toml ({where})"
-        if self._test_release_path() is None:
-            return f"{self.data.label} has no {wanted}; {where}"
-        if self.data.locate(DEMO_FILE) is None:
-            return f"{self.data.label} has no {DEMO_FILE} (the demonstrations); {where}"
-        return None
+    @property
+    def demo_path(self) -> str:
+        return DEMO_FILE
+
+    def load_problems(self) -> _Loaded:
+        return self._load()
 
     def _load(self) -> _Loaded:
-        reason = self.unavailable()
-        if reason is not None:
-            raise UserInputError(f"task {self.name}: {reason}")
-        assert self.data is not None
-        test_release = self._test_release_path()
-        assert test_release is not None
-        test_file, demo_file = self.data.locate(test_release), self.data.locate(DEMO_FILE)
-        assert test_file is not None and demo_file is not None
+        test_release, test_file, demo_file = self.release_files()
         loaded_test, loaded_demo = read_json_lines(test_file), read_json_lines(demo_file)
         rows, row_problems = read_rerank_rows(loaded_test)
         demos, demo_problems = read_rerank_rows(loaded_demo)
@@ -151,15 +134,6 @@ class MsmarcoRerank(Task):
             asked = {r.key for r in rows}
             demos = tuple(d for d in demos if d.key not in asked)
         return _Loaded(test_release, rows, demos, exclude_all, tuple(problems))
-
-    def data_problems(self) -> tuple[DataProblem, ...]:
-        if self.unavailable() is not None:
-            return ()
-        return self._load().problems
-
-    def _identity(self, length: int, seed: int, index: int, tokenizer: str) -> tuple[object, ...]:
-        # Which release file the rows come from is part of what the example is.
-        return (*super()._identity(length, seed, index, tokenizer), self._test_release_path())
 
     def build(self, rng: random.Random, budget: Budget, tokenizer: Tokenizer, index: int) -> Draft:
         loaded = self._load()

@@ -62,7 +62,6 @@ from lctui.tasks.helmet.summ_data import (
 )
 from lctui.tasks.params import int_param
 
-RELEASE_URL = "https://huggingface.co/datasets/princeton-nlp/HELMET (data.tar.gz)"
 SHOTS = 2
 MIN_TOKENS = 65536  # HELMET keeps documents of at least this many tokens
 SEPARATOR = "\n\n"
