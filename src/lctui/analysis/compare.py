@@ -29,6 +29,7 @@ from lctui.core.errors import UserInputError
 from lctui.store.db import Store
 from lctui.store.outdated import OutdatedScores
 from lctui.store.read import generations, pairs
+from lctui.store.read.catalog import EXAMPLE_RUNS
 from lctui.store.read.pairs import ChangedExample  # a changed pair, as the query found it
 from lctui.store.read.source import Source
 
@@ -132,7 +133,7 @@ def resolve_side(src: Source, spec: str) -> Side:
         if not in_run:
             raise UserInputError(
                 f"no generations of run {run_id!r}; list the runs with "
-                '`lctui query "SELECT run_id, started_at FROM runs"`'
+                f'`lctui query "{EXAMPLE_RUNS}"`'
             )
         chosen = [m.model_id for m in in_run if not model or model in (m.model_id, m.name)]
         names = ", ".join(m.name for m in in_run)

@@ -18,6 +18,7 @@ from lctui.core.config import load_config
 from lctui.core.errors import UserInputError
 from lctui.core.text import shorten
 from lctui.core.types import ParamSpec
+from lctui.store.read.catalog import EXAMPLE_MEANS
 
 if TYPE_CHECKING:
     from lctui.store.read.generations import GenerationRecord
@@ -42,9 +43,7 @@ def add_parsers(sub: Any) -> None:
         "extensions. Views: results (one row per latest generation), rubric (one row per "
         "rubric point).",
     )
-    query.add_argument(
-        "sql", help='the query, e.g. "SELECT task, avg(score) FROM results GROUP BY task"'
-    )
+    query.add_argument("sql", help=f'the query, e.g. "{EXAMPLE_MEANS}"')
     query.add_argument("--format", choices=["table", "csv", "json"], default="table")
     common_options(query)
     query.set_defaults(handler=cmd_query)

@@ -11,6 +11,7 @@ from rich.table import Table
 
 from lctui.cli.db_options import common_options, resolve_db
 from lctui.core.errors import UserInputError
+from lctui.store.read.catalog import EXAMPLE_RUNS
 
 
 def add_parsers(sub: Any) -> None:
@@ -39,7 +40,7 @@ def cmd_stats(args: argparse.Namespace) -> int:
         what = f"run {args.run}" if args.run else "any run"
         raise UserInputError(
             f"{db} holds no generations of {what}; list the runs with "
-            '`lctui query "SELECT run_id, status FROM runs"`'
+            f'`lctui query "{EXAMPLE_RUNS}"`'
         )
     if args.format == "json":
         print(json.dumps([a.as_dict() for a in accounts], indent=2, default=str))

@@ -8,6 +8,11 @@ from dataclasses import dataclass
 
 from lctui.store.read.source import Source, cursor_of
 
+# Statements lctui suggests in its help and messages for the user to type into
+# `lctui query`; lctui never runs them itself. Kept here, with the SQL lctui does run.
+EXAMPLE_RUNS = "SELECT run_id, status, started_at FROM runs ORDER BY started_at"
+EXAMPLE_MEANS = "SELECT task, avg(score) FROM results GROUP BY task"
+
 
 @dataclass(frozen=True)
 class ColumnInfo:
