@@ -9,6 +9,9 @@ files from that cache as it would on a user's machine that downloaded them befor
 
 from __future__ import annotations
 
+import os
+import subprocess
+import sys
 from pathlib import Path
 
 REVISION = "0123456789abcdef0123456789abcdef01234567"
@@ -23,3 +26,13 @@ def hub_repo(home: Path, repo_id: str, revision: str = REVISION) -> Path:
     snapshot = repo / "snapshots" / revision
     snapshot.mkdir(parents=True, exist_ok=True)
     return snapshot
+
+
+def lctui_offline(args: list[str], home: Path) -> subprocess.CompletedProcess[str]:
+    """`python -m lctui ARGS` in a fresh process (huggingface_hub reads HF_HOME and
+    HF_HUB_OFFLINE at import) that reads the hub cache under `home`, offline."""
+    env = {**os.environ, "HF_HOME": str(home), "HF_HUB_OFFLINE": "1", "COLUMNS": "250"}
+    env.pop("HF_HUB_CACHE", None)
+    return subprocess.run(
+        [sys.executable, "-m", "lctui", *args], env=env, capture_output=True, text=True, timeout=300
+    )

@@ -13,6 +13,7 @@ import duckdb
 import pytest
 
 from helpers.helmet_data import HELMET_FIXTURES
+from helpers.hub_cache import hub_repo, lctui_offline
 from lctui.cli import main
 from lctui.core.errors import UserInputError
 from lctui.core.protocols import Tokenizer
@@ -222,24 +223,10 @@ def test_gold_run_on_the_fixture_data_scores_one_into_duckdb(tmp_path: Path) -> 
 def test_the_files_are_read_offline_from_a_hub_dataset_in_the_standard_cache(
     tmp_path: Path,
 ) -> None:
-    import os
-    import subprocess
-    import sys
-
-    from helpers.hub_cache import hub_repo
-
     copy_alce(hub_repo(tmp_path / "hf", "lctui-test/helmet-alce") / "data")
-    env = {**os.environ, "HF_HOME": str(tmp_path / "hf"), "HF_HUB_OFFLINE": "1"}
-    env.pop("HF_HUB_CACHE", None)
     db = tmp_path / "hub.duckdb"
     args = ["run", "-m", "gold", "-t", "alce_qampari", "-l", "2k", "-n", "2", "--db", str(db)]
-    ran = subprocess.run(
-        [sys.executable, "-m", "lctui", *args, "--data", "hf://lctui-test/helmet-alce"],
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=300,
-    )
+    ran = lctui_offline([*args, "--data", "hf://lctui-test/helmet-alce"], tmp_path / "hf")
     assert ran.returncode == 0, ran.stdout + ran.stderr
     con = duckdb.connect(str(db), read_only=True)
     assert con.execute("SELECT count(*), min(score) FROM results").fetchone() == (2, 1.0)

@@ -8,10 +8,7 @@ holding `hub/ORG/NAME/...` files as the datasets' repositories lay them out.
 from __future__ import annotations
 
 import json
-import os
 import shutil
-import subprocess
-import sys
 from collections import Counter
 from pathlib import Path
 
@@ -21,7 +18,7 @@ import pyarrow.parquet as pq
 import pytest
 
 from helpers.helmet_data import HELMET_FIXTURES
-from helpers.hub_cache import hub_repo
+from helpers.hub_cache import hub_repo, lctui_offline
 from lctui.cli import main
 from lctui.core.errors import UserInputError
 from lctui.core.protocols import Tokenizer
@@ -201,14 +198,6 @@ def test_trec_tasks_read_one_file_with_their_own_label_field(o200k: Tokenizer) -
     assert len({label for _, label in _demos(fine)}) == 10
 
 
-def _lctui(args: list[str], home: Path) -> subprocess.CompletedProcess[str]:
-    env = {**os.environ, "HF_HOME": str(home), "HF_HUB_OFFLINE": "1", "COLUMNS": "250"}
-    env.pop("HF_HUB_CACHE", None)
-    return subprocess.run(
-        [sys.executable, "-m", "lctui", *args], env=env, capture_output=True, text=True, timeout=300
-    )
-
-
 def test_datasets_are_read_offline_from_the_hub_cache_without_data(tmp_path: Path) -> None:
     home = tmp_path / "hf"
     # A script-based repository: its files on the Parquet branch, which the cache names.
@@ -221,14 +210,14 @@ def test_datasets_are_read_offline_from_the_hub_cache_without_data(tmp_path: Pat
     # A Parquet repository: its files on main.
     clinc = hub_repo(home, "clinc/clinc_oos")
     shutil.copytree(ICL_DATA / "hub" / "clinc" / "clinc_oos", clinc, dirs_exist_ok=True)
-    listed = _lctui(["tasks", "--format", "json"], home)
+    listed = lctui_offline(["tasks", "--format", "json"], home)
     assert listed.returncode == 0, listed.stderr
     reasons = {row["name"]: row["unavailable"] for row in json.loads(listed.stdout)}
     assert reasons["icl_banking77"] is None and reasons["icl_clinc150"] is None
     assert "the hub cache has no hub/CogComp/trec/" in reasons["icl_trec_coarse"]
     db = tmp_path / "hub.duckdb"
     args = ["run", "-m", "gold", "-t", "icl_banking77,icl_clinc150", "-l", "2k", "-n", "2"]
-    ran = _lctui([*args, "--db", str(db)], home)
+    ran = lctui_offline([*args, "--db", str(db)], home)
     assert ran.returncode == 0, ran.stdout + ran.stderr
     con = duckdb.connect(str(db), read_only=True)
     assert con.execute("SELECT count(*), min(score) FROM results").fetchone() == (4, 1.0)

@@ -8,9 +8,6 @@ from the standard Hugging Face cache (offline, in a subprocess).
 from __future__ import annotations
 
 import json
-import os
-import subprocess
-import sys
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -21,7 +18,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 
-from helpers.hub_cache import hub_repo
+from helpers.hub_cache import hub_repo, lctui_offline
 from helpers.longqa_data import (
     IB_MC,
     IB_QA,
@@ -330,14 +327,6 @@ def test_malformed_rows_are_reported_with_file_and_row_and_the_rest_still_load(
     assert used == {1, 2, 3, 4, 6, 7, 8, 9}
 
 
-def _lctui(args: list[str], home: Path) -> subprocess.CompletedProcess[str]:
-    env = {**os.environ, "HF_HOME": str(home), "HF_HUB_OFFLINE": "1", "COLUMNS": "250"}
-    env.pop("HF_HUB_CACHE", None)
-    return subprocess.run(
-        [sys.executable, "-m", "lctui", *args], env=env, capture_output=True, text=True, timeout=300
-    )
-
-
 LOW_SETS = [f"--set={name}.min_document_tokens=1000" for name in LONGQA]
 
 
@@ -345,17 +334,17 @@ def test_without_data_the_files_are_read_offline_from_the_standard_hub_cache(
     tmp_path: Path,
 ) -> None:
     home = tmp_path / "hf"
-    listed = _lctui(["tasks", "--format", "json"], home)
+    listed = lctui_offline(["tasks", "--format", "json"], home)
     assert listed.returncode == 0, listed.stderr
     reasons = {row["name"]: row["unavailable"] for row in json.loads(listed.stdout)}
     assert "the hub cache (no --data) has no hub/deepmind/narrativeqa" in reasons["narrativeqa"]
     write_narrativeqa(hub_repo(home, NARRATIVEQA))
     write_infbench(hub_repo(home, INFBENCH))
-    listed = _lctui(["tasks", "--format", "json"], home)
+    listed = lctui_offline(["tasks", "--format", "json"], home)
     reasons = {row["name"]: row["unavailable"] for row in json.loads(listed.stdout)}
     assert [reasons[name] for name in LONGQA] == [None] * 3
     db = tmp_path / "hub.duckdb"
-    ran = _lctui(
+    ran = lctui_offline(
         ["run", "-m", "gold", "-t", "longqa", "-l", "2k", "-n", "2", "--db", str(db), *LOW_SETS],
         home,
     )

@@ -7,16 +7,13 @@ from a hub dataset in the standard Hugging Face cache (`hf://ORG/NAME`, offline)
 from __future__ import annotations
 
 import json
-import os
-import subprocess
-import sys
 from pathlib import Path
 
 import duckdb
 import pytest
 
 from helpers.helmet_data import HELMET_FIXTURES, NQ_TEST, copy_fixtures, write_pool
-from helpers.hub_cache import hub_repo
+from helpers.hub_cache import hub_repo, lctui_offline
 from lctui.cli import main
 from lctui.core.errors import UserInputError
 from lctui.core.protocols import Tokenizer
@@ -175,26 +172,20 @@ def _hub_cache(root: Path) -> Path:
     return root
 
 
-def _lctui(args: list[str], home: Path) -> subprocess.CompletedProcess[str]:
-    env = {**os.environ, "HF_HOME": str(home), "HF_HUB_OFFLINE": "1", "COLUMNS": "250"}
-    env.pop("HF_HUB_CACHE", None)
-    return subprocess.run(
-        [sys.executable, "-m", "lctui", *args], env=env, capture_output=True, text=True, timeout=300
-    )
-
-
 def test_hub_dataset_is_read_offline_from_the_standard_cache(tmp_path: Path) -> None:
     home = _hub_cache(tmp_path / "hf")
-    listed = _lctui(["tasks", "--format", "json", "--data", "hf://lctui-test/helmet-kilt"], home)
+    listed = lctui_offline(
+        ["tasks", "--format", "json", "--data", "hf://lctui-test/helmet-kilt"], home
+    )
     assert listed.returncode == 0, listed.stderr
     reasons = {row["name"]: row["unavailable"] for row in json.loads(listed.stdout)}
     assert [reasons[name] for name in RAG] == [None] * 4
-    missing = _lctui(["tasks", "--format", "json", "--data", "hf://lctui-test/other"], home)
+    missing = lctui_offline(["tasks", "--format", "json", "--data", "hf://lctui-test/other"], home)
     reasons = {row["name"]: row["unavailable"] for row in json.loads(missing.stdout)}
     assert "hf://lctui-test/other has no kilt/nq-dev" in reasons["kilt_nq"]
     db = tmp_path / "hub.duckdb"
     args = ["run", "-m", "gold", "-t", "kilt_popqa", "-l", "2k", "-n", "2", "--db", str(db)]
-    ran = _lctui([*args, "--data", "hf://lctui-test/helmet-kilt"], home)
+    ran = lctui_offline([*args, "--data", "hf://lctui-test/helmet-kilt"], home)
     assert ran.returncode == 0, ran.stdout + ran.stderr
     con = duckdb.connect(str(db), read_only=True)
     assert con.execute("SELECT count(*), min(score) FROM results").fetchone() == (2, 1.0)

@@ -8,9 +8,6 @@ offline).
 from __future__ import annotations
 
 import json
-import os
-import subprocess
-import sys
 from pathlib import Path
 
 import duckdb
@@ -23,6 +20,7 @@ from helpers.helmet_data import (
     copy_fixtures,
     write_rerank_pool,
 )
+from helpers.hub_cache import hub_repo, lctui_offline
 from lctui.cli import main
 from lctui.core.errors import UserInputError
 from lctui.core.protocols import Tokenizer
@@ -251,22 +249,11 @@ def test_gold_run_on_the_fixture_data_scores_one_into_duckdb(
 
 
 def test_hub_dataset_is_read_offline_from_the_standard_cache(tmp_path: Path) -> None:
-    repo = tmp_path / "hf" / "hub" / "datasets--lctui-test--helmet-msmarco"
-    revision = "89abcdef0123456789abcdef0123456789abcdef"
-    (repo / "refs").mkdir(parents=True)
-    (repo / "refs" / "main").write_text(revision)
-    copy_fixtures(repo / "snapshots" / revision / "data")  # under data/, as the tarball unpacks
-    env = {**os.environ, "HF_HOME": str(tmp_path / "hf"), "HF_HUB_OFFLINE": "1"}
-    env.pop("HF_HUB_CACHE", None)
+    # Under data/, as the release tarball unpacks.
+    copy_fixtures(hub_repo(tmp_path / "hf", "lctui-test/helmet-msmarco") / "data")
     db = tmp_path / "hub.duckdb"
     args = ["run", "-m", "gold", "-t", "msmarco_rerank", "-l", "2k", "-n", "2", "--db", str(db)]
-    ran = subprocess.run(
-        [sys.executable, "-m", "lctui", *args, "--data", "hf://lctui-test/helmet-msmarco"],
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=300,
-    )
+    ran = lctui_offline([*args, "--data", "hf://lctui-test/helmet-msmarco"], tmp_path / "hf")
     assert ran.returncode == 0, ran.stdout + ran.stderr
     con = duckdb.connect(str(db), read_only=True)
     assert con.execute("SELECT count(*), min(score) FROM results").fetchone() == (2, 1.0)

@@ -9,11 +9,8 @@ tokens) into a temporary folder for the truncation and CLI tests.
 from __future__ import annotations
 
 import json
-import os
 import random
 import shutil
-import subprocess
-import sys
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -23,7 +20,7 @@ import pyarrow.parquet as pq
 import pytest
 
 from helpers.helmet_data import HELMET_FIXTURES
-from helpers.hub_cache import REVISION, hub_repo
+from helpers.hub_cache import REVISION, hub_repo, lctui_offline
 from lctui.cli import main
 from lctui.core.errors import UserInputError
 from lctui.core.protocols import Tokenizer
@@ -268,14 +265,6 @@ def test_malformed_rows_are_reported_with_file_and_line_and_the_rest_still_load(
     ]
 
 
-def _lctui(args: list[str], home: Path) -> subprocess.CompletedProcess[str]:
-    env = {**os.environ, "HF_HOME": str(home), "HF_HUB_OFFLINE": "1", "COLUMNS": "250"}
-    env.pop("HF_HUB_CACHE", None)
-    return subprocess.run(
-        [sys.executable, "-m", "lctui", *args], env=env, capture_output=True, text=True, timeout=300
-    )
-
-
 def test_both_datasets_are_read_offline_from_the_standard_hub_cache(tmp_path: Path) -> None:
     """No --data: InfiniteBench from its hub repository, Multi-LexSum from the Parquet
     conversion's revision, both in the standard cache."""
@@ -287,7 +276,7 @@ def test_both_datasets_are_read_offline_from_the_standard_hub_cache(tmp_path: Pa
     converted.parent.mkdir(parents=True)
     converted.write_text(REVISION)
     shutil.copytree(FIXTURES / LEXSUM, lexsum / "v20230518")
-    listed = _lctui(["tasks", "--format", "json"], home)
+    listed = lctui_offline(["tasks", "--format", "json"], home)
     assert listed.returncode == 0, listed.stderr
     listed_rows = {row["name"]: row for row in json.loads(listed.stdout)}
     assert [listed_rows[name]["unavailable"] for name in SUMM] == [None, None]
@@ -303,12 +292,12 @@ def test_both_datasets_are_read_offline_from_the_standard_hub_cache(tmp_path: Pa
         "--set",
         "multi_lexsum.min_document_tokens=0",
     ]
-    ran = _lctui([*args, *settings], home)
+    ran = lctui_offline([*args, *settings], home)
     assert ran.returncode == 0, ran.stdout + ran.stderr
     con = duckdb.connect(str(db), read_only=True)
     assert con.execute("SELECT count(*), min(score) FROM results").fetchone() == (4, 1.0)
     con.close()
-    bare = _lctui(["tasks", "--format", "json"], tmp_path / "no-cache")
+    bare = lctui_offline(["tasks", "--format", "json"], tmp_path / "no-cache")
     reasons = {row["name"]: row["unavailable"] for row in json.loads(bare.stdout)}
     assert "the hub cache has no" in reasons["infbench_sum"]
 
