@@ -15,7 +15,6 @@ import time
 from pathlib import Path
 from typing import Any
 
-from lctui.backends.hf import resolve_device, resolve_dtype
 from lctui.backends.hf_runtime import import_hf
 from lctui.core.errors import BackendError, MissingDependencyError
 from lctui.core.hashing import stable_hash
@@ -71,6 +70,8 @@ def load_nli(
     path: str = DEFAULT_NLI_MODEL, device: str = "auto", dtype: str = "auto"
 ) -> Seq2SeqNli:
     """Load a seq2seq NLI checkpoint (a local folder or a hub id) onto `device`."""
+    from lctui.backends.hf import resolve_device, resolve_dtype  # the hf backend, on use only
+
     torch, transformers = import_hf()
     where = resolve_device(torch, device)
     kwargs: dict[str, Any] = {"local_files_only": True} if Path(path).is_dir() else {}

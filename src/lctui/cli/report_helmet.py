@@ -16,7 +16,7 @@ from lctui.core.lengths import format_length
 
 
 def report_helmet(args: argparse.Namespace) -> int:
-    from lctui.analysis.helmet import CATEGORIES, HEADINGS, helmet_table, shown
+    from lctui.analysis.helmet import CATEGORIES, ENTRIES, HEADINGS, helmet_table, shown
     from lctui.analysis.outdated import find_outdated
     from lctui.cli.output import warn_outdated
     from lctui.store import open_store
@@ -24,7 +24,9 @@ def report_helmet(args: argparse.Namespace) -> int:
     db = resolve_db(args).path
     with open_store(db, read_only=True) as store:
         rows = helmet_table(store, args.model)
-        outdated = find_outdated(store, models=args.model)
+        # Only the table's own tasks: an outdated score elsewhere does not change it.
+        tasks = sorted({e.task for e in ENTRIES})
+        outdated = find_outdated(store, models=args.model, tasks=tasks)
     if not rows:
         wanted = f" for {', '.join(args.model)}" if args.model else ""
         raise UserInputError(
@@ -59,6 +61,7 @@ def report_helmet(args: argparse.Namespace) -> int:
         console.print(
             f"[magenta]* means of what is there; without a score (never counted as 0):[/] "
             f"{', '.join(missing)}. Run those tasks (`lctui judge` scores judge_* "
-            "metrics) to complete the table; '-': no dataset of the category scored."
+            "metrics, `lctui cite-score` citation_*) to complete the table; '-': no "
+            "dataset of the category scored."
         )
     return 0

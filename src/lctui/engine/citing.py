@@ -38,8 +38,12 @@ from lctui.scoring.citations import (
 )
 from lctui.scoring.judge_call import ask_judge
 from lctui.scoring.versions import with_version
-from lctui.store.cite_candidates import citation_candidates
-from lctui.store.judge_calls import JudgeCall, add_judge_calls, lookup_judge_calls
+from lctui.store.judge_calls import (
+    JudgeCall,
+    add_judge_calls,
+    generations_asking,
+    lookup_judge_calls,
+)
 from lctui.store.read.generations import load_example
 
 
@@ -88,12 +92,17 @@ def _question(example: Example) -> str:
 
 
 class _Counted:
-    """An entailment callable that counts the checks and keeps each verdict."""
+    """An entailment callable that counts the checks and keeps each verdict of one
+    output (ALCE asks some pairs again within an output; `forget` between outputs, so
+    the premises, documents of up to several KB, are not kept for the whole pass)."""
 
     def __init__(self, entails: Entailment) -> None:
         self._entails = entails
         self._known: dict[tuple[str, str], bool] = {}
         self.checks = 0
+
+    def forget(self) -> None:
+        self._known.clear()
 
     def __call__(self, premise: str, hypothesis: str) -> bool:
         key = (premise, hypothesis)
@@ -165,16 +174,19 @@ async def cite_stored(
     documents. Returns how many were found and what scoring them did."""
     if not isinstance(store, ScoreStore):
         raise TypeError("citation scoring needs a store that can write scores")
-    found = await asyncio.to_thread(citation_candidates, store, run_id)
+    found = await asyncio.to_thread(generations_asking, store, "citations", run_id)
     counted = _Counted(entails)
     summary = CiteSummary()
-    examples: dict[str, Example | None] = {}
+    # The example of the previous generation is kept (a model's answers to one example
+    # are often next to each other), never all of them: an example holds its context.
+    loaded: tuple[str, Example | None] | None = None
     for generation_id, example_id, output in found:
-        if example_id not in examples:
-            examples[example_id] = await asyncio.to_thread(load_example, store, example_id)
-        example = examples[example_id]
+        if loaded is None or loaded[0] != example_id:
+            loaded = (example_id, await asyncio.to_thread(load_example, store, example_id))
+        example = loaded[1]
         if example is None:
             continue
+        counted.forget()
         if isinstance(entails, JudgeEntailment):
             entails.generation_id = generation_id  # the judge's calls are stored under it
         try:

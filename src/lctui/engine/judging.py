@@ -44,7 +44,7 @@ from lctui.scoring.versions import with_version
 from lctui.store.judge_calls import (
     JudgeCall,
     add_judge_calls,
-    judge_candidates,
+    generations_asking,
     lookup_judge_calls,
 )
 from lctui.store.read.generations import load_example
@@ -376,7 +376,7 @@ async def judge_stored(judging: Judging, run_id: str | None = None) -> tuple[int
     Returns how many generations were found and what judging them did.
     """
     store = judging.store
-    found = await asyncio.to_thread(judge_candidates, store, run_id)
+    found = await asyncio.to_thread(generations_asking, store, "judge", run_id)
     examples: dict[str, Example | None] = {}
     for generation_id, example_id, output in found:
         if example_id not in examples:

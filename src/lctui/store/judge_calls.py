@@ -121,15 +121,20 @@ def _call(row: tuple[Any, ...]) -> JudgeCall:
     )
 
 
-def judge_candidates(src: Source, run_id: str | None = None) -> list[tuple[str, str, str]]:
+def generations_asking(
+    src: Source, metadata_key: str, run_id: str | None = None
+) -> list[tuple[str, str, str]]:
     """(generation_id, example_id, output) of the latest successful generations whose
-    example asks for a judge, optionally of one run only."""
+    example's metadata has `metadata_key` (e.g. "judge" for the LLM judge, "citations"
+    for citation scoring), optionally of one run only, in the order they were made."""
+    if not metadata_key.isidentifier():
+        raise ValueError(f"{metadata_key!r} is not a metadata key")
     with cursor_of(src) as cur:
         rows = cur.execute(
             "SELECT g.generation_id, g.example_id, g.output FROM latest_generations AS g "
             "JOIN examples AS e ON e.example_id = g.example_id "
-            "WHERE g.status = 'ok' AND json_extract_string(e.metadata, '$.judge') IS NOT NULL "
+            "WHERE g.status = 'ok' AND json_extract_string(e.metadata, $path) IS NOT NULL "
             "AND ($run_id IS NULL OR g.run_id = $run_id) ORDER BY g.started_at, g.generation_id",
-            {"run_id": run_id},
+            {"run_id": run_id, "path": f"$.{metadata_key}"},
         ).fetchall()
     return [(str(r[0]), str(r[1]), str(r[2] or "")) for r in rows]
