@@ -69,6 +69,13 @@ def read_rerun(
     return rerun_request(record, example, spec, retry_stored)
 
 
+def _in_prompt(record: GenerationRecord, start: int, end: int, kind: str, label: str) -> MarkedSpan:
+    """A span of the example's context as offsets into the prompt, which puts the
+    template's head and the task's preamble first."""
+    shift = len(record.prompt_head or "") + len(record.preamble or "")
+    return MarkedSpan(start + shift, end + shift, kind, label)
+
+
 class InspectorCommands(Provider):
     """Command palette entries for every described key of the inspector."""
 
@@ -287,9 +294,13 @@ class InspectorScreen(LctuiScreen):
             view.load(f"({record.prompt_missing or 'not stored'})", [])
             view.border_title = "Prompt"
             return
-        # Spans are offsets into the context; the prompt puts head and preamble first.
-        shift = len(record.prompt_head or "") + len(record.preamble or "")
-        spans = [MarkedSpan(s.start + shift, s.end + shift, s.kind, s.label) for s in record.spans]
+        # Listed passages are not painted (the whole prompt would be marked): the
+        # passage panel lists them and shows one on demand (on_passage_panel_jump).
+        spans = [
+            _in_prompt(record, s.start, s.end, s.kind, s.label)
+            for s in record.spans
+            if s.kind != "passage"
+        ]
         view.load(prompt, spans)
         tokens = record.prompt_tokens or record.example_prompt_tokens or 0
         title = f"Prompt ({tokens:,} tokens"
@@ -322,8 +333,14 @@ class InspectorScreen(LctuiScreen):
         if tabs.active != f"tab-{panel}":
             tabs.active = f"tab-{panel}"
 
-    def _on_prompt(self, move: Callable[[PromptView], MarkedSpan | None], missing: str) -> None:
-        """Run a jump on the prompt, showing its panel first when it is a hidden tab."""
+    def _on_prompt(
+        self,
+        move: Callable[[PromptView], MarkedSpan | None],
+        missing: str,
+        keep_focus: bool = False,
+    ) -> None:
+        """Run a jump on the prompt, showing its panel first when it is a hidden tab;
+        `keep_focus`: where the prompt is in view, the focus stays where it is."""
         view = self.query_one("#prompt", PromptView)
 
         def jump() -> None:
@@ -334,23 +351,19 @@ class InspectorScreen(LctuiScreen):
             self.action_show_panel("prompt")
             self.call_after_refresh(jump)  # the view has no size until it is shown
         else:
-            view.focus()
+            if not keep_focus:
+                view.focus()
             jump()
 
     def on_passage_panel_jump(self, event: PassagePanel.Jump) -> None:
-        """Show the chosen passage in the prompt (its tab first when the panels are tabs)."""
-        passage = event.passage
+        """Show the chosen passage in the prompt (its tab first when the panels are tabs);
+        in the wide layout the list keeps the focus: the next passage is one key away."""
         record = self.record
         if record is None:
             return
-        shift = len(record.prompt_head or "") + len(record.preamble or "")
-        span = MarkedSpan(passage.start + shift, passage.end + shift, "passage", passage.label)
-        view = self.query_one("#prompt", PromptView)
-        if self.has_class("-narrow"):
-            self.action_show_panel("prompt")
-            self.call_after_refresh(view.show_span, span)  # the view has no size until shown
-        else:
-            view.show_span(span)  # the list keeps the focus: the next passage is one key away
+        listed = event.passage
+        span = _in_prompt(record, listed.start, listed.end, "passage", listed.label)
+        self._on_prompt(lambda view: view.show_span(span), "", keep_focus=True)
 
     def action_next_span(self) -> None:
         self._on_prompt(PromptView.select_next, "This example marks no needle.")

@@ -38,9 +38,6 @@ SYNC_WRAP_CHARS = 200_000
 # Higher rank wins where spans overlap (a gold value sits inside its needle).
 KIND_RANK = {"gold": 3, "needle": 2, "distractor": 1}
 TARGET_KINDS = ("needle", "gold")
-# Kinds that only say where something is (every listed passage): reached through the
-# inspector's passage list, never painted, or the whole prompt would be marked.
-UNPAINTED_KINDS = frozenset({"passage"})
 # Control characters other than newline would move the cursor; show them as one
 # visible cell each so offsets and widths stay those of the prompt.
 _CONTROL = re.compile(r"[\x00-\x09\x0b-\x1f\x7f]")
@@ -98,8 +95,7 @@ class PromptView(ScrollView, can_focus=True):
         self.targets = _jump_targets(self.spans)
         self.selected = None
         self.shown = None
-        painted = [s for s in self.spans if s.kind not in UNPAINTED_KINDS]
-        self._bounds, self._ranks = _overlay(painted, size)
+        self._bounds, self._ranks = _overlay(self.spans, size)
         self.first_paint = None
         self._index = None
         self._rewrap(keep_offset=0)
