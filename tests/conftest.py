@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING
 import pytest
 
 from helpers.helmet_data import HELMET_FIXTURES
-from helpers.longqa_data import write_longqa_release
+from helpers.longqa_data import cached_longqa_release
 from lctui.core.runtime import prepare_environment
 from lctui.tasks.datasets import DataSource
 from lctui.tasks.helmet.alce import AlceCite
@@ -40,11 +40,7 @@ SummTask.default_min_document_tokens = 0
 # Long-document QA leaves out stories under HELMET's bound (131,073 tokens for
 # NarrativeQA): its invented stories are written long enough once (8 MB, kept between
 # sessions) rather than committed.
-_LONGQA = _SESSION_ROOT / "longqa-release-v2"
-if not (_LONGQA / "complete").exists():
-    write_longqa_release(_LONGQA, sentences=7600)
-    (_LONGQA / "complete").touch()
-LongDocQA.data = DataSource(folder=_LONGQA)
+LongDocQA.data = DataSource(folder=cached_longqa_release(_SESSION_ROOT, sentences=7600))
 AlceCite.data = DataSource(folder=HELMET_FIXTURES)
 HelmetIcl.data = DataSource(folder=HELMET_FIXTURES / "icl")
 
