@@ -136,7 +136,7 @@ class GenerationRecord:
     depth: float | None
     spans: tuple[Span, ...]
     truncated: bool | None
-    metadata: dict[str, Any] | None
+    metadata: dict[str, Any]  # {} when the example has none (or is not stored)
     # derived
     prompt: str | None
     scores: tuple[ScoreRecord, ...]
@@ -218,6 +218,7 @@ def get_generation(src: Source, generation_id: str) -> GenerationRecord | None:
             **row,
             "gold": tuple(row["gold"] or ()),
             "spans": tuple(Span(**s) for s in row["spans"] or ()),
+            "metadata": metadata,
         },
         prompt=prompt,
         scores=tuple(scores),

@@ -10,14 +10,11 @@ a "needle" span, re-ranking's grades in metadata `qrels`, ICL's metadata `label_
 
 from __future__ import annotations
 
-import json
 import re
 from collections import Counter
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any
 
-from lctui.core.text import shorten
 from lctui.scoring.helmet import parse_ranking
 from lctui.scoring.normalize import normalize_answer
 from lctui.store.read.generations import GenerationRecord
@@ -55,7 +52,7 @@ class Citation:
     number: str
     start: int  # offsets into the output (the whole bracket)
     end: int
-    sentence: str  # the output's text the citation closes, shortened
+    sentence: str  # the output's text the citation closes, on one line
     passage: ListedPassage | None
 
 
@@ -75,19 +72,12 @@ class LabelMap:
         return f"{label} ({name})" if name else f"{label} (not a label of the task)"
 
 
-def metadata_of(record: GenerationRecord) -> Mapping[str, Any]:
-    metadata: Any = record.metadata or {}
-    if isinstance(metadata, str):
-        metadata = json.loads(metadata)
-    return metadata if isinstance(metadata, Mapping) else {}
-
-
 def listed_passages(record: GenerationRecord) -> list[ListedPassage]:
     """The passages of the example's context, in prompt order, gold ones marked."""
     context = record.context or ""
     spans = sorted((s for s in record.spans if s.kind == "passage"), key=lambda s: s.start)
     needles = [s for s in record.spans if s.kind == "needle"]
-    qrels = metadata_of(record).get("qrels")
+    qrels = record.metadata.get("qrels")
     grades = qrels if isinstance(qrels, Mapping) else None
     counts = _cited_counts(record) if record.category == CITE_CATEGORY else Counter()
     places = _ranking_places(record.output or "") if grades is not None else {}
@@ -103,7 +93,7 @@ def listed_passages(record: GenerationRecord) -> list[ListedPassage]:
         heading = _HEADING.match(text)
         title = (heading.group(1) or "") if heading else ""
         body = text[heading.end() :] if heading else text
-        preview = shorten(body[:PREVIEW_CHARS], PREVIEW_CHARS, one_line=True)
+        preview = " ".join(body[:PREVIEW_CHARS].split())  # the table cuts it to its column
         cited = counts[span.label]
         out.append(
             ListedPassage(
@@ -140,7 +130,7 @@ def _citation_marks(output: str) -> list[tuple[str, int, int]]:
     ]
 
 
-def output_citations(record: GenerationRecord, width: int = 60) -> list[Citation]:
+def output_citations(record: GenerationRecord) -> list[Citation]:
     """The citations of a citation task's output, in order, each with its passage."""
     if record.category != CITE_CATEGORY:
         return []
@@ -151,14 +141,15 @@ def output_citations(record: GenerationRecord, width: int = 60) -> list[Citation
         ends = [m.end() for m in _SENTENCE_END.finditer(output, 0, start)]
         since = ends[-1] if ends else 0
         sentence = _CITATION.sub("", output[since:start]).strip()
-        sentence = shorten(sentence, width, one_line=True) if sentence else "(no text before it)"
+        # On one line, whole: the citation table cuts it to the width it has.
+        sentence = " ".join(sentence.split()) or "(no text before it)"
         out.append(Citation(number, start, end, sentence, by_label.get(number)))
     return out
 
 
 def label_map(record: GenerationRecord) -> LabelMap | None:
     """The example's ICL label map, or None when it has none."""
-    names = metadata_of(record).get("label_names")
+    names = record.metadata.get("label_names")
     if not isinstance(names, Mapping) or not names:
         return None
     ordered = sorted(

@@ -13,7 +13,6 @@ share one capability (RULER's, all Recog) stay a flat list.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Mapping, Sequence
 
 from rich.text import Text
@@ -196,9 +195,7 @@ def lifbench_levels(record: GenerationRecord) -> Content | None:
     """The LIFBench levels of the record's example (scenario, task, expression and
     variable), or None for other suites. Imported published rows keep LIFBench's
     ins_id and param_id as their expression and variable."""
-    metadata = record.metadata or {}
-    if isinstance(metadata, str):
-        metadata = json.loads(metadata)
+    metadata = record.metadata
     if "scenario" not in metadata or "expression" not in metadata:
         return None
     params = record.params or {}
