@@ -22,7 +22,7 @@ from helpers.helmet_data import HELMET_FIXTURES, RERANK_DEMOS, RERANK_TEST, copy
 from helpers.parity_fixtures import load_fixture
 from lctui.core.types import Example
 from lctui.tasks import get_task
-from lctui.tasks.datasets import DataSource, read_json_lines
+from lctui.tasks.datasets import DataSource, read_records
 from lctui.tasks.helmet.msmarco import read_rerank_rows
 from lctui.tasks.tokenizers import reference_tokenizer
 
@@ -68,7 +68,7 @@ def test_passages_rankings_and_demos_are_those_helmets_loader_builds(
 
 def test_the_fixture_covers_both_ways_helmet_filters_the_demo_pool() -> None:
     assert {case: len(rows) for case, rows in BY_CASE.items()} == {"all": 9, "few": 5}
-    demos, _ = read_rerank_rows(read_json_lines(HELMET_FIXTURES / RERANK_DEMOS))
+    demos, _ = read_rerank_rows(read_records(HELMET_FIXTURES / RERANK_DEMOS))
     query_of = {d.key: d.query for d in demos}
     asked = {str(row["qid"]) for row in BY_CASE["few"]}
     shown = {str(d[0]) for row in BY_CASE["few"] for d in _demos(row)}

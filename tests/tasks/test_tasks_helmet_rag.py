@@ -20,7 +20,7 @@ from lctui.core.protocols import Tokenizer
 from lctui.core.types import Example
 from lctui.tasks import get_task, select_tasks
 from lctui.tasks.budget import Budget
-from lctui.tasks.datasets import DataSource, parse_source, read_json_lines
+from lctui.tasks.datasets import DataSource, parse_source, read_records
 from lctui.tasks.helmet.kilt import choose_demos, demo_seed, read_rows
 from lctui.tasks.helmet.rag import ANSWER_PREFIX, MAX_NEW_TOKENS, format_passage
 from lctui.tasks.tokenizers import reference_tokenizer
@@ -64,7 +64,7 @@ def test_prompt_holds_demos_then_passages_with_the_gold_at_the_files_depth(
         # Two solved questions in the preamble, each with its three passages and answer.
         assert example.preamble.count("\nAnswer: ") == 2
         assert example.preamble.count("Document (Title: ") == 6
-        rows, _ = read_rows(read_json_lines(HELMET_FIXTURES / example.metadata["data_file"]))
+        rows, _ = read_rows(read_records(HELMET_FIXTURES / example.metadata["data_file"]))
         row = next(r for r in rows if r.line == example.metadata["data_line"])
         assert example.gold == row.answers
         (span,) = [s for s in example.spans if s.kind == "needle"]
@@ -94,8 +94,8 @@ def test_prompt_holds_demos_then_passages_with_the_gold_at_the_files_depth(
 
 
 def test_demos_are_drawn_as_helmet_draws_them_and_never_the_asked_popqa_row() -> None:
-    rows, _ = read_rows(read_json_lines(HELMET_FIXTURES / "kilt/popqa_test_1000_k20_dep6.jsonl"))
-    pool, _ = read_rows(read_json_lines(HELMET_FIXTURES / "kilt/popqa_test_1000_k3_dep6.jsonl"))
+    rows, _ = read_rows(read_records(HELMET_FIXTURES / "kilt/popqa_test_1000_k20_dep6.jsonl"))
+    pool, _ = read_rows(read_records(HELMET_FIXTURES / "kilt/popqa_test_1000_k3_dep6.jsonl"))
     asked = next(r for r in rows if r.key == "pq2")
     assert any(d.key == "pq2" for d in pool)
     for row in rows:

@@ -28,7 +28,7 @@ from lctui.core.types import Example
 from lctui.scoring import score_example
 from lctui.tasks import get_task, select_tasks
 from lctui.tasks.budget import Budget
-from lctui.tasks.datasets import DataSource, read_json_lines
+from lctui.tasks.datasets import DataSource, read_records
 from lctui.tasks.helmet.kilt import choose_demos
 from lctui.tasks.helmet.msmarco import RerankRow, format_ranked_passage, read_rerank_rows
 from lctui.tasks.helmet.rerank import ANSWER_PREFIX, MAX_NEW_TOKENS, unit_order
@@ -46,7 +46,7 @@ def _within(example: Example, tokenizer: Tokenizer) -> bool:
 
 
 def _rows(release: Path, name: str) -> tuple[RerankRow, ...]:
-    rows, _ = read_rerank_rows(read_json_lines(release / name))
+    rows, _ = read_rerank_rows(read_records(release / name))
     return rows
 
 

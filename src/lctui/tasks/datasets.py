@@ -93,7 +93,7 @@ class DataSource:
             found = self._local(mirrored) if self.folder is not None else None
             if found is not None:
                 return found
-            return _cached_hub(DataSource(repo_id=repo, revision=revision), relative)
+            return _cached_hub(DataSource(repo_id=repo, revision=revision), relative, release=False)
         if self.repo_id is not None:
             return _cached_hub(self, release_path)
         if self.folder is None:
@@ -142,10 +142,13 @@ _HUB_FOUND: dict[tuple[DataSource, str], Path | None] = {}
 HUB_CACHE_ONLY = DataSource()
 
 
-def _cached_hub(source: DataSource, release_path: str) -> Path | None:
+def _cached_hub(source: DataSource, release_path: str, *, release: bool = True) -> Path | None:
+    """`release_path` in the hub repository of `source`, looked up once per process;
+    `release`: also under `data/`, as HELMET's release tarball unpacks (a repository
+    of its own, named by a `hub/` path, holds its files where the hub has them)."""
     key = (source, release_path)
     if key not in _HUB_FOUND:
-        _HUB_FOUND[key] = source._search(release_path)
+        _HUB_FOUND[key] = source._search(release_path) if release else source._hub(release_path)
     return _HUB_FOUND[key]
 
 
@@ -208,11 +211,6 @@ def read_records(path: Path) -> JsonLines:
     with _LOCK:
         _LOADED[key] = loaded
     return loaded
-
-
-def read_json_lines(path: Path) -> JsonLines:
-    """The JSON objects of `path`, one per non-blank line; bad lines become problems."""
-    return read_records(path)
 
 
 def _objects(path: Path, items: list[Any], numbers: list[int], what: str) -> JsonLines:

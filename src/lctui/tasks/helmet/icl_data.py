@@ -37,9 +37,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TypeVar
 
-import numpy as np
-
 from lctui.tasks.datasets import HUB_CACHE_ONLY, DataProblem, DataSource, hub_path, read_records
+from lctui.tasks.helmet.kilt import shuffled
 
 PARQUET_BRANCH = "refs/convert/parquet"
 MAX_TEST_SAMPLES = 500
@@ -136,14 +135,14 @@ T = TypeVar("T")
 
 def permuted(items: Sequence[T], seed: int) -> list[T]:
     """`items` in the order `datasets.Dataset.shuffle(seed=seed)` puts them."""
-    return [items[int(i)] for i in np.random.default_rng(seed).permutation(len(items))]
+    return [items[i] for i in shuffled(len(items), seed)]
 
 
 def split_off_test(rows: Sequence[T], seed: int) -> tuple[list[T], list[T]]:
     """(train, test) as `Dataset.train_test_split(test_size=0.1, seed=seed)` splits them."""
     n_test = math.ceil(NLU_TEST_SHARE * len(rows))
-    order = np.random.default_rng(seed).permutation(len(rows))
-    return [rows[int(i)] for i in order[n_test:]], [rows[int(i)] for i in order[:n_test]]
+    order = shuffled(len(rows), seed)
+    return [rows[i] for i in order[n_test:]], [rows[i] for i in order[:n_test]]
 
 
 def balanced_rounds(

@@ -172,7 +172,7 @@ def choose_demos(
     if shots <= 0:
         return []
     candidates = [d for d in pool if d.key != row.key] if exclude_same_key else list(pool)
-    order = np.random.default_rng(demo_seed(row.key)).permutation(len(candidates))
+    order = shuffled(len(candidates), demo_seed(row.key))
     chosen: list[RowT] = []
     seen: set[str] = set()
     for i in order:
@@ -187,6 +187,13 @@ def choose_demos(
 
 
 @functools.lru_cache(maxsize=64)
+@functools.lru_cache(maxsize=64)
+def shuffled(rows: int, seed: int) -> tuple[int, ...]:
+    """The order `datasets.Dataset.shuffle(seed=seed)` puts `rows` rows in (numpy's
+    default_rng(seed).permutation), HELMET's draw of rows and demonstrations."""
+    return tuple(int(i) for i in np.random.default_rng(seed).permutation(rows))
+
+
 def row_order(salt: str, path: str, rows: int, seed: int) -> tuple[int, ...]:
     """The order a run's seed reads a data file's rows in: a permutation of its `rows`,
     derived from `salt`, the file and the seed (computed once per file and seed)."""

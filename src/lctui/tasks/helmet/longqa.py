@@ -22,13 +22,10 @@ Metrics: ROUGE-L F1 (`helmet_rouge`) for the QA tasks, HELMET's multiple-choice 
 
 from __future__ import annotations
 
-import functools
 import random
 import threading
 from dataclasses import dataclass, field
 from typing import ClassVar
-
-import numpy as np
 
 from lctui.core.errors import UserInputError
 from lctui.core.protocols import Tokenizer
@@ -36,7 +33,7 @@ from lctui.core.types import ParamSpec, Span
 from lctui.tasks.base import Draft, Task
 from lctui.tasks.budget import Budget
 from lctui.tasks.datasets import HUB_CACHE_ONLY, DataProblem, DataSource
-from lctui.tasks.helmet.kilt import choose_demos
+from lctui.tasks.helmet.kilt import choose_demos, shuffled
 from lctui.tasks.helmet.longdocs import (
     INFBENCH_REPO,
     OPTION_LETTERS,
@@ -77,12 +74,6 @@ def format_options(options: tuple[str, ...]) -> str:
     return "\n".join(
         f"{letter}. {text}" for letter, text in zip(OPTION_LETTERS, options, strict=True)
     )
-
-
-@functools.lru_cache(maxsize=32)
-def shuffled(rows: int, seed: int) -> tuple[int, ...]:
-    """numpy's default_rng(seed).permutation(rows): `datasets`' shuffle(seed=seed)."""
-    return tuple(int(i) for i in np.random.default_rng(seed).permutation(rows))
 
 
 @dataclass

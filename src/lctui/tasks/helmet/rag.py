@@ -27,7 +27,7 @@ from lctui.core.protocols import Tokenizer
 from lctui.core.types import ParamSpec, Span
 from lctui.tasks.base import Draft, Task
 from lctui.tasks.budget import Budget, fit_to_budget, longest_fitting, piece_counts, prefix_sums
-from lctui.tasks.datasets import DataProblem, read_json_lines
+from lctui.tasks.datasets import DataProblem, read_records
 from lctui.tasks.helmet.kilt import (
     Passage,
     QARow,
@@ -145,7 +145,7 @@ class KiltRag(ReleaseTask):
 
     def _load(self) -> _Loaded:
         test_release, test_file, demo_file = self.release_files()
-        loaded_test, loaded_demo = read_json_lines(test_file), read_json_lines(demo_file)
+        loaded_test, loaded_demo = read_records(test_file), read_records(demo_file)
         all_rows, row_problems = read_rows(loaded_test)
         all_demos, demo_problems = read_rows(loaded_demo)
         rows = tuple(r for r in all_rows if self.files.keeps(r))

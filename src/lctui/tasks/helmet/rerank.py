@@ -30,7 +30,7 @@ from lctui.core.protocols import Tokenizer
 from lctui.core.types import ParamSpec
 from lctui.tasks.base import Draft, Task
 from lctui.tasks.budget import Budget, fit_to_budget, longest_fitting, piece_counts, prefix_sums
-from lctui.tasks.datasets import DataProblem, read_json_lines
+from lctui.tasks.datasets import DataProblem, read_records
 from lctui.tasks.helmet.kilt import choose_demos, passage_spans, row_order
 from lctui.tasks.helmet.msmarco import (
     RankedPassage,
@@ -123,7 +123,7 @@ class MsmarcoRerank(ReleaseTask):
 
     def _load(self) -> _Loaded:
         test_release, test_file, demo_file = self.release_files()
-        loaded_test, loaded_demo = read_json_lines(test_file), read_json_lines(demo_file)
+        loaded_test, loaded_demo = read_records(test_file), read_records(demo_file)
         rows, row_problems = read_rerank_rows(loaded_test)
         demos, demo_problems = read_rerank_rows(loaded_demo)
         problems = (*loaded_test.problems, *row_problems, *loaded_demo.problems, *demo_problems)

@@ -33,15 +33,13 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import ClassVar
 
-import numpy as np
-
 from lctui.core.errors import UserInputError
 from lctui.core.protocols import Tokenizer
 from lctui.core.types import ParamSpec, Span
 from lctui.tasks.base import Draft, Task
 from lctui.tasks.budget import Budget, fit_to_budget, piece_counts, prefix_sums
-from lctui.tasks.datasets import HUB_CACHE_ONLY, DataProblem, DataSource, read_records
-from lctui.tasks.helmet.kilt import choose_demos
+from lctui.tasks.datasets import HUB_CACHE_ONLY, DataProblem, DataSource, hub_path, read_records
+from lctui.tasks.helmet.kilt import choose_demos, shuffled
 from lctui.tasks.helmet.summ_data import (
     INFBENCH_FILE,
     INFBENCH_KEY_POINTS,
@@ -153,8 +151,7 @@ class SummTask(Task):
                 f"task {self.name}: no document has {least} tokens with {tokenizer.name}; "
                 f"lower it with --set {self.name}.min_document_tokens=N"
             )
-        order = np.random.default_rng(budget.seed).permutation(len(pool))
-        row = pool[int(order[index % len(pool)])]
+        row = pool[shuffled(len(pool), budget.seed)[index % len(pool)]]
         preamble = self.instruction + SEPARATOR + self.demo_block(row, data, budget.seed)
         preamble += self.lead_in()
         question = SEPARATOR + self.closing
@@ -257,8 +254,7 @@ class InfBenchSum(SummTask):
         if shots <= 0:
             return ""
         others = [d for d in data.demos if d.key != row.key]
-        order = np.random.default_rng(seed).permutation(len(others))[:shots]
-        summaries = [others[int(i)].answers[0].strip() for i in order]
+        summaries = [others[i].answers[0].strip() for i in shuffled(len(others), seed)[:shots]]
         demos = _demo_lines(summaries, "[the book's text]\n")
         return f"Example summaries of other books:{SEPARATOR}{demos}{SEPARATOR}The book:{SEPARATOR}"
 
@@ -323,7 +319,7 @@ class MultiLexSum(SummTask):
         return parsed_once(key, parse)
 
     def release_path(self, row: SummRow) -> str:
-        return f"hub/{LEXSUM_REPO}/{LEXSUM_CONFIG}/validation/{Path(row.path).name}"
+        return hub_path(LEXSUM_REPO, f"{LEXSUM_CONFIG}/validation/{Path(row.path).name}")
 
     def demo_block(self, row: SummRow, data: SummData, seed: int) -> str:
         demos = choose_demos(row, data.demos, int(self.params["shots"]), exclude_same_key=True)

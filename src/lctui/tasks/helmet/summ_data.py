@@ -35,7 +35,7 @@ from lctui.tasks.datasets import (
 )
 
 INFBENCH_REPO = "xinrongzhang2022/infinitebench"
-INFBENCH_FILE = f"hub/{INFBENCH_REPO}/longbook_sum_eng.jsonl"
+INFBENCH_FILE = hub_path(INFBENCH_REPO, "longbook_sum_eng.jsonl")
 INFBENCH_KEY_POINTS = "infbench/longbook_sum_eng_keypoints.jsonl"
 LEXSUM_REPO = "allenai/multi_lexsum"
 LEXSUM_REVISION = "refs/convert/parquet"  # the hub's Parquet conversion of the script dataset
