@@ -390,3 +390,20 @@ def test_run_reports_malformed_rows_with_file_and_line_and_still_runs(
     con = duckdb.connect(str(db), read_only=True)
     assert con.execute("SELECT count(*), min(score) FROM results").fetchone() == (2, 1.0)
     con.close()
+
+
+def test_infbench_questions_about_one_book_share_its_text(tmp_path: Path) -> None:
+    """The book of several questions is kept once (and so tokenised once)."""
+    from lctui.tasks.helmet.longdocs import read_infbench
+
+    book = "The mill stood by the river. " * 50
+    rows = [
+        {"id": i, "context": context, "input": f"question {i}?", "answer": ["mill"]}
+        for i, context in enumerate([book, "Another book entirely. " * 40, book])
+    ]
+    path = tmp_path / "longbook_qa_eng.jsonl"
+    path.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    docs = read_infbench(path, "hub/x/y/longbook_qa_eng.jsonl", choice=False)
+    assert [r.document for r in docs.rows] == ["0", "1", "0"]
+    assert [r.key for r in docs.rows] == ["0", "1", "2"]
+    assert sorted(docs.texts) == ["0", "1"] and docs.texts["0"] == book

@@ -24,7 +24,7 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -170,13 +170,19 @@ def read_infbench(path: Path, release: str, choice: bool) -> LongDocs:
             return _CACHE[key]
     rows: list[DocQuestion] = []
     texts: dict[str, str] = {}
+    # Several questions ask about one book: they share its text under the first
+    # asker's id, so the book is kept and tokenised once, not once per question.
+    document_of: dict[str, str] = {}
     problems = list(loaded.problems)
     for raw, line in zip(loaded.rows, loaded.lines, strict=True):
         problem, row = _infbench_row(raw, release, line, choice)
         if row is None:
             problems.append(DataProblem(str(path), line, problem))
             continue
-        texts[row.document] = str(raw["context"])
+        document = document_of.setdefault(str(raw["context"]), row.document)
+        if document != row.document:
+            row = replace(row, document=document)
+        texts[document] = str(raw["context"])
         rows.append(row)
     result = LongDocs(tuple(rows), texts, tuple(problems), repr(key))
     with _LOCK:
