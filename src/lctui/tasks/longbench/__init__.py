@@ -1,0 +1,1 @@
+"""LongBench v2 (THUDM/LongBench): 503 four-option questions over long contexts."""
