@@ -31,7 +31,8 @@ def _missing(con: duckdb.DuckDBPyConnection) -> list[tuple[str, int]]:
     """(table, rows whose derived columns are missing or wrong) where any are."""
     checks = {
         "generations": "gen_hash IS DISTINCT FROM md5_number(generation_id) OR task IS NULL "
-        "OR length IS NULL OR category IS NULL",
+        "OR length IS NULL OR category IS NULL "
+        "OR example_hash IS DISTINCT FROM md5_number(example_id)",
         "scores": "gen_hash IS DISTINCT FROM md5_number(generation_id)",
         "rubric_points": "gen_hash IS DISTINCT FROM md5_number(generation_id)",
     }
@@ -112,6 +113,15 @@ def test_a_parquet_import_fills_them(store: Store, tmp_path: Path) -> None:
         assert _count(cur, "SELECT count(score) FROM results_core") == 2
 
 
+def test_a_parquet_round_trip_computes_the_hashes_again(store: Store, tmp_path: Path) -> None:
+    """Parquet keeps a 128-bit integer as a DOUBLE: the import must not copy them back."""
+    _write_two_generations(store)
+    export_parquet(store, tmp_path / "export")
+    with open_store(tmp_path / "target.duckdb") as target:
+        assert import_parquet(target, tmp_path / "export") == 2
+        assert _missing(target.cursor()) == []
+
+
 def test_migration_5_fills_an_older_file(tmp_path: Path) -> None:
     path = tmp_path / "v4.duckdb"
     con = duckdb.connect(str(path))
@@ -151,3 +161,22 @@ def test_rows_inserted_by_hand_need_a_fill(store: Store) -> None:
     assert cur.execute("SELECT task FROM results_core").fetchall() == [(None,)]
     fill_derived(cur)
     assert cur.execute("SELECT task FROM results_core").fetchall() == [("hand",)]
+
+
+def test_migration_11_gives_older_generations_their_example_hash(tmp_path: Path) -> None:
+    """A file from before `example_hash` (schema 10): once opened read-write every
+    generation has md5_number of its example id."""
+    db = tmp_path / "older.duckdb"
+    with open_store(db) as store:
+        _write_two_generations(store)
+    con = duckdb.connect(str(db))
+    try:
+        con.execute("DELETE FROM schema_version WHERE version > 10")
+        con.execute("ALTER TABLE generations DROP COLUMN example_hash")
+    finally:
+        con.close()
+    with open_store(db) as store:
+        assert store.migrated_from == 10
+        cur = store.cursor()
+        assert _count(cur, "SELECT count(*) FROM generations") == 2
+        assert _missing(cur) == []

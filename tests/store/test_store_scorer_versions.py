@@ -112,6 +112,7 @@ def _downgrade_to_7(db: Path) -> None:
         con.execute("DELETE FROM schema_version WHERE version > 7")
         for table in ("scores", "rubric_points"):
             con.execute(f"ALTER TABLE {table} DROP COLUMN scorer_version")
+        con.execute("ALTER TABLE generations DROP COLUMN example_hash")  # migration 11
     finally:
         con.close()
 

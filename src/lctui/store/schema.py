@@ -13,7 +13,7 @@ from dataclasses import dataclass
 import duckdb
 
 from lctui.core.errors import StoreError
-from lctui.store.derived import add_derived_columns
+from lctui.store.derived import add_derived_columns, add_example_hash
 from lctui.store.latest import add_latest_columns
 from lctui.store.result_cells import add_result_cells
 from lctui.store.scorer_versions import add_scorer_versions
@@ -200,6 +200,7 @@ MIGRATIONS: tuple[Migration, ...] = (
         "result_cells: the results pivot's counts and sums per cell, kept on write",
         add_result_cells,
     ),
+    Migration(11, "example_hash on generations: the A/B groups by an integer", add_example_hash),
 )
 SCHEMA_VERSION = MIGRATIONS[-1].version
 

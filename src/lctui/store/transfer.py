@@ -18,7 +18,7 @@ import duckdb
 
 from lctui.core.errors import StoreError
 from lctui.store.db import Store
-from lctui.store.derived import refresh_derived
+from lctui.store.derived import HASH_COLUMNS, refresh_derived
 from lctui.store.result_cells import WAITING_FOR_EXAMPLE, cells_kept
 from lctui.store.scorer_versions import unversion_foreign_rows
 
@@ -106,7 +106,7 @@ def _insert_new_rows(con: duckdb.DuckDBPyConnection, source: Path) -> None:
         # Files from an older lctui may lack newer columns; those stay NULL/default.
         present = {r[0] for r in con.execute(f"DESCRIBE SELECT * FROM {src}").fetchall()}
         unversioned |= table == "scores" and "scorer_version" not in present
-        names = ", ".join(c for c in _columns(con, table) if c in present)
+        names = ", ".join(c for c in _columns(con, table) if c in present and c not in HASH_COLUMNS)
         if table in _KEYED:
             verb, where = "INSERT OR IGNORE", ""
         else:  # generations, scores, rubric points: only those of new generations

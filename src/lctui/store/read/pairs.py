@@ -33,7 +33,9 @@ _KEY = """
     + (g.gen_hash >> 118)::BIGINT
 """
 _PAIRED = "score_a IS NOT NULL AND score_b IS NOT NULL"
-_CHANGED_ORDER = "ORDER BY abs(score_a - score_b) DESC, task, length, example_id, metric"
+# Among equal differences by the example's hash (example ids are hashes themselves, so
+# this order is no more arbitrary than theirs, and it needs no text id in the grouping).
+_CHANGED_ORDER = "ORDER BY abs(score_a - score_b) DESC, task, length, example_hash, metric"
 # Why a side of a pair has no score: its generation failed or was cancelled (an error),
 # or it succeeded without a score row (`unscored`: missing, never a 0; store/views.py).
 _LEFT_OUT = "generation_a IS NOT NULL AND generation_b IS NOT NULL AND score_{side} IS NULL"
@@ -47,17 +49,17 @@ _NO_SCORE_ROW = "-1.0"
 # generation without a score row standing in for its side of its example's metrics,
 # the cells' counts and means, and the counts of each paired difference.
 _COUNTED = f"""
-        SELECT m.task, m.length, m.example_id, m.metric,
+        SELECT m.task, m.length, m.metric,
                coalesce(m.generation_a, n.generation_a) AS generation_a, m.score_a,
                m.generation_a IS NULL AND n.score_a = {_NO_SCORE_ROW} AS unscored_a,
                coalesce(m.generation_b, n.generation_b) AS generation_b, m.score_b,
                m.generation_b IS NULL AND n.score_b = {_NO_SCORE_ROW} AS unscored_b
-        FROM scored AS m LEFT JOIN no_metric AS n USING (example_id)
+        FROM scored AS m LEFT JOIN no_metric AS n USING (example_hash)
         UNION ALL BY NAME
-        SELECT task, length, example_id, metric,
+        SELECT task, length, metric,
                generation_a, NULL AS score_a, score_a = {_NO_SCORE_ROW} AS unscored_a,
                generation_b, NULL AS score_b, score_b = {_NO_SCORE_ROW} AS unscored_b
-        FROM no_metric ANTI JOIN stood_in USING (example_id)"""
+        FROM no_metric ANTI JOIN stood_in USING (example_hash)"""
 _CELLS = f"""'cell' AS kind, task, length, metric,
            count(*) FILTER (WHERE generation_b IS NULL) AS only_a,
            count(*) FILTER (WHERE generation_a IS NULL) AS only_b,
@@ -83,7 +85,7 @@ _DIFFS = f"""'diff' AS kind, task, length, metric, score_a - score_b AS d, count
 # as if only the other side had it.
 _REFERENCE_SQL = f"""
     WITH j AS (
-        SELECT g.example_id, g.task, g.length, coalesce(s.metric, '') AS metric,
+        SELECT g.example_id, g.example_hash, g.task, g.length, coalesce(s.metric, '') AS metric,
                {_IN_A} AS in_a, {_IN_B} AS in_b, g.gen_hash AS gen, {_KEY} AS k,
                CASE WHEN s.status IN ('ok', 'unparsed') THEN coalesce(s.value, 0)
                     WHEN s.status IS NULL AND g.status = 'ok' THEN {_NO_SCORE_ROW} END AS score
@@ -92,7 +94,7 @@ _REFERENCE_SQL = f"""
         WHERE {_IN_A} OR {_IN_B}
     ), p AS MATERIALIZED (
         SELECT coalesce(any_value(task), '?') AS task, coalesce(any_value(length), 0) AS length,
-               example_id, metric,
+               example_id, any_value(example_hash) AS example_hash, metric,
                arg_max(gen, k) FILTER (WHERE in_a) AS generation_a,
                arg_max_null(score, k) FILTER (WHERE in_a) AS score_a,
                arg_max(gen, k) FILTER (WHERE in_b) AS generation_b,
@@ -103,7 +105,7 @@ _REFERENCE_SQL = f"""
     ), no_metric AS (
         SELECT * FROM p WHERE metric = ''
     ), stood_in AS (
-        SELECT DISTINCT n.example_id FROM no_metric AS n JOIN scored USING (example_id)
+        SELECT DISTINCT n.example_hash FROM no_metric AS n JOIN scored USING (example_hash)
     ), counted AS ({_COUNTED}
     )
     SELECT {_CELLS}
@@ -130,53 +132,59 @@ _REFERENCE_SQL = f"""
 # - each side keeps max(key) instead of arg_max(generation, key), and the changed pairs
 #   alone look their generations up again by example and key (-20 % of the group by);
 # - the examples with both a metric and a row without one (`stood_in`) are found by a
-#   semi-join that builds on the few rows without a metric, not on the 5M scored ones.
+#   semi-join that builds on the few rows without a metric, not on the 5M scored ones;
+# - rows are grouped by `example_hash` (an integer kept on write, store/derived.py), not
+#   the 16-character text id, and the changed pairs' lookups read only the generations
+#   of their examples: 5.0 CPU seconds instead of 6.3, 2.5 s instead of 3.1 s (best of
+#   3 in turn, on two cores shared with other work).
 _SIDE_ROWS = """
-    SELECT example_id, {key} AS k, generation_id FROM generations AS g
+    SELECT example_hash, example_id, {key} AS k, generation_id FROM generations AS g
     WHERE list_contains(${models}, g.model_id) AND (${run} IS NULL OR g.run_id = ${run})
+      AND g.example_hash IN (SELECT example_hash FROM changed)
 """
 _COMPARE_SQL = f"""
     WITH g AS (
-        SELECT g.example_id, g.task, g.length, g.gen_hash, {_IN_A} AS in_a, {_IN_B} AS in_b,
+        SELECT g.example_hash, g.task, g.length, g.gen_hash, {_IN_A} AS in_a, {_IN_B} AS in_b,
                {_KEY} AS k, g.status = 'ok' AS ok
         FROM generations AS g WHERE {_IN_A} OR {_IN_B}
     ), j AS (
-        SELECT g.example_id, g.task, g.length, coalesce(s.metric, '') AS metric, in_a, in_b, k,
+        SELECT g.example_hash, g.task, g.length, coalesce(s.metric, '') AS metric, in_a, in_b,
+               k,
                CASE WHEN s.status IN ('ok', 'unparsed') THEN coalesce(s.value, 0)
                     WHEN s.status IS NULL AND g.ok THEN {_NO_SCORE_ROW} END AS score
         FROM g LEFT JOIN scores AS s ON s.gen_hash = g.gen_hash AND s.latest
     ), p AS MATERIALIZED (
         SELECT coalesce(any_value(task), '?') AS task, coalesce(any_value(length), 0) AS length,
-               example_id, metric,
+               example_hash, metric,
                max(k) FILTER (WHERE in_a) AS generation_a,
                arg_max_null(score, k) FILTER (WHERE in_a) AS score_a,
                max(k) FILTER (WHERE in_b) AS generation_b,
                arg_max_null(score, k) FILTER (WHERE in_b) AS score_b
-        FROM j GROUP BY example_id, metric
+        FROM j GROUP BY example_hash, metric
     ), scored AS (
         SELECT * FROM p WHERE metric <> ''
     ), no_metric AS (
         SELECT * FROM p WHERE metric = ''
     ), stood_in AS (
-        SELECT DISTINCT example_id FROM scored
-        WHERE example_id IN (SELECT example_id FROM no_metric)
+        SELECT DISTINCT example_hash FROM scored
+        WHERE example_hash IN (SELECT example_hash FROM no_metric)
     ), counted AS ({_COUNTED}
+    ), changed AS MATERIALIZED (
+        SELECT *, row_number() OVER ({_CHANGED_ORDER}) AS rank
+        FROM (SELECT * FROM scored WHERE abs(score_a - score_b) >= $5 {_CHANGED_ORDER} LIMIT $6)
     )
     SELECT {_CELLS}
     UNION ALL BY NAME
     SELECT {_DIFFS}
     UNION ALL BY NAME
-    SELECT 'changed' AS kind, c.task, c.length, c.metric, c.example_id,
+    SELECT 'changed' AS kind, c.task, c.length, c.metric, ga.example_id,
            ga.generation_id AS generation_a, gb.generation_id AS generation_b,
            c.score_a, c.score_b, c.rank
-    FROM (SELECT *, row_number() OVER ({_CHANGED_ORDER}) AS rank
-          FROM (SELECT * FROM scored WHERE abs(score_a - score_b) >= $5 {_CHANGED_ORDER}
-                LIMIT $6)
-    ) AS c
+    FROM changed AS c
     JOIN ({_SIDE_ROWS.format(key=_KEY, models=1, run=2)}) AS ga
-        ON ga.example_id = c.example_id AND ga.k = c.generation_a
+        ON ga.example_hash = c.example_hash AND ga.k = c.generation_a
     JOIN ({_SIDE_ROWS.format(key=_KEY, models=3, run=4)}) AS gb
-        ON gb.example_id = c.example_id AND gb.k = c.generation_b
+        ON gb.example_hash = c.example_hash AND gb.k = c.generation_b
     -- two generations of a side with the same key (start time and hash bits): one
     QUALIFY row_number() OVER (PARTITION BY c.rank ORDER BY ga.generation_id, gb.generation_id) = 1
 """
