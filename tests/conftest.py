@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING
 import pytest
 
 from helpers.helmet_data import HELMET_FIXTURES
+from helpers.longbench_data import cached_longbench_release
 from helpers.longqa_data import cached_longqa_release
 from lctui.core.runtime import prepare_environment
 from lctui.tasks.datasets import DataSource
@@ -20,6 +21,7 @@ from lctui.tasks.helmet.longqa import LongDocQA
 from lctui.tasks.helmet.rag import KiltRag
 from lctui.tasks.helmet.rerank import MsmarcoRerank
 from lctui.tasks.helmet.summ import SummTask
+from lctui.tasks.longbench import LongBenchV2
 from lctui.tasks.tokenizers import TiktokenTokenizer, reference_tokenizer
 
 if TYPE_CHECKING:
@@ -43,6 +45,8 @@ SummTask.default_min_document_tokens = 0
 LongDocQA.data = DataSource(folder=cached_longqa_release(_SESSION_ROOT, sentences=7600))
 AlceCite.data = DataSource(folder=HELMET_FIXTURES)
 HelmetIcl.data = DataSource(folder=HELMET_FIXTURES / "icl")
+# LongBench v2's invented questions (contexts of 300 to 30,000 words), written once.
+LongBenchV2.data = DataSource(folder=cached_longbench_release(_SESSION_ROOT))
 
 
 @pytest.fixture(autouse=True)

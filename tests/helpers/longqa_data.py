@@ -16,14 +16,12 @@ these at 160 sentences a story (about 2,600 o200k_base tokens); tests write long
 
 from __future__ import annotations
 
-import hashlib
 import json
-import os
 import random
-import shutil
-import tempfile
 from pathlib import Path
 from typing import Any
+
+from helpers.cached_folder import cached_folder
 
 LONGQA_FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "helmet" / "longqa"
 NARRATIVEQA = "deepmind/narrativeqa"
@@ -158,18 +156,12 @@ def write_longqa_release(root: Path, sentences: int = FIXTURE_SENTENCES, rows: i
 
 
 def cached_longqa_release(cache: Path, sentences: int) -> Path:
-    """`write_longqa_release(..., sentences)` kept under `cache` between sessions, in a
-    folder named after this module's text and `sentences` (a change here writes a new
-    one), written aside and moved into place whole, so a session never reads a
-    half-written release of another one running beside it."""
-    digest = hashlib.sha256(Path(__file__).read_bytes() + str(sentences).encode()).hexdigest()
-    root = cache / f"longqa-release-{digest[:12]}"
-    if not root.exists():
-        cache.mkdir(parents=True, exist_ok=True)
-        aside = Path(tempfile.mkdtemp(prefix="longqa-", dir=cache))
-        write_longqa_release(aside, sentences=sentences)
-        try:
-            os.replace(aside, root)
-        except OSError:  # another session moved its copy into place first
-            shutil.rmtree(aside, ignore_errors=True)
-    return root
+    """`write_longqa_release(..., sentences)` kept under `cache` between sessions
+    (helpers.cached_folder: rewritten when this module or `sentences` changes)."""
+    return cached_folder(
+        cache,
+        "longqa-release",
+        lambda folder: write_longqa_release(folder, sentences=sentences),
+        __file__,
+        str(sentences),
+    )

@@ -34,11 +34,12 @@ from lctui.tasks.tokenizers import reference_tokenizer
 # Re-ranking has its own scorer (helmet_rerank, tests/scoring/test_scoring_helmet_real.py),
 # and so have long-document QA (helmet_rouge, helmet_mc; tests/tasks/test_tasks_helmet_longqa.py)
 # summarization (helmet_rouge, tests/tasks/test_tasks_helmet_summ.py)
-# and the citation tasks (tests/tasks/test_tasks_helmet_cite.py).
+# and the citation tasks (tests/tasks/test_tasks_helmet_cite.py), and LongBench v2
+# (longbench, tests/scoring/test_scoring_longbench.py).
 RECALL_TASKS = [
     t.name
     for t in all_tasks()
-    if t.suite != "lifbench"
+    if t.suite not in ("lifbench", "longbench")
     and t.category not in ("rag", "rerank", "longqa", "summ", "cite", "icl")
 ]
 LENGTH = 2048

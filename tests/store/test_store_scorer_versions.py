@@ -113,6 +113,7 @@ def _downgrade_to_7(db: Path) -> None:
         for table in ("scores", "rubric_points"):
             con.execute(f"ALTER TABLE {table} DROP COLUMN scorer_version")
         con.execute("ALTER TABLE generations DROP COLUMN example_hash")  # migration 11
+        con.execute("ALTER TABLE generations DROP COLUMN calls")  # migration 12
     finally:
         con.close()
 

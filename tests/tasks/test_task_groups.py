@@ -1,6 +1,6 @@
 """Task groups for the launch screen and `lctui tasks` (tasks/groups.py): RULER's, then
 HELMET's categories in HELMET's order (its recall with three RULER needle tasks), then
-LIFBench; `lctui tasks` lists each task once, in that order, naming its groups."""
+LIFBench and LongBench v2; `lctui tasks` lists each task once, in that order, naming its groups."""
 
 from __future__ import annotations
 
@@ -26,6 +26,12 @@ def test_groups_follow_helmets_order_and_recall_holds_the_ruler_needles() -> Non
         "longqa (HELMET)",
         "summ (HELMET)",
         "lifbench (LIFBENCH)",
+        "multichoice (LONGBENCH)",
+    ]
+    assert [t.name for t in groups[-1].tasks] == [
+        "longbench_v2",
+        "longbench_v2_cot",
+        "longbench_v2_no_context",
     ]
     recall = [t.name for t in groups[1].tasks]
     assert recall == ["json_kv", "niah_multikey_2", "niah_multikey_3", "niah_multivalue"]

@@ -1,6 +1,7 @@
 """`lctui report`: per-model suite summaries from a results database: LIFEval's ARS,
-IFP and IFS (`--suite lifeval`, the default) or HELMET's seven category means and its
-overall mean per length (`--suite helmet`)."""
+IFP and IFS (`--suite lifeval`, the default), HELMET's seven category means and its
+overall mean per length (`--suite helmet`), or LongBench v2's accuracy overall, by
+difficulty, length bucket and domain (`--suite longbench`)."""
 
 from __future__ import annotations
 
@@ -18,17 +19,21 @@ from lctui.core.errors import UserInputError
 def add_parsers(sub: Any) -> None:
     report = sub.add_parser(
         "report",
-        help="suite summaries per model: LIFEval's ARS/IFP/IFS or HELMET's categories",
+        help="suite summaries per model: LIFEval's ARS/IFP/IFS, HELMET's categories or "
+        "LongBench v2's accuracy",
         description="--suite lifeval: compute LIFEval's ARS, IFP (per capability) and "
         "IFS (per perspective; lower is more stable) from the lifeval rubric points "
         "stored in the database, e.g. after `lctui import lifbench-scores`. "
         "--suite helmet: HELMET's seven category means (Recall, RAG, Cite, Re-rank, "
         "ICL, LongQA, Summ) and their overall mean per model and length, 0-100; a "
-        "category missing a dataset is marked partial (*), never averaged as 0.",
+        "category missing a dataset is marked partial (*), never averaged as 0. "
+        "--suite longbench: LongBench v2's accuracy per model, mode and length: overall "
+        "(and compensated: an answer naming no option counts 0.25), easy/hard, "
+        "short/medium/long and per domain, in percent as the original's result script.",
     )
     report.add_argument(
         "--suite",
-        choices=["lifeval", "helmet"],
+        choices=["lifeval", "helmet", "longbench"],
         default="lifeval",
         help="which suite's summary (default: lifeval)",
     )
@@ -45,6 +50,10 @@ def cmd_report(args: argparse.Namespace) -> int:
         from lctui.cli.report_helmet import report_helmet
 
         return report_helmet(args)
+    if args.suite == "longbench":
+        from lctui.cli.report_longbench import report_longbench
+
+        return report_longbench(args)
     from lctui.analysis.lifbench import PERSPECTIVES, lifbench_reports
     from lctui.analysis.outdated import find_outdated
     from lctui.cli.output import warn_outdated

@@ -104,7 +104,12 @@ def _run_options(p: argparse.ArgumentParser) -> None:
         action="store_true",
         help="cut the end of contexts that exceed a model's window instead of refusing",
     )
-    p.add_argument("--temperature", type=float, default=0.0, help="sampling temperature")
+    p.add_argument(
+        "--temperature",
+        type=float,
+        default=None,
+        help="sampling temperature (default: each task's original: 0, LongBench v2 0.1)",
+    )
     p.add_argument(
         "--prompt-format",
         choices=PROMPT_FORMAT.choices,
@@ -172,7 +177,8 @@ def check_run_numbers(args: argparse.Namespace) -> None:
     """The bounds of core.bounds, named as the options the user typed."""
     check_n(args.n, "--n")
     check_seed(args.seed, "--seed")
-    check_temperature(args.temperature, "--temperature")
+    if args.temperature is not None:
+        check_temperature(args.temperature, "--temperature")
 
 
 def cmd_run(args: argparse.Namespace) -> int:

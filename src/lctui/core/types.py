@@ -160,6 +160,64 @@ class Generation:
     started_at: float
     prompt_head: str = ""
     prompt_tail: str = ""
+    # Every model call of a generation that takes more than one (LongBench v2's chain of
+    # thought: a reasoning call, then an answer call); () for the usual single call.
+    # `output` is the last call's, the one scored; the token counts and latency above
+    # are the calls' sums, `ttft_s` the first call's.
+    calls: tuple[CallRecord, ...] = ()
+
+
+@dataclass(frozen=True)
+class CallRecord:
+    """One model call of a generation that takes several."""
+
+    role: str  # "reasoning" | "answer"
+    # The exact text the model read; "" for the first call, whose prompt is the
+    # generation's own (prompt_head + the example's user text + prompt_tail).
+    prompt: str
+    output: str
+    prompt_tokens: int
+    output_tokens: int
+    ttft_s: float | None
+    latency_s: float
+    finish_reason: str | None
+
+    def as_dict(self) -> dict[str, JSONValue]:
+        return dataclasses.asdict(self)
+
+
+# An example whose metadata holds FOLLOW_UP is answered in two calls: the first reads
+# the example's prompt and reasons; the second reads `before` + that reasoning + `after`
+# (the context left out) and gives the answer that is scored, in at most
+# `max_new_tokens` tokens (engine/follow_up.py).
+FOLLOW_UP = "follow_up"
+
+
+@dataclass(frozen=True)
+class FollowUp:
+    """The second call of a two-call example, as its metadata declares it."""
+
+    before: str
+    after: str
+    max_new_tokens: int
+
+    def as_dict(self) -> dict[str, JSONValue]:
+        return dataclasses.asdict(self)
+
+    @classmethod
+    def of(cls, metadata: Mapping[str, JSONValue]) -> FollowUp | None:
+        """The follow-up `metadata` declares, or None; ValueError when it is malformed."""
+        declared = metadata.get(FOLLOW_UP)
+        if declared is None:
+            return None
+        if not isinstance(declared, Mapping):
+            raise ValueError(f"{FOLLOW_UP} must be an object, got {type(declared).__name__}")
+        before, after, limit = (declared.get(k) for k in ("before", "after", "max_new_tokens"))
+        if not isinstance(before, str) or not isinstance(after, str):
+            raise ValueError(f"{FOLLOW_UP} needs the texts 'before' and 'after'")
+        if not isinstance(limit, int) or isinstance(limit, bool) or limit < 1:
+            raise ValueError(f"{FOLLOW_UP} needs a positive integer 'max_new_tokens'")
+        return cls(before, after, limit)
 
 
 @dataclass(frozen=True)

@@ -51,7 +51,8 @@ class RunRequest:
     # own, or None: each task's paper tokenizer where it has one, else the model's own.
     tokenizer: str | None = None
     truncate: bool = False
-    temperature: float = 0.0
+    # None: each task's own (Task.temperature: 0, or what its original decodes with).
+    temperature: float | None = None
     command: dict[str, object] = field(default_factory=dict)
     indices: Sequence[int] | None = None  # example indices to run; default range(n)
     retry_stored: bool = False  # run even keys already stored (a deliberate re-run)
@@ -74,7 +75,8 @@ class RunRequest:
             )
         check_n(self.n)
         check_seed(self.seed)
-        check_temperature(self.temperature)
+        if self.temperature is not None:
+            check_temperature(self.temperature)
         for length in self.lengths:
             check_length(length)
 
@@ -114,13 +116,19 @@ def generation_key(fingerprint: str, example_id: str, config_hash: str) -> str:
 
 
 def generation_config(
-    spec: ModelSpec, task: Task, temperature: float, length: int, run_format: str = "auto"
+    spec: ModelSpec, task: Task, temperature: float | None, length: int, run_format: str = "auto"
 ) -> GenerationConfig:
     return GenerationConfig(
         max_new_tokens=task.answer_tokens(length),
-        temperature=temperature,
+        temperature=task_temperature(task, temperature),
         prompt_format=prompt_format(spec, task, run_format),
     )
+
+
+def task_temperature(task: Task, run_temperature: float | None) -> float:
+    """The temperature `task` is sampled at: the run's when it names one, else the
+    task's own (Task.temperature: 0, LongBench v2's 0.1 as its original samples)."""
+    return task.temperature if run_temperature is None else run_temperature
 
 
 def prompt_format(spec: ModelSpec, task: Task | None = None, run_format: str = "auto") -> str:
@@ -337,7 +345,7 @@ def _prebuilt_items(request: RunRequest, spec: ModelSpec, backend: Backend) -> l
         fmt = prompt_format(spec, task, request.prompt_format)
         config = GenerationConfig(
             max_new_tokens=example.max_new_tokens,
-            temperature=request.temperature,
+            temperature=task_temperature(task, request.temperature),
             prompt_format=fmt,
         )
         config_hash = stable_hash(config.as_dict())

@@ -48,14 +48,13 @@ from lctui.core.types import (
 )
 from lctui.engine import flushing
 from lctui.engine.flushing import FLUSH_EVERY_S, RETRY_MAX_S, BacklogLimits, RunFlusher
+from lctui.engine.follow_up import read_answer
 from lctui.engine.judging import Judging
 from lctui.engine.offloop import SCORING_LIMIT_S, run_in_thread
 from lctui.engine.plan import RunRequest, WorkItem, check_window, iter_items, planned_cells
-from lctui.engine.reading import read_stream
 from lctui.engine.todo import TodoStream
 from lctui.scoring import error_score, score_example, score_failed_output
 from lctui.store.writer import Backlog
-from lctui.tasks.base import truncate_example
 
 # Retries of the run's last write (its status) while the file is busy.
 FINISH_TRIES = 3
@@ -357,7 +356,7 @@ class Engine:
                     )
                 if item.truncate_to is not None:
                     assert item.tokenizer is not None  # planned with one to truncate
-                    example = truncate_example(example, item.truncate_to, item.tokenizer)
+                    example = item.task.truncate(example, item.truncate_to, item.tokenizer)
                 return example
 
             future = asyncio.ensure_future(asyncio.to_thread(build))
@@ -377,8 +376,8 @@ class Engine:
                 ChunkReceived(item.cell, generation_id, chunk.text, chunk.tokens, chunk.restart)
             )
 
-        read = await read_stream(model.backend, request, shown)
-        error = read.error
+        answered = await read_answer(model.backend, example, request, shown)
+        read, error = answered.read, answered.read.error
         generation = Generation(
             generation_id=generation_id,
             gen_key=item.gen_key,
@@ -397,6 +396,7 @@ class Engine:
             started_at=started_wall,
             prompt_head=request.prompt_head,
             prompt_tail=request.prompt_tail,
+            calls=answered.calls,
         )
         self._sink(GenerationFinished(item.cell, generation))
         metric = str(example.metadata.get("metric", ""))

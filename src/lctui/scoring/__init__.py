@@ -28,6 +28,8 @@ from lctui.scoring.helmet_scorers import (
     score_helmet_rouge,
 )
 from lctui.scoring.lifeval.scorer import score_lifeval
+from lctui.scoring.longbench import SCORER as LONGBENCH_SCORER
+from lctui.scoring.longbench import score_longbench
 from lctui.scoring.recall import score_recall
 from lctui.scoring.relation import score_relation
 from lctui.scoring.versions import SCORER_VERSIONS, current_versions, with_version
@@ -61,6 +63,7 @@ register_scorer(ROUGE_SCORER, score_helmet_rouge)
 register_scorer(MC_SCORER, score_helmet_mc)
 register_scorer(ASQA_SCORER, score_helmet_alce_asqa)
 register_scorer(QAMPARI_SCORER, score_helmet_alce_qampari)
+register_scorer(LONGBENCH_SCORER, score_longbench)
 
 
 def scorer_of(example: Example) -> tuple[str, Scorer]:

@@ -20,6 +20,7 @@ History (newest last):
   ICL, long-QA ROUGE-L and InfiniteBench MC metrics (scoring/helmet*.py).
 - helmet_alce_asqa 1, helmet_alce_qampari 1: ALCE's answer correctness (str_em,
   qampari_rec_top5) as HELMET's citation tasks use it (scoring/helmet_alce.py).
+- longbench 1: LongBench v2's answer reading and accuracy (scoring/longbench.py).
 """
 
 from __future__ import annotations
@@ -42,6 +43,7 @@ SCORER_VERSIONS: dict[str, int] = {
     "helmet_alce_asqa": 1,  # scoring/helmet_alce.py: ALCE's answer correctness
     "helmet_alce_qampari": 1,
     "alce_citations": 1,  # scoring/citations.py: ALCE's citation recall and precision
+    "longbench": 1,  # scoring/longbench.py: LongBench v2's answer reading and accuracy
 }
 
 

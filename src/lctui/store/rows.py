@@ -84,6 +84,7 @@ SCHEMAS: dict[str, pa.Schema] = {
             ("started_at", _TS),
             ("prompt_head", _S),
             ("prompt_tail", _S),
+            ("calls", _S),  # JSON: each call of a two-call answer; NULL for one call
             ("repaired", _B),
         ]
     ),
@@ -208,6 +209,7 @@ def generation_row(g: Generation, config_json: str) -> Row:
             micros(g.started_at),
             g.prompt_head,
             g.prompt_tail,
+            to_json([call.as_dict() for call in g.calls]) if g.calls else None,
         )
     )
 

@@ -153,6 +153,13 @@ def _add_repair_flags_and_run_pids(con: duckdb.DuckDBPyConnection) -> None:
     con.execute("ALTER TABLE runs ADD COLUMN pid INTEGER")
 
 
+def _add_generation_calls(con: duckdb.DuckDBPyConnection) -> None:
+    """Migration 12: `calls` on generations, every call of a generation that takes
+    several (LongBench v2's chain of thought: the reasoning, then the answer); NULL for
+    the usual one call."""
+    con.execute("ALTER TABLE generations ADD COLUMN calls JSON")
+
+
 @dataclass(frozen=True)
 class Migration:
     """One forward step; `apply` runs inside the transaction that records it."""
@@ -201,6 +208,7 @@ MIGRATIONS: tuple[Migration, ...] = (
         add_result_cells,
     ),
     Migration(11, "example_hash on generations: the A/B groups by an integer", add_example_hash),
+    Migration(12, "calls on generations: each call of a two-call answer", _add_generation_calls),
 )
 SCHEMA_VERSION = MIGRATIONS[-1].version
 

@@ -73,6 +73,9 @@ class Task(ABC):
     # "plain" where the original runs the task without the chat template (HELMET's
     # recall, RAG, re-ranking and ICL: use_chat_template False in its configs).
     prompt_format: ClassVar[str] = "auto"
+    # The sampling temperature when the run names none: greedy, unless the original
+    # samples (LongBench v2: 0.1).
+    temperature: ClassVar[float] = 0.0
     data: DataSource | None = None
 
     def __init__(
@@ -141,6 +144,12 @@ class Task(ABC):
         (LIFBench MultiDoc) reserves less at short lengths so the context still fits.
         """
         return self.max_new_tokens
+
+    def truncate(self, example: Example, max_prompt_tokens: int, tokenizer: Tokenizer) -> Example:
+        """`example` cut to at most `max_prompt_tokens` (`--truncate`, when a length
+        exceeds the model's window): the end of the context by default, as HELMET cuts;
+        a task whose original cuts elsewhere (LongBench v2: the middle) says so here."""
+        return truncate_example(example, max_prompt_tokens, tokenizer)
 
     def info(self) -> TaskInfo:
         return TaskInfo(

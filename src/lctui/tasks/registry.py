@@ -13,6 +13,7 @@ from lctui.tasks.base import Task
 from lctui.tasks.helmet import helmet_data_tasks
 from lctui.tasks.json_kv import json_kv_tasks
 from lctui.tasks.lifbench import lifbench_tasks
+from lctui.tasks.longbench import longbench_tasks
 from lctui.tasks.niah import needle_tasks
 from lctui.tasks.tracking import tracking_tasks
 
@@ -26,6 +27,7 @@ def _all() -> dict[str, Task]:
         *json_kv_tasks(),
         *helmet_data_tasks(),
         *lifbench_tasks(),
+        *longbench_tasks(),
     ]
     return {t.name: t for t in tasks}
 

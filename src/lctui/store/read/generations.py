@@ -10,7 +10,7 @@ from typing import Any
 
 import pyarrow as pa
 
-from lctui.core.types import Example, Span
+from lctui.core.types import CallRecord, Example, Span
 from lctui.store.read.source import Source, cursor_of, dict_rows
 from lctui.store.views import SIDE_SCORERS
 
@@ -112,6 +112,8 @@ class GenerationRecord:
     started_at: datetime | None
     prompt_head: str | None
     prompt_tail: str | None
+    # each call of a two-call answer (LongBench v2's chain of thought), () for one call
+    calls: tuple[CallRecord, ...]
     # its model
     model: str
     reference: bool
@@ -153,6 +155,7 @@ _GENERATION_SQL = """
     SELECT g.generation_id, g.gen_key, g.run_id, g.model_id, g.example_id, g.config_hash,
            g.config, g.status, g.output, g.prompt_tokens, g.output_tokens, g.ttft_s,
            g.latency_s, g.finish_reason, g.error, g.started_at, g.prompt_head, g.prompt_tail,
+           g.calls,
            coalesce(m.name, g.model_id) AS model,
            coalesce(m.reference, false) AS reference, m.backend,
            e.task, e.category, e.suite, e.length, e.seed, e.idx, e.tokenizer,
@@ -217,6 +220,7 @@ def get_generation(src: Source, generation_id: str) -> GenerationRecord | None:
         **{
             **row,
             "gold": tuple(row["gold"] or ()),
+            "calls": tuple(CallRecord(**call) for call in row["calls"] or ()),
             "spans": tuple(Span(**s) for s in row["spans"] or ()),
             "metadata": metadata,
         },
