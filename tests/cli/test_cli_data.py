@@ -15,7 +15,8 @@ from pathlib import Path
 
 import pytest
 
-from helpers.helmet_data import HELMET_FIXTURES, copy_all_fixtures
+from helpers.data_folder import LONGBENCH_ROWS, write_data_folder
+from helpers.helmet_data import HELMET_FIXTURES
 from helpers.hub_cache import hub_repo, lctui_offline
 from helpers.longqa_data import story
 from lctui.cli import main
@@ -45,7 +46,7 @@ def _offline_hub(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[No
 @pytest.fixture(scope="module")
 def release(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """Every committed fixture in one data folder (read only by the tests using it)."""
-    return copy_all_fixtures(tmp_path_factory.mktemp("data"))
+    return write_data_folder(tmp_path_factory.mktemp("data"))
 
 
 def _json(args: list[str], capsys: pytest.CaptureFixture[str]) -> tuple[int, object]:
@@ -85,7 +86,7 @@ def test_list_says_what_a_data_folder_holds_where_and_its_size(
 def test_list_marks_a_dataset_partial_when_one_of_its_tasks_lacks_a_file(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    folder = copy_all_fixtures(tmp_path / "data")
+    folder = write_data_folder(tmp_path / "data")
     (folder / "hub/xinrongzhang2022/infinitebench/longbook_choice_eng.jsonl").unlink()
     shutil.rmtree(folder / "msmarco")
     code, listed = _json(["data", "list", "--data", str(folder)], capsys)
@@ -158,7 +159,7 @@ def test_list_reads_hub_origin_datasets_from_the_hub_cache(tmp_path: Path) -> No
 def _broken_release(folder: Path) -> tuple[Path, Path]:
     """A data folder with one line of bad JSON (NQ) and one row without a question
     (TriviaQA); returns the two files."""
-    copy_all_fixtures(folder)
+    write_data_folder(folder)
     nq, trivia = folder / NQ_TEST, folder / TRIVIA_TEST
     with nq.open("a") as handle:
         handle.write('{"question": "cut short", "answers": ["x"]\n')
@@ -187,7 +188,7 @@ def test_check_reports_malformed_lines_with_file_and_line_and_fails(
 def test_check_says_which_lengths_each_file_fills_and_what_is_missing(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    folder = copy_all_fixtures(tmp_path / "data")
+    folder = write_data_folder(tmp_path / "data")
     # HELMET's k220 file is the one it uses at 32K: present, it is the largest and decides.
     shutil.copy(folder / NQ_TEST, folder / NQ_TEST.replace("_k20_", "_k220_"))
     (folder / "msmarco/test_reranking_data_k10_dep3.jsonl").unlink()
@@ -210,6 +211,10 @@ def test_check_says_which_lengths_each_file_fills_and_what_is_missing(
         str(n): sum(1 for d in docs if d >= needed[n]) for n in HELMET_LENGTHS
     }
     assert tasks["icl_banking77"]["questions"] is None  # any length: demonstrations repeat
+    # LongBench v2's fixture contexts are 400 words: shorter than 4K, they stay whole.
+    longbench = tasks["longbench_v2"]
+    assert longbench["questions"] == LONGBENCH_ROWS and set(longbench["filled"].values()) == {0}
+    assert tasks["longbench_v2_no_context"]["questions"] is None
     rerank = tasks["msmarco_rerank"]
     assert rerank["filled"] is None and "test_reranking_data_k10_dep3.jsonl" in rerank["missing"]
 

@@ -18,8 +18,9 @@ from pathlib import Path
 
 import pytest
 
+from helpers.data_folder import write_data_folder
 from helpers.file_server import serve_folder
-from helpers.helmet_data import HELMET_FIXTURES, NQ_DEMOS, NQ_TEST, copy_all_fixtures
+from helpers.helmet_data import HELMET_FIXTURES, NQ_DEMOS, NQ_TEST
 from helpers.hub_cache import hub_repo, lctui_offline
 from lctui.cli import main
 from lctui.core import runtime
@@ -214,9 +215,9 @@ def test_fetch_of_a_built_in_dataset_or_an_unknown_name(capsys: pytest.CaptureFi
     assert "no dataset 'no_such_thing'" in err and "kilt_nq" in err
 
 
-def test_copy_all_fixtures_is_a_complete_release(tmp_path: Path) -> None:
+def test_the_shared_data_folder_holds_every_dataset(tmp_path: Path) -> None:
     """The helper the data tests share holds every dataset the catalog downloads."""
-    folder = copy_all_fixtures(tmp_path / "data")
+    folder = write_data_folder(tmp_path / "data")
     source = DataSource(folder=folder)
     for dataset in catalog.CATALOG:
         for name in dataset.tasks:

@@ -46,19 +46,6 @@ def copy_fixtures(folder: Path) -> Path:
     return folder
 
 
-def copy_all_fixtures(folder: Path) -> Path:
-    """One `--data` folder holding every committed HELMET fixture as a user's copy would:
-    the release files (kilt/, msmarco/, alce/, the key points), HELMET's prompts/ and the
-    hub-origin datasets under hub/ORG/NAME/."""
-    for part in ("kilt", "msmarco", "alce", "prompts"):
-        shutil.copytree(HELMET_FIXTURES / part, folder / part)
-    for part in ("infbench", "multi_lexsum"):
-        shutil.copytree(HELMET_FIXTURES / "summ" / part, folder / part)
-    for group in ("summ", "longqa", "icl"):
-        shutil.copytree(HELMET_FIXTURES / group / "hub", folder / "hub", dirs_exist_ok=True)
-    return folder
-
-
 def write_pool(folder: Path, rows: int, passages: int, seed: int = 0) -> Path:
     """An NQ test file `kilt/nq-dev-multikilt_1000_k1000_dep6.jsonl` (named as the largest
     release file, whatever `passages` is) of `rows` rows, the fixture demo file beside it."""

@@ -34,6 +34,8 @@ from lctui.tasks.helmet.summ_data import (
     LEXSUM_REPO,
     LEXSUM_REVISION,
 )
+from lctui.tasks.longbench.data import DATA_FILE as LONGBENCH_FILE
+from lctui.tasks.longbench.data import HUB_REPO as LONGBENCH_REPO
 
 HUB = "https://huggingface.co/datasets/"
 DIR = "DIR"  # how a command names the data folder when the user gave none
@@ -311,6 +313,15 @@ CATALOG: tuple[Dataset, ...] = (
         homepage=f"{HUB}{LEXSUM_REPO}",
         downloads=(HubFiles(LEXSUM_REPO, LEXSUM_REVISION, include=f"{LEXSUM_CONFIG}/*"),),
         note=KEY_POINTS_NOTE.format(LEXSUM_KEY_POINTS),
+    ),
+    Dataset(
+        name="longbench_v2",
+        suite="longbench",
+        title="LongBench v2 (503 four-option questions over 8K to 2M words)",
+        tasks=("longbench_v2", "longbench_v2_cot", "longbench_v2_no_context"),
+        licence="Apache-2.0",
+        homepage=f"{HUB}{LONGBENCH_REPO}",
+        downloads=(HubFiles(LONGBENCH_REPO, files=(LONGBENCH_FILE,), size="465 MB"),),
     ),
     Dataset(
         name="lifbench_corpora",
