@@ -119,9 +119,31 @@ def fetch_hub(files: HubFiles, local_dir: Path | None) -> Path:
         ) from None
     except HfHubHTTPError as err:
         raise FetchFailed(f"the hub answered: {str(err).splitlines()[0]}", True) from None
+    except _network_errors() as err:  # the connection dropped during a download
+        reason = f"the download from the hub broke off ({type(err).__name__}: {err})"
+        raise FetchFailed(reason, unreachable=True) from None
     except OSError as err:
         raise FetchFailed(f"could not write the files: {err}", unreachable=False) from None
     return Path(folder)
+
+
+def _network_errors() -> tuple[type[BaseException], ...]:
+    """What the HTTP clients huggingface_hub uses (httpx now, requests before 1.0) raise
+    when a connection fails, besides the built-in ConnectionError and TimeoutError."""
+    found: list[type[BaseException]] = [ConnectionError, TimeoutError]
+    try:
+        import httpx
+
+        found.append(httpx.TransportError)
+    except ImportError:
+        pass
+    try:
+        import requests
+
+        found += [requests.ConnectionError, requests.Timeout]
+    except ImportError:
+        pass
+    return tuple(found)
 
 
 def download_url(url: str, dest: Path, progress: Progress, *, resume: bool = False) -> Path:
