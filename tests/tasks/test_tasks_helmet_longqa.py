@@ -285,7 +285,7 @@ def test_missing_data_makes_the_tasks_unavailable_with_where_to_get_it(
     empty = DataSource(folder=tmp_path)
     reasons = {name: get_task(name).with_data(empty).unavailable() or "" for name in LONGQA}
     assert "hub/deepmind/narrativeqa/data/test-*-of-00008.parquet" in reasons["narrativeqa"]
-    assert "huggingface-cli download deepmind/narrativeqa" in reasons["narrativeqa"]
+    assert "hf download deepmind/narrativeqa" in reasons["narrativeqa"]
     assert "hub/xinrongzhang2022/infinitebench/longbook_qa_eng.jsonl" in reasons["infbench_qa"]
     assert "longbook_choice_eng.jsonl --repo-type dataset" in reasons["infbench_mc"]
     with pytest.raises(UserInputError, match=r"infbench_mc: .* has no hub/xinrongzhang2022"):

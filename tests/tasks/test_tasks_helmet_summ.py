@@ -230,7 +230,7 @@ def test_demonstrations_are_deterministic_and_never_the_asked_row(o200k: Tokeniz
 def test_missing_data_makes_the_tasks_unavailable_with_where_to_get_it(tmp_path: Path) -> None:
     empty = DataSource(folder=tmp_path)
     books = get_task("infbench_sum").with_data(empty).unavailable() or ""
-    assert f"has no {INFBENCH_FILE}" in books and "huggingface-cli download" in books
+    assert f"has no {INFBENCH_FILE}" in books and "hf download" in books
     cases = get_task("multi_lexsum").with_data(None).unavailable() or ""
     assert "the hub cache has no v20230518/validation/0000.parquet of allenai/multi_lexsum" in cases
     assert "--revision refs/convert/parquet" in cases

@@ -93,7 +93,7 @@ def test_rows_keep_the_files_order_and_bad_items_are_reported_with_their_number(
 def test_a_missing_file_says_where_the_task_looks_and_how_to_get_it(tmp_path: Path) -> None:
     reason = _task("longbench_v2", tmp_path).unavailable()
     assert reason is not None
-    assert "longbench_v2/data.json" in reason and "huggingface-cli download" in reason
+    assert "longbench_v2/data.json" in reason and "hf download" in reason
     with pytest.raises(UserInputError, match="THUDM/LongBench-v2"):
         _task("longbench_v2", tmp_path).generate(8192, 0, 0, reference_tokenizer("o200k_base"))
 

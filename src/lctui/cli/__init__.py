@@ -1,4 +1,4 @@
-"""Command-line entry points: `lctui run | tasks | models | query | show | demo | report`.
+"""Command-line entry points: `lctui run | tasks | data | models | query | show | demo | report`.
 
 Every subcommand takes `--db PATH`; errors a user can act on (LctuiError) print one
 clear message and exit with status 2, never a traceback; any other exception is a
@@ -25,6 +25,7 @@ def build_parser() -> argparse.ArgumentParser:
         cite,
         compare,
         correlate,
+        data,
         export_report,
         judge,
         report,
@@ -45,6 +46,7 @@ def build_parser() -> argparse.ArgumentParser:
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     run.add_parsers(sub)
     browse.add_parsers(sub)
+    data.add_parsers(sub)
     transfer.add_parsers(sub)
     report.add_parsers(sub)
     judge.add_parsers(sub)

@@ -40,6 +40,13 @@ def bind_data(tasks: Sequence[Task], source: DataSource | None) -> list[Task]:
     return [task.with_data(source) for task in tasks]
 
 
+def tasks_by_name(source: DataSource | None) -> dict[str, Task]:
+    """Every task by name, bound to `source` (what `lctui data` asks about datasets)."""
+    from lctui.tasks import all_tasks
+
+    return {task.name: task for task in bind_data(all_tasks(), source)}
+
+
 def listed_tasks(tasks: Sequence[Task], config: Config) -> list[Task]:
     """`tasks` bound to the config's data_dir, for a list that shows what can run (the
     launch screen); an unusable data_dir leaves the data tasks unbound (shown missing)."""

@@ -25,3 +25,15 @@ def interval(low: float | None, high: float | None, digits: int = 3) -> str:
     if low is None or high is None:
         return "-"
     return f"[{fixed(low, digits, signed=True)}, {fixed(high, digits, signed=True)}]"
+
+
+def file_size(size: int) -> str:
+    """Bytes in decimal units, as the hub and most tools show them: 512 B, 4.2 MB, 11.3 GB."""
+    if size < 1000:
+        return f"{size} B"
+    value = size / 1000
+    for unit in ("kB", "MB"):
+        if value < 1000:
+            return f"{value:.1f} {unit}"
+        value /= 1000
+    return f"{value:.1f} GB"

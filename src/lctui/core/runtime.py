@@ -14,9 +14,23 @@ _DEFAULTS = {
     "HF_HUB_DISABLE_PROGRESS_BARS": "1",
     "TRANSFORMERS_VERBOSITY": "error",
 }
+# The defaults this process set (the user had not): `lift_default` may undo only these.
+_APPLIED: set[str] = set()
 
 
 def prepare_environment() -> None:
     """Set lctui's defaults; values the user already set win."""
     for name, value in _DEFAULTS.items():
-        os.environ.setdefault(name, value)
+        if name not in os.environ:
+            os.environ[name] = value
+            _APPLIED.add(name)
+
+
+def lift_default(name: str) -> bool:
+    """Remove lctui's default for `name` if this process set it (never a value the user
+    set); True when it was removed. Libraries that read it at import keep what they read."""
+    if name in _APPLIED and os.environ.get(name) == _DEFAULTS[name]:
+        del os.environ[name]
+        _APPLIED.discard(name)
+        return True
+    return False

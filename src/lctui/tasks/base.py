@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import random
 from abc import ABC, abstractmethod
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
+from pathlib import Path
 from typing import Any, ClassVar
 
 from lctui.core.errors import UserInputError
@@ -15,6 +16,7 @@ from lctui.core.types import Example, ParamSpec, Span, TaskInfo
 from lctui.tasks.budget import TEMPLATE_ALLOWANCE, Budget
 from lctui.tasks.datasets import DataProblem, DataSource
 from lctui.tasks.params import check_value
+from lctui.tasks.reach import Reach, any_length
 
 UUID_PATTERN = r"\b[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}\b"
 
@@ -131,6 +133,17 @@ class Task(ABC):
     def data_problems(self) -> tuple[DataProblem, ...]:
         """Lines of the task's data files that were skipped, each with file and line."""
         return ()
+
+    def data_files(self) -> tuple[Path, ...]:
+        """The files of its dataset the task finds in its source (present ones only,
+        whether or not all it needs are there): what `lctui data` sizes and places."""
+        return ()
+
+    def data_reach(self, lengths: Sequence[int]) -> Reach:
+        """Which of `lengths` the task's data fills, decided without tokenising whole
+        corpora (tasks/reach.py); asked of a task that can run. A task that generates
+        its text fills every length."""
+        return any_length(lengths, "generated: any length")
 
     def check_params(self, params: Mapping[str, Any]) -> None:
         """Raise a UserInputError if `params` (each within its declared range) cannot

@@ -13,7 +13,7 @@ repositories (TREC, BANKING77, NarrativeQA, ...). Their release path is written
 `hub/ORG/NAME/PATH`, or `hub/ORG/NAME@REVISION/PATH` for files on another branch (the
 hub's Parquet conversion of a script dataset lives on `refs/convert/parquet`; `hub_path`
 writes either): in a local folder the file is looked for at `DIR/hub/ORG/NAME/PATH`,
-where `huggingface-cli download ORG/NAME --repo-type dataset [--revision REVISION]
+where `hf download ORG/NAME --repo-type dataset [--revision REVISION]
 --local-dir DIR/hub/ORG/NAME` puts it; otherwise, and from a source with no folder, it
 is read from the hub at that revision (the standard cache offline).
 `HUB_CACHE_ONLY` is that source: the tasks with hub-origin data use it when the run

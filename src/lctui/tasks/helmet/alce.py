@@ -23,6 +23,7 @@ from __future__ import annotations
 import random
 from collections.abc import Sequence
 from dataclasses import dataclass
+from pathlib import Path
 from typing import ClassVar
 
 from lctui.core.errors import UserInputError
@@ -42,10 +43,13 @@ from lctui.tasks.helmet.alce_data import (
 from lctui.tasks.helmet.kilt import normalize_answer, row_order
 from lctui.tasks.helmet.release import RELEASE_URL
 from lctui.tasks.params import int_param
+from lctui.tasks.reach import HELMET_LENGTHS, Reach, by_unit_count
 
 DEMOS_URL = "https://github.com/princeton-nlp/HELMET (its prompts/ folder)"
 SHOTS = 2
 MAX_NEW_TOKENS = 300
+# The documents HELMET shows at each of its lengths (scripts/generate_configs.py).
+HELMET_DOCS = dict(zip(HELMET_LENGTHS, (8, 30, 75, 165, 345, 700), strict=True))
 SEPARATOR = "\n\n"
 DEMO_SEPARATOR = "\n\n\n"
 QUESTION_LABEL = "Question:"
@@ -186,6 +190,22 @@ class AlceCite(Task):
         if self.unavailable() is not None:
             return ()
         return self._load().problems
+
+    def data_files(self) -> tuple[Path, ...]:
+        if self.data is None:
+            return ()
+        found = (self.data.locate(path) for path in (self.files.test, self.files.demos))
+        return tuple(path for path in found if path is not None)
+
+    def data_reach(self, lengths: Sequence[int]) -> Reach:
+        """A question fills a length when it brings as many documents as HELMET shows
+        there (30 at 8K ... 700 at 128K; proportionally more beyond)."""
+        units = [len(row.docs) for row in self._load().rows]
+        how = (
+            "a question fills a length when it has the documents HELMET shows there "
+            "(8, 30, 75, 165, 345, 700 at 4K-128K)"
+        )
+        return by_unit_count(lengths, units, HELMET_DOCS, how)
 
     def build(self, rng: random.Random, budget: Budget, tokenizer: Tokenizer, index: int) -> Draft:
         loaded = self._load()

@@ -21,6 +21,7 @@ from __future__ import annotations
 import bisect
 import math
 import random
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import ClassVar
@@ -50,6 +51,7 @@ from lctui.tasks.helmet.icl_data import (
     locate,
     row_seed,
 )
+from lctui.tasks.reach import Reach, any_length, estimate_tokens
 
 HELMET_SEED = 42  # HELMET's default --seed: a run's seed s draws as HELMET's 42 + s
 MAX_NEW_TOKENS = 20
@@ -175,7 +177,7 @@ class HelmetIcl(Task):
         branch = f" (branch {self.spec.revision})" if self.spec.revision else ""
         return (
             f"download https://huggingface.co/datasets/{self.spec.repo}{branch} into "
-            f"DATA/hub/{self.spec.repo} (huggingface-cli download {self.spec.repo} --repo-type "
+            f"DATA/hub/{self.spec.repo} (hf download {self.spec.repo} --repo-type "
             f"dataset{' --revision ' + self.spec.revision if self.spec.revision else ''} "
             f"--local-dir DATA/hub/{self.spec.repo}) and pass --data DATA, or into the hub cache"
         )
@@ -205,6 +207,21 @@ class HelmetIcl(Task):
         if self.unavailable() is not None:
             return ()
         return self._load(0).problems
+
+    def data_files(self) -> tuple[Path, ...]:
+        return tuple(path for path in self._files() if path is not None)
+
+    def data_reach(self, lengths: Sequence[int]) -> Reach:
+        """Any length: the demonstrations are drawn in rounds, every label once per
+        round, and a label's rows are drawn again once all were shown."""
+        train = self._load(0).train
+        tokens, measured = estimate_tokens([row.text + "\n" for row in train])
+        how = (
+            f"any length: demonstrations repeat once a label's rows run out (the "
+            f"{len(train):,} training texts hold about {sum(tokens):,.0f} tokens before "
+            f"the first repeat, from {measured})"
+        )
+        return any_length(lengths, how)
 
     def _identity(self, length: int, seed: int, index: int, tokenizer: str) -> tuple[object, ...]:
         return (*super()._identity(length, seed, index, tokenizer), self.spec)

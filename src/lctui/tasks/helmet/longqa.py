@@ -24,7 +24,9 @@ from __future__ import annotations
 
 import random
 import threading
+from collections.abc import Sequence
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import ClassVar
 
 from lctui.core.errors import UserInputError
@@ -45,6 +47,7 @@ from lctui.tasks.helmet.longdocs import (
 )
 from lctui.tasks.helmet.truncate import cut_document, document_tokens
 from lctui.tasks.params import int_param
+from lctui.tasks.reach import Reach, by_document, estimate_tokens
 
 SHOTS = 2
 SEPARATOR = "\n\n"
@@ -158,6 +161,20 @@ class LongDocQA(Task):
     def _all_problems(self) -> tuple[DataProblem, ...]:
         return self.test_docs().problems
 
+    def data_reach(self, lengths: Sequence[int]) -> Reach:
+        """A question fills a length when its story has that many tokens (estimated
+        from characters); stories under min_document_tokens are not asked."""
+        docs = self._loaded()
+        keys = list(docs.texts)
+        tokens, measured = estimate_tokens([docs.texts[key] for key in keys])
+        of = dict(zip(keys, tokens, strict=True))
+        bound = int(self.params["min_document_tokens"])
+        how = (
+            f"a question fills a length when its story has that many tokens, estimated "
+            f"at {measured}; stories under {bound:,} tokens are not asked (as in HELMET)"
+        )
+        return by_document(lengths, [of[row.document] for row in docs.rows], bound, how)
+
     def _data_file(self) -> str:
         raise NotImplementedError
 
@@ -268,7 +285,7 @@ class NarrativeQA(LongDocQA):
 
     def where(self) -> str:
         return (
-            "get it with huggingface-cli download deepmind/narrativeqa --repo-type dataset "
+            "get it with hf download deepmind/narrativeqa --repo-type dataset "
             "(into the hub cache, or --local-dir DIR/hub/deepmind/narrativeqa with --data DIR)"
         )
 
@@ -305,6 +322,14 @@ class NarrativeQA(LongDocQA):
     def test_docs(self) -> LongDocs:
         return self._read("test")
 
+    def data_files(self) -> tuple[Path, ...]:
+        found: list[Path] = []
+        for split in ("test", "train"):
+            layout = self._shards(split)
+            paths = layout if layout is not None else narrativeqa_shards(split)[0]
+            found += [p for p in map(self.source.locate, paths) if p is not None]
+        return tuple(found)
+
     def _all_problems(self) -> tuple[DataProblem, ...]:
         return (*self._read("test").problems, *self._read("train").problems)
 
@@ -327,7 +352,7 @@ class InfBench(LongDocQA):
 
     def where(self) -> str:
         return (
-            "get it with huggingface-cli download xinrongzhang2022/infinitebench "
+            "get it with hf download xinrongzhang2022/infinitebench "
             f"{self.release.rsplit('/', 1)[1]} --repo-type dataset (into the hub cache, or "
             "--local-dir DIR/hub/xinrongzhang2022/infinitebench with --data DIR)"
         )
@@ -339,6 +364,10 @@ class InfBench(LongDocQA):
         path = self.source.locate(self.release)
         assert path is not None
         return read_infbench(path, self.release, self.choice)
+
+    def data_files(self) -> tuple[Path, ...]:
+        path = self.source.locate(self.release)
+        return () if path is None else (path,)
 
     def _data_file(self) -> str:
         return self.release

@@ -6,12 +6,14 @@ task cannot run, its data problems and the file as part of an example's identity
 from __future__ import annotations
 
 from abc import abstractmethod
+from collections.abc import Sequence
 from pathlib import Path
 from typing import ClassVar, Protocol
 
 from lctui.core.errors import UserInputError
 from lctui.tasks.base import Task
 from lctui.tasks.datasets import DataProblem
+from lctui.tasks.reach import HELMET_LENGTHS, Reach, up_to
 
 RELEASE_URL = "https://huggingface.co/datasets/princeton-nlp/HELMET (data.tar.gz)"
 
@@ -20,6 +22,9 @@ class HasProblems(Protocol):
     @property
     def problems(self) -> tuple[DataProblem, ...]: ...
 
+    @property
+    def rows(self) -> Sequence[object]: ...
+
 
 class ReleaseTask(Task):
     """A HELMET task whose rows are in `test_path(K)` for the first K of `file_counts`
@@ -27,6 +32,7 @@ class ReleaseTask(Task):
 
     suite: ClassVar[str] = "helmet"
     needs_data: ClassVar[bool] = True
+    # Largest first; HELMET uses the file of the i-th smallest count for HELMET_LENGTHS[i].
     file_counts: ClassVar[tuple[int, ...]]
 
     @abstractmethod
@@ -81,6 +87,27 @@ class ReleaseTask(Task):
         if self.unavailable() is not None:
             return ()
         return self.load_problems().problems
+
+    def data_files(self) -> tuple[Path, ...]:
+        if self.data is None:
+            return ()
+        paths = [self.test_path(count) for count in self.file_counts] + [self.demo_path]
+        found = (self.data.locate(path) for path in paths)
+        return tuple(path for path in found if path is not None)
+
+    def data_reach(self, lengths: Sequence[int]) -> Reach:
+        """Up to the length HELMET uses the largest file present for: an example's
+        passages come from one row of it, so past that length its prompt comes out short."""
+        release = self.test_release_path()
+        assert release is not None
+        count = next(c for c in self.file_counts if self.test_path(c) == release)
+        by_count = dict(zip(sorted(self.file_counts), HELMET_LENGTHS, strict=True))
+        rows = len(self.load_problems().rows)
+        how = (
+            f"largest file present: k{count}, the file HELMET uses at "
+            f"{by_count[count] // 1024}K (each row holds {count} passages)"
+        )
+        return up_to(lengths, by_count[count], rows, how)
 
     def _identity(self, length: int, seed: int, index: int, tokenizer: str) -> tuple[object, ...]:
         # Which release file the rows come from is part of what the example is.

@@ -59,6 +59,7 @@ from lctui.tasks.helmet.summ_data import (
     read_key_points,
 )
 from lctui.tasks.params import int_param
+from lctui.tasks.reach import Reach, by_document, estimate_tokens
 
 SHOTS = 2
 MIN_TOKENS = 65536  # HELMET keeps documents of at least this many tokens
@@ -142,6 +143,18 @@ class SummTask(Task):
     def spans(self, row: SummRow, kept: int) -> tuple[Span, ...]:
         return (Span(0, kept, "passage", self.label),)
 
+    def data_reach(self, lengths: Sequence[int]) -> Reach:
+        """A document fills a length when it has that many tokens (estimated from
+        characters); documents under min_document_tokens are not asked."""
+        tests = self.load().tests
+        tokens, measured = estimate_tokens([row.document for row in tests])
+        bound = int(self.params["min_document_tokens"])
+        how = (
+            f"a document fills a length when it has that many tokens, estimated at "
+            f"{measured}; documents under {bound:,} tokens are not asked (as in HELMET)"
+        )
+        return by_document(lengths, tokens, bound, how)
+
     def build(self, rng: random.Random, budget: Budget, tokenizer: Tokenizer, index: int) -> Draft:
         data = self.load()
         least = int(self.params["min_document_tokens"])
@@ -220,11 +233,15 @@ class InfBenchSum(SummTask):
         data = self.source
         if data.locate(INFBENCH_FILE) is None:
             return (
-                f"{data.label} has no {INFBENCH_FILE}: `huggingface-cli download {INFBENCH_REPO} "
+                f"{data.label} has no {INFBENCH_FILE}: `hf download {INFBENCH_REPO} "
                 "longbook_sum_eng.jsonl --repo-type dataset` (into the hub cache, or with "
                 f"--local-dir DIR/hub/{INFBENCH_REPO} for --data DIR)"
             )
         return None
+
+    def data_files(self) -> tuple[Path, ...]:
+        found = (self.source.locate(path) for path in (INFBENCH_FILE, INFBENCH_KEY_POINTS))
+        return tuple(path for path in found if path is not None)
 
     def load(self) -> SummData:
         reason = self.unavailable()
@@ -281,12 +298,17 @@ class MultiLexSum(SummTask):
             if not locate_lexsum(data, split):
                 shard = lexsum_shard(split, 0)
                 return (
-                    f"{data.label} has no {shard} of {LEXSUM_REPO}: `huggingface-cli download "
+                    f"{data.label} has no {shard} of {LEXSUM_REPO}: `hf download "
                     f"{LEXSUM_REPO} --repo-type dataset --revision {LEXSUM_REVISION} "
                     f"--include 'v20230518/*'` (into the hub cache, or with --local-dir "
                     f"DIR/hub/{LEXSUM_REPO} for --data DIR)"
                 )
         return None
+
+    def data_files(self) -> tuple[Path, ...]:
+        shards = [*locate_lexsum(self.source, "validation"), *locate_lexsum(self.source, "train")]
+        points = self.source.locate(LEXSUM_KEY_POINTS)
+        return (*shards, *([points] if points is not None else []))
 
     def load(self) -> SummData:
         reason = self.unavailable()

@@ -31,7 +31,7 @@ RELEASE_PATHS: tuple[str, ...] = (
     hub_path(HUB_REPO_RENAMED, DATA_FILE),
 )
 DOWNLOAD = (
-    f"huggingface-cli download {HUB_REPO} {DATA_FILE} --repo-type dataset "
+    f"hf download {HUB_REPO} {DATA_FILE} --repo-type dataset "
     f"(or into a --data folder: --local-dir DIR/hub/{HUB_REPO})"
 )
 LETTERS: tuple[str, ...] = ("A", "B", "C", "D")

@@ -18,7 +18,9 @@ new tokens (1,024 for the reasoning call), as the original.
 from __future__ import annotations
 
 import random
+from collections.abc import Sequence
 from dataclasses import replace
+from pathlib import Path
 from typing import Any, ClassVar
 
 from lctui.core.errors import UserInputError
@@ -48,6 +50,7 @@ from lctui.tasks.longbench.prompts import (
     reference_answer,
 )
 from lctui.tasks.params import choice_param
+from lctui.tasks.reach import Reach, any_length, by_document, estimate_tokens
 
 SCORER = "longbench"
 METRIC = "accuracy"
@@ -116,6 +119,22 @@ class LongBenchV2(Task):
 
     def data_problems(self) -> tuple[DataProblem, ...]:
         return () if self._found() is None else self.loaded().problems
+
+    def data_files(self) -> tuple[Path, ...]:
+        found = self._found()
+        return () if found is None else (Path(found[1]),)
+
+    def data_reach(self, lengths: Sequence[int]) -> Reach:
+        """A question fills a length when its context has that many tokens (estimated
+        from characters); a shorter context stays whole, so its prompt is shorter."""
+        if self.mode == "no_context":
+            return any_length(lengths, "no document: the question alone, at any length")
+        tokens, measured = estimate_tokens([row.context for row in self.questions()])
+        how = (
+            f"a question fills a length when its context has that many tokens, estimated "
+            f"at {measured}; a longer one is cut in its middle, a shorter one stays whole"
+        )
+        return by_document(lengths, tokens, 0, how)
 
     def questions(self) -> list[LongBenchRow]:
         """The rows this task asks, in the file's order."""

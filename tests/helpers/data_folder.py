@@ -1,0 +1,27 @@
+"""A `--data` folder holding every dataset lctui reads, as a user's copy would lay it out,
+for the tests of `lctui data`: the committed HELMET fixtures (tests/fixtures/helmet: the
+release's kilt/, msmarco/, alce/ and key points, HELMET's prompts/, the hub-origin
+datasets under hub/ORG/NAME/) and a small LongBench v2 data.json.
+"""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+from helpers.helmet_data import HELMET_FIXTURES
+from helpers.longbench_data import longbench_rows, write_longbench
+
+LONGBENCH_ROWS = 6
+
+
+def write_data_folder(folder: Path) -> Path:
+    """Every dataset of the catalog into `folder` (created); returns it."""
+    for part in ("kilt", "msmarco", "alce", "prompts"):
+        shutil.copytree(HELMET_FIXTURES / part, folder / part)
+    for part in ("infbench", "multi_lexsum"):
+        shutil.copytree(HELMET_FIXTURES / "summ" / part, folder / part)
+    for group in ("summ", "longqa", "icl"):
+        shutil.copytree(HELMET_FIXTURES / group / "hub", folder / "hub", dirs_exist_ok=True)
+    write_longbench(folder, longbench_rows(LONGBENCH_ROWS))
+    return folder
