@@ -86,7 +86,7 @@ def main() -> None:
     parser.add_argument("--n", type=int, default=10)
     args = parser.parse_args()
     models = [resolve_model(name, {}) for name in args.models.split(",")]
-    tasks = select_tasks("ruler")
+    tasks = select_tasks(",".join(RULER_TASKS))
     ours = RunRequest(
         models=models, tasks=tasks, lengths=[args.length], n=args.n, tokenizer="o200k_base"
     )
