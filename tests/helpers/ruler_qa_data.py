@@ -13,6 +13,7 @@ distinct documents). Enough to fill 8K tokens. The folder itself is a valid `--d
   "checkout" (a RULER checkout: DIR/scripts/data/synthetic/json/...).
 - `write_hotpotqa_hub(home)` puts the HotpotQA file into a hub cache under `home` where
   RULER's download script fetches it (namlh2004/hotpotqa at its pinned revision).
+- `write_large_hotpotqa(folder, copies)`: a HotpotQA file many times the fixture's size.
 - `break_squad(path)` and `break_hotpotqa(path)` spoil a few entries of a copy and
   return the problems `data_problems()` must report, as `FILE:N: reason; line skipped`.
 """
@@ -87,3 +88,32 @@ def break_hotpotqa(path: Path) -> list[str]:
         f"{path}:2: no 'question' or 'answer' text; line skipped",
         f"{path}:3: 'context' is not a list of [title, [sentences]] pairs; line skipped",
     ]
+
+
+def write_large_hotpotqa(folder: Path, copies: int) -> Path:
+    """`folder/ruler/hotpotqa.json` holding the fixture's rows `copies` times, each copy's
+    titles numbered (`Title 3`), so it has about 249 x `copies` distinct documents (12
+    copies: about 170K o200k_base tokens, enough for 128K)."""
+    rows = json.loads(HOTPOTQA.read_text())
+    out = []
+    for copy in range(copies):
+        for row in rows:
+
+            def named(title: str, copy: int = copy) -> str:
+                return f"{title} {copy}"
+
+            out.append(
+                {
+                    **row,
+                    "_id": f"{row['_id']}-{copy}",
+                    "supporting_facts": [[named(t), i] for t, i in row["supporting_facts"]],
+                    "context": [
+                        [named(t), [s.replace(t, named(t)) for s in sentences]]
+                        for t, sentences in row["context"]
+                    ],
+                }
+            )
+    target = folder / "ruler" / "hotpotqa.json"
+    target.parent.mkdir(parents=True, exist_ok=True)
+    target.write_text(json.dumps(out))
+    return target

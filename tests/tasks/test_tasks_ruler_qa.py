@@ -23,6 +23,7 @@ from helpers.ruler_qa_data import (
     break_hotpotqa,
     break_squad,
     write_hotpotqa_hub,
+    write_large_hotpotqa,
     write_ruler_qa,
 )
 from lctui.cli import main
@@ -295,6 +296,18 @@ def test_each_document_is_tokenised_once_per_tokenizer(o200k: TiktokenTokenizer)
     again = len(spy.texts) - first
     assert first > 60 and again < first / 2
     assert len(set(spy.texts)) == len(spy.texts)  # nothing counted twice
+
+
+def test_a_128k_example_from_a_large_file_fills_its_length(
+    tmp_path: Path, o200k: TiktokenTokenizer
+) -> None:
+    write_large_hotpotqa(tmp_path, copies=12)
+    task = _task("qa_2", DataSource(folder=tmp_path))
+    for index in range(2):
+        example = task.generate(131072, 0, index, o200k)
+        _check_example(example, task, o200k)
+        assert not example.metadata["documents_exhausted"]
+        assert 1800 < example.metadata["num_documents"] < 2600
 
 
 def test_an_exhausted_file_lists_every_document_once_and_says_so(

@@ -67,8 +67,11 @@ ANSWER_PREFIX = "Answer:"
 _SPARE_DOCUMENTS = 4
 
 
+HEADING_WORD = "Document"
+
+
 def document_heading(number: int) -> str:
-    return f"Document {number}:\n"
+    return f"{HEADING_WORD} {number}:\n"
 
 
 @dataclass(frozen=True)
@@ -168,11 +171,16 @@ class RulerQA(Task):
         own = list(asked.documents)
 
         def unit_tokens(ids: Sequence[int], first: int) -> list[int]:
-            # A document counted with the blank line after it (".\n\n" is one token in
-            # o200k), its heading apart: heading and text do not merge across the newline.
-            texts = counts.counts([docs[i] + SEPARATOR for i in ids])
-            headings = counts.counts([document_heading(first + k) for k in range(len(ids))])
-            return [a + b for a, b in zip(texts, headings, strict=True)]
+            # A document is counted with the blank line and the word that follow it in the
+            # list: how a tokenizer splits "\n\n" depends on the next word (o200k joins
+            # ".\n\n" into one token, SmolLM2's splits it before a word), and the next
+            # word is always the heading's first. The rest of its own heading (" 12:\n")
+            # is counted apart, once per number.
+            texts = counts.counts([docs[i] + SEPARATOR + HEADING_WORD for i in ids])
+            numbers = counts.counts(
+                [document_heading(first + k)[len(HEADING_WORD) :] for k in range(len(ids))]
+            )
+            return [a + b for a, b in zip(texts, numbers, strict=True)]
 
         fixed = tokenizer.count(preamble + question) + sum(unit_tokens(own, 1))
         related = [i for i in asked.related if i not in asked.documents]
