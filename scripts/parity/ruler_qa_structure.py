@@ -26,6 +26,7 @@ import argparse
 import hashlib
 import json
 import os
+import shutil
 import tempfile
 from pathlib import Path
 
@@ -178,6 +179,12 @@ def main() -> None:
     parser.add_argument("--n", type=int, default=8, help="examples per task and length")
     parser.add_argument("--seed", type=int, default=42, help="RULER's --random_seed")
     parser.add_argument("--out", type=Path, help="default: tests/parity/ruler_qa_structure.jsonl")
+    parser.add_argument(
+        "--keep",
+        type=Path,
+        help="also copy RULER's generated files ({task}_{length}/validation.jsonl) here, "
+        "e.g. for scripts/parity/ruler_effect.py",
+    )
     args = parser.parse_args()
     check_snapshot(args.ruler)
     commit = snapshot_commit(args.ruler, args.commit)
@@ -201,9 +208,10 @@ def main() -> None:
             str(FIXTURES / TASKS["qa_2"][1]),
         )
         rows = json.loads((folder / "out.json").read_text())
+        if args.keep:
+            shutil.copytree(folder / "work" / "out", args.keep, dirs_exist_ok=True)
     files = {
-        name: hashlib.sha1((FIXTURES / name).read_bytes()).hexdigest()
-        for _, name in TASKS.values()
+        name: hashlib.sha1((FIXTURES / name).read_bytes()).hexdigest() for _, name in TASKS.values()
     }
     notes = (
         "RULER's own qa.py (prepare.py's arguments, base template, o200k_base, "
