@@ -33,6 +33,7 @@ async def test_tree_groups_in_helmets_order_and_ticks_a_shared_task_once(
         branches = {_label(b): b for b in tree.root.children}
         assert list(branches) == [
             "synthetic (RULER)",
+            "qa (RULER)",
             "recall (HELMET)",
             "rag (HELMET)",
             "cite (HELMET)",
