@@ -39,6 +39,7 @@ from lctui.tasks.budget import Budget, fit_to_budget, longest_fitting, piece_cou
 from lctui.tasks.datasets import HUB_CACHE_ONLY, DataProblem, DataSource
 from lctui.tasks.ruler_qa_data import (
     HOTPOTQA_FILES,
+    HOTPOTQA_ORIGINAL,
     HOTPOTQA_REPO,
     HOTPOTQA_REVISION,
     HOTPOTQA_URLS,
@@ -98,11 +99,13 @@ HOTPOTQA = QADataset(
     f"download {HOTPOTQA_URLS[0]} (or {HOTPOTQA_URLS[1]}) and save it as "
     "DIR/ruler/hotpotqa.json (RULER's name; the original name is found too), then pass "
     f"--data DIR; or fetch it into the hub cache: huggingface-cli download {HOTPOTQA_REPO} "
-    f"{HOTPOTQA_FILES[-1].rsplit('/', 1)[1]} --repo-type dataset --revision {HOTPOTQA_REVISION}",
+    f"{HOTPOTQA_ORIGINAL} --repo-type dataset --revision {HOTPOTQA_REVISION}",
 )
 
 
 class RulerQA(Task):
+    """qa_1 or qa_2: the dataset's i-th question among documents that fill the length."""
+
     category: ClassVar[str] = "qa"
     suite: ClassVar[str] = "ruler"
     metric: ClassVar[str] = "string_match_part"
@@ -142,7 +145,7 @@ class RulerQA(Task):
         if not corpus.questions:
             raise UserInputError(
                 f"task {self.name}: {found} holds no usable {self.dataset.title} question "
-                f"({len(corpus.problems)} problems; see lctui tasks --data)"
+                f"({len(corpus.problems)} entries skipped; lctui tasks --data DIR lists them)"
             )
         return release, corpus
 
