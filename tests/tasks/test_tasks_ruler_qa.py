@@ -96,7 +96,7 @@ def test_missing_files_make_the_tasks_unavailable_with_where_to_get_them(
     assert f"{tmp_path}: no SQuAD v2.0 dev file" in squad
     assert SQUAD_URL in squad and "DIR/ruler/squad.json" in squad
     assert "hotpot_dev_distractor_v1.json" in hotpot and "DIR/ruler/hotpotqa.json" in hotpot
-    assert "huggingface-cli download namlh2004/hotpotqa" in hotpot
+    assert "hf download namlh2004/hotpotqa" in hotpot
     assert _task("qa_1", empty).data_problems() == ()
     with pytest.raises(UserInputError, match=r"qa_1: .*no SQuAD v2.0 dev file"):
         _task("qa_1", empty).generate(2048, 0, 0, o200k)
@@ -122,6 +122,17 @@ def test_malformed_entries_are_reported_with_file_and_position_and_the_rest_used
     assert len(kept.documents) == len(whole.documents) - 10 - 1
     lines = {qa_2.generate(2048, 0, i, o200k).metadata["data_line"] for i in range(4)}
     assert lines == {1, 4, 6, 7}
+
+
+def test_lctui_data_sees_the_file_and_the_lengths_its_documents_fill() -> None:
+    qa_1, qa_2 = _task("qa_1"), _task("qa_2")
+    assert qa_1.data_files() == (SQUAD,) and qa_2.data_files() == (HOTPOTQA,)
+    assert _task("qa_1", None).data_files() == ()
+    # About 18K tokens of SQuAD documents, 14K of HotpotQA's (estimated from characters).
+    reach = qa_1.data_reach([4096, 16384, 32768])
+    assert reach.filled() == (4096, 16384) and reach.total == 224
+    assert "160 documents" in reach.how and reach.estimated
+    assert qa_2.data_reach([8192, 16384]).filled() == (8192,)
 
 
 def test_a_file_without_one_usable_question_is_refused_with_the_reason(

@@ -37,6 +37,7 @@ from lctui.core.types import Span
 from lctui.tasks.base import Draft, Task
 from lctui.tasks.budget import Budget, fit_to_budget, longest_fitting, piece_counts, prefix_sums
 from lctui.tasks.datasets import HUB_CACHE_ONLY, DataProblem, DataSource
+from lctui.tasks.reach import Reach, estimate_tokens, up_to
 from lctui.tasks.ruler_qa_data import (
     HOTPOTQA_FILES,
     HOTPOTQA_ORIGINAL,
@@ -98,7 +99,7 @@ HOTPOTQA = QADataset(
     parse_hotpotqa,
     f"download {HOTPOTQA_URLS[0]} (or {HOTPOTQA_URLS[1]}) and save it as "
     "DIR/ruler/hotpotqa.json (RULER's name; the original name is found too), then pass "
-    f"--data DIR; or fetch it into the hub cache: huggingface-cli download {HOTPOTQA_REPO} "
+    f"--data DIR; or fetch it into the hub cache: hf download {HOTPOTQA_REPO} "
     f"{HOTPOTQA_ORIGINAL} --repo-type dataset --revision {HOTPOTQA_REVISION}",
 )
 
@@ -155,6 +156,23 @@ class RulerQA(Task):
         if found is None:
             return ()
         return read_corpus(Path(found), self.dataset.parse).problems
+
+    def data_files(self) -> tuple[Path, ...]:
+        release = self.release_path()
+        found = self.source.locate(release) if release is not None else None
+        return () if found is None else (Path(found),)
+
+    def data_reach(self, lengths: Sequence[int]) -> Reach:
+        """Every question fills a length its file's documents together fill (estimated
+        from characters); beyond, the prompt lists them all and is shorter."""
+        _, corpus = self.corpus()
+        tokens, measured = estimate_tokens(corpus.documents)
+        total = int(sum(tokens))
+        how = (
+            f"a question fills a length up to what the file's {len(corpus.documents):,} "
+            f"documents hold together, about {total:,} tokens at {measured}"
+        )
+        return up_to(lengths, total, len(corpus.questions), how)
 
     def _identity(self, length: int, seed: int, index: int, tokenizer: str) -> tuple[object, ...]:
         # Which file the questions come from is part of what the example is.
