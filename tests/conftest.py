@@ -13,6 +13,7 @@ import pytest
 from helpers.helmet_data import HELMET_FIXTURES
 from helpers.longbench_data import cached_longbench_release
 from helpers.longqa_data import cached_longqa_release
+from helpers.ruler_qa_data import RULER_QA_FIXTURES
 from lctui.core.runtime import prepare_environment
 from lctui.tasks.datasets import DataSource
 from lctui.tasks.helmet.alce import AlceCite
@@ -22,6 +23,7 @@ from lctui.tasks.helmet.rag import KiltRag
 from lctui.tasks.helmet.rerank import MsmarcoRerank
 from lctui.tasks.helmet.summ import SummTask
 from lctui.tasks.longbench import LongBenchV2
+from lctui.tasks.ruler_qa import RulerQA
 from lctui.tasks.tokenizers import TiktokenTokenizer, reference_tokenizer
 
 if TYPE_CHECKING:
@@ -47,6 +49,8 @@ AlceCite.data = DataSource(folder=HELMET_FIXTURES)
 HelmetIcl.data = DataSource(folder=HELMET_FIXTURES / "icl")
 # LongBench v2's invented questions (contexts of 300 to 30,000 words), written once.
 LongBenchV2.data = DataSource(folder=cached_longbench_release(_SESSION_ROOT))
+# RULER's QA tasks read the invented SQuAD and HotpotQA files (enough for 8K tokens).
+RulerQA.data = DataSource(folder=RULER_QA_FIXTURES)
 
 
 @pytest.fixture(autouse=True)

@@ -20,8 +20,11 @@ from typing import Any
 from lctui.tasks.registry import select_tasks
 
 REPOSITORY = "NVIDIA/RULER"
-# RULER's 11 synthetic tasks as lctui's registry names them, in RULER's order.
-RULER_TASKS: tuple[str, ...] = tuple(task.name for task in select_tasks("ruler"))
+# RULER's 11 synthetic tasks as lctui's registry names them, in RULER's order (its two
+# QA tasks need data files: scripts/parity/ruler_qa_structure.py).
+RULER_TASKS: tuple[str, ...] = tuple(
+    task.name for task in select_tasks("ruler") if task.category == "synthetic"
+)
 NIAH: tuple[str, ...] = tuple(name for name in RULER_TASKS if name.startswith("niah_"))
 ROOT = Path(__file__).resolve().parents[2]
 FIXTURES = ROOT / "tests" / "parity"
@@ -88,3 +91,12 @@ def write_fixture(
         for row in rows:
             f.write(json.dumps(row, sort_keys=True) + "\n")
     return path
+
+
+def tiktoken_cache() -> Path:
+    """The folder where lctui keeps tiktoken's o200k_base vocabulary, so the snapshot's
+    tiktoken reads it offline (point TIKTOKEN_CACHE_DIR at it)."""
+    from lctui.tasks.tokenizers import reference_tokenizer
+
+    reference_tokenizer("o200k_base")  # makes sure the vocabulary is in the cache
+    return Path(os.environ["TIKTOKEN_CACHE_DIR"])

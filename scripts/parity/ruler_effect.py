@@ -11,6 +11,9 @@ Not run in CI: SmolLM2-135M on 11 tasks x 10 examples x 2 sides at 4K takes abou
 
     PYTHONPATH=src python scripts/parity/ruler_effect.py --ruler-examples DIR \\
         --db /tmp/effect.duckdb --models smollm2-135m,gold [--length 4096] [--n 10]
+
+RULER's QA tasks: `--tasks qa_1,qa_2 --data tests/fixtures/ruler_qa` with the examples
+scripts/parity/ruler_qa_structure.py keeps (`--keep DIR`), scored with string_match_part.
 """
 
 from __future__ import annotations
@@ -29,19 +32,20 @@ from lctui.backends.registry import load_backend, resolve_model
 from lctui.core.types import Example
 from lctui.engine.plan import RunRequest
 from lctui.engine.runner import Engine
-from lctui.scoring.metrics import string_match_all
+from lctui.scoring.metrics import string_match_all, string_match_part
 from lctui.store.db import open_store
 from lctui.tasks.budget import TEMPLATE_ALLOWANCE
+from lctui.tasks.datasets import DataSource
 from lctui.tasks.registry import get_task, select_tasks
 
 ORIGIN = "ruler-"  # example ids of RULER's examples start with this
 
 
-def ruler_examples(folder: Path, length: int, n: int) -> list[Example]:
+def ruler_examples(folder: Path, length: int, n: int, names: list[str]) -> list[Example]:
     """RULER's generated rows as lctui examples: its whole input (instruction, context and
     question in its own words) is the context, its answer prefix the prefix."""
     out = []
-    for name in RULER_TASKS:
+    for name in names:
         task = get_task(name)
         lines = (folder / f"{name}_{length}" / "validation.jsonl").read_text().splitlines()
         for line in lines[:n]:
@@ -84,14 +88,18 @@ def main() -> None:
     parser.add_argument("--models", default="smollm2-135m,gold")
     parser.add_argument("--length", type=int, default=4096)
     parser.add_argument("--n", type=int, default=10)
+    parser.add_argument("--tasks", default=",".join(RULER_TASKS))
+    parser.add_argument("--data", type=Path, help="the data of tasks that read files")
     args = parser.parse_args()
     models = [resolve_model(name, {}) for name in args.models.split(",")]
-    tasks = select_tasks("ruler")
+    names = args.tasks.split(",")
+    source = DataSource(folder=args.data.resolve()) if args.data else None
+    tasks = [task.with_data(source) for task in select_tasks(args.tasks)]
     ours = RunRequest(
         models=models, tasks=tasks, lengths=[args.length], n=args.n, tokenizer="o200k_base"
     )
     run(args.db, ours)
-    theirs = ruler_examples(args.ruler_examples, args.length, args.n)
+    theirs = ruler_examples(args.ruler_examples, args.length, args.n, names)
     run(args.db, dataclasses.replace(ours, examples=theirs))
     golds = {e.example_id: e.gold for e in theirs}
     scores: dict[tuple[str, str, str], list[float]] = defaultdict(list)
@@ -105,11 +113,16 @@ def main() -> None:
             ours = not example_id.startswith(ORIGIN)
             answers = tuple(json.loads(gold)) if ours else golds[example_id]
             side = "lctui" if ours else "ruler"
-            scores[model, task, side].append(string_match_all(output or "", answers))
+            metric = (
+                string_match_part
+                if get_task(task).metric == "string_match_part"
+                else string_match_all
+            )
+            scores[model, task, side].append(metric(output or "", answers))
     print("model | task | lctui | RULER's examples | n")
     for model in sorted({m for m, _, _ in scores}):
         means: dict[str, list[float]] = {"lctui": [], "ruler": []}
-        for task in RULER_TASKS:
+        for task in names:
             ours, theirs_ = scores[model, task, "lctui"], scores[model, task, "ruler"]
             if not ours or not theirs_:
                 continue

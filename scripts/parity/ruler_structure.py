@@ -33,6 +33,7 @@ from ruler_common import (
     check_snapshot,
     run_in_snapshot_python,
     snapshot_commit,
+    tiktoken_cache,
     write_fixture,
 )
 
@@ -274,7 +275,7 @@ def main() -> None:
         (folder / "essay.txt").write_text(essay)
         (folder / "jobs.json").write_text(json.dumps(jobs))
         # The snapshot's tiktoken reads o200k_base from lctui's offline cache.
-        os.environ.setdefault("TIKTOKEN_CACHE_DIR", str(_tiktoken_cache()))
+        os.environ.setdefault("TIKTOKEN_CACHE_DIR", str(tiktoken_cache()))
         run_in_snapshot_python(
             args.python,
             GLUE,
@@ -297,13 +298,6 @@ def main() -> None:
     )
     path = write_fixture("ruler_structure", commit, notes, rows, args.out)
     print(f"{path}: {len(rows)} examples")
-
-
-def _tiktoken_cache() -> Path:
-    from lctui.tasks.tokenizers import reference_tokenizer
-
-    reference_tokenizer("o200k_base")  # makes sure the vocabulary is in the cache
-    return Path(os.environ["TIKTOKEN_CACHE_DIR"])
 
 
 if __name__ == "__main__":

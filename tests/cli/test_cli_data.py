@@ -130,8 +130,9 @@ def test_list_at_a_terminal_is_a_table_with_each_command_once(
     assert main(["data", "list", "--data", str(release), "--format", "table"]) == 0
     out = capsys.readouterr().out
     assert "┃ dataset" in out and "lctui data fetch kilt_nq --data" in out
-    # HELMET's release serves seven datasets: its command is printed once, under the table.
-    assert out.count("tar -xzf") == 1 and "[1] HELMET's data release" in out
+    # HELMET's release serves seven datasets: its command is printed once, under the table
+    # (marked [3]: RULER's two QA files come first).
+    assert out.count("tar -xzf") == 1 and "[3] HELMET's data release" in out
 
 
 def test_list_reads_hub_origin_datasets_from_the_hub_cache(tmp_path: Path) -> None:

@@ -29,8 +29,9 @@ from lctui.scoring.recall import POINT_ALL_PRESENT, POINT_NO_SPURIOUS, POINT_ONC
 from lctui.tasks import all_tasks, get_task
 from lctui.tasks.tokenizers import reference_tokenizer
 
-# RAG's answers are free text (its value pattern matches only the accepted answers), so
-# no made-up value of their kind exists; tests/tasks/test_tasks_helmet_rag.py scores them.
+# RAG's and RULER QA's answers are free text (their value pattern matches only the
+# accepted answers), so no made-up value of their kind exists;
+# tests/tasks/test_tasks_helmet_rag.py and tests/parity/test_ruler_qa_structure.py score them.
 # Re-ranking has its own scorer (helmet_rerank, tests/scoring/test_scoring_helmet_real.py),
 # and so have long-document QA (helmet_rouge, helmet_mc; tests/tasks/test_tasks_helmet_longqa.py)
 # summarization (helmet_rouge, tests/tasks/test_tasks_helmet_summ.py)
@@ -40,7 +41,7 @@ RECALL_TASKS = [
     t.name
     for t in all_tasks()
     if t.suite not in ("lifbench", "longbench")
-    and t.category not in ("rag", "rerank", "longqa", "summ", "cite", "icl")
+    and t.category not in ("rag", "qa", "rerank", "longqa", "summ", "cite", "icl")
 ]
 LENGTH = 2048
 

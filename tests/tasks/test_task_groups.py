@@ -18,6 +18,7 @@ def test_groups_follow_helmets_order_and_recall_holds_the_ruler_needles() -> Non
     labels = [g.label for g in groups]
     assert labels == [
         "synthetic (RULER)",
+        "qa (RULER)",
         "recall (HELMET)",
         "rag (HELMET)",
         "cite (HELMET)",
@@ -33,10 +34,11 @@ def test_groups_follow_helmets_order_and_recall_holds_the_ruler_needles() -> Non
         "longbench_v2_cot",
         "longbench_v2_no_context",
     ]
-    recall = [t.name for t in groups[1].tasks]
+    assert [t.name for t in groups[1].tasks] == ["qa_1", "qa_2"]
+    recall = [t.name for t in groups[2].tasks]
     assert recall == ["json_kv", "niah_multikey_2", "niah_multikey_3", "niah_multivalue"]
     assert "niah_multikey_2" in [t.name for t in groups[0].tasks]  # RULER keeps it too
-    assert [t.name for t in groups[2].tasks] == [
+    assert [t.name for t in groups[3].tasks] == [
         "kilt_nq",
         "kilt_triviaqa",
         "kilt_hotpotqa",

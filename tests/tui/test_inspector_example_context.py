@@ -14,6 +14,8 @@ from lctui.core.types import Example, Generation, GenerationStatus, Span
 from lctui.scoring import score_example
 from lctui.store import open_store
 from lctui.store.read.generations import GenerationRecord, get_generation
+from lctui.tasks import get_task
+from lctui.tasks.tokenizers import reference_tokenizer
 from lctui.tui.state.example_context import label_map, listed_passages, output_citations
 
 
@@ -104,6 +106,20 @@ def test_gold_from_a_needle_or_from_qrels(tmp_path: Path) -> None:
     record = stored_record(tmp_path / "b", rerank, "Ranking: 12 > 11")
     assert [(p.gold, p.ranked) for p in listed_passages(record)] == [("", 2), ("relevance 2", 1)]
     assert [p.preview for p in listed_passages(record)] == ["first", "second"]
+
+
+def test_ruler_qa_documents_are_listed_by_number_with_the_answers_marked(
+    tmp_path: Path,
+) -> None:
+    """A real qa_2 example (the invented HotpotQA fixture): every document listed by its
+    number, the two that hold the answer marked gold, the preview after the heading."""
+    example = get_task("qa_2").generate(2048, 0, 0, reference_tokenizer("o200k_base"))
+    passages = listed_passages(stored_record(tmp_path, example, ""))
+    assert [p.label for p in passages] == [str(n) for n in range(1, len(passages) + 1)]
+    assert len(passages) == example.metadata["num_documents"]
+    gold = [p.position for p in passages if p.gold == "gold"]
+    assert gold == example.metadata["gold_documents"]
+    assert all(not p.preview.startswith("Document") for p in passages)
 
 
 def test_label_map_reads_the_answer_as_the_scorer_does(tmp_path: Path) -> None:

@@ -33,6 +33,7 @@ async def test_tree_groups_in_helmets_order_and_ticks_a_shared_task_once(
         branches = {_label(b): b for b in tree.root.children}
         assert list(branches) == [
             "synthetic (RULER)",
+            "qa (RULER)",
             "recall (HELMET)",
             "rag (HELMET)",
             "cite (HELMET)",
@@ -41,6 +42,7 @@ async def test_tree_groups_in_helmets_order_and_ticks_a_shared_task_once(
             "longqa (HELMET)",
             "summ (HELMET)",
             "lifbench (LIFBENCH)",
+            "multichoice (LONGBENCH)",
         ]
         recall = branches["recall (HELMET)"]
         names = [c.data.name for c in recall.children if c.data is not None]

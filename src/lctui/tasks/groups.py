@@ -1,6 +1,6 @@
 """How task lists are grouped for people (the launch screen's tree, `lctui tasks`):
-RULER's tasks by category, HELMET's in its seven categories in HELMET's order, then the
-other suites by category.
+RULER's tasks by category (synthetic, then qa), HELMET's in its seven categories in
+HELMET's order, then the other suites by category.
 
 HELMET's recall category is its JSON KV plus three RULER needle tasks, so those three
 appear under both RULER's synthetic group and HELMET's recall (`TaskGroup.tasks` of

@@ -15,6 +15,7 @@ from lctui.tasks.json_kv import json_kv_tasks
 from lctui.tasks.lifbench import lifbench_tasks
 from lctui.tasks.longbench import longbench_tasks
 from lctui.tasks.niah import needle_tasks
+from lctui.tasks.ruler_qa import ruler_qa_tasks
 from lctui.tasks.tracking import tracking_tasks
 
 
@@ -24,6 +25,7 @@ def _all() -> dict[str, Task]:
         *needle_tasks(),
         *tracking_tasks(),
         *aggregation_tasks(),
+        *ruler_qa_tasks(),
         *json_kv_tasks(),
         *helmet_data_tasks(),
         *lifbench_tasks(),

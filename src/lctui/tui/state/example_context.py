@@ -4,8 +4,9 @@ label map.
 
 Plain functions over a `GenerationRecord` (no Textual), read from the conventions the
 HELMET tasks write: a `Span(..., "passage", label)` per listed passage (RAG: the title,
-re-ranking: the id, citations: the document number "1", "2", ...), RAG's gold passage as
-a "needle" span, re-ranking's grades in metadata `qrels`, ICL's metadata `label_names`.
+re-ranking: the id, citations and RULER QA: the document number "1", "2", ...), RAG's gold
+passage (RULER QA's answer documents) as a "needle" span, re-ranking's grades in metadata
+`qrels`, ICL's metadata `label_names`.
 """
 
 from __future__ import annotations
@@ -25,8 +26,8 @@ PREVIEW_CHARS = 200
 _CITATION = re.compile(r"\[(\d+(?:\s*[,;]\s*\d+)*)\]")
 _NUMBER = re.compile(r"\d+")
 # The heading a passage starts with: "Document (Title: T): ", "[ID: 7] Document: ",
-# "Document [2](Title: T): ".
-_HEADING = re.compile(r"^(?:\[ID: [^\]]*\] )?Document\b[^:(\n]*(?:\(Title: ([^\n]*?)\))?: ")
+# "Document [2](Title: T): ", and RULER QA's "Document 3:" on a line of its own.
+_HEADING = re.compile(r"^(?:\[ID: [^\]]*\] )?Document\b[^:(\n]*(?:\(Title: ([^\n]*?)\))?:[ \n]")
 _SENTENCE_END = re.compile(r"[.!?](?:\s|$)|\n")
 
 
