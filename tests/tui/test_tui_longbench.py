@@ -127,14 +127,24 @@ async def test_domains_are_named_under_the_table_and_enter_opens_the_examples(
         assert str(examples.border_title).startswith("answerer · longbench_v2_cot · 4k")
         statuses = [str(examples.get_row_at(i)[2]) for i in range(examples.row_count)]
         assert statuses.count("unparsed") == COT_ANSWERS.count(UNPARSED)
+        await pilot.press("down", "down")
         gid = examples.highlighted_generation
         await pilot.press("enter")
         await settle(pilot)
         inspector = app.screen
         assert isinstance(inspector, InspectorScreen) and inspector.generation_id == gid
-        await pilot.press("escape")  # the inspector
+        await pilot.press("escape")  # the inspector: nothing changed, nothing read again
         await settle(pilot)
         assert app.screen is screen and screen.has_class("-examples")
+        assert examples.highlighted_generation == gid
+        stamp = screen._stamp
+        await pilot.press("enter")
+        await settle(pilot)
+        await pilot.press("s")  # a re-score in the inspector writes a score
+        await settle(pilot)
+        await pilot.press("escape")
+        await settle(pilot)
+        assert screen._stamp != stamp and examples.row_count == len(COT_ANSWERS)
         await pilot.press("escape")  # the examples
         assert not screen.has_class("-examples") and domains.display
         await pilot.press("escape")  # the screen
@@ -175,3 +185,16 @@ async def test_without_longbench_scores_it_says_how_to_get_them(results_db: Path
         screen = await _open(pilot)
         assert screen.has_class("-empty") and screen.rows == []
         assert str(screen.query_one("#lb-empty", Static).render()) == EMPTY_MESSAGE
+
+
+def test_snapshot_longbench_screen(
+    snap_compare: Any, longbench_db: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("COLORTERM", "truecolor")  # the starting theme depends on it
+
+    async def run_before(pilot: Any) -> None:
+        await _open(pilot)
+        await pilot.press("down")
+
+    app = LctuiApp(longbench_db, Config(), import_samples=False)
+    assert snap_compare(app, terminal_size=(80, 24), run_before=run_before)

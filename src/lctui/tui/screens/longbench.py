@@ -6,7 +6,8 @@ Numbers come from `analysis.longbench.longbench_table` in a thread worker (perce
 one decimal; `-` a group without an answer). The line under the tables says what the
 highlighted row (or domain) holds: its answers, those naming no option, the errors
 left out. `enter` on a row lists its examples in place of the domain table; `enter`
-on an example opens the inspector.
+on an example opens the inspector. `R` reads the table again, and so does coming back
+to the screen when something was written meanwhile (a re-score in the inspector).
 """
 
 from __future__ import annotations
@@ -22,6 +23,7 @@ from textual.widgets import DataTable, Footer, Static
 
 from lctui.analysis.longbench import MODES, LongBenchScores, longbench_table, shown
 from lctui.core.lengths import format_length
+from lctui.store.read.heat import ChangeStamp, change_stamp
 from lctui.tui.screens.base import LctuiScreen, on_a_cursor
 from lctui.tui.state.heatmap_data import CellKey
 from lctui.tui.state.longbench import MODE_NAMES
@@ -59,6 +61,13 @@ def examples_of(cur: duckdb.DuckDBPyConnection, key: CellKey) -> ExamplesPage:
     return load_examples(cur, key)
 
 
+def table_and_stamp(
+    cur: duckdb.DuckDBPyConnection,
+) -> tuple[list[LongBenchScores], ChangeStamp]:
+    """The table and the store's change stamp it was read at."""
+    return longbench_table(cur), change_stamp(cur)
+
+
 class LongBenchScreen(LctuiScreen):
     """LongBench v2's accuracy per model, mode and length; by domain below it."""
 
@@ -85,6 +94,7 @@ class LongBenchScreen(LctuiScreen):
     def __init__(self) -> None:
         super().__init__()
         self.rows: list[LongBenchScores] | None = None
+        self._stamp: ChangeStamp | None = None
         self.open_row: LongBenchScores | None = None  # the row whose examples are listed
 
     def compose(self) -> ComposeResult:
@@ -105,22 +115,32 @@ class LongBenchScreen(LctuiScreen):
         self._load()
 
     def on_screen_resume(self) -> None:
-        if self.rows is not None:  # back from the inspector (a re-score?) or a run
-            self._load()
+        shown = self._stamp
+        if shown is not None:  # back from the inspector (a re-score?) or a run
+            self.run_query(
+                on_a_cursor(change_stamp),
+                group="longbench-poll",
+                done=lambda now: self._load() if now != shown else None,
+                failed=self._read_failed,
+            )
 
     def _load(self) -> None:
         self.run_query(
-            longbench_table,
+            on_a_cursor(table_and_stamp),
             group="longbench-table",
             done=self._show,
-            failed=lambda exc: self._failed(f"could not read LongBench v2 scores: {exc}"),
+            failed=self._read_failed,
         )
+
+    def _read_failed(self, error: Exception) -> None:
+        self._failed(f"could not read LongBench v2 scores: {error}")
 
     def _failed(self, message: str) -> None:
         self.query_one("#lb-header", Static).update(Content.styled(message, "$error"))
         self.notify(message, title="LongBench v2", severity="error")
 
-    def _show(self, rows: list[LongBenchScores]) -> None:
+    def _show(self, loaded: tuple[list[LongBenchScores], ChangeStamp]) -> None:
+        rows, self._stamp = loaded
         first = self.rows is None
         self.rows = rows
         self.set_class(not rows, "-empty")
