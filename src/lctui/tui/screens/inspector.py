@@ -33,6 +33,7 @@ from textual.widgets import Footer, Static, Tab, Tabs
 from lctui.backends import resolve_model
 from lctui.core.errors import LctuiError
 from lctui.core.lengths import format_length
+from lctui.core.text import cell_width
 from lctui.core.types import FORMAT_USED, ModelSpec, Score
 from lctui.store.read.generations import GenerationRecord, get_generation
 from lctui.tui.inspector_actions import (
@@ -287,7 +288,7 @@ class InspectorScreen(LctuiScreen):
             ids = [a.generation_id for a in attempts]
             parts.append(f"attempt {ids.index(self.generation_id) + 1} of {len(ids)}")
         line = "  ·  ".join(parts)
-        if not short and len(line) > self.size.width - 2 and example_facts(record):
+        if not short and cell_width(line) > self.size.width - 2 and example_facts(record):
             self._show_header(record, short=True)  # the domain's short name
             return
         self.query_one("#inspector-header", Static).update(line)
