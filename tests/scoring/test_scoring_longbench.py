@@ -8,7 +8,7 @@ import pytest
 from helpers.example_factory import make_test_example
 from lctui.core.types import ScoreStatus
 from lctui.scoring import score_example
-from lctui.scoring.longbench import extract_choice
+from lctui.scoring.longbench import choice_span, extract_choice
 
 
 @pytest.mark.parametrize(
@@ -30,6 +30,12 @@ from lctui.scoring.longbench import extract_choice
 )
 def test_extract_choice_reads_only_the_answer_sentence(response: str, letter: str | None) -> None:
     assert extract_choice(response) == letter
+    found = choice_span(response)
+    assert (found.letter if found else None) == letter
+    if found is not None:  # the marked sentence is the one read, asterisks and all
+        marked = response[found.start : found.end]
+        assert marked.replace("*", "").startswith("The correct answer is")
+        assert extract_choice(marked) == letter and marked.rstrip(")*").endswith(found.letter)
 
 
 def test_a_right_answer_scores_1_a_wrong_one_0_and_none_is_unparsed() -> None:

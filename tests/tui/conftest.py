@@ -9,6 +9,7 @@ from typing import Any
 
 import pytest
 
+from helpers.longbench_runs import longbench_db as longbench_copy
 from lctui.cli import main as cli_main
 from lctui.core.config import Config
 from lctui.tui.app import LctuiApp
@@ -32,6 +33,12 @@ def results_db(tmp_path: Path, tmp_path_factory: pytest.TempPathFactory) -> Path
     target = tmp_path / "results.duckdb"
     shutil.copy(source, target)
     return target
+
+
+@pytest.fixture
+def longbench_db(tmp_path: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A copy of the session's LongBench v2 runs (helpers/longbench_runs.py)."""
+    return longbench_copy(tmp_path_factory.mktemp("longbench"), tmp_path / "longbench.duckdb")
 
 
 @pytest.fixture

@@ -1,6 +1,7 @@
-"""The launch screen's task tree groups tasks as HELMET does: RULER's synthetic tasks,
-then HELMET's categories in its order (recall: JSON KV and three RULER needle tasks),
-then LIFBench; a task listed twice is ticked once and shows ticked in both places."""
+"""The launch screen's task tree groups tasks as HELMET does: RULER's categories, then
+HELMET's categories in its order (recall: JSON KV and three RULER needle tasks), then
+LIFBench and LongBench v2; a task listed twice is ticked once and shows ticked in both
+places."""
 
 from __future__ import annotations
 
@@ -31,9 +32,13 @@ async def test_tree_groups_in_helmets_order_and_ticks_a_shared_task_once(
         assert isinstance(screen, LaunchScreen)
         tree = screen.query_one(TaskTree)
         branches = {_label(b): b for b in tree.root.children}
-        assert list(branches) == [
-            "synthetic (RULER)",
-            "qa (RULER)",
+        # RULER's categories first, then HELMET's in its order, then the other suites,
+        # LongBench v2 in a group of its own.
+        labels = list(branches)
+        ruler_groups = [label for label in labels if label.endswith("(RULER)")]
+        assert ruler_groups == ["synthetic (RULER)", "qa (RULER)"]
+        assert labels[: len(ruler_groups)] == ruler_groups
+        assert labels[len(ruler_groups) :] == [
             "recall (HELMET)",
             "rag (HELMET)",
             "cite (HELMET)",
@@ -44,6 +49,8 @@ async def test_tree_groups_in_helmets_order_and_ticks_a_shared_task_once(
             "lifbench (LIFBENCH)",
             "multichoice (LONGBENCH)",
         ]
+        longbench = [c.data.name for c in branches["multichoice (LONGBENCH)"].children if c.data]
+        assert longbench == ["longbench_v2", "longbench_v2_cot", "longbench_v2_no_context"]
         recall = branches["recall (HELMET)"]
         names = [c.data.name for c in recall.children if c.data is not None]
         assert names == ["json_kv", "niah_multikey_2", "niah_multikey_3", "niah_multivalue"]

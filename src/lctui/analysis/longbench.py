@@ -34,6 +34,12 @@ HEADINGS: dict[str, str] = {
     "medium": "Medium",
     "long": "Long",
 }
+# The three modes (tasks) in the original's words.
+MODES: dict[str, str] = {
+    "longbench_v2": "direct answer",
+    "longbench_v2_cot": "chain of thought",
+    "longbench_v2_no_context": "no context",
+}
 # Short names of the six domains for narrow tables.
 DOMAIN_HEADINGS: dict[str, str] = {
     "Single-Document QA": "1-Doc",

@@ -15,12 +15,6 @@ from lctui.cli.db_options import resolve_db
 from lctui.core.errors import UserInputError
 from lctui.core.lengths import format_length
 
-MODES: dict[str, str] = {
-    "longbench_v2": "direct answer",
-    "longbench_v2_cot": "chain of thought",
-    "longbench_v2_no_context": "no context",
-}
-
 
 def _table(title: str) -> Table:
     # No vertical rules and one space between columns: eleven columns in 80.
@@ -36,6 +30,7 @@ def report_longbench(args: argparse.Namespace) -> int:
         DIFFICULTY_GROUPS,
         DOMAIN_HEADINGS,
         HEADINGS,
+        MODES,
         OVERALL,
         longbench_table,
         shown,

@@ -11,6 +11,7 @@ the chance of a guess (`Score.extras["compensated"]`).
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass
 
 from lctui.core.types import Example, Score, ScoreStatus
 from lctui.scoring.rubric import FMT, RECOG, make_point
@@ -26,11 +27,33 @@ _WITH_PARENS = re.compile(r"The correct answer is \(([A-D])\)")
 _BARE = re.compile(r"The correct answer is ([A-D])")
 
 
+@dataclass(frozen=True)
+class ChoiceSpan:
+    """Where a response names its option: the answer sentence's offsets in the response
+    (asterisks inside it included) and the letter it names."""
+
+    start: int
+    end: int
+    letter: str
+
+
+def choice_span(response: str) -> ChoiceSpan | None:
+    """The answer sentence the option is read from, or None when the response names none.
+
+    The sentence is looked for in the response without its asterisks, as the original
+    reads it, and its offsets are mapped back to the response (the inspector marks it)."""
+    kept = [i for i, char in enumerate(response) if char != "*"]
+    text = "".join(response[i] for i in kept)
+    found = _WITH_PARENS.search(text) or _BARE.search(text)
+    if found is None:
+        return None
+    return ChoiceSpan(kept[found.start()], kept[found.end() - 1] + 1, found.group(1))
+
+
 def extract_choice(response: str) -> str | None:
     """The option letter `response` names (A-D), or None when it names none."""
-    text = response.replace("*", "")
-    found = _WITH_PARENS.search(text) or _BARE.search(text)
-    return found.group(1) if found else None
+    found = choice_span(response)
+    return found.letter if found else None
 
 
 def score_longbench(example: Example, output: str) -> Score:

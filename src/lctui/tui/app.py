@@ -46,6 +46,7 @@ class LctuiApp(App[None]):
         # Left out of the footer, which is full at 80 columns; help and ctrl+p list it.
         Binding("L", "show_lifbench", "LIFBench", id="lifbench", show=False),
         Binding("H", "show_helmet", "HELMET", id="helmet", show=False),
+        Binding("B", "show_longbench", "LongBench v2", id="longbench", show=False),
         Binding("C", "show_compare", "Compare A/B", id="compare", show=False),
         Binding("S", "show_correlation", "Correlation", id="correlation", show=False),
         Binding("V", "show_curves", "Length views", id="curves", show=False),
@@ -167,6 +168,11 @@ class LctuiApp(App[None]):
         from lctui.tui.screens.helmet import HelmetScreen
 
         self._push_once(HelmetScreen)
+
+    def action_show_longbench(self) -> None:
+        from lctui.tui.screens.longbench import LongBenchScreen
+
+        self._push_once(LongBenchScreen)
 
     def action_show_compare(self) -> None:
         from lctui.tui.screens.compare import CompareScreen

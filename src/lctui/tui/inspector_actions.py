@@ -86,6 +86,14 @@ def rerun_request(
     return request, warning
 
 
+def read_rerun(
+    store: Store, record: GenerationRecord, spec: ModelSpec, retry_stored: bool
+) -> tuple[RunRequest, str | None]:
+    """The request that re-runs `record`'s stored example on `spec`, and a warning
+    (blocking: it reads the example; a thread)."""
+    return rerun_request(record, stored_example(store, record), spec, retry_stored)
+
+
 def rescore(store: Store, record: GenerationRecord) -> tuple[Score, GenerationRecord]:
     """Score the stored output again, store the score, and return it with the fresh record.
 
@@ -134,6 +142,8 @@ def export_payload(record: GenerationRecord) -> dict[str, Any]:
     )
     payload: dict[str, Any] = {key: getattr(record, key) for key in keys}
     payload["spans"] = [asdict(span) for span in record.spans]
+    if record.calls:  # a two-call answer (chain of thought): each call's prompt and output
+        payload["calls"] = [asdict(call) for call in record.calls]
     payload["gold"] = list(record.gold)
     payload["index"] = record.idx
     payload["scores"] = [

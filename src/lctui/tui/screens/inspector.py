@@ -6,7 +6,11 @@ extracted answers; the rubric lists every point. Actions re-score the stored out
 re-run the example (same or another model), copy the prompt and export everything.
 Under 110 columns the panels become tabs (keys 1, 2, 3, 4). A real-data example adds
 a fourth panel (key 4): its passages, the gold ones marked, and a citation task's
-citations (widgets/passage_list.py), or an ICL example's label map (widgets/label_map.py).
+citations (widgets/passage_list.py), an ICL example's label map or a multiple-choice
+question's options (widgets/label_map.py). A LongBench v2 example names its domain,
+difficulty and length bucket in the header and marks where its context's middle was
+cut; answered in two calls (chain of thought), `c` switches the prompt between the
+reasoning call's and the answer call's, and the output shows both calls' outputs.
 """
 
 from __future__ import annotations
@@ -29,6 +33,7 @@ from textual.widgets import Footer, Static, Tab, Tabs
 from lctui.backends import resolve_model
 from lctui.core.errors import LctuiError
 from lctui.core.lengths import format_length
+from lctui.core.text import cell_width
 from lctui.core.types import FORMAT_USED, ModelSpec, Score
 from lctui.store.read.generations import GenerationRecord, get_generation
 from lctui.tui.inspector_actions import (
@@ -36,21 +41,21 @@ from lctui.tui.inspector_actions import (
     export_path,
     export_payload,
     model_choices,
-    rerun_request,
+    read_rerun,
     rescore,
-    stored_example,
 )
 from lctui.tui.screens.base import LctuiScreen, PendingQuery
 from lctui.tui.screens.model_picker import ModelPicker
+from lctui.tui.state.longbench import calls_of, example_facts
+from lctui.tui.state.prompt_shown import MarkedSpan, in_prompt, prompt_shown
 from lctui.tui.widgets.example_context import ExampleContextPanel
 from lctui.tui.widgets.passage_list import PassagePanel
 from lctui.tui.widgets.prompt_output import OutputPanel
-from lctui.tui.widgets.prompt_view import MarkedSpan, PromptView
+from lctui.tui.widgets.prompt_view import PromptView
 from lctui.tui.widgets.rubric_table import RubricPanel
 
 if TYPE_CHECKING:
     from lctui.engine import RunRequest
-    from lctui.store.db import Store
 
 FIRST_LAYOUT_WAIT_S = 0.15
 PANELS = {
@@ -59,21 +64,6 @@ PANELS = {
     "rubric": "#rubric",
     "context": "#context-panel",
 }
-
-
-def read_rerun(
-    store: Store, record: GenerationRecord, spec: ModelSpec, retry_stored: bool
-) -> tuple[RunRequest, str | None]:
-    """The request that re-runs `record`'s stored example on `spec`, and a warning."""
-    example = stored_example(store, record)
-    return rerun_request(record, example, spec, retry_stored)
-
-
-def _in_prompt(record: GenerationRecord, start: int, end: int, kind: str, label: str) -> MarkedSpan:
-    """A span of the example's context as offsets into the prompt, which puts the
-    template's head and the task's preamble first."""
-    shift = len(record.prompt_head or "") + len(record.preamble or "")
-    return MarkedSpan(start + shift, end + shift, kind, label)
 
 
 class InspectorCommands(Provider):
@@ -143,6 +133,13 @@ class InspectorScreen(LctuiScreen):
             show=False,  # the 80-column footer has no room; the prompt's subtitle names it
         ),
         Binding("g", "gold", "Gold", id="inspector.gold", tooltip="Jump to the first gold span"),
+        Binding(
+            "c",
+            "switch_call",
+            "Call",
+            id="inspector.call",
+            tooltip="Prompt of the other call (chain of thought: reasoning, answer)",
+        ),
         Binding("s", "rescore", "Rescore", id="inspector.rescore", tooltip="Re-score the output"),
         Binding("r", "rerun", "Rerun", id="inspector.rerun", tooltip="Re-run on the same model"),
         Binding(
@@ -163,7 +160,7 @@ class InspectorScreen(LctuiScreen):
             "show_panel('context')",
             "Passages",
             id="inspector.panel-context",
-            tooltip="Passages, citations or labels of a real-data example",
+            tooltip="Passages, citations, labels or options of a real-data example",
             show=False,
         ),
     ]
@@ -173,7 +170,8 @@ class InspectorScreen(LctuiScreen):
         self.generation_id = generation_id
         self.record: GenerationRecord | None = None
         self.panel = "prompt"
-        self.has_context = False  # the example lists passages or ICL labels (panel 4)
+        self.has_context = False  # the example lists passages, labels or options (panel 4)
+        self.call = 0  # the call whose prompt is shown (a two-call answer: 0 or 1)
         self._reading: PendingQuery[GenerationRecord | None] | None = None
 
     def compose(self) -> ComposeResult:
@@ -237,6 +235,8 @@ class InspectorScreen(LctuiScreen):
 
     def _show(self, record: GenerationRecord) -> None:
         self.record = record
+        self.call = 0
+        self.refresh_bindings()  # `c` shows for a two-call answer only
         self._show_header(record)
         self._show_prompt(record)
         self.query_one(OutputPanel).show(record)
@@ -269,44 +269,39 @@ class InspectorScreen(LctuiScreen):
         self.query_one("#rubric-panel").styles.row_span = 1
         self.query_one("#context-panel").styles.row_span = 2
 
-    def _show_header(self, record: GenerationRecord) -> None:
+    def _show_header(self, record: GenerationRecord, short: bool = False) -> None:
         model = record.model + (" (reference)" if record.reference else "")
         attempts = record.attempts
         parts = [
             str(record.task),
             format_length(record.length) if record.length else "?",
             f"example {record.idx}",
+            example_facts(record, short),
             f"seed {record.seed}",
             model,
         ]
+        parts = [part for part in parts if part]  # no facts: not a LongBench v2 example
         used = (record.config or {}).get(FORMAT_USED)
         if used:  # older generations did not record it
             parts.append(f"{used} prompt")
         if len(attempts) > 1:
             ids = [a.generation_id for a in attempts]
             parts.append(f"attempt {ids.index(self.generation_id) + 1} of {len(ids)}")
-        self.query_one("#inspector-header", Static).update("  ·  ".join(parts))
+        line = "  ·  ".join(parts)
+        if not short and cell_width(line) > self.size.width - 2 and example_facts(record):
+            self._show_header(record, short=True)  # the domain's short name
+            return
+        self.query_one("#inspector-header", Static).update(line)
+
+    def on_resize(self) -> None:
+        if self.record is not None:
+            self._show_header(self.record)
 
     def _show_prompt(self, record: GenerationRecord) -> None:
         view = self.query_one("#prompt", PromptView)
-        prompt = record.prompt
-        if prompt is None:
-            view.load(f"({record.prompt_missing or 'not stored'})", [])
-            view.border_title = "Prompt"
-            return
-        # Listed passages are not painted (the whole prompt would be marked): the
-        # passage panel lists them and shows one on demand (on_passage_panel_jump).
-        spans = [
-            _in_prompt(record, s.start, s.end, s.kind, s.label)
-            for s in record.spans
-            if s.kind != "passage"
-        ]
-        view.load(prompt, spans)
-        tokens = record.prompt_tokens or record.example_prompt_tokens or 0
-        title = f"Prompt ({tokens:,} tokens"
-        if record.depth is not None:
-            title += f", needle at {record.depth:.0f} %"
-        view.border_title = title + ")"
+        shown = prompt_shown(record, self.call)
+        view.load(shown.text, shown.spans)
+        view.border_title = shown.title
 
     # -- panels ----------------------------------------------------------------------
 
@@ -362,8 +357,24 @@ class InspectorScreen(LctuiScreen):
         if record is None:
             return
         listed = event.passage
-        span = _in_prompt(record, listed.start, listed.end, "passage", listed.label)
+        span = in_prompt(record, listed.start, listed.end, "passage", listed.label)
         self._on_prompt(lambda view: view.show_span(span), "", keep_focus=True)
+
+    def action_switch_call(self) -> None:
+        """Show the prompt of the other call of a two-call answer (the key is enabled
+        for those only: `check_action`)."""
+        record = self.record
+        if record is None or len(record.calls) < 2:
+            return
+        self.call = (self.call + 1) % len(record.calls)
+        self._show_prompt(record)
+        if self.has_class("-narrow") and self.panel != "prompt":
+            self.action_show_panel("prompt")
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if action == "switch_call":  # in the footer for a two-call answer only
+            return self.record is not None and len(self.record.calls) > 1
+        return True
 
     def action_next_span(self) -> None:
         self._on_prompt(PromptView.select_next, "This example marks no needle.")
@@ -461,7 +472,9 @@ class InspectorScreen(LctuiScreen):
         self.lctui.start_run(request)
 
     def action_copy_prompt(self) -> None:
-        prompt = self.record.prompt if self.record else None
+        """Copy the prompt shown (a two-call answer: the call's prompt on screen)."""
+        calls = calls_of(self.record) if self.record else []
+        prompt = calls[self.call].prompt if calls else self.record.prompt if self.record else None
         if not prompt:
             self.notify("No prompt text to copy.", severity="warning")
             return

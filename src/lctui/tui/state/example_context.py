@@ -1,12 +1,12 @@
 """What the inspector lists beside a real-data example's prompt: its passages (the gold
-ones marked), the citations of its output and the documents they cite, and the ICL
-label map.
+ones marked), the citations of its output and the documents they cite, the ICL
+label map, and a multiple-choice question's options (LongBench v2).
 
 Plain functions over a `GenerationRecord` (no Textual), read from the conventions the
 HELMET tasks write: a `Span(..., "passage", label)` per listed passage (RAG: the title,
 re-ranking: the id, citations and RULER QA: the document number "1", "2", ...), RAG's gold
 passage (RULER QA's answer documents) as a "needle" span, re-ranking's grades in metadata
-`qrels`, ICL's metadata `label_names`.
+`qrels`, ICL's metadata `label_names`, LongBench v2's metadata `choices` ({"A": text, ...}).
 """
 
 from __future__ import annotations
@@ -19,6 +19,7 @@ from dataclasses import dataclass
 from lctui.scoring.helmet import parse_ranking
 from lctui.scoring.normalize import normalize_answer
 from lctui.store.read.generations import GenerationRecord
+from lctui.tui.state.longbench import example_facts
 
 CITE_CATEGORY = "cite"
 PREVIEW_CHARS = 200
@@ -58,19 +59,50 @@ class Citation:
 
 
 @dataclass(frozen=True)
+class MapWording:
+    """How the inspector words a LabelMap: its tab, its columns, a key with its text,
+    and an output the scorer read nothing off."""
+
+    tab: str
+    columns: tuple[str, str]
+    noun: str  # "a label", "an option"
+    named: str  # a key with its text: "{label} ({name})"
+    none_read: str
+
+
+LABELS = MapWording(
+    "Labels", ("label", "stands for"), "a label", "{label} ({name})", "no label read off the output"
+)
+# LongBench v2's scorer reads no option off an answer without its sentence: it scores 0
+# and counts 0.25 in the compensated accuracy.
+OPTIONS = MapWording(
+    "Options",
+    ("option", "text"),
+    "an option",
+    "({label}) {name}",
+    "no option named (0.25 in the compensated accuracy)",
+)
+
+
+@dataclass(frozen=True)
 class LabelMap:
-    """ICL: which natural label each integer stands for in this example."""
+    """ICL: which natural label each integer stands for in this example; a
+    multiple-choice question (worded as `OPTIONS`): the text of each option letter."""
 
     names: tuple[tuple[str, str], ...]  # (label, name), in label order
     gold: str
     answered: str | None  # the label the scorer read off the output; None: none read
+    wording: MapWording = LABELS
+    about: str = ""  # a line on the question (LongBench v2: domain, difficulty, bucket)
 
     def name_of(self, label: str | None) -> str | None:
         return dict(self.names).get(label or "")
 
     def named(self, label: str) -> str:
         name = self.name_of(label)
-        return f"{label} ({name})" if name else f"{label} (not a label of the task)"
+        if name is None:
+            return f"{label} (not {self.wording.noun} of the task)"
+        return self.wording.named.format(label=label, name=name)
 
 
 def listed_passages(record: GenerationRecord) -> list[ListedPassage]:
@@ -166,3 +198,20 @@ def label_map(record: GenerationRecord) -> LabelMap | None:
             (label for label, _ in ordered if normalize_answer(label) == wanted), parsed
         )
     return LabelMap(tuple(ordered), record.gold[0] if record.gold else "", answered)
+
+
+def option_map(record: GenerationRecord) -> LabelMap | None:
+    """A multiple-choice example's options (LongBench v2), the gold one and the one the
+    scorer read off the output; None when the example has no options."""
+    choices = record.metadata.get("choices")
+    if not isinstance(choices, Mapping) or not choices:
+        return None
+    names = tuple(sorted((str(letter), str(text)) for letter, text in choices.items()))
+    answered = next((s.extracted[0] for s in record.scores if s.extracted), None)
+    gold = record.gold[0] if record.gold else ""
+    return LabelMap(names, gold, answered, OPTIONS, example_facts(record))
+
+
+def choice_map(record: GenerationRecord) -> LabelMap | None:
+    """The example's ICL label map or its options, whichever it has (None: neither)."""
+    return label_map(record) or option_map(record)

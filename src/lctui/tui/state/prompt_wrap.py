@@ -5,11 +5,16 @@ A 128K-token prompt is ~550-700K characters, often one paragraph without a newli
 (`ensure_line`, `ensure_offset`) or in bounded slices (`wrap_some`), so the first
 screen can be painted before the rest of the text is wrapped and the remainder can
 be finished in small steps that never block the event loop for long.
+
+A break (`breaks`: offsets) ends the line there and puts one marker line before the
+text that follows it: the inspector shows where LongBench v2 cut a context's middle
+out, between two characters of the prompt, without adding text to it.
 """
 
 from __future__ import annotations
 
 from bisect import bisect_right
+from collections.abc import Sequence
 
 from rich.cells import get_character_cell_size
 
@@ -26,12 +31,16 @@ class WrapIndex:
     bisection over the starts, and every character is shown exactly once.
     """
 
-    def __init__(self, text: str, width: int) -> None:
+    def __init__(self, text: str, width: int, breaks: Sequence[int] = ()) -> None:
         self.text = text
         self.width = max(1, width)
         self.starts: list[int] = [0]
         self.ends: list[int] = []  # end offset (exclusive) of each finished line
         self._pos = 0  # offset where wrapping continues
+        # Marker lines: empty lines (start == end == the break) that stand for no text.
+        self.markers: dict[int, int] = {}  # line -> its break's offset
+        self._breaks = sorted({b for b in breaks if 0 <= b < len(text)})
+        self._next_break = 0  # index of the first break not yet reached
         self.complete = not text
         if not text:
             self.ends.append(0)
@@ -51,7 +60,8 @@ class WrapIndex:
         newlines = self.text.count("\n", self._pos)
         # Word wrapping fills lines to ~90 % on prose; the estimate only sizes the
         # scrollbar until the background pass finishes.
-        return len(self.ends) + newlines + 1 + int(remaining / (self.width * 0.9))
+        breaks = len(self._breaks) - self._next_break
+        return len(self.ends) + newlines + breaks + 1 + int(remaining / (self.width * 0.9))
 
     def line_range(self, line: int) -> tuple[int, int] | None:
         """(start, end) offsets of `line`, wrapping further if needed; None past the end."""
@@ -60,8 +70,12 @@ class WrapIndex:
             return None
         return self.starts[line], self.ends[line]
 
+    def marker_of(self, line: int) -> int | None:
+        """The break offset `line` marks, or None for a line of text."""
+        return self.markers.get(line)
+
     def line_of(self, offset: int) -> int:
-        """The line that shows the character at `offset`."""
+        """The line that shows the character at `offset` (after a marker at it)."""
         self.ensure_offset(offset)
         return max(0, bisect_right(self.starts, offset, 0, len(self.ends)) - 1)
 
@@ -81,15 +95,29 @@ class WrapIndex:
         size = len(text)
         pos = self._pos
         stop = min(size, pos + budget_chars)
-        starts, ends = self.starts, self.ends
+        starts, ends, breaks = self.starts, self.ends, self._breaks
         while pos < stop:
+            at = breaks[self._next_break] if self._next_break < len(breaks) else size
+            if at == pos:  # the marker line, then the text from the break on
+                self.markers[len(ends)] = pos
+                ends.append(pos)
+                starts.append(pos)
+                self._next_break += 1
+                continue
             newline = text.find("\n", pos, pos + width + 1)
             if newline != -1 and self._fits(pos, newline):
                 end, nxt = newline, newline + 1  # the paragraph ends within this line
             else:
                 end = self._break(pos, min(size, pos + width))
                 nxt = end
+            if at < end:  # a break inside the line ends it there
+                end = nxt = at
             ends.append(end)
+            if at == end < nxt:  # a break just before a newline: its marker follows
+                self.markers[len(ends)] = at
+                starts.append(nxt)
+                ends.append(nxt)
+                self._next_break += 1
             if nxt >= size and not (nxt == size and text.endswith("\n")):
                 pos = size
                 self.complete = True

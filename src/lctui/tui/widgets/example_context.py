@@ -1,8 +1,9 @@
 """The inspector's fourth panel, for real-data examples: the passage list (and a
-citation task's citations) or an ICL example's label map, whichever the example has.
+citation task's citations), an ICL example's label map or a multiple-choice question's
+options (LongBench v2), whichever the example has.
 
 It shows one of its two panels and says which (`show` answers the tab's name, or None
-when the example has neither, so the screen hides the panel and its tab).
+when the example has none, so the screen hides the panel and its tab).
 """
 
 from __future__ import annotations
@@ -13,13 +14,13 @@ from textual.widget import Widget
 from textual.widgets import DataTable
 
 from lctui.store.read.generations import GenerationRecord
-from lctui.tui.state.example_context import label_map
+from lctui.tui.state.example_context import choice_map
 from lctui.tui.widgets.label_map import LabelMapPanel
 from lctui.tui.widgets.passage_list import PassagePanel
 
 
 class ExampleContextPanel(Container):
-    """Passages or labels of one generation's example."""
+    """Passages, labels or options of one generation's example."""
 
     def compose(self) -> ComposeResult:
         yield PassagePanel(id="passage-panel")
@@ -31,14 +32,16 @@ class ExampleContextPanel(Container):
         self.display = False  # until the record says what the example has
 
     def show(self, record: GenerationRecord) -> str | None:
-        """Show what the example has; its tab name ("Passages", "Labels") or None.
+        """Show what the example has; its tab name ("Passages", "Labels", "Options") or
+        None.
 
         The tables fill when the panel is first on screen: a 128K RAG prompt lists
         1,000 passages (a quarter of a second of table rows), which should delay
         neither the prompt the user opened nor an 80-column inspector that never
         shows this tab."""
         passages = any(s.kind == "passage" for s in record.spans)
-        labels = not passages and label_map(record) is not None
+        choices = None if passages else choice_map(record)
+        labels = choices is not None
         # Inline display, not classes: a class change restyles the panel and its
         # tables (~20 ms before the first paint); an inline one only lays them out.
         self.query_one(PassagePanel).display = passages
@@ -49,11 +52,11 @@ class ExampleContextPanel(Container):
             return None
         self.styles.clear_rule("display")  # the inspector's rules say where it shows
         self.border_title = f"Passages ({sum(s.kind == 'passage' for s in record.spans)})"
-        if labels:
-            self.border_title = "Labels"
+        if choices is not None:
+            self.border_title = choices.wording.tab
         self._pending = record
         self.call_after_refresh(self._fill_if_shown)
-        return "Passages" if passages else "Labels"
+        return "Passages" if choices is None else choices.wording.tab
 
     def on_show(self) -> None:
         self.call_after_refresh(self._fill)  # after the paint that shows the prompt

@@ -3,6 +3,9 @@
 Shows the output with the extracted answers highlighted, the gold answer(s) and the
 status. A failed request shows its error in the error colour, never an empty output
 or a zero score (DESIGN.md: errors are excluded from means and shown as errors).
+A LongBench v2 answer has the sentence its option was read from marked (not every
+letter like it), and a chain of thought shows both calls' outputs: the reasoning,
+then the answer that was scored.
 """
 
 from __future__ import annotations
@@ -16,7 +19,8 @@ from textual.theme import Theme
 from textual.widgets import Static
 
 from lctui.store.read.generations import GenerationRecord
-from lctui.tui.state.example_context import Citation, label_map, output_citations
+from lctui.tui.state.example_context import Citation, choice_map, output_citations
+from lctui.tui.state.longbench import CallView, answer_span, calls_of, is_longbench
 
 STATUS_STYLES = {"ok": "$success", "unparsed": "$warning", "error": "$error"}
 
@@ -57,13 +61,19 @@ class OutputPanel(VerticalScroll):
                 text = text + Content.styled(f"\n\npartial output:\n{output}", "$text-muted")
         elif not output:
             text = Content.styled("(empty output)", "italic $text-muted")
+        elif is_longbench(record):
+            text = mark_answer(output)
+            calls = calls_of(record)
+            if len(calls) > 1:
+                text = Content("\n\n").join([*map(call_section, calls[:-1]), call_head(calls[-1])])
+                text = text + Content("\n") + mark_answer(calls[-1].output)
         else:
             text = mark_extracted(output, [x for s in record.scores for x in s.extracted])
             text = mark_citations(text, output_citations(record))
         self.query_one("#output-text", Static).update(text)
         gold = ", ".join(str(g) for g in record.gold) or "(none)"
-        labels = label_map(record)
-        if labels is not None and labels.gold:  # ICL: name the label the integer stands for
+        labels = choice_map(record)
+        if labels is not None and labels.gold:  # ICL: name the label; options: their text
             gold = labels.named(labels.gold)
         # `gold` is an lctui theme variable; Textual's own themes lack it.
         gold_colour = self.app.theme_variables.get("gold", "$success")
@@ -86,6 +96,25 @@ def mark_citations(content: Content, citations: Sequence[Citation]) -> Content:
         style = "bold underline $accent" if citation.passage else "bold reverse $error"
         content = content.stylize(style, citation.start, citation.end)
     return content
+
+
+def call_head(call: CallView) -> Content:
+    """The heading line of one call's output."""
+    tokens = f"{call.output_tokens:,} tokens, finish {call.finish_reason or '-'}"
+    return Content.assemble((call.title.capitalize(), "bold"), f" ({tokens})")
+
+
+def call_section(call: CallView) -> Content:
+    """A call's heading and its output (an empty one said so)."""
+    body = Content(call.output) if call.output else Content.styled("(empty)", "italic")
+    return call_head(call) + Content("\n") + body
+
+
+def mark_answer(output: str) -> Content:
+    """A LongBench v2 answer with the sentence the option was read from highlighted."""
+    span = answer_span(output)
+    content = Content(output)
+    return content if span is None else content.stylize("bold reverse $accent", *span)
 
 
 def mark_extracted(output: str, extracted: Sequence[str]) -> Content:

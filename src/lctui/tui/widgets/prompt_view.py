@@ -6,7 +6,9 @@ visible lines, from an LRU cache of strips. Soft-wrapping is incremental (see
 of a 128K-token prompt is wrapped in slices by a worker that yields between them.
 Needles, gold values and distractors are coloured from the theme's `needle` and
 `gold` variables; `select_next` / `select_previous` / `select_first_gold` move
-between them and scroll the chosen one into view.
+between them and scroll the chosen one into view. A span with no width (start == end)
+is a marker: a line of its own before the text at its offset (a LongBench v2 prompt's
+middle cut), painted with its label, never part of the text; jumps stop at it too.
 """
 
 from __future__ import annotations
@@ -16,7 +18,6 @@ import re
 import time
 from bisect import bisect_right
 from collections.abc import Sequence
-from dataclasses import dataclass
 
 from rich.cells import cell_len
 from rich.color import Color as RichColor
@@ -31,27 +32,20 @@ from textual.scroll_view import ScrollView
 from textual.strip import Strip
 from textual.theme import Theme
 
+from lctui.core.text import cell_width, shorten
+from lctui.tui.state.prompt_shown import MarkedSpan
 from lctui.tui.state.prompt_wrap import WrapIndex
 
 # Prompts up to this size are wrapped at once (a few ms); longer ones lazily.
 SYNC_WRAP_CHARS = 200_000
 # Higher rank wins where spans overlap (a gold value sits inside its needle).
 KIND_RANK = {"gold": 3, "needle": 2, "distractor": 1}
+MARKER_EDGE = "─"
 TARGET_KINDS = ("needle", "gold")
 # Control characters other than newline would move the cursor; show them as one
 # visible cell each so offsets and widths stay those of the prompt.
 _CONTROL = re.compile(r"[\x00-\x09\x0b-\x1f\x7f]")
 _DISPLAY = {i: "·" for i in range(32) if i != 10} | {9: "→", 127: "·"}
-
-
-@dataclass(frozen=True)
-class MarkedSpan:
-    """A span in prompt offsets (the context's spans shifted by the text before it)."""
-
-    start: int
-    end: int
-    kind: str
-    label: str = ""
 
 
 class PromptView(ScrollView, can_focus=True):
@@ -72,6 +66,7 @@ class PromptView(ScrollView, can_focus=True):
         self.text = ""
         self._display = ""
         self.spans: list[MarkedSpan] = []
+        self.markers: list[MarkedSpan] = []  # zero-width spans, each shown as a line
         self.targets: list[MarkedSpan] = []  # where n / N / g jump to, in text order
         self.selected: int | None = None  # index into targets
         self.shown: MarkedSpan | None = None  # a span shown by `show_span` (a passage)
@@ -80,6 +75,7 @@ class PromptView(ScrollView, can_focus=True):
         self._index: WrapIndex | None = None
         self._cache: LRUCache[int, Strip] = LRUCache(1024)
         self._styles: dict[int, Style] = {}
+        self._marker_style = Style(bold=True)
         self.first_paint: float | None = None  # perf_counter of the first paint after load
 
     # -- content ---------------------------------------------------------------------
@@ -92,7 +88,8 @@ class PromptView(ScrollView, can_focus=True):
         self.spans = sorted(
             (s for s in spans if 0 <= s.start < s.end <= size), key=lambda s: (s.start, -s.end)
         )
-        self.targets = _jump_targets(self.spans)
+        self.markers = sorted((s for s in spans if 0 <= s.start == s.end < size), key=_at)
+        self.targets = sorted([*_jump_targets(self.spans), *self.markers], key=_at)
         self.selected = None
         self.shown = None
         self._bounds, self._ranks = _overlay(self.spans, size)
@@ -104,10 +101,12 @@ class PromptView(ScrollView, can_focus=True):
 
     def on_mount(self) -> None:
         self._styles = self._span_styles()
+        self._marker_style = self._marker_colour()
         self.app.theme_changed_signal.subscribe(self, self._theme_changed)
 
     def _theme_changed(self, theme: Theme) -> None:
         self._styles = self._span_styles()
+        self._marker_style = self._marker_colour()
         self._cache.clear()
         self.refresh()
 
@@ -145,7 +144,7 @@ class PromptView(ScrollView, can_focus=True):
         if width <= 0:  # hidden (another tab): wrap when it gets a size
             self._index = None
             return
-        index = WrapIndex(self._display, width)
+        index = WrapIndex(self._display, width, [m.start for m in self.markers])
         self._index = index
         if len(self._display) <= SYNC_WRAP_CHARS:
             while not index.wrap_some():
@@ -243,7 +242,8 @@ class PromptView(ScrollView, can_focus=True):
             self.border_subtitle = "n next  N previous  g gold"
         else:
             target = self.targets[self.selected]
-            label = f" {target.label}" if target.label else ""
+            # A marker's label is its whole line; the subtitle names only its kind.
+            label = f" {target.label}" if target.label and target.start < target.end else ""
             self.border_subtitle = f"{target.kind}{label} {self.selected + 1}/{len(self.targets)}"
 
     # -- painting --------------------------------------------------------------------
@@ -270,6 +270,9 @@ class PromptView(ScrollView, can_focus=True):
             return Strip.blank(width, base)
         start, end = extent
         selected = self._current()
+        marker = self._index.marker_of(line) if self._index else None
+        if marker is not None:
+            return self._render_marker(marker, width, base, selected)
         bounds, ranks, text = self._bounds, self._ranks, self._display
         segments: list[Segment] = []
         i = bisect_right(bounds, start) - 1
@@ -289,6 +292,23 @@ class PromptView(ScrollView, can_focus=True):
         # One Strip per line, built at its final width: Strip objects are not cheap.
         segments.append(Segment(" " * (width - cells), base))
         return Strip(segments, width)
+
+    def _render_marker(
+        self, offset: int, width: int, base: Style, selected: MarkedSpan | None
+    ) -> Strip:
+        """A marker's own line: its label between rules, reversed when it is selected."""
+        label = next((m.label for m in self.markers if m.start == offset), "")
+        style = base + self._marker_style
+        if selected is not None and selected.start == selected.end == offset:
+            style += Style(reverse=True)
+        text = shorten(f"{MARKER_EDGE * 2} ✂ {label} ", width, cells=True)
+        fill = MARKER_EDGE * max(0, width - cell_width(text))
+        return Strip([Segment(text + fill, style)], width)
+
+    def _marker_colour(self) -> Style:
+        variables = self.app.theme_variables
+        colour = _color(variables.get("warning") or variables.get("accent"), "yellow")
+        return Style(color=colour, bold=True)
 
     def _span_styles(self) -> dict[int, Style]:
         variables = self.app.theme_variables
@@ -312,6 +332,10 @@ def _color(value: str | None, fallback: str) -> RichColor:
         except ColorParseError:
             pass
     return RichColor.parse(fallback)
+
+
+def _at(span: MarkedSpan) -> tuple[int, int]:
+    return span.start, -span.end
 
 
 def _jump_targets(spans: Sequence[MarkedSpan]) -> list[MarkedSpan]:

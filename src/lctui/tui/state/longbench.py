@@ -1,0 +1,120 @@
+"""What the TUI shows of LongBench v2, without Textual: an example's facts for the
+inspector's header (domain, difficulty, length bucket), where its context's middle was
+cut (a marker line in the prompt view), its calls (chain of thought: the reasoning
+call, then the answer call with its own prompt), the sentence its option was read
+from; and the short names of the modes for the LongBench screen's narrow columns.
+
+Read from what the LongBench v2 tasks write (tasks/longbench/task.py): metadata
+`domain`, `difficulty`, `length_bucket`, `cut` ({cut, head_tokens, tail_tokens, at,
+whole_tokens}) and `context_chars`; the generation's `calls`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from lctui.analysis.longbench import DOMAIN_HEADINGS
+from lctui.scoring.longbench import SCORER, choice_span
+from lctui.store.read.generations import GenerationRecord
+
+# The modes as the LongBench screen's mode column names them.
+MODE_NAMES: dict[str, str] = {
+    "longbench_v2": "direct",
+    "longbench_v2_cot": "CoT",
+    "longbench_v2_no_context": "no ctx",
+}
+
+
+def is_longbench(record: GenerationRecord) -> bool:
+    """Whether the record's example is a LongBench v2 question (scored by its scorer)."""
+    return record.metadata.get("scorer") == SCORER
+
+
+def example_facts(record: GenerationRecord, short: bool = False) -> str:
+    """The question's domain, difficulty and length bucket, those it records ("" for
+    another example); `short`: the domain's short name (the tables' headings), for a
+    narrow header; else its sub-domain too."""
+    if not is_longbench(record):
+        return ""
+    meta = record.metadata
+    domain, sub = meta.get("domain"), meta.get("sub_domain")
+    if isinstance(domain, str) and short:
+        domain = DOMAIN_HEADINGS.get(domain, domain)
+    elif domain and sub:
+        domain = f"{domain} ({sub})"
+    return ", ".join(
+        str(v) for v in (domain, meta.get("difficulty"), meta.get("length_bucket")) if v
+    )
+
+
+@dataclass(frozen=True)
+class CutMarker:
+    """Where the context's middle was cut out, and what the marker line says."""
+
+    at: int  # offset in the example's context
+    label: str
+
+
+def cut_marker(record: GenerationRecord) -> CutMarker | None:
+    """The middle cut of the example's context, or None when it was not cut."""
+    cut = record.metadata.get("cut")
+    if not isinstance(cut, Mapping) or not cut.get("cut") or not isinstance(cut.get("at"), int):
+        return None
+    head, tail = _count(cut, "head_tokens"), _count(cut, "tail_tokens")
+    whole = cut.get("whole_tokens")
+    if isinstance(whole, int):
+        left = f"{whole - head - tail:,} of {whole:,} tokens"
+    else:  # a long context is never tokenised whole: say it in characters
+        chars = _count(record.metadata, "context_chars") - len(record.context or "")
+        left = f"about {chars:,} characters" if chars > 0 else "the middle"
+    return CutMarker(int(cut["at"]), f"{left} cut out here ({head:,} + {tail:,} tokens kept)")
+
+
+def _count(values: Mapping[str, Any], key: str) -> int:
+    value = values.get(key)
+    return value if isinstance(value, int) else 0
+
+
+@dataclass(frozen=True)
+class CallView:
+    """One call of a two-call answer as the inspector shows it."""
+
+    number: int  # 1-based
+    total: int
+    role: str  # reasoning | answer
+    prompt: str | None  # the exact text the model read (None: not stored)
+    output: str
+    prompt_tokens: int
+    output_tokens: int
+    finish_reason: str | None
+
+    @property
+    def title(self) -> str:
+        return f"call {self.number} of {self.total}: {self.role}"
+
+
+def calls_of(record: GenerationRecord) -> list[CallView]:
+    """The generation's calls ([] for a one-call answer); the first call's prompt is the
+    generation's own (its record stores "" for it)."""
+    total = len(record.calls)
+    return [
+        CallView(
+            number,
+            total,
+            call.role,
+            call.prompt or (record.prompt if number == 1 else None),
+            call.output,
+            call.prompt_tokens,
+            call.output_tokens,
+            call.finish_reason,
+        )
+        for number, call in enumerate(record.calls, 1)
+    ]
+
+
+def answer_span(output: str) -> tuple[int, int] | None:
+    """The offsets of the answer sentence the option is read from (None: none named)."""
+    found = choice_span(output)
+    return None if found is None else (found.start, found.end)

@@ -1,0 +1,200 @@
+"""The LongBench v2 screen (key B): the original's columns and the domains per model,
+mode and length, equal to `lctui report --suite longbench`, at 80x24 and 120x40; the
+highlighted row or domain described under the tables; enter lists a row's examples
+and opens one in the inspector; R reads newly written answers; an empty file says how
+to get scores. The results file holds gold runs (a reference: never in the table) and
+an answerer's right, wrong, unparsed and failed answers (helpers/longbench_runs.py)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+from textual.widgets import DataTable, Static
+
+from helpers.longbench_data import write_answered_run
+from helpers.longbench_runs import COT_ANSWERS, RIGHT, UNPARSED, answer, longbench_examples
+from helpers.pilot import rendered, settle
+from lctui.analysis.longbench import DOMAIN_HEADINGS
+from lctui.cli import main
+from lctui.core.config import Config
+from lctui.tui.app import LctuiApp
+from lctui.tui.screens.help import HelpScreen
+from lctui.tui.screens.inspector import InspectorScreen
+from lctui.tui.screens.longbench import EMPTY_MESSAGE, LongBenchScreen
+from lctui.tui.widgets.examples_table import ExamplesTable
+from lctui.tui.widgets.longbench_tables import ScoreTable
+
+SIZES = [(80, 24), (120, 40)]
+
+
+def _report(db: Path, capsys: pytest.CaptureFixture[str]) -> dict[str, Any]:
+    assert main(["report", "--suite", "longbench", "--db", str(db), "--format", "json"]) == 0
+    return {r["task"]: r for r in json.loads(capsys.readouterr().out)}
+
+
+def _cells(table: ScoreTable) -> list[list[str]]:
+    return [[str(c) for c in table.get_row_at(i)] for i in range(table.row_count)]
+
+
+async def _open(pilot: Any) -> LongBenchScreen:
+    await settle(pilot)
+    await pilot.press("B")
+    await settle(pilot)
+    screen = pilot.app.screen
+    assert isinstance(screen, LongBenchScreen) and screen.rows is not None
+    return screen
+
+
+def _flat(widget: Any) -> str:
+    return " ".join(str(widget.render()).split())
+
+
+@pytest.mark.parametrize("size", SIZES, ids=["80x24", "120x40"])
+async def test_tables_equal_the_report_and_fit_the_screen(
+    longbench_db: Path, capsys: pytest.CaptureFixture[str], size: tuple[int, int]
+) -> None:
+    report = _report(longbench_db, capsys)
+    app = LctuiApp(longbench_db, Config(), import_samples=False)
+    async with app.run_test(size=size) as pilot:
+        screen = await _open(pilot)
+        table = screen.query_one("#lb-table", ScoreTable)
+        domains = screen.query_one("#lb-domains", ScoreTable)
+        # The answerer in two modes; gold is a reference and never in the table.
+        assert [(r.model, r.task) for r in screen.rows or []] == [
+            ("answerer", "longbench_v2"),
+            ("answerer", "longbench_v2_cot"),
+        ]
+        rows = _cells(table)
+        assert [r[1:3] for r in rows] == [["direct", "4k"], ["CoT", "4k"]]
+        for row, task in zip(rows, ("longbench_v2", "longbench_v2_cot"), strict=True):
+            groups = report[task]["groups"]
+            numbers = [groups[g]["accuracy"] for g in ("overall", "easy", "hard")]
+            numbers += [groups[g]["accuracy"] for g in ("short", "medium", "long")]
+            numbers.insert(1, groups["overall"]["compensated"])
+            assert row[3:10] == [f"{v:.1f}" for v in numbers]
+            assert row[10:] == [str(groups["overall"]["n"]), str(groups["overall"]["unparsed"])]
+        # 5 right, 3 wrong, 2 naming no option of 10 answered (2 failed, left out).
+        assert rows[0][3:5] == ["50.0", "55.0"] and rows[0][10:] == ["10", "2"]
+        assert len(COT_ANSWERS) == 6 and rows[1][10:] == ["6", "2"]
+        for row, task in zip(_cells(domains), ("longbench_v2", "longbench_v2_cot"), strict=True):
+            groups = report[task]["groups"]
+            want = [f"{groups[d]['accuracy']:.1f}" if d in groups else "-" for d in DOMAIN_HEADINGS]
+            assert row[3:] == want
+        width = size[0]
+        for widget in (table, domains):
+            lines = rendered(widget)
+            assert all(len(line) <= width for line in lines)
+            heading = lines[1]  # under the border: every column is on screen, none scrolled
+            assert widget.scroll_x == 0 and widget.virtual_size.width <= widget.size.width
+            for column in widget.columns_shown:
+                assert column.heading in heading
+        assert "Overall" in rendered(table)[1] and "unparsed" in rendered(table)[1]
+        detail = _flat(screen.query_one("#lb-detail", Static))
+        assert detail == (
+            "answerer · direct answer · 4k: 10 answered, 2 name no option, "
+            "2 failed or unscored left out"
+        )
+
+
+async def test_domains_are_named_under_the_table_and_enter_opens_the_examples(
+    longbench_db: Path,
+) -> None:
+    app = LctuiApp(longbench_db, Config(), import_samples=False)
+    async with app.run_test(size=(80, 24)) as pilot:
+        screen = await _open(pilot)
+        await pilot.press("down")  # the chain-of-thought row; the domain table follows
+        domains = screen.query_one("#lb-domains", ScoreTable)
+        assert domains.cursor_row == 1
+        await pilot.press("tab")
+        assert domains.has_focus
+        await pilot.press("right", "right", "right", "right")  # model, mode, len, 1-Doc, M-Doc
+        await pilot.pause()
+        row = (screen.rows or [])[1]
+        group = row.groups["Multi-Document QA"]
+        detail = _flat(screen.query_one("#lb-detail", Static))
+        assert detail.startswith("answerer · CoT · 4k · Multi-Document QA: ")
+        assert f"% of {group.n} " in detail
+
+        await pilot.press("enter")
+        await settle(pilot)
+        examples = screen.query_one(ExamplesTable)
+        assert screen.has_class("-examples") and examples.has_focus
+        assert not domains.display
+        assert examples.row_count == len(COT_ANSWERS)
+        assert str(examples.border_title).startswith("answerer · longbench_v2_cot · 4k")
+        statuses = [str(examples.get_row_at(i)[2]) for i in range(examples.row_count)]
+        assert statuses.count("unparsed") == COT_ANSWERS.count(UNPARSED)
+        await pilot.press("down", "down")
+        gid = examples.highlighted_generation
+        await pilot.press("enter")
+        await settle(pilot)
+        inspector = app.screen
+        assert isinstance(inspector, InspectorScreen) and inspector.generation_id == gid
+        await pilot.press("escape")  # the inspector: nothing changed, nothing read again
+        await settle(pilot)
+        assert app.screen is screen and screen.has_class("-examples")
+        assert examples.highlighted_generation == gid
+        stamp = screen._stamp
+        await pilot.press("enter")
+        await settle(pilot)
+        await pilot.press("s")  # a re-score in the inspector writes a score
+        await settle(pilot)
+        await pilot.press("escape")
+        await settle(pilot)
+        assert screen._stamp != stamp and examples.row_count == len(COT_ANSWERS)
+        await pilot.press("escape")  # the examples
+        assert not screen.has_class("-examples") and domains.display
+        await pilot.press("escape")  # the screen
+        assert not isinstance(app.screen, LongBenchScreen)
+
+
+async def test_reload_reads_answers_written_meanwhile_and_the_key_is_listed(
+    longbench_db: Path,
+) -> None:
+    app = LctuiApp(longbench_db, Config(), import_samples=False)
+    async with app.run_test(size=(120, 40)) as pilot:
+        screen = await _open(pilot)
+        assert len(screen.rows or []) == 2
+        # Another model's answers to the same questions, written through the app's store.
+        examples = longbench_examples("longbench_v2", 4)
+        outputs = [answer(e, RIGHT) for e in examples]
+        write_answered_run(app.store, examples, outputs, model="second", run_id="run-2")
+        app.store.flush(force=True)
+        await pilot.press("R")
+        await settle(pilot)
+        assert [r.model for r in screen.rows or []] == ["answerer", "answerer", "second"]
+        assert _cells(screen.query_one("#lb-table", ScoreTable))[2][3] == "100.0"
+
+        commands = [c.title for c in app.get_system_commands(screen)]
+        assert "LongBench v2" in commands
+        await pilot.press("f1")
+        await pilot.pause()
+        help_screen = app.screen
+        assert isinstance(help_screen, HelpScreen)
+        table = help_screen.query_one(DataTable)
+        keys = {(str(r[0]), str(r[1])) for r in map(table.get_row_at, range(table.row_count))}
+        assert ("B", "LongBench v2") in keys and ("R", "Reload") in keys
+
+
+async def test_without_longbench_scores_it_says_how_to_get_them(results_db: Path) -> None:
+    app = LctuiApp(results_db, Config(), import_samples=False)
+    async with app.run_test(size=(80, 24)) as pilot:
+        screen = await _open(pilot)
+        assert screen.has_class("-empty") and screen.rows == []
+        assert str(screen.query_one("#lb-empty", Static).render()) == EMPTY_MESSAGE
+
+
+def test_snapshot_longbench_screen(
+    snap_compare: Any, longbench_db: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("COLORTERM", "truecolor")  # the starting theme depends on it
+
+    async def run_before(pilot: Any) -> None:
+        await _open(pilot)
+        await pilot.press("down")
+
+    app = LctuiApp(longbench_db, Config(), import_samples=False)
+    assert snap_compare(app, terminal_size=(80, 24), run_before=run_before)
