@@ -1,4 +1,5 @@
 """What the HELMET parity scripts share: the snapshot's commit, the driver, the fixture file.
+The LongBench ones (longbench_common.py) use the same with their own driver and repository.
 
 Run by hand with lctui's python (PYTHONPATH=src), never in CI; see helmet_metrics.py and
 helmet_jsonkv.py for the commands.
@@ -50,17 +51,20 @@ def snapshot_commit(snapshot: Path, given: str | None) -> str:
     return commit
 
 
-def run_driver(python: str, snapshot: Path, mode: str, request: dict[str, Any]) -> Any:
-    """HELMET's own code, run by helmet_driver.py under `python` (the originals' venv)."""
+def run_driver(
+    python: str, snapshot: Path, mode: str, request: dict[str, Any], driver: Path = DRIVER
+) -> Any:
+    """The original's own code, run by `driver` (helmet_driver.py) under `python` (the
+    originals' venv)."""
     done = subprocess.run(
-        [python, str(DRIVER), str(snapshot), mode],
+        [python, str(driver), str(snapshot), mode],
         input=json.dumps(request),
         capture_output=True,
         text=True,
         check=False,
     )
     if done.returncode != 0:
-        raise SystemExit(f"helmet_driver.py {mode} failed:\n{done.stderr}")
+        raise SystemExit(f"{driver.name} {mode} failed:\n{done.stderr}")
     return json.loads(done.stdout)
 
 
@@ -74,9 +78,15 @@ def command_line() -> str:
     return shlex.join(["python", shown, *sys.argv[1:]])
 
 
-def write_fixture(path: Path, commit: str, notes: str, rows: list[dict[str, Any]]) -> None:
+def write_fixture(
+    path: Path,
+    commit: str,
+    notes: str,
+    rows: list[dict[str, Any]],
+    repository: str = REPOSITORY,
+) -> None:
     header = {
-        "repository": REPOSITORY,
+        "repository": repository,
         "commit": commit,
         "command": command_line(),
         "generated": datetime.date.today().isoformat(),

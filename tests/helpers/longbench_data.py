@@ -9,12 +9,20 @@ difficulties and the three length buckets; each context is `words` words of pros
 (`longbench_v2/data.json`); `write_hub_longbench(home, rows)` into a temporary hub
 cache as the hub dataset THUDM/LongBench-v2. `write_answered_run` stores a run of a
 (non-reference) model that gave chosen answers to built examples.
+
+For the parity fixtures (scripts/parity/longbench_*.py and tests/parity/): the contexts
+whose middle cut is compared with the original's (`structure_rows`: prose of 300 to
+140,000 words and texts whose cut is hard: special-token text, Chinese without spaces,
+code, emoji, stray whitespace and a long run without spaces), `marker_row` (a question
+whose every part is a marker, to find the parts' order in a prompt) and `expand_output`
+(a stored output, or a recipe for a very long one).
 """
 
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
+import random
+from collections.abc import Callable, Mapping, Sequence
 from functools import lru_cache
 from pathlib import Path
 from typing import Any
@@ -141,3 +149,131 @@ def cached_longbench_release(cache: Path, n: int = 12) -> Path:
         __file__,
         str(n),
     )
+
+
+# The contexts of the structure fixture, by name: (kind, size). Kinds other than prose
+# put at the middle cut what a window at a context's end or a joint decode could get
+# wrong; each is cut at some of the fixture's lengths.
+STRUCTURE_CONTEXTS: tuple[tuple[str, str, int], ...] = (
+    ("prose_300", "prose", 300),
+    ("prose_3k", "prose", 3_000),
+    ("prose_30k", "prose", 30_000),
+    ("prose_140k", "prose", 140_000),
+    ("special_token_text", "special", 12_000),
+    ("chinese_no_spaces", "chinese", 40_000),
+    ("code", "code", 3_000),
+    ("emoji", "emoji", 12_000),
+    ("stray_whitespace", "whitespace", 12_000),
+    ("long_run_without_spaces", "run", 12_000),
+)
+_CJK = (
+    "的一是在不了有和人这中大为上个国我以要他时来用们生到作地于出就"
+    "分对成会可主发年动同工也能下过子说产种面而方后多定行学法所民得经"
+)
+
+
+def _special(words: int, offset: int) -> str:
+    parts = prose(words, offset).split(" ")
+    for i in range(0, len(parts), 97):  # text that reads as special tokens
+        parts[i] += " <|endoftext|>" if i % 2 else "<|im_start|>user"
+    return " ".join(parts)
+
+
+def _chinese(chars: int, seed: int) -> str:
+    rng = random.Random(seed)
+    out = []
+    for i in range(chars):
+        out.append(rng.choice(_CJK))
+        if i % 23 == 22:
+            out.append("，" if i % 3 else "。")
+    return "".join(out)
+
+
+def _code(lines: int, seed: int) -> str:
+    rng = random.Random(seed)
+    words = prose(lines * 3, seed).split(" ")
+    out = []
+    for i in range(lines):
+        indent = " " * (4 * rng.randrange(4)) + ("\t" if i % 17 == 0 else "")
+        name = "".join(ch for ch in words[3 * i] if ch.isalnum()).lower() or "x"
+        out.append(
+            f"{indent}{name}_{i} = compute({name!r}, {rng.randrange(10**6)})  # {words[3 * i + 1]}"
+        )
+        if i % 11 == 0:
+            out.append("")
+    return "\n".join(out)
+
+
+def _emoji(words: int, offset: int) -> str:
+    marks = (
+        "\U0001f600",
+        "\u00e9t\u00e9",
+        "\U0001f44d\U0001f3fd",
+        "\u2014",
+        "\u00a0",
+        "\U00020000",
+    )
+    parts = prose(words, offset).split(" ")
+    return " ".join(p + marks[i % len(marks)] if i % 3 == 0 else p for i, p in enumerate(parts))
+
+
+def _whitespace(words: int, offset: int) -> str:
+    parts = prose(words, offset).split(" ")
+    gaps = ("  ", "\r\n", "\n\n\n", " \t ", "      ")
+    text = "".join(p + (gaps[i % 5] if i % 7 == 0 else " ") for i, p in enumerate(parts))
+    return "  \n\t" + text + " \r\n  "  # both sides strip these ends
+
+
+def _run(words: int, offset: int) -> str:
+    half = prose(words // 2, offset)
+    blob = "".join(f"{(i * 2654435761) % 2**32:08x}" for i in range(words))  # no spaces
+    return half + " " + blob + " " + prose(words // 2, offset + words)
+
+
+_CONTEXT_MAKERS: dict[str, Callable[[int, int], str]] = {
+    "prose": prose,
+    "special": _special,
+    "chinese": _chinese,
+    "code": _code,
+    "emoji": _emoji,
+    "whitespace": _whitespace,
+    "run": _run,
+}
+
+
+def structure_rows() -> list[dict[str, Any]]:
+    """The questions of the structure fixture, one per STRUCTURE_CONTEXTS entry."""
+    rows = longbench_rows(len(STRUCTURE_CONTEXTS))
+    for i, (row, (name, kind, size)) in enumerate(zip(rows, STRUCTURE_CONTEXTS, strict=True)):
+        offset = 7_919 * (i + 1)
+        row["context"] = _CONTEXT_MAKERS[kind](size, offset)
+        row["question"] = f"({name}) {row['question']}"
+    return rows
+
+
+MARKERS = {
+    "document": "DOCUMENT-MARKER",
+    "question": "QUESTION-MARKER",
+    "choice_A": "CHOICE-A-MARKER",
+    "choice_B": "CHOICE-B-MARKER",
+    "choice_C": "CHOICE-C-MARKER",
+    "choice_D": "CHOICE-D-MARKER",
+    "reasoning": "REASONING-MARKER",
+}
+
+
+def marker_row() -> dict[str, Any]:
+    """One question whose document, question and options are MARKERS (the reasoning
+    marker is what a first call answers)."""
+    row = longbench_rows(1)[0]
+    row["context"], row["question"] = MARKERS["document"], MARKERS["question"]
+    for letter in LETTERS:
+        row[f"choice_{letter}"] = MARKERS[f"choice_{letter}"]
+    return row
+
+
+def expand_output(output: str | Mapping[str, Any]) -> str:
+    """A stored output: the text, or {"repeat", "times", "then"} for a very long one."""
+    if isinstance(output, str):
+        return output
+    return str(output["repeat"]) * int(output["times"]) + str(output["then"])

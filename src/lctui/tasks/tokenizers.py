@@ -29,6 +29,11 @@ REFERENCE_TOKENIZERS = tuple(_SOURCES)
 class TiktokenTokenizer:
     """A tiktoken encoding behind the `Tokenizer` protocol."""
 
+    # Byte-level BPE without normalisation: the bytes of a text's tokens are its UTF-8
+    # bytes, so decoding them gives the text back (a lone surrogate, encoded as U+FFFD,
+    # aside). tasks/longbench/middle.py slices a kept text instead of decoding it.
+    round_trips = True
+
     def __init__(self, name: str) -> None:
         if name not in _SOURCES:
             known = ", ".join(REFERENCE_TOKENIZERS)
