@@ -22,7 +22,7 @@ from typing import Any
 from lctui.core.hashing import stable_hash
 from lctui.core.types import CallRecord, Example, Generation, GenerationStatus, ModelSpec, Score
 from lctui.store.db import Store
-from lctui.store.read.runs import run_generation_ids
+from lctui.store.read.runs import model_generation_ids
 
 Progress = Callable[[int, int, Path], None]
 # Bad lines of one file listed one by one before the rest are counted in one line.
@@ -77,10 +77,12 @@ def _model_id(key: str, name: str) -> str:
 
 
 class ImportRuns:
-    """The runs one import writes into: opened on a model's first file, finished at the end.
+    """The runs one import writes into: one per model, started with its first new
+    generation (an import that adds nothing starts none), finished at the end.
 
-    `known` holds the ids of the generations the import's runs already hold (and those
-    written since), so a generation read again is skipped.
+    `known` holds the ids of the generations of the import's models already stored, by
+    any run (the same file imported before, alone or within a folder), and those written
+    since: a generation read again is skipped.
     """
 
     def __init__(self, store: Store, harness: Harness, source: Path) -> None:
@@ -89,9 +91,11 @@ class ImportRuns:
         self.source = source
         self.runs: dict[str, str] = {}  # model name -> run id
         self.known: set[str] = set()
+        self._commands: dict[str, dict[str, Any]] = {}  # run id -> command, until started
+        self._started: list[str] = []
 
     def open(self, model: str, path: str, command: Mapping[str, Any] | None = None) -> str:
-        """The run of `model` (recorded from `path`), started on first use; its id."""
+        """The run of `model` (recorded from `path`); its id."""
         if model in self.runs:
             return self.runs[model]
         run_id = self.harness.run_id(model, self.source)
@@ -101,10 +105,11 @@ class ImportRuns:
             path=path,
             description=f"{self.harness.title}'s own results (lctui import {self.harness.command})",
         )
-        self.store.add_model(spec, self.harness.model_id(model), "", 0)
+        model_id = self.harness.model_id(model)
+        self.store.add_model(spec, model_id, "", 0)
         argv = ["import", self.harness.command, str(self.source)]
-        self.store.start_run(run_id, {"argv": argv, **(command or {})})
-        self.known |= run_generation_ids(self.store, [run_id])
+        self._commands[run_id] = {"argv": argv, **(command or {})}
+        self.known |= model_generation_ids(self.store, [model_id])
         self.runs[model] = run_id
         return run_id
 
@@ -120,6 +125,10 @@ class ImportRuns:
         if generation.generation_id in self.known:
             return False
         self.known.add(generation.generation_id)
+        command = self._commands.pop(generation.run_id, None)
+        if command is not None:
+            self.store.start_run(generation.run_id, command)
+            self._started.append(generation.run_id)
         self.store.add_example(example)
         self.store.add_generation(generation, config)
         for score in scores:
@@ -127,10 +136,11 @@ class ImportRuns:
         return True
 
     def finish(self) -> tuple[str, ...]:
-        """Mark every run finished; their ids, by model name."""
-        for run_id in self.runs.values():
+        """Mark the runs started finished (writing what is buffered); their ids, by model."""
+        for run_id in self._started:
             self.store.finish_run(run_id, "finished")
-        return tuple(self.runs[m] for m in sorted(self.runs))
+        self.store.flush(force=True)
+        return tuple(r for r in (self.runs[m] for m in sorted(self.runs)) if r in self._started)
 
 
 def imported_generation(
