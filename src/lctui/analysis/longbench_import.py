@@ -282,7 +282,9 @@ def _write(
             CallRecord("answer", "", response, 0, 0, None, 0.0, None),
         )
     generation = imported_generation(
-        generation_id=stable_hash("longbench-gen", gen_key, relative),
+        # The file's name, not its folder: the same file imported alone or within a
+        # folder is the same generation.
+        generation_id=stable_hash("longbench-gen", gen_key, Path(relative).name),
         gen_key=gen_key,
         run_id=runs.runs[model],
         model_id=model_id,

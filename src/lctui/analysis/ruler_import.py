@@ -261,7 +261,9 @@ class _Importer:
         gen_key = stable_hash("ruler-gen", model_id, example.example_id, config_hash)
         relative = str(path.relative_to(self.root)) if path != self.root else path.name
         generation = imported_generation(
-            generation_id=stable_hash("ruler-gen", gen_key, relative),
+            # The file's name, not its folder: the same file imported alone or within a
+            # folder is the same generation; re-runs under other names are other attempts.
+            generation_id=stable_hash("ruler-gen", gen_key, path.name),
             gen_key=gen_key,
             run_id=self.runs.runs[model],
             model_id=model_id,
