@@ -22,7 +22,7 @@ from helpers.store_factories import write_tiny_run
 from lctui.analysis.ruler_files import RULER_TASKS
 from lctui.analysis.ruler_import import import_ruler_results
 from lctui.core.errors import UserInputError
-from lctui.store import open_store
+from lctui.store import Store, open_store
 from lctui.store.read.generations import load_example
 from lctui.store.read.runs import list_runs
 
@@ -70,16 +70,13 @@ def test_each_prediction_keeps_its_prompt_output_and_gold(imported: Path) -> Non
             model = "ruler:" + path.parents[3].name
             task = path.stem.rsplit("-", 1)[0] if path.stem not in RULER_TASKS else path.stem
             for line, row in enumerate(jsonl(path), start=1):
-                (gid,) = (
-                    store.cursor()
-                    .execute(
-                        "SELECT generation_id FROM generations AS g JOIN models AS m USING "
-                        "(model_id) WHERE m.name = ? AND g.config->>'ruler_file' = ? "
-                        "AND (g.config->>'ruler_line')::INT = ?",
-                        [model, str(path.relative_to(RULER_RESULTS)), line],
-                    )
-                    .fetchone()
+                found = store.cursor().execute(
+                    "SELECT generation_id FROM generations AS g JOIN models AS m USING "
+                    "(model_id) WHERE m.name = ? AND g.config->>'ruler_file' = ? "
+                    "AND (g.config->>'ruler_line')::INT = ?",
+                    [model, str(path.relative_to(RULER_RESULTS)), line],
                 )
+                (gid,) = found.fetchone() or (None,)
                 record = store.get_generation(gid)
                 assert record is not None and record.task == task
                 assert record.prompt == row["input"]  # the exact prompt sent
@@ -226,14 +223,9 @@ def test_a_folder_outside_rulers_layout_needs_the_model(tmp_path: Path) -> None:
     assert (length, where) == (1024, "rows") and not others
 
 
-def _rows_of(store: Any) -> list[tuple[Any, ...]]:
-    return (
-        store.cursor()
-        .execute(  # type: ignore[no-any-return]
-            "SELECT DISTINCT length, metadata->>'length_from' FROM examples"
-        )
-        .fetchall()
-    )
+def _rows_of(store: Store) -> list[tuple[Any, ...]]:
+    query = "SELECT DISTINCT length, metadata->>'length_from' FROM examples"
+    return store.cursor().execute(query).fetchall()
 
 
 def test_the_length_can_be_given(tmp_path: Path) -> None:
