@@ -280,3 +280,26 @@ def test_imported_answers_are_rescored_like_lctuis_own(imported: Path, tmp_path:
     with open_store(imported, read_only=True) as store:
         targets = score_targets(store, "all", models=[LLAMA])
     assert len(targets) == 28  # backend "harness": outputs lctui scored, not published numbers
+
+
+def test_data_rows_that_match_no_prediction_are_reported(tmp_path: Path) -> None:
+    folder = _copy_folder(tmp_path)
+    data = folder / "data" / "vt" / "validation.jsonl"
+    rows = jsonl(data)
+    rows[0]["input"] = rows[0]["input"].replace("Question", "Query")  # regenerated since
+    data.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
+    with open_store(tmp_path / "runs.duckdb") as store:
+        summary = import_ruler_results(store, tmp_path)
+        flags = (
+            store.cursor()
+            .execute(
+                "SELECT metadata->>'answer_prefix_separated' FROM examples WHERE task = 'vt' "
+                "ORDER BY idx"
+            )
+            .fetchall()
+        )
+    assert summary.problems == (
+        f"{data}: 1 prediction(s) match none of its rows (by the prompt they sent); their "
+        "answer prefix is not split off",
+    )
+    assert flags == [("false",), ("true",)]

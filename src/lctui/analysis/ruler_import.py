@@ -98,6 +98,7 @@ class _Task:
 
     values: list[float] = field(default_factory=list)
     empty: int = 0
+    unmatched: int = 0  # predictions no row of the data file matches
     added: int = 0
 
 
@@ -228,6 +229,11 @@ class _Importer:
             self.examples += read
             self._step(path)
         self.added += seen.added
+        if data is not None and seen.unmatched:
+            self.problems.append(
+                f"{data.path}: {seen.unmatched} prediction(s) match none of its rows (by the "
+                "prompt they sent); their answer prefix is not split off"
+            )
         if summary is not None:
             self.problems.extend(_check_summary(task, summary, seen))
 
@@ -256,6 +262,7 @@ class _Importer:
         assert score.value is not None  # the recall scorer always gives one
         seen.values.append(score.value)
         seen.empty += not ruler_prediction(output)
+        seen.unmatched += data is not None and not example.metadata["answer_prefix_separated"]
         model_id = RULER.model_id(model)
         config_hash = RULER.settings_hash({"max_new_tokens": task.answer_tokens})
         gen_key = stable_hash("ruler-gen", model_id, example.example_id, config_hash)
