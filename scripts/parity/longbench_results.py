@@ -33,7 +33,8 @@ import subprocess
 import tempfile
 from pathlib import Path
 
-from ruler_common import ROOT, command_line, snapshot_commit
+from helmet_common import ROOT, command_line, snapshot_commit
+from longbench_common import check_checkout
 
 from helpers.longbench_data import longbench_rows
 
@@ -138,8 +139,7 @@ def main() -> None:
     parser.add_argument("--python", required=True, help="a Python with tqdm and tiktoken")
     parser.add_argument("--commit", help="the snapshot's commit (default: its git HEAD)")
     args = parser.parse_args()
-    if not (args.longbench / "pred.py").is_file() or not (args.longbench / "result.py").is_file():
-        raise SystemExit(f"{args.longbench} is not a LongBench snapshot (no pred.py, result.py)")
+    check_checkout(args.longbench)
     commit = snapshot_commit(args.longbench, args.commit)
     command = command_line()
     rows = longbench_rows(QUESTIONS, words=WORDS)
