@@ -192,10 +192,13 @@ def test_reimport_adds_nothing(tmp_path: Path) -> None:
     with open_store(db) as store:
         counts = {t: store.cursor().execute(f"SELECT count(*) FROM {t}").fetchone() for t in TABLES}
         again = import_helmet_results(store, FIXTURES)
+        # One model's folder alone (another run): its answers are stored already (this
+        # once failed on a duplicate generation id).
+        alone = import_helmet_results(store, FIXTURES / "Qwen2.5-7B-Instruct")
         store.flush(force=True)
         after = {t: store.cursor().execute(f"SELECT count(*) FROM {t}").fetchone() for t in TABLES}
-    assert (first.added, again.added) == (17, 0)
-    assert after == counts
+    assert (first.added, again.added, alone.added) == (17, 0, 0)
+    assert after == counts and alone.runs == ()
 
 
 def test_bad_files_are_named_and_the_others_imported(tmp_path: Path) -> None:

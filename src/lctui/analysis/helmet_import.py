@@ -31,52 +31,38 @@ position, row id), so two models HELMET ran on the same rows share their example
 from __future__ import annotations
 
 import dataclasses
-import functools
 import json
-import math
 import time
-from collections.abc import Callable, Iterable, Mapping
-from dataclasses import dataclass, field
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from lctui.analysis.harness_import import (
+    BadFile,
+    Harness,
+    ImportRuns,
+    ImportSummary,
+    Progress,
+    imported_generation,
+    number,
+)
 from lctui.analysis.helmet_datasets import HelmetDataset, helmet_dataset
 from lctui.core.errors import UserInputError
 from lctui.core.hashing import stable_hash
-from lctui.core.types import (
-    Example,
-    Generation,
-    GenerationStatus,
-    ModelSpec,
-    RubricPoint,
-    Score,
-    ScoreStatus,
-)
+from lctui.core.types import Example, RubricPoint, Score, ScoreStatus
 from lctui.scoring import score_example
 from lctui.store.db import Store
-from lctui.store.read.runs import run_generation_ids
 from lctui.store.scorer_versions import PUBLISHED_BACKEND
 
+HELMET = Harness("helmet", "HELMET", "helmet-results", PUBLISHED_BACKEND)
 JUDGE_SUFFIX = "-gpt4eval_o.json"
 SCORE_SUFFIX = ".json.score"
-MODEL_PREFIX = "helmet:"
 NOT_STORED = "not stored by HELMET"
 # HELMET's file holds every field of the test row but the context; fields this large
 # (ALCE's documents, an API model's prompt) are left out of the example's metadata.
 _MAX_FIELD_CHARS = 2000
 _TOLERANCE = 1e-6  # HELMET's means are numpy floats of the same numbers
-Progress = Callable[[int, int, Path], None]
-
-
-@dataclass(frozen=True)
-class HelmetImportSummary:
-    files: int  # result files found
-    imported: int  # of them read without a problem
-    examples: int  # examples read
-    added: int  # generations written (0 when everything was already there)
-    models: tuple[str, ...]
-    problems: tuple[str, ...] = ()  # one line per file not imported (or doubtful), with why
-    runs: tuple[str, ...] = field(default=())
 
 
 @dataclass(frozen=True)
@@ -87,23 +73,6 @@ class _File:
     args: Mapping[str, Any]
     items: list[Mapping[str, Any]]
     means: Mapping[str, Any]  # averaged_metrics, plus ALCE's .score numbers
-
-
-class _BadFile(Exception):
-    """A result file that cannot be imported; str() says why."""
-
-
-def model_name_for(path_or_name: str) -> str:
-    return MODEL_PREFIX + path_or_name.rstrip("/").rsplit("/", 1)[-1]
-
-
-@functools.cache
-def model_id_for(name: str) -> str:
-    return stable_hash("helmet-import", name)
-
-
-def run_id_for(model: str, folder: Path) -> str:
-    return "helmet-" + stable_hash("helmet-import-run", model, str(folder), length=12)
 
 
 def result_files(folder: Path) -> list[Path]:
@@ -123,7 +92,7 @@ def import_helmet_results(
     *,
     model: str | None = None,
     progress: Progress | None = None,
-) -> HelmetImportSummary:
+) -> ImportSummary:
     """Import every HELMET result file under `folder` into `store`.
 
     A file that cannot be read is named in the summary's `problems` with why; the
@@ -143,42 +112,33 @@ def import_helmet_results(
     for done, path in enumerate(paths, start=1):
         try:
             files.append(_read(path, model))
-        except _BadFile as why:
+        except BadFile as why:
             problems.append(f"{path}: {why}")
         if progress is not None:
             progress(done, len(paths), path)
     models = sorted({f.model for f in files})
-    runs = {m: run_id_for(m, root) for m in models}
-    known = run_generation_ids(store, list(runs.values()))
+    runs = ImportRuns(store, HELMET, root)
     for name in models:
-        spec = ModelSpec(
-            name=name,
-            backend=PUBLISHED_BACKEND,
-            path=next(str(f.args.get("model_name_or_path", "")) for f in files if f.model == name),
-            description="HELMET's own results (lctui import helmet-results)",
-        )
-        store.add_model(spec, model_id_for(name), "", 0)
         means = {f.path.name: dict(f.means) for f in files if f.model == name}
-        store.start_run(
-            runs[name],
-            {"argv": ["import", "helmet-results", str(root)], "helmet_averaged_metrics": means},
+        runs.open(
+            name,
+            next(str(f.args.get("model_name_or_path", "")) for f in files if f.model == name),
+            {"helmet_averaged_metrics": means},
         )
     added = 0
     now = time.time()
     for file in files:
-        written, values = _write(store, file, runs[file.model], known, now)
+        written, values = _write(runs, file, now)
         added += written
         problems.extend(_check_means(file, values))
-    for name in models:
-        store.finish_run(runs[name], "finished")
-    return HelmetImportSummary(
+    return ImportSummary(
         files=len(paths),
         imported=len(files),
         examples=sum(len(f.items) for f in files),
         added=added,
         models=tuple(models),
         problems=tuple(problems),
-        runs=tuple(runs[m] for m in models),
+        runs=runs.finish(),
     )
 
 
@@ -186,30 +146,30 @@ def _read(path: Path, model: str | None) -> _File:
     try:
         content = json.loads(path.read_text(encoding="utf-8"))
     except (OSError, UnicodeDecodeError, json.JSONDecodeError) as err:
-        raise _BadFile(f"not readable as JSON ({err})") from None
+        raise BadFile(f"not readable as JSON ({err})") from None
     if not isinstance(content, dict) or not isinstance(content.get("args"), dict):
-        raise _BadFile("not a HELMET result file (no `args` object)")
+        raise BadFile("not a HELMET result file (no `args` object)")
     args = content["args"]
     items = content.get("data")
     if not isinstance(items, list) or not all(isinstance(i, dict) for i in items):
-        raise _BadFile("no `data` list of examples")
+        raise BadFile("no `data` list of examples")
     name = args.get("datasets")
     if not isinstance(name, str) or not name:
-        raise _BadFile("`args.datasets` names no dataset")
+        raise BadFile("`args.datasets` names no dataset")
     dataset = helmet_dataset(name)
     if dataset is None:
-        raise _BadFile(f"HELMET dataset {name!r} has no lctui task (helmet_datasets.py)")
+        raise BadFile(f"HELMET dataset {name!r} has no lctui task (helmet_datasets.py)")
     length = args.get("input_max_length")
     if isinstance(length, str) and length.isdigit():
         length = int(length)
     if not isinstance(length, int) or isinstance(length, bool) or length <= 0:
-        raise _BadFile(f"`args.input_max_length` is {length!r}, not one length in tokens")
+        raise BadFile(f"`args.input_max_length` is {length!r}, not one length in tokens")
     path_name = args.get("model_name_or_path")
     if model is None and (not isinstance(path_name, str) or not path_name):
-        raise _BadFile("`args.model_name_or_path` is missing; name the model with --model")
+        raise BadFile("`args.model_name_or_path` is missing; name the model with --model")
     for n, item in enumerate(items):
         if not isinstance(item.get("output"), str):
-            raise _BadFile(f"example {n} has no `output` text")
+            raise BadFile(f"example {n} has no `output` text")
     means = dict(content.get("averaged_metrics") or {})
     score = path.with_name(
         path.name.removesuffix(JUDGE_SUFFIX).removesuffix(".json") + SCORE_SUFFIX
@@ -218,16 +178,8 @@ def _read(path: Path, model: str | None) -> _File:
         try:
             means.update(json.loads(score.read_text(encoding="utf-8")))
         except (OSError, UnicodeDecodeError, json.JSONDecodeError, TypeError, ValueError) as err:
-            raise _BadFile(f"its {score.name} is not readable ({err})") from None
-    return _File(path, dataset, model or model_name_for(str(path_name)), args, items, means)
-
-
-def _number(value: Any) -> float | None:
-    if isinstance(value, bool):
-        return float(value)
-    if isinstance(value, (int, float)) and math.isfinite(value):
-        return float(value)
-    return None
+            raise BadFile(f"its {score.name} is not readable ({err})") from None
+    return _File(path, dataset, model or HELMET.model_name(str(path_name)), args, items, means)
 
 
 def _check_means(file: _File, values: list[float | None]) -> list[str]:
@@ -238,7 +190,7 @@ def _check_means(file: _File, values: list[float | None]) -> list[str]:
     kept = [v for v in values if v is not None]
     if not kept:
         return [f"{file.path}: no example holds HELMET's per-example {key!r}; imported unscored"]
-    if _number(file.means.get(key)) is None:
+    if number(file.means.get(key)) is None:
         return []
     mean = 100 * sum(kept) / len(kept)
     stated = float(file.means[key])
@@ -297,9 +249,7 @@ def _example(file: _File, index: int, item: Mapping[str, Any]) -> Example:
     groups = _answer_groups(ds, item) if ds.mean_key is not None else None
     scoring = {"scorer": ds.scorer, "answer_groups": groups} if groups is not None else {}
     metric_keys = {
-        k
-        for k, v in item.items()
-        if _number(v) is not None and k not in ("input_len", "output_len")
+        k for k, v in item.items() if number(v) is not None and k not in ("input_len", "output_len")
     }
     return Example(
         example_id=example_id,
@@ -341,13 +291,12 @@ def _extracted(parsed: Any) -> tuple[str, ...]:
     return (str(parsed),)
 
 
-def _write(
-    store: Store, file: _File, run_id: str, known: set[str], now: float
-) -> tuple[int, list[float | None]]:
+def _write(runs: ImportRuns, file: _File, now: float) -> tuple[int, list[float | None]]:
     """Write the file's examples not yet stored; return how many, and every example's
     imported value (None: no score)."""
     args, ds = file.args, file.dataset
-    model_id = model_id_for(file.model)
+    run_id = runs.runs[file.model]
+    model_id = HELMET.model_id(file.model)
     config = {
         "max_new_tokens": args.get("generation_max_length"),
         "temperature": args.get("temperature"),
@@ -359,7 +308,7 @@ def _write(
     # settings from two files (a re-run under another --tag) are attempts of one key,
     # and the views show one of them, as for a re-run of lctui's own.
     settings = {k: v for k, v in config.items() if k != "helmet_file"}
-    config_hash = stable_hash("helmet-config", json.dumps(settings, sort_keys=True, default=str))
+    config_hash = HELMET.settings_hash(settings)
     added = 0
     values: list[float | None] = []
     for index, item in enumerate(file.items):
@@ -368,35 +317,23 @@ def _write(
         gen_id = stable_hash("helmet-gen", gen_key, file.path.name)
         rule = _rule_score(ds, example, item)
         values.append(rule.value if rule is not None else None)
-        if gen_id in known:
+        if gen_id in runs.known:
             continue
-        store.add_example(example)
-        store.add_generation(
-            Generation(
-                generation_id=gen_id,
-                gen_key=gen_key,
-                run_id=run_id,
-                model_id=model_id,
-                example_id=example.example_id,
-                config_hash=config_hash,
-                status=GenerationStatus.OK,
-                output=str(item["output"]),
-                prompt_tokens=int(_number(item.get("input_len")) or 0),
-                output_tokens=int(_number(item.get("output_len")) or 0),
-                ttft_s=None,
-                latency_s=0.0,
-                finish_reason=None,
-                error=None,
-                started_at=now,
-            ),
-            config,
+        generation = imported_generation(
+            generation_id=gen_id,
+            gen_key=gen_key,
+            run_id=run_id,
+            model_id=model_id,
+            example_id=example.example_id,
+            config_hash=config_hash,
+            output=str(item["output"]),
+            prompt_tokens=int(number(item.get("input_len")) or 0),
+            output_tokens=int(number(item.get("output_len")) or 0),
+            started_at=now,
         )
-        if rule is not None:
-            store.add_score(gen_id, rule)
         judged = _judge_score(ds, item.get("gpt-4-scores"))
-        if judged is not None:
-            store.add_score(gen_id, judged)
-        added += 1
+        scores = [s for s in (rule, judged) if s is not None]
+        added += runs.write(generation, config, example, scores)
     return added, values
 
 
@@ -412,13 +349,13 @@ def _rule_score(ds: HelmetDataset, example: Example, item: Mapping[str, Any]) ->
         why = f"{scored.explanation} Scored by lctui: HELMET's file keeps only ALCE's means."
         return dataclasses.replace(scored, explanation=why)
     key = ds.helmet_metric
-    value = _number(item.get(key)) if key is not None else None
+    value = number(item.get(key)) if key is not None else None
     if key is None or value is None:
         return None
     metrics = {
         k: v
         for k, v in item.items()
-        if _number(v) is not None and k not in ("input_len", "output_len")
+        if number(v) is not None and k not in ("input_len", "output_len")
     }
     return Score(
         ds.scorer,
@@ -461,7 +398,7 @@ def _judge_score(ds: HelmetDataset, verdict: Any) -> Score | None:
     if ds.judge is None or not isinstance(verdict, dict):
         return None
     if ds.judge == "qa":
-        fluency, correct = _number(verdict.get("fluency")), _number(verdict.get("correctness"))
+        fluency, correct = number(verdict.get("fluency")), number(verdict.get("correctness"))
         if fluency is None or correct is None:
             return None
         points: tuple[RubricPoint, ...] = (
@@ -475,7 +412,7 @@ def _judge_score(ds: HelmetDataset, verdict: Any) -> Score | None:
         return Score(
             "judge", "judge_qa", value, ScoreStatus.OK, (), why, points, {"helmet": verdict}, None
         )
-    f1 = _number(verdict.get("f1"))
+    f1 = number(verdict.get("f1"))
     if f1 is None:
         return None
     points = tuple(
@@ -486,9 +423,9 @@ def _judge_score(ds: HelmetDataset, verdict: Any) -> Score | None:
             verdict.get(f"{text}_output", "") or f"HELMET's judge: {name}",
         )
         for name, text, v in (
-            ("fluent", "flunecy", _number(verdict.get("fluency")) or 0.0),
-            ("key points recalled", "recall", _number(verdict.get("recall")) or 0.0),
-            ("sentences supported", "precision", _number(verdict.get("precision")) or 0.0),
+            ("fluent", "flunecy", number(verdict.get("fluency")) or 0.0),
+            ("key points recalled", "recall", number(verdict.get("recall")) or 0.0),
+            ("sentences supported", "precision", number(verdict.get("precision")) or 0.0),
         )
     )
     why = "HELMET's GPT-4 judge: fluency x F1 of key-point recall and sentence precision"

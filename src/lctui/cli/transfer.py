@@ -1,18 +1,18 @@
 """`lctui export` and `lctui import runs`: move runs between results files as Parquet.
 
-`lctui import lifbench-scores` loads LIFBench's published per-point score CSVs;
-`lctui import helmet-results` the original HELMET's per-dataset result files.
+`lctui import lifbench-scores` loads LIFBench's published per-point score CSVs; the
+importers of the original harnesses' results (`helmet-results`, `ruler-results`,
+`longbench-results`) are in cli/import_results.py.
 """
 
 from __future__ import annotations
 
 import argparse
-import sys
-from pathlib import Path
 from typing import Any
 
 from rich.console import Console
 
+from lctui.cli import import_results
 from lctui.cli.db_options import common_options, resolve_db
 
 
@@ -37,24 +37,7 @@ def add_parsers(sub: Any) -> None:
     lif.add_argument("folder")
     common_options(lif)
     lif.set_defaults(handler=cmd_import_lifbench)
-    helmet = kinds.add_parser(
-        "helmet-results",
-        help="a folder of the original HELMET's result files (its eval.py --output_dir)",
-        description="Load HELMET's per-dataset result JSONs (and its GPT-4 judge's "
-        "-gpt4eval_o.json, ALCE's .json.score) as one run per model: HELMET's per-example "
-        "scores under lctui's task names and metrics, its outputs and token counts. HELMET "
-        "stored no prompt: imported examples say so. Files that cannot be read are listed "
-        "and skipped; importing a folder again adds nothing.",
-    )
-    helmet.add_argument("folder")
-    helmet.add_argument(
-        "--model",
-        metavar="NAME",
-        help="record the results under this model name (default: helmet:<the model's "
-        "name in the files>)",
-    )
-    common_options(helmet)
-    helmet.set_defaults(handler=cmd_import_helmet)
+    import_results.add_parsers(kinds)
 
 
 def cmd_export(args: argparse.Namespace) -> int:
@@ -89,33 +72,5 @@ def cmd_import_lifbench(args: argparse.Namespace) -> int:
     Console().print(
         f"Imported {summary.added} new response(s) of {len(summary.models)} model(s) "
         f"({summary.rows} row(s) in {summary.files} file(s)) from {args.folder} into {db}"
-    )
-    return 0
-
-
-def cmd_import_helmet(args: argparse.Namespace) -> int:
-    from lctui.analysis.helmet_import import import_helmet_results
-    from lctui.store import open_store
-
-    def progress(done: int, total: int, path: Path) -> None:
-        if total >= 20 and (done % 20 == 0 or done == total):
-            print(f"read {done}/{total} file(s)", file=sys.stderr, flush=True)
-
-    db = resolve_db(args).path
-    with open_store(db) as store:
-        summary = import_helmet_results(store, args.folder, model=args.model, progress=progress)
-    console = Console()
-    for problem in summary.problems:
-        # One line per file, unwrapped, so that it can be grepped.
-        console.print(
-            f"skipped or doubtful: {problem}", markup=False, highlight=False, soft_wrap=True
-        )
-    console.print(
-        f"Imported {summary.added} new response(s) of {len(summary.models)} model(s) "
-        f"({', '.join(summary.models) or 'none'}) from {summary.imported} of {summary.files} "
-        f"HELMET result file(s) in {args.folder} into {db}",
-        markup=False,
-        highlight=False,
-        soft_wrap=True,
     )
     return 0

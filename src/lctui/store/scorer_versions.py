@@ -23,6 +23,10 @@ import duckdb
 # The backend of the models `lctui import lifbench-scores` records: published scores,
 # with empty outputs, never re-scored.
 PUBLISHED_BACKEND = "imported"
+# The backend of the models `lctui import ruler-results` and `longbench-results` record:
+# the outputs an original harness stored, scored by lctui's scorers, so their scores
+# carry a scorer version and `lctui rescore` redoes them as it does any run's.
+HARNESS_BACKEND = "harness"
 
 _VERSIONED = ("scores", "rubric_points")
 

@@ -30,7 +30,7 @@ from __future__ import annotations
 
 import json
 import threading
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -254,6 +254,19 @@ def _read_lines(path: Path) -> JsonLines:
     rows: list[Mapping[str, Any]] = []
     lines: list[int] = []
     problems: list[DataProblem] = []
+    for number, row in json_lines(path):
+        if isinstance(row, str):
+            problems.append(DataProblem(str(path), number, row))
+        else:
+            rows.append(row)
+            lines.append(number)
+    return JsonLines(str(path), tuple(rows), tuple(lines), tuple(problems))
+
+
+def json_lines(path: Path) -> Iterator[tuple[int, Mapping[str, Any] | str]]:
+    """Each non-blank line of a JSON-lines file, read one at a time (a harness's
+    prediction files of 128K-token prompts run to gigabytes): (line number, the object),
+    or (line number, why it is none). OSError when the file cannot be opened."""
     with path.open("rb") as handle:
         for number, raw in enumerate(handle, start=1):
             if not raw.strip():
@@ -261,11 +274,6 @@ def _read_lines(path: Path) -> JsonLines:
             try:
                 row = json.loads(raw)
             except (ValueError, UnicodeDecodeError) as err:
-                problems.append(DataProblem(str(path), number, f"not valid JSON ({err})"))
+                yield number, f"not valid JSON ({err})"
                 continue
-            if not isinstance(row, dict):
-                problems.append(DataProblem(str(path), number, "not a JSON object"))
-                continue
-            rows.append(row)
-            lines.append(number)
-    return JsonLines(str(path), tuple(rows), tuple(lines), tuple(problems))
+            yield number, row if isinstance(row, dict) else "not a JSON object"

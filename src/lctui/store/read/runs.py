@@ -110,6 +110,16 @@ def run_generation_ids(src: Source, run_ids: Sequence[str]) -> set[str]:
     return {str(r[0]) for r in rows}
 
 
+def model_generation_ids(src: Source, model_ids: Sequence[str]) -> set[str]:
+    """The ids of every generation (any run, attempt and status) of the models."""
+    with cursor_of(src) as cur:
+        rows = cur.execute(
+            "SELECT generation_id FROM generations WHERE list_contains(?, model_id)",
+            [list(model_ids)],
+        ).fetchall()
+    return {str(r[0]) for r in rows}
+
+
 @dataclass(frozen=True)
 class ModelThroughput:
     """Prompt tokens read and seconds of latency summed over a model's generations that

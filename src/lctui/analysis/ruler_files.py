@@ -1,0 +1,276 @@
+"""Where RULER's files are and what surrounds its prediction rows: the importer's map.
+
+RULER's run.sh lays a benchmark root out as `{root}/{model}/{benchmark}/{length}/`, with
+`data/{task}/validation.jsonl` (prepare.py: `{index, input, outputs, length,
+length_w_model_temp, answer_prefix, ...}`, the input without its answer prefix) and
+`pred/` (call_api.py: `{task}.jsonl`, or `{task}-{i}.jsonl` when the work was split in
+chunks, with rows `{index, pred, input, outputs, others, truncation, length}`, whose
+input is the data's input with its answer prefix: the prompt sent). eval/evaluate.py
+merges the chunks of a task into `{task}.jsonl` (in the sorted order of their names),
+scores every task and writes `summary.csv` (`summary-{task}.csv` for one task): rows
+Tasks, Score (x100, rounded to 2 places) and Nulls (`empty/total`), under a header row
+of column numbers. The tables here name RULER's tasks as strings, like
+helmet_datasets.py: the importer reads numbers and prompts, it builds no example.
+"""
+
+from __future__ import annotations
+
+import csv
+import hashlib
+import json
+import re
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from lctui.tasks.datasets import json_lines
+
+PRED_FOLDER = "pred"
+DATA_FOLDER = "data"
+SUBSETS = ("validation", "test")  # prepare.py's --subset: its data file's name
+SUMMARY = "summary.csv"
+_CHUNK = re.compile(r"^(?P<task>.+)-(?P<chunk>\d+)\.jsonl$")
+_ONE_TASK_SUMMARY = re.compile(r"^summary-(?P<task>.+)\.csv$")
+
+
+@dataclass(frozen=True)
+class RulerTask:
+    """One of RULER's tasks (its synthetic.yaml names) as lctui records it."""
+
+    name: str
+    kind: str  # niah | vt | cwe | fwe | qa: what its answers look like
+    category: str  # lctui's category of the task
+    metric: str  # RULER's metric of its family (eval/synthetic/constants.py)
+    answer_tokens: int  # RULER's tokens_to_generate of its family
+
+
+def _task(name: str, kind: str) -> RulerTask:
+    qa = kind == "qa"
+    tokens = {"niah": 128, "vt": 30, "cwe": 120, "fwe": 50, "qa": 32}[kind]
+    return RulerTask(
+        name,
+        kind,
+        "qa" if qa else "synthetic",
+        "string_match_part" if qa else "string_match_all",
+        tokens,
+    )
+
+
+_NIAH = (
+    "niah_single_1", "niah_single_2", "niah_single_3", "niah_multikey_1", "niah_multikey_2",
+    "niah_multikey_3", "niah_multivalue", "niah_multiquery",
+)  # fmt: skip
+RULER_TASKS: dict[str, RulerTask] = {
+    task.name: task
+    for task in (
+        *(_task(name, "niah") for name in _NIAH),
+        _task("vt", "vt"),
+        _task("cwe", "cwe"),
+        _task("fwe", "fwe"),
+        _task("qa_1", "qa"),
+        _task("qa_2", "qa"),
+    )
+}
+
+
+@dataclass(frozen=True)
+class PredFolder:
+    """One folder of prediction files (one model, benchmark and length in RULER's layout)."""
+
+    path: Path
+    model: str | None  # the model folder's name, when the layout names one
+    benchmark: str | None
+    length: int | None  # the length folder's name, when it is a number
+    data: Path | None  # the data folder beside it, when there is one
+    tasks: tuple[tuple[RulerTask, tuple[Path, ...]], ...]  # each task's files, in order
+    others: tuple[Path, ...] = ()  # JSON-lines files named after no RULER task
+
+    @property
+    def files(self) -> int:
+        return sum(len(paths) for _, paths in self.tasks) + len(self.others)
+
+
+def pred_folders(root: Path) -> list[PredFolder]:
+    """Every prediction folder under `root` (folders named `pred`, or `root` itself when
+    it holds JSON-lines files directly), in path order."""
+    found = {
+        p.parent for p in root.rglob("*.jsonl") if p.is_file() and p.parent.name == PRED_FOLDER
+    }
+    if any(p.is_file() for p in root.glob("*.jsonl")):
+        found.add(root)
+    return [_folder(path) for path in sorted(found)]
+
+
+def _folder(path: Path) -> PredFolder:
+    named: dict[str, list[tuple[int, str, Path]]] = {}
+    others: list[Path] = []
+    for file in sorted(p for p in path.glob("*.jsonl") if p.is_file()):
+        chunk = _CHUNK.match(file.name)
+        if file.stem in RULER_TASKS:
+            named.setdefault(file.stem, []).append((0, "", file))
+        elif chunk is not None and chunk["task"] in RULER_TASKS:
+            # evaluate.py concatenates chunks in the sorted order of their names.
+            named.setdefault(chunk["task"], []).append((1, file.name, file))
+        else:
+            others.append(file)
+    tasks = tuple(
+        (RULER_TASKS[name], tuple(p for *_, p in sorted(files)))
+        for name, files in sorted(named.items(), key=lambda kv: list(RULER_TASKS).index(kv[0]))
+    )
+    parent = path.parent
+    laid_out = path.name == PRED_FOLDER and parent.name.isdigit()
+    data = parent / DATA_FOLDER if path.name == PRED_FOLDER else None
+    return PredFolder(
+        path=path,
+        model=parent.parent.parent.name if laid_out else None,
+        benchmark=parent.parent.name if laid_out else None,
+        length=int(parent.name) if laid_out else None,
+        data=data if data is not None and data.is_dir() else None,
+        tasks=tasks,
+        others=tuple(others),
+    )
+
+
+@dataclass(frozen=True)
+class TaskSummary:
+    """evaluate.py's line for one task: its score (x100, 2 places) and nulls."""
+
+    path: Path
+    score: float | None
+    nulls: str
+
+
+def read_summaries(folder: Path) -> tuple[dict[str, TaskSummary], list[str]]:
+    """The task lines of the folder's summary files (a newer file wins for a task), and
+    one problem line per file that cannot be read."""
+    paths = [
+        p
+        for p in folder.glob("summary*.csv")
+        if p.name == SUMMARY or _ONE_TASK_SUMMARY.match(p.name)
+    ]
+    found: dict[str, TaskSummary] = {}
+    problems: list[str] = []
+    for path in sorted(paths, key=lambda p: (p.stat().st_mtime_ns, p.name)):
+        try:
+            with path.open(encoding="utf-8", newline="") as handle:
+                rows = {row[0]: row[1:] for row in csv.reader(handle) if row}
+        except (OSError, UnicodeDecodeError, csv.Error) as err:
+            problems.append(f"{path}: not readable as evaluate.py's summary ({err}); not checked")
+            continue
+        tasks, scores, nulls = rows.get("Tasks"), rows.get("Score"), rows.get("Nulls")
+        if tasks is None or scores is None or len(scores) != len(tasks):
+            problems.append(f"{path}: no Tasks and Score rows of evaluate.py; not checked")
+            continue
+        for i, task in enumerate(tasks):
+            null = nulls[i] if nulls is not None and i < len(nulls) else ""
+            found[task] = TaskSummary(path, _float(scores[i]), null)
+    return found, problems
+
+
+def _float(text: str) -> float | None:
+    try:
+        return float(text)
+    except ValueError:
+        return None
+
+
+def prompt_digest(text: str) -> str:
+    return hashlib.blake2b(text.encode("utf-8"), digest_size=16).hexdigest()
+
+
+@dataclass(frozen=True)
+class DataRow:
+    """What the importer keeps of one data row: not its input (re-read when needed),
+    but the digest of the prompt it makes, to find the prediction of that prompt."""
+
+    line: int
+    offset: int  # of its line in the file, to read its input again
+    digest: str  # of input + answer_prefix: the prompt call_api.py sent
+    answer_prefix: str
+    outputs: tuple[str, ...]
+    fields: Mapping[str, Any]  # its other small fields (token_position_answer, ...)
+
+
+@dataclass
+class DataIndex:
+    """The rows of one data file by their `index` (niah's rows reuse the name for the
+    needle's character offset, so an index may repeat)."""
+
+    path: Path
+    rows: dict[str, list[DataRow]] = field(default_factory=dict)
+    problems: list[str] = field(default_factory=list)
+
+    def match(self, index: Any, prompt: str | None, outputs: Sequence[str]) -> DataRow | None:
+        """The data row of a prediction row: the one whose prompt it sent, or without its
+        prompt the only row of its index and answers."""
+        rows = self.rows.get(str(index), [])
+        if prompt is not None:
+            digest = prompt_digest(prompt)
+            return next((r for r in rows if r.digest == digest), None)
+        same = [r for r in rows if list(r.outputs) == list(outputs)]
+        return same[0] if len(same) == 1 else None
+
+    def input_of(self, row: DataRow) -> str:
+        """The input of `row`, read from its line again."""
+        with self.path.open("rb") as handle:
+            handle.seek(row.offset)
+            return str(json.loads(handle.readline())["input"])
+
+
+def data_file(folder: PredFolder, task: str) -> Path | None:
+    """The task's data file beside the predictions (data/{task}/validation.jsonl)."""
+    if folder.data is None:
+        return None
+    for subset in SUBSETS:
+        path = folder.data / task / f"{subset}.jsonl"
+        if path.is_file():
+            return path
+    return None
+
+
+_SMALL = 200  # characters: data fields kept in the example's metadata
+
+
+def read_data_index(path: Path) -> DataIndex:
+    """The index of a data file; unreadable lines are problems (the predictions of those
+    rows are imported without their data row)."""
+    index = DataIndex(path)
+    offsets = _line_offsets(path)
+    for line, row in json_lines(path):
+        if isinstance(row, str):
+            index.problems.append(f"{path}:{line}: {row}; its prediction is imported without it")
+            continue
+        text, prefix, outputs = row.get("input"), row.get("answer_prefix", ""), row.get("outputs")
+        if (
+            not isinstance(text, str)
+            or not isinstance(prefix, str)
+            or not isinstance(outputs, list)
+        ):
+            index.problems.append(f"{path}:{line}: no input, answer_prefix and outputs; skipped")
+            continue
+        small = {
+            k: v
+            for k, v in row.items()
+            if k not in ("input", "answer_prefix", "outputs", "index") and len(repr(v)) <= _SMALL
+        }
+        entry = DataRow(
+            line,
+            offsets[line - 1],
+            prompt_digest(text + prefix),
+            prefix,
+            tuple(str(o) for o in outputs),
+            small,
+        )
+        index.rows.setdefault(str(row.get("index")), []).append(entry)
+    return index
+
+
+def _line_offsets(path: Path) -> list[int]:
+    offsets: list[int] = []
+    position = 0
+    with path.open("rb") as handle:
+        for raw in handle:
+            offsets.append(position)
+            position += len(raw)
+    return offsets
