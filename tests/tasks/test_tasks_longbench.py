@@ -253,3 +253,23 @@ def test_the_hub_dataset_is_read_from_the_cache_without_data(tmp_path: Path) -> 
     with duckdb.connect(str(db), read_only=True) as con:
         found = con.execute("SELECT count(*), avg(score) FROM results").fetchone()
     assert found == (2, 1.0)
+
+
+def test_show_prints_the_reasoning_call_and_the_answer_calls_prompt(
+    data_dir: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    db = tmp_path / "runs.duckdb"
+    args = ["run", "--model", "gold", "--tasks", "longbench_v2_cot", "--lengths", "8k", "--n", "1"]
+    assert main([*args, "--data", str(data_dir), "--db", str(db)]) == 0
+    with duckdb.connect(str(db), read_only=True) as con:
+        found = con.execute(
+            "SELECT generation_id, calls->>'$[1].prompt' FROM generations"
+        ).fetchone()
+    assert found is not None
+    generation_id, answer_prompt = found
+    capsys.readouterr()
+    assert main(["show", generation_id, "--db", str(db), "--full"]) == 0
+    shown = capsys.readouterr().out
+    assert "Call 1: reasoning" in shown and "Call 2: answer" in shown
+    assert shown.index("Call 1: reasoning") < shown.index("Call 2: answer") < shown.index("Output")
+    assert "The document was shown before" in answer_prompt

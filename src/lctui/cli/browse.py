@@ -212,6 +212,15 @@ def _print_generation(r: GenerationRecord, full: bool) -> None:
         console.print(escape(prompt[:1500]), highlight=False)
         console.print(f"[dim]… {len(prompt) - 3000} characters omitted (use --full) …[/]")
         console.print(escape(prompt[-1500:]), highlight=False)
+    for number, call in enumerate(r.calls[:-1], start=1):
+        # A two-call answer (LongBench v2's chain of thought): the calls before the scored
+        # one, with their own prompts where they are not the generation's.
+        console.print(f"[bold]Call {number}: {call.role}[/] ({call.output_tokens} tokens)")
+        console.print(escape(call.output) if call.output else "[dim](empty)[/]")
+    if r.calls:
+        last = r.calls[-1]
+        console.print(f"[bold]Call {len(r.calls)}: {last.role}[/], its prompt:")
+        console.print(escape(last.prompt) if last.prompt else "[dim](not stored)[/]")
     console.print(f"[bold]Output[/] ({r.status}):")
     console.print(escape(r.output) if r.output else "[dim](empty)[/]")
     if r.error:
