@@ -17,10 +17,12 @@ from lctui.store.read.catalog import EXAMPLE_RUNS
 def add_parsers(sub: Any) -> None:
     stats = sub.add_parser(
         "stats",
-        help="tokens, tok/s, time to first token and cost per run and model",
+        help="tokens, tok/s, time to first token and cost per run and model; servers' shares",
         description="Accounting per run and model: prompt and output tokens, throughput "
         "(tokens per second of wall time), time to first token percentiles, errors, and an "
-        "estimated cost for models priced in lctui.toml's [prices] table; judge calls too.",
+        "estimated cost for models priced in lctui.toml's [prices] table; judge calls too; "
+        "for a model served from several base URLs, each server's share of its requests, "
+        "its errors and its latency.",
     )
     stats.add_argument("--run", metavar="RUN_ID", help="only this run (default: every run)")
     stats.add_argument("--format", choices=["table", "json"], default="table")
@@ -50,6 +52,8 @@ def cmd_stats(args: argparse.Namespace) -> int:
         console.print(_models_table(account))
         if account.judges:
             console.print(_judges_table(account))
+        if account.servers:
+            console.print(_servers_table(account))
     return 0
 
 
@@ -91,6 +95,27 @@ def _judges_table(account: Any) -> Table:
             f"{j.prompt_tokens:,}",
             f"{j.output_tokens:,}",
             _num(j.cost_usd, 4),
+        )
+    return table
+
+
+def _servers_table(account: Any) -> Table:
+    """Where each model's requests went: one row per server (attempts, retries included)."""
+    table = Table(title=f"Servers of run {account.run_id} (attempts, retries included)")
+    for column in ("model", "server", "requests", "share", "ok", "err", "latency", "TTFT"):
+        table.add_column(column, justify="left" if column in ("model", "server") else "right")
+    table.add_column("last error", overflow="fold")
+    for s in account.servers:
+        table.add_row(
+            s.model,
+            s.url,
+            str(s.requests),
+            "-" if s.share is None else f"{s.share:.0%}",
+            str(s.ok),
+            f"[red]{s.errors}[/]" if s.errors else "0",
+            _secs(s.latency_s),
+            _secs(s.ttft_s),
+            s.last_error or "",
         )
     return table
 
