@@ -77,7 +77,7 @@ def chromium_path() -> str:
 class Page:
     """One page target's DevTools session: commands by id, events ignored."""
 
-    def __init__(self, socket: aiohttp.ClientWebSocketResponse) -> None:
+    def __init__(self, socket: aiohttp.ClientWebSocketResponse[bool]) -> None:
         self._socket = socket
         self._next_id = 0
 
