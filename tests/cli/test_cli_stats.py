@@ -110,3 +110,10 @@ def test_stats_shows_each_servers_share_of_a_run_spread_over_two(
     assert main(["stats", "--db", str(db), "--run", run_id]) == 0
     table = capsys.readouterr().out
     assert f"Servers of run {run_id}" in table and two.base_url in table and "50%" in table
+    # Runs merged from another machine keep their servers (the record travels with them).
+    merged = tmp_path / "merged.duckdb"
+    assert main(["export", str(tmp_path / "moved"), "--db", str(db)]) == 0
+    assert main(["import", "runs", str(tmp_path / "moved"), "--db", str(merged)]) == 0
+    capsys.readouterr()
+    assert main(["stats", "--db", str(merged), "--run", run_id, "--format", "json"]) == 0
+    assert json.loads(capsys.readouterr().out)[0]["servers"] == account["servers"]

@@ -315,6 +315,11 @@ class TaskInfo:
     params: tuple[ParamSpec, ...] = ()
 
 
+# The key of a run's command (runs.command) under which the run's record keeps, per
+# model, the ServerShare rows of its servers (written by the engine, read by lctui stats).
+RUN_SERVERS = "servers"
+
+
 @dataclass(frozen=True)
 class ServerShare:
     """One server's part in a model's requests, for a model served from several base URLs

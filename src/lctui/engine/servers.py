@@ -4,8 +4,8 @@ A backend that spreads a model's requests over servers (`ReportsServers`, the op
 backend) keeps per server its attempts, answers, errors and latency. While a run goes,
 `ServerWatch` polls them about once a second and sends `ServersReported` when they
 changed, so every sink (the live screen, a viewer of a detached run) sees them as they
-move; at the end of the run its `notes` go onto the run's record (the `servers` key of
-`runs.command`), where `lctui stats` reads them.
+move; at the end of the run its `notes` go onto the run's record (`runs.command`, under
+`RUN_SERVERS`), where `lctui stats` reads them.
 """
 
 from __future__ import annotations
@@ -16,10 +16,9 @@ from typing import Any
 
 from lctui.core.events import EventSink, ServersReported
 from lctui.core.protocols import Backend, ReportsServers
-from lctui.core.types import ServerShare
+from lctui.core.types import RUN_SERVERS, ServerShare
 
 SERVERS_EVERY_S = 1.0
-NOTES_KEY = "servers"  # the key of runs.command that holds the shares per model
 
 
 class ServerWatch:
@@ -52,4 +51,4 @@ class ServerWatch:
         """What the run's record keeps: {"servers": {model: [share, ...]}}, or nothing."""
         if not self._last:
             return {}
-        return {NOTES_KEY: {m: [s.as_dict() for s in shares] for m, shares in self._last.items()}}
+        return {RUN_SERVERS: {m: [s.as_dict() for s in shares] for m, shares in self._last.items()}}

@@ -1,14 +1,14 @@
 """Per-run accounting as stored: the `run_model_stats` and `judge_stats` views
 (store/stats_views.py) for one run or all of them, and the shares of the servers a
-model's requests were spread over (the `servers` key the engine adds to a run's
-command, engine/servers.py). Prices and rates are the analysis's (analysis/accounting.py)."""
+model's requests were spread over (kept on a run's command under RUN_SERVERS by the
+engine, engine/servers.py). Prices and rates are the analysis's (analysis/accounting.py)."""
 
 from __future__ import annotations
 
 import json
 from dataclasses import dataclass
 
-from lctui.core.types import ServerShare
+from lctui.core.types import RUN_SERVERS, ServerShare
 from lctui.store.read.arrow import query_arrow
 from lctui.store.read.source import Source
 
@@ -79,10 +79,11 @@ class RunServerUsage:
 
 def run_server_usage(src: Source, run_id: str | None = None) -> list[RunServerUsage]:
     """The servers of each run that kept them, per model in the order of its base URLs."""
+    path = f"$.{RUN_SERVERS}"
     sql = (
-        "SELECT run_id, CAST(json_extract(command, '$.servers') AS TEXT) AS servers FROM runs "
+        f"SELECT run_id, CAST(json_extract(command, '{path}') AS TEXT) AS servers FROM runs "
         "WHERE (CAST(? AS TEXT) IS NULL OR run_id = ?) "
-        "AND json_extract(command, '$.servers') IS NOT NULL "
+        f"AND json_extract(command, '{path}') IS NOT NULL "
         "ORDER BY started_at DESC, run_id DESC"
     )
     out = []
