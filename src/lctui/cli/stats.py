@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import argparse
 import json
-from typing import Any
+from collections import Counter
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any
 
 from rich.console import Console
 from rich.table import Table
@@ -12,6 +14,9 @@ from rich.table import Table
 from lctui.cli.db_options import common_options, resolve_db
 from lctui.core.errors import UserInputError
 from lctui.store.read.catalog import EXAMPLE_RUNS
+
+if TYPE_CHECKING:
+    from lctui.analysis.accounting import ServerStats
 
 
 def add_parsers(sub: Any) -> None:
@@ -52,8 +57,9 @@ def cmd_stats(args: argparse.Namespace) -> int:
         console.print(_models_table(account))
         if account.judges:
             console.print(_judges_table(account))
-        if account.servers:
-            console.print(_servers_table(account))
+        spread = _spread(account.servers)
+        if spread:
+            console.print(_servers_table(account.run_id, spread))
     return 0
 
 
@@ -99,13 +105,19 @@ def _judges_table(account: Any) -> Table:
     return table
 
 
-def _servers_table(account: Any) -> Table:
+def _spread(servers: Sequence[ServerStats]) -> list[ServerStats]:
+    """The servers of the models served from more than one (JSON has every model's)."""
+    counts = Counter(s.model for s in servers)
+    return [s for s in servers if counts[s.model] > 1]
+
+
+def _servers_table(run_id: str, servers: Sequence[ServerStats]) -> Table:
     """Where each model's requests went: one row per server (attempts, retries included)."""
-    table = Table(title=f"Servers of run {account.run_id} (attempts, retries included)")
+    table = Table(title=f"Servers of run {run_id} (attempts, retries included)")
     for column in ("model", "server", "requests", "share", "ok", "err", "latency", "TTFT"):
         table.add_column(column, justify="left" if column in ("model", "server") else "right")
     table.add_column("last error", overflow="fold")
-    for s in account.servers:
+    for s in servers:
         table.add_row(
             s.model,
             s.url,
