@@ -8,6 +8,7 @@ from pathlib import Path
 import duckdb
 import pytest
 
+from helpers.fake_openai_server import FakeOpenAIServer
 from lctui.cli import main
 
 
@@ -78,3 +79,41 @@ def test_judge_options_fail_with_one_clear_line(
     assert main([*argv, "--db", str(gold_db)]) == 2
     err = capsys.readouterr().err
     assert message in err and "Traceback" not in err
+
+
+def test_stats_shows_each_servers_share_of_a_run_spread_over_two(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Two fake servers (one refuses its first request: a failure a real server does not
+    give on demand) behind one `lctui run`; `lctui stats --run` reads their shares back."""
+    db = tmp_path / "spread.duckdb"
+    config = tmp_path / "lctui.toml"
+    chunks = ["The special ", "number is ", "42", "."]
+    with FakeOpenAIServer("m", chunks) as one, FakeOpenAIServer("m", chunks, fail=[1]) as two:
+        config.write_text(
+            f'[models.spread]\nbackend = "openai"\nmodel = "m"\nmax_retries = 0\n'
+            f'base_url = ["{one.base_url}", "{two.base_url}"]\n',
+            encoding="utf-8",
+        )
+        args = ["run", "--model", "spread", "--tasks", "niah_single_1", "--lengths", "1k"]
+        assert main([*args, "--n", "4", "--db", str(db), "--config", str(config)]) == 1
+    capsys.readouterr()
+    con = duckdb.connect(str(db), read_only=True)
+    (run_id,) = con.execute("SELECT run_id FROM runs").fetchone() or ("",)
+    con.close()
+    assert main(["stats", "--db", str(db), "--run", run_id, "--format", "json"]) == 0
+    (account,) = json.loads(capsys.readouterr().out)
+    rows = [(s["url"], s["requests"], s["share"], s["ok"], s["errors"]) for s in account["servers"]]
+    assert rows == [(one.base_url, 2, 0.5, 2, 0), (two.base_url, 2, 0.5, 1, 1)]
+    assert "(400): bad request" in account["servers"][1]["last_error"]
+    monkeypatch.setenv("COLUMNS", "200")
+    assert main(["stats", "--db", str(db), "--run", run_id]) == 0
+    table = capsys.readouterr().out
+    assert f"Servers of run {run_id}" in table and two.base_url in table and "50%" in table
+    # Runs merged from another machine keep their servers (the record travels with them).
+    merged = tmp_path / "merged.duckdb"
+    assert main(["export", str(tmp_path / "moved"), "--db", str(db)]) == 0
+    assert main(["import", "runs", str(tmp_path / "moved"), "--db", str(merged)]) == 0
+    capsys.readouterr()
+    assert main(["stats", "--db", str(merged), "--run", run_id, "--format", "json"]) == 0
+    assert json.loads(capsys.readouterr().out)[0]["servers"] == account["servers"]

@@ -9,6 +9,7 @@ waits; the real failures are in tests/cli/test_cli_store_stalls.py).
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
@@ -43,10 +44,12 @@ class FakeFailingStore:
             raise StoreError(FAKE_ERROR)
         return self.store.flush(force)
 
-    def finish_run(self, run_id: str, status: str) -> None:
+    def finish_run(
+        self, run_id: str, status: str, notes: Mapping[str, object] | None = None
+    ) -> None:
         if self.failures > 0:
             raise StoreError(FAKE_ERROR)
-        self.store.finish_run(run_id, status)
+        self.store.finish_run(run_id, status, notes)
 
     def __getattr__(self, name: str) -> Any:
         return getattr(self.store, name)

@@ -63,7 +63,7 @@ def test_a_status_that_cannot_be_recorded_is_said_not_a_loss_with_fake_refusals(
     with open_store(tmp_path / "f.duckdb", shared=True) as store:
         writer = store.writer
 
-        def refusing(run_id: str, status: str) -> Any:
+        def refusing(run_id: str, status: str, notes: object = None) -> Any:
             writer.flush(force=True)  # every result is written; only the status fails
             raise StoreError("the file is busy (a fake refusal)")
 

@@ -5,7 +5,8 @@ It serves GET /v1/models (one model) and POST /v1/chat/completions as a stream o
 server-sent events, one per chunk it is given, with the usage at the end. Text is
 JSON-escaped as a server written in a UTF-16 language sends it: a lone surrogate
 goes out as `\\ud800`, which a JSON parser turns back into a lone surrogate.
-Requests named in `fail` (1-based) get HTTP 400 with `error_message` instead.
+Requests named in `fail` (1-based) get HTTP 400 with `error_message` instead;
+`chunk_delay_s` makes it a slow server (a pause before each chunk).
 """
 
 from __future__ import annotations
@@ -30,12 +31,14 @@ class FakeOpenAIServer:
         fail: Iterable[int] = (),
         error_message: str = "bad request",
         max_model_len: int = 32768,
+        chunk_delay_s: float = 0.0,
     ) -> None:
         self.model = model
         self.chunks = list(chunks)
         self.fail = set(fail)
         self.error_message = error_message
         self.max_model_len = max_model_len
+        self.chunk_delay_s = chunk_delay_s
         self.requests = 0
         self.port = 0
         self._loop = asyncio.new_event_loop()
@@ -92,6 +95,8 @@ class FakeOpenAIServer:
         response = web.StreamResponse(headers={"Content-Type": "text/event-stream"})
         await response.prepare(request)
         for text in self.chunks:
+            if self.chunk_delay_s:
+                await asyncio.sleep(self.chunk_delay_s)
             await response.write(self._event({"delta": {"content": text}, "finish_reason": None}))
         await response.write(self._event({"delta": {}, "finish_reason": "stop"}))
         usage = {"prompt_tokens": 100, "completion_tokens": len(self.chunks), "total_tokens": 0}

@@ -8,6 +8,8 @@ test that kills the server runs last, and restarts it.
 from __future__ import annotations
 
 import asyncio
+import dataclasses
+import json
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -17,11 +19,18 @@ import duckdb
 import pytest
 
 from helpers.fault_proxy import FaultInjectingProxy
-from helpers.serving import API_KEY, KEY_ENV, SERVED_NAME, LoopbackServer, checkpoint
+from helpers.serving import (
+    API_KEY,
+    KEY_ENV,
+    SERVED_NAME,
+    LoopbackServer,
+    checkpoint,
+    start_test_server,
+)
 from lctui.backends import load_backend
 from lctui.backends.openai_backend import OpenAIBackend, load_openai
 from lctui.cli import main
-from lctui.core.events import ChunkReceived, Event, ExampleScored
+from lctui.core.events import ChunkReceived, Event, ExampleScored, ServersReported
 from lctui.core.types import GenerationConfig, ModelSpec, Request
 from lctui.engine import Engine, RunOutcome, RunRequest
 from lctui.store import open_store
@@ -258,6 +267,42 @@ def test_a_storm_of_faults_ends_stored_and_a_resume_finishes(
         assert again.done == outcome.errors and again.errors == 0
     assert all(status == "ok" for status, _ in _statuses(db))
     assert API_KEY not in _database_text(db)
+
+
+def test_one_run_over_two_replicas_counts_each_servers_share(
+    vllm_test_server: LoopbackServer, tmp_path: Path
+) -> None:
+    """Two real vLLM servers on loopback serve one run (the second starts here, 30 s to
+    2 minutes on 2 cores), the second through a relay that answers 500 to two requests:
+    each refused attempt is retried on the other replica, and each replica's share,
+    answers, errors and latency are told while the run goes and kept on its record."""
+    replica = start_test_server(tmp_path / "replica")
+    events: list[Event] = []
+    try:
+        with FaultInjectingProxy(replica.port) as proxy:
+            proxy.script(["500", "500"])
+            spec = _spec(vllm_test_server, max_concurrency=2)
+            urls = [vllm_test_server.base_url, proxy.base_url]
+            spread = dataclasses.replace(spec, params={**spec.params, "base_url": urls})
+            outcome, _ = _engine_run(tmp_path / "spread.duckdb", spread, events.append, n=3)
+    finally:
+        replica.stop()
+    assert (outcome.done, outcome.errors) == (6, 0)
+    first, second = [e for e in events if isinstance(e, ServersReported)][-1].servers
+    assert (first.url, second.url) == (vllm_test_server.base_url, proxy.base_url)
+    assert first.requests + second.requests == 8  # 6 answers and 2 retried attempts
+    assert (first.errors, second.errors) == (0, 2)
+    assert first.ok + second.ok == 6 and first.ok > 0 and second.ok > 0
+    assert second.last_error is not None and "answered 500" in second.last_error
+    assert first.latency_s is not None and second.latency_s is not None
+    con = duckdb.connect(str(tmp_path / "spread.duckdb"), read_only=True)
+    row = con.execute(f"SELECT json_extract(command, '$.servers.\"{MODEL}\"') FROM runs").fetchone()
+    con.close()
+    assert row is not None
+    assert [(s["ok"], s["errors"]) for s in json.loads(row[0])] == [
+        (first.ok, 0),
+        (second.ok, 2),
+    ]
 
 
 def test_the_limiter_halves_on_429_and_recovers(vllm_test_server: LoopbackServer) -> None:

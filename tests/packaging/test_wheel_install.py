@@ -11,10 +11,16 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import shutil
+import socket
 import subprocess
 import sys
 import sysconfig
+import time
+import urllib.error
+import urllib.request
+import zipfile
 from pathlib import Path
 
 import pytest
@@ -107,12 +113,19 @@ def _fresh_venv(tmp: Path, wheel: Path) -> Path:
     return python
 
 
-@pytest.mark.slow
-def test_the_installed_wheel_opens_on_the_sample_runs_with_its_themes(tmp_path: Path) -> None:
+@pytest.fixture(scope="module")
+def wheel(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The wheel, built once for the module's tests."""
     try:
-        wheel = _build_wheel(tmp_path)
+        return _build_wheel(tmp_path_factory.mktemp("wheel"))
     except subprocess.CalledProcessError as exc:
         pytest.fail(f"building the wheel failed:\n{exc.stderr}")
+
+
+@pytest.mark.slow
+def test_the_installed_wheel_opens_on_the_sample_runs_with_its_themes(
+    tmp_path: Path, wheel: Path
+) -> None:
     python = _fresh_venv(tmp_path, wheel)
     script = tmp_path / "open_app.py"
     script.write_text(_OPEN_APP)
@@ -140,3 +153,58 @@ def test_the_installed_wheel_opens_on_the_sample_runs_with_its_themes(tmp_path: 
     assert {"lctui-dark", "lctui-light", "lctui-256"} <= set(report["themes"]), report
     assert report["theme"].startswith("lctui-") and not report["theme_errors"]
     assert report["screen"] == "ResultsScreen"
+
+
+def _requirements(wheel: Path) -> list[str]:
+    """The Requires-Dist lines of the wheel's metadata."""
+    with zipfile.ZipFile(wheel) as archive:
+        (name,) = [n for n in archive.namelist() if n.endswith(".dist-info/METADATA")]
+        metadata = archive.read(name).decode()
+    return [
+        line.partition(": ")[2]
+        for line in metadata.splitlines()
+        if line.startswith("Requires-Dist: ")
+    ]
+
+
+@pytest.mark.slow
+def test_lctui_serve_is_in_the_plain_install_and_answers_from_the_wheel(
+    tmp_path: Path, wheel: Path
+) -> None:
+    """README's first command installs lctui without a serve extra: textual-serve is one of
+    its own requirements, and the installed `lctui serve` answers the page it prints."""
+    required = _requirements(wheel)
+    assert any(r.startswith("textual-serve") and "extra ==" not in r for r in required), required
+    assert not any('extra == "serve"' in r for r in required), required
+    python = _fresh_venv(tmp_path, wheel)
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    home = tmp_path / "home"
+    log = tmp_path / "serve.log"
+    env = _offline_env(HOME=str(home), LCTUI_DATA_DIR=str(home / "data"))
+    with log.open("w") as out:
+        server = subprocess.Popen(
+            [str(python), "-m", "lctui", "serve", "--port", str(port),
+             "--db", str(tmp_path / "s.duckdb")],
+            stdout=out, stderr=subprocess.STDOUT, cwd=tmp_path, env=env,
+        )  # fmt: skip
+    try:
+        deadline = time.monotonic() + 60
+        found = None
+        while found is None:
+            assert server.poll() is None, log.read_text()
+            assert time.monotonic() < deadline, log.read_text()
+            found = re.search(rf"http://127\.0\.0\.1:{port}/\?token=\S+", log.read_text())
+            time.sleep(0.2)
+        while True:
+            try:
+                with urllib.request.urlopen(found.group(0), timeout=5) as reply:
+                    assert reply.status == 200 and "lctui" in reply.read().decode()
+                break
+            except urllib.error.URLError:
+                assert time.monotonic() < deadline, log.read_text()
+                time.sleep(0.2)
+    finally:
+        server.terminate()
+        server.wait(timeout=10)

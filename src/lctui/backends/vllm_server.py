@@ -30,8 +30,13 @@ from typing import IO
 from lctui.backends.embedded import EMBEDDED_PATH, embedded_checkpoint
 from lctui.backends.fingerprint import checkpoint_identity
 from lctui.backends.openai_backend import OpenAIBackend
-from lctui.backends.resilience import OpenAISettings, probe_servers, read_settings
-from lctui.backends.settings import read_params
+from lctui.backends.resilience import (
+    DEFAULT_CONCURRENCY,
+    OpenAISettings,
+    probe_servers,
+    read_settings,
+)
+from lctui.backends.settings import vllm_params
 from lctui.core.backend_settings import settings_of
 from lctui.core.errors import BackendError, UserInputError
 from lctui.core.hashing import stable_hash
@@ -258,38 +263,48 @@ class VLLMServerBackend(OpenAIBackend):
 
 
 def server_command(spec: ModelSpec, checkpoint: str, served: str, port: int) -> list[str]:
-    """The vLLM server command line for a spec (the module entry point works everywhere)."""
+    """The vLLM server command line for a spec (the module entry point works everywhere):
+    the settings that are vLLM's own engine arguments become its flags, then server_args."""
     command = [
         sys.executable, "-m", "vllm.entrypoints.openai.api_server",
         "--model", checkpoint, "--served-model-name", served,
         "--host", "127.0.0.1", "--port", str(port),
     ]  # fmt: skip
-    params = spec.params
-    for key in ("max_model_len", "tensor_parallel_size", "gpu_memory_utilization"):
-        if key in params:
-            command += ["--" + key.replace("_", "-"), str(params[key])]
-    return command + list(params.get("server_args", []))  # checked by load_vllm_server
+    for key, value in vllm_params(spec).items():
+        flag = "--" + key.replace("_", "-")
+        if isinstance(value, bool):  # vLLM's boolean flags: --flag / --no-flag
+            command.append(flag if value else "--no-" + flag.removeprefix("--"))
+        else:
+            command += [flag, str(value)]
+    return command + list(spec.params.get("server_args", []))  # checked by load_vllm_server
+
+
+def client_settings(spec: ModelSpec, source: str, served: str, url: str) -> OpenAISettings:
+    """The openai client's settings for the server of `spec` at `url`: the spec's client
+    keys, and by default enough requests in flight for every data-parallel replica."""
+    client_params = {k: v for k, v in spec.params.items() if k not in _SERVER_PARAMS}
+    client_params["model"] = served
+    replicas = int(spec.params.get("data_parallel_size", 1))
+    client_params.setdefault("max_concurrency", DEFAULT_CONCURRENCY * replicas)
+    return read_settings(
+        ModelSpec(spec.name, "vllm-server", source, client_params), base_urls=[url]
+    )
 
 
 def load_vllm_server(
     spec: ModelSpec, *, start_timeout_s: float = START_TIMEOUT_S
 ) -> VLLMServerBackend:
     """Start the server, wait until it is healthy, and return a backend using it. Blocking."""
-    read_params(spec)
+    vllm_params(spec)  # every setting checked (the parallel sizes too) before anything starts
     if not all(isinstance(a, str) for a in spec.params.get("server_args", [])):
         raise UserInputError(f"model {spec.name!r}: server_args must be a list of strings")
     checkpoint = str(embedded_checkpoint()) if spec.path == EMBEDDED_PATH else spec.path
     local = Path(checkpoint).expanduser()
     source = str(local) if local.exists() else checkpoint  # a local path, or a hub id
     served = str(spec.params.get("model") or spec.name)
-    client_params = {k: v for k, v in spec.params.items() if k not in _SERVER_PARAMS}
-    client_params["model"] = served
     port = free_port()
     base = f"http://127.0.0.1:{port}"
-    settings = read_settings(
-        ModelSpec(spec.name, "vllm-server", source, client_params),
-        base_urls=[base + "/v1"],
-    )
+    settings = client_settings(spec, source, served, base + "/v1")
     command = server_command(spec, source, served, port)
     identity = checkpoint_identity(local) if local.exists() else checkpoint
     # Engine sizing (window, GPUs, memory) does not change answers; extra arguments may.

@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import argparse
 import json
-from typing import Any
+from collections import Counter
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any
 
 from rich.console import Console
 from rich.table import Table
@@ -13,14 +15,19 @@ from lctui.cli.db_options import common_options, resolve_db
 from lctui.core.errors import UserInputError
 from lctui.store.read.catalog import EXAMPLE_RUNS
 
+if TYPE_CHECKING:
+    from lctui.analysis.accounting import ServerStats
+
 
 def add_parsers(sub: Any) -> None:
     stats = sub.add_parser(
         "stats",
-        help="tokens, tok/s, time to first token and cost per run and model",
+        help="tokens, tok/s, time to first token and cost per run and model; servers' shares",
         description="Accounting per run and model: prompt and output tokens, throughput "
         "(tokens per second of wall time), time to first token percentiles, errors, and an "
-        "estimated cost for models priced in lctui.toml's [prices] table; judge calls too.",
+        "estimated cost for models priced in lctui.toml's [prices] table; judge calls too; "
+        "for a model served from several base URLs, each server's share of its requests, "
+        "its errors and its latency.",
     )
     stats.add_argument("--run", metavar="RUN_ID", help="only this run (default: every run)")
     stats.add_argument("--format", choices=["table", "json"], default="table")
@@ -50,6 +57,9 @@ def cmd_stats(args: argparse.Namespace) -> int:
         console.print(_models_table(account))
         if account.judges:
             console.print(_judges_table(account))
+        spread = _spread(account.servers)
+        if spread:
+            console.print(_servers_table(account.run_id, spread))
     return 0
 
 
@@ -91,6 +101,33 @@ def _judges_table(account: Any) -> Table:
             f"{j.prompt_tokens:,}",
             f"{j.output_tokens:,}",
             _num(j.cost_usd, 4),
+        )
+    return table
+
+
+def _spread(servers: Sequence[ServerStats]) -> list[ServerStats]:
+    """The servers of the models served from more than one (JSON has every model's)."""
+    counts = Counter(s.model for s in servers)
+    return [s for s in servers if counts[s.model] > 1]
+
+
+def _servers_table(run_id: str, servers: Sequence[ServerStats]) -> Table:
+    """Where each model's requests went: one row per server (attempts, retries included)."""
+    table = Table(title=f"Servers of run {run_id} (attempts, retries included)")
+    for column in ("model", "server", "requests", "share", "ok", "err", "latency", "TTFT"):
+        table.add_column(column, justify="left" if column in ("model", "server") else "right")
+    table.add_column("last error", overflow="fold")
+    for s in servers:
+        table.add_row(
+            s.model,
+            s.url,
+            str(s.requests),
+            "-" if s.share is None else f"{s.share:.0%}",
+            str(s.ok),
+            f"[red]{s.errors}[/]" if s.errors else "0",
+            _secs(s.latency_s),
+            _secs(s.ttft_s),
+            s.last_error or "",
         )
     return table
 

@@ -7,12 +7,16 @@ default and its allowed values are written down here and nowhere else.
 
 A default of None means there is none: the setting is required where the backend says
 so (openai's base_url), or the backend works the value out (the help line says how).
+
+Settings marked `vllm` are vLLM's own engine arguments under their own names: the
+`vllm` backend passes them to `AsyncEngineArgs`, the `vllm-server` kind as `vllm serve`
+flags (`tensor_parallel_size` -> `--tensor-parallel-size`); `vllm_arguments` lists them.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from types import MappingProxyType
 from typing import TypeVar
 
@@ -27,6 +31,8 @@ class Setting:
     help: str
     default: object = None
     choices: tuple[str, ...] = ()
+    # vLLM's engine argument of the same name (and its `vllm serve` flag): passed through.
+    vllm: bool = False
 
 
 PROMPT_FORMAT = Setting(
@@ -46,11 +52,56 @@ TOKENIZER = Setting(
     "the tokenizer that counts prompt lengths: a checkpoint folder, a hub id or a reference "
     "encoding (o200k_base); default: o200k_base, approximate",
 )
-MAX_MODEL_LEN = Setting((int,), "vLLM's max_model_len (the window); default: the checkpoint's")
-TENSOR_PARALLEL_SIZE = Setting((int,), "GPUs one model is split over", default=1)
-GPU_MEMORY_UTILIZATION = Setting(
-    (int, float), "the fraction of GPU memory vLLM may take; default: vLLM's"
+MAX_MODEL_LEN = Setting(
+    (int,), "vLLM's max_model_len (the window); default: the checkpoint's", vllm=True
 )
+GPU_MEMORY_UTILIZATION = Setting(
+    (int, float), "the fraction of GPU memory vLLM may take; default: vLLM's", vllm=True
+)
+# vLLM's parallelism, passed through as they are: each replica of the model is split over
+# tensor_parallel_size x pipeline_parallel_size GPUs, and data_parallel_size replicas
+# answer side by side (one engine, one endpoint). Defaults are vLLM's.
+PARALLEL: dict[str, Setting] = {
+    "tensor_parallel_size": Setting(
+        (int,), "GPUs each layer of a replica is split over (tensor parallel)", 1, vllm=True
+    ),
+    "pipeline_parallel_size": Setting(
+        (int,),
+        "stages a replica's layers are split into, each on its own GPUs (pipeline parallel; "
+        "across nodes with the ray executor)",
+        1,
+        vllm=True,
+    ),
+    "data_parallel_size": Setting(
+        (int,),
+        "replicas of the model that answer requests side by side (data parallel), each on "
+        "tensor_parallel_size x pipeline_parallel_size GPUs",
+        1,
+        vllm=True,
+    ),
+    "data_parallel_backend": Setting(
+        (str,),
+        "how the data-parallel replicas start: mp (processes on this node) or ray (over a "
+        "Ray cluster, several nodes)",
+        "mp",
+        choices=("mp", "ray"),
+        vllm=True,
+    ),
+    "distributed_executor_backend": Setting(
+        (str,),
+        "how a replica's GPU workers run: mp (processes on this node), ray (a Ray cluster: "
+        "a replica over several nodes), uni (one process) or external_launcher; default: "
+        "vLLM's choice (mp on one node)",
+        choices=("mp", "ray", "uni", "external_launcher"),
+        vllm=True,
+    ),
+    "enable_expert_parallel": Setting(
+        (bool,),
+        "spread a mixture-of-experts model's experts over the GPUs (expert parallel)",
+        False,
+        vllm=True,
+    ),
+}
 
 # The client settings of an OpenAI-compatible server (the openai backend, and the
 # server lctui starts for vllm-server, which fills in base_url itself).
@@ -88,22 +139,31 @@ _TABLES: dict[str, dict[str, Setting]] = {
         ),
     },
     "vllm": {
-        "dtype": DTYPE,
+        "dtype": replace(DTYPE, vllm=True),
         "max_model_len": MAX_MODEL_LEN,
         "max_context": MAX_CONTEXT,
-        "tensor_parallel_size": TENSOR_PARALLEL_SIZE,
+        **PARALLEL,
         "gpu_memory_utilization": GPU_MEMORY_UTILIZATION,
         "kv_cache_memory_bytes": Setting(
-            (int,), "a fixed KV cache size in bytes (on a CPU: 2 GiB unless set)"
+            (int,), "a fixed KV cache size in bytes (on a CPU: 2 GiB unless set)", vllm=True
         ),
         "prompt_format": PROMPT_FORMAT,
-        "max_concurrency": MAX_CONCURRENCY,
-        "enforce_eager": Setting((bool,), "no CUDA graphs (eager mode); default: on a CPU only"),
+        "max_concurrency": Setting(
+            (int,), "requests in flight at once; default: 64 per data-parallel replica"
+        ),
+        "enforce_eager": Setting(
+            (bool,), "no CUDA graphs (eager mode); default: on a CPU only", vllm=True
+        ),
     },
     "vllm-server": {
         **_CLIENT,
+        "max_concurrency": Setting(
+            (int,),
+            "requests in flight at most (halved on a 429, grown back after); default: 16 per "
+            "data-parallel replica",
+        ),
         "max_model_len": MAX_MODEL_LEN,
-        "tensor_parallel_size": TENSOR_PARALLEL_SIZE,
+        **PARALLEL,
         "gpu_memory_utilization": GPU_MEMORY_UTILIZATION,
         "server_args": Setting((list,), "extra `vllm serve` arguments (strings)", default=()),
     },
@@ -139,6 +199,11 @@ NEEDS_PATH = ("hf", "vllm", "vllm-server")
 def settings_of(backend: str) -> Mapping[str, Setting]:
     """The settings table of `backend` (KeyError for an unknown backend)."""
     return BACKEND_SETTINGS[backend]
+
+
+def vllm_arguments(backend: str) -> tuple[str, ...]:
+    """The settings of `backend` that are vLLM's own engine arguments (passed through)."""
+    return tuple(key for key, setting in BACKEND_SETTINGS[backend].items() if setting.vllm)
 
 
 def typed_default(backend: str, key: str, kind: type[T]) -> T:

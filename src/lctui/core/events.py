@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from lctui.core.types import Example, Generation, Score
+from lctui.core.types import Example, Generation, Score, ServerShare
 
 
 @dataclass(frozen=True)
@@ -110,6 +110,15 @@ class StoreRecovered:
 
 
 @dataclass(frozen=True)
+class ServersReported:
+    """A model served from several base URLs: each server's share of its requests,
+    answers, errors and latency so far (sent about once a second while they change)."""
+
+    model: str
+    servers: tuple[ServerShare, ...]
+
+
+@dataclass(frozen=True)
 class RunFinished:
     run_id: str
     done: int
@@ -128,6 +137,7 @@ Event = (
     | ExampleFailed
     | StoreStalled
     | StoreRecovered
+    | ServersReported
     | RunFinished
 )
 EventSink = Callable[[Event], None]

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import AsyncIterator, Sequence
 from typing import Protocol, runtime_checkable
 
-from lctui.core.types import Chunk, Example, GenerationConfig, Request
+from lctui.core.types import Chunk, Example, GenerationConfig, Request, ServerShare
 
 
 @runtime_checkable
@@ -50,3 +50,12 @@ class Backend(Protocol):
     def stream(self, request: Request) -> AsyncIterator[Chunk]: ...
 
     async def close(self) -> None: ...
+
+
+@runtime_checkable
+class ReportsServers(Protocol):
+    """A backend that spreads one model's requests over servers (the openai backend)."""
+
+    def server_shares(self) -> tuple[ServerShare, ...]:
+        """Each server's requests, answers, errors and latency so far, in its URL order."""
+        ...

@@ -313,3 +313,34 @@ class TaskInfo:
     metric: str
     max_new_tokens: int
     params: tuple[ParamSpec, ...] = ()
+
+
+# The key of a run's command (runs.command) under which the run's record keeps, per
+# model, the ServerShare rows of its servers (written by the engine, read by lctui stats).
+RUN_SERVERS = "servers"
+
+
+@dataclass(frozen=True)
+class ServerShare:
+    """One server's part in a model's requests, for a model served from several base URLs
+    (the openai backend's round-robin). Attempts count per server: a retry is an attempt
+    of the server it went to, and an attempt its consumer gave up on is neither ok nor
+    an error."""
+
+    url: str
+    requests: int  # attempts sent to it
+    ok: int  # attempts it answered to the end
+    errors: int  # attempts that failed there (retried elsewhere or not)
+    in_flight: int
+    latency_s: float | None  # mean seconds of its answered attempts
+    ttft_s: float | None  # mean seconds to its first text, over the attempts that had one
+    last_error: str | None = None
+
+    def as_dict(self) -> dict[str, Any]:
+        return dataclasses.asdict(self)
+
+    @classmethod
+    def from_dict(cls, row: Mapping[str, Any]) -> ServerShare:
+        """A share as `as_dict` wrote it (keys it does not know are left out)."""
+        known = {f.name for f in dataclasses.fields(cls)}
+        return cls(**{k: v for k, v in row.items() if k in known})

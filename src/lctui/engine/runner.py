@@ -15,7 +15,7 @@ import contextlib
 import time
 import uuid
 from collections import Counter
-from collections.abc import Callable, Coroutine, Sequence
+from collections.abc import Callable, Coroutine, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol
 
@@ -52,6 +52,7 @@ from lctui.engine.follow_up import read_answer
 from lctui.engine.judging import Judging
 from lctui.engine.offloop import SCORING_LIMIT_S, run_in_thread
 from lctui.engine.plan import RunRequest, WorkItem, check_window, iter_items, planned_cells
+from lctui.engine.servers import ServerWatch
 from lctui.engine.todo import TodoStream
 from lctui.scoring import error_score, score_example, score_failed_output
 from lctui.store.writer import Backlog
@@ -71,7 +72,9 @@ class ResultStore(Protocol):
 
     def start_run(self, run_id: str, command: dict[str, object]) -> None: ...
 
-    def finish_run(self, run_id: str, status: str) -> None: ...
+    def finish_run(
+        self, run_id: str, status: str, notes: Mapping[str, object] | None = None
+    ) -> None: ...
 
     def add_example(self, example: Example) -> None: ...
 
@@ -174,6 +177,8 @@ class Engine:
         status = "failed"  # unless the run ends or is cancelled; the error propagates
         self._flusher = RunFlusher(self._store, self._sink, self._limits)  # this run's
         flusher = asyncio.create_task(self._flusher.run())
+        watch = ServerWatch(self._sink, {m.spec.name: m.backend for m in models})
+        servers = asyncio.create_task(watch.run())
         closed = False
         try:
             await _all_or_none([self._run_model(run_id, m, counters) for m in models])
@@ -192,7 +197,9 @@ class Engine:
             cancelled, status = True, "cancelled"
         finally:
             await _stop(flusher)
-            lost = await self._finish(run_id, status)
+            await _stop(servers)
+            watch.poll()  # the final shares, told and kept on the run's record
+            lost = await self._finish(run_id, status, watch.notes())
             if not closed:
                 await self._close(models)
             self._sink(
@@ -243,16 +250,19 @@ class Engine:
         with contextlib.suppress(StoreError):
             self._store.flush()
 
-    async def _finish(self, run_id: str, status: str) -> StoreError | None:
-        """Record the run's end, in a thread, trying again while the file is busy (a
-        cancelled run tries once); the error to raise when results could not be
-        written (the run is then `failed`, or `interrupted` on the next open). A status
-        alone that cannot be written is said, not raised: every result is stored."""
+    async def _finish(
+        self, run_id: str, status: str, notes: Mapping[str, object]
+    ) -> StoreError | None:
+        """Record the run's end (and `notes` on its record), in a thread, trying again
+        while the file is busy (a cancelled run tries once); the error to raise when
+        results could not be written (the run is then `failed`, or `interrupted` on the
+        next open). A status alone that cannot be written is said, not raised: every
+        result is stored."""
         tries = 1 if status == "cancelled" else FINISH_TRIES
         delay = FLUSH_EVERY_S
         for attempt in range(tries):
             try:
-                await asyncio.to_thread(self._store.finish_run, run_id, status)
+                await asyncio.to_thread(self._store.finish_run, run_id, status, notes or None)
                 return None
             except StoreError as err:
                 error = err

@@ -150,8 +150,8 @@ class Store(ClosesOnExit):
     def start_run(self, run_id: str, command: Mapping[str, Any]) -> None:
         self.writer.start_run(run_id, command)
 
-    def finish_run(self, run_id: str, status: str) -> None:
-        self.writer.finish_run(run_id, status)
+    def finish_run(self, run_id: str, status: str, notes: Mapping[str, Any] | None = None) -> None:
+        self.writer.finish_run(run_id, status, notes)
 
     def add_example(self, example: Example) -> None:
         self.writer.add_example(example)

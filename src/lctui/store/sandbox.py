@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import atexit
 import functools
+import re
 import shutil
 import tempfile
 from collections.abc import Mapping
@@ -60,6 +61,10 @@ def sandbox_settings() -> Mapping[str, str | bool]:
     return {**SANDBOX_SETTINGS, "temp_directory": _private_spill_folder()}
 
 
+OUT_OF_REACH = (
+    f"{REFUSED}: only the results database can be read; files, folders, URLs and "
+    "extensions are out of reach"
+)
 NEEDS_A_FILE = (
     "the SQL console and `lctui query` need a results file: they read it on a connection "
     "of their own, and an in-memory database cannot be opened a second time"
@@ -71,6 +76,14 @@ _OUTSIDE_REFUSALS = (
     "external access",
 )
 _LOCKED_REFUSAL = "configuration has been locked"
+# A function of an extension the sandbox never loads: DuckDB's own advice (install it,
+# turn autoinstall on) cannot be followed here.
+_EXTENSION_FUNCTION = re.compile(
+    r'with name "?([\w.]+)"? is not in the catalog, but it exists in the (\w+) extension'
+)
+# A file or URL written where a table goes (FROM '/etc/hostname'): with external access
+# off DuckDB looks it up as a table name, which no table of the results has.
+_PATH_AS_TABLE = re.compile(r"Table with name (\S*[/\\]\S*) does not exist")
 
 
 class SqlSandbox(ClosesOnExit):
@@ -127,8 +140,12 @@ def refusal(err: duckdb.Error) -> str | None:
         return f"{REFUSED}: settings cannot be changed here (SET, RESET, PRAGMA)"
     if any(words in lowered for words in _OUTSIDE_REFUSALS):
         first = message.splitlines()[0]
-        return (
-            f"{REFUSED}: only the results database can be read; files, folders, URLs and "
-            f"extensions are out of reach ({first.partition(': ')[2] or first})"
-        )
+        return f"{OUT_OF_REACH} ({first.partition(': ')[2] or first})"
+    extension = _EXTENSION_FUNCTION.search(message)
+    if extension is not None:
+        name, package = extension.groups()
+        return f"{OUT_OF_REACH} ({name} needs DuckDB's {package} extension, never loaded here)"
+    path = _PATH_AS_TABLE.search(message)
+    if path is not None:
+        return f"{OUT_OF_REACH} ({path.group(1)} is not a table of the results)"
     return None

@@ -40,7 +40,7 @@ def check_reading(con: duckdb.DuckDBPyConnection, sql: str) -> duckdb.Statement:
         found = f"{len(statements)} statements" if statements else "nothing to run"
         raise StoreError(f"{REFUSED}: {found}; run one statement that reads ({READING_KINDS})")
     statement = statements[0]
-    if statement.type == duckdb.StatementType.EXPLAIN:
+    if _type(statement) == duckdb.StatementType.EXPLAIN:
         _check_explained(con, statement.query)
     elif not _reads(statement):
         raise StoreError(
@@ -77,9 +77,10 @@ def _check_explained(con: duckdb.DuckDBPyConnection, sql: str) -> None:
 
 def _reads(statement: duckdb.Statement) -> bool:
     """A SELECT (FROM, WITH, VALUES, DESCRIBE, SHOW, SUMMARIZE parse as one), or a PIVOT."""
-    if statement.type == duckdb.StatementType.SELECT:
+    kind = _type(statement)
+    if kind == duckdb.StatementType.SELECT:
         return True
-    if statement.type != duckdb.StatementType.MULTI:
+    if kind != duckdb.StatementType.MULTI:
         return False
     words = _words(statement.query)
     return bool(words) and words[0][1].upper() in _PIVOTS
@@ -131,4 +132,14 @@ def _kind(statement: duckdb.Statement) -> str:
     first = words[0][1].upper() if words else ""
     if first.isalpha() and first not in ("WITH", "FROM"):
         return first
-    return statement.type.name
+    kind = _type(statement)
+    return kind.name if kind is not None else "this statement"
+
+
+def _type(statement: duckdb.Statement) -> duckdb.StatementType | None:
+    """The statement's type; None for one the Python module has no name for (duckdb 2.0.1
+    parses UPDATE EXTENSIONS as type 29 and raises on reading it): never one that reads."""
+    try:
+        return statement.type
+    except ValueError:
+        return None

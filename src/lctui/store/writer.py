@@ -163,8 +163,9 @@ class StoreWriter(ClosesOnExit):
                 ],
             )
 
-    def finish_run(self, run_id: str, status: str) -> None:
-        """Write everything buffered, then record the run's final status.
+    def finish_run(self, run_id: str, status: str, notes: Mapping[str, Any] | None = None) -> None:
+        """Write everything buffered, then record the run's final status, and `notes`
+        merged into its command (JSON merge patch: the run's servers, say).
 
         If the buffered rows cannot be written the run is marked `failed` (if the
         database still accepts that) and the StoreError is raised.
@@ -179,7 +180,7 @@ class StoreWriter(ClosesOnExit):
                 with contextlib.suppress(StoreError):
                     self._set_run_status(run_id, "failed")
                 raise
-            self._set_run_status(run_id, status)
+            self._set_run_status(run_id, status, notes)
 
     def add_example(self, example: Example) -> None:
         """Buffer an example once; its id is a content hash, so repeats are dropped."""
@@ -448,10 +449,19 @@ class StoreWriter(ClosesOnExit):
         # BY NAME keeps inserts valid when later migrations add columns.
         con.execute(f"{verb} {table} BY NAME {derived_select(table, view)}")
 
-    def _set_run_status(self, run_id: str, status: str) -> None:
+    def _set_run_status(
+        self, run_id: str, status: str, notes: Mapping[str, Any] | None = None
+    ) -> None:
+        if not notes:
+            self._execute(
+                "UPDATE runs SET status = ?, finished_at = ? WHERE run_id = ?",
+                [status, _utc(time.time()), run_id],
+            )
+            return
         self._execute(
-            "UPDATE runs SET status = ?, finished_at = ? WHERE run_id = ?",
-            [status, _utc(time.time()), run_id],
+            "UPDATE runs SET status = ?, finished_at = ?, "
+            "command = json_merge_patch(coalesce(command, '{}'::JSON), ?::JSON) WHERE run_id = ?",
+            [status, _utc(time.time()), rows.to_json(dict(notes)), run_id],
         )
 
     def _execute(self, sql: str, params: list[Any]) -> None:

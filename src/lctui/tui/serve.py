@@ -178,7 +178,8 @@ class _TokenRedaction(logging.Filter):
 
 
 def make_server(command: str, host: str, port: int, token: str, origins: OriginPolicy) -> Server:
-    """textual-serve's Server, with the token and Origin checks (imported late: optional)."""
+    """textual-serve's Server, with the token and Origin checks (imported late: only
+    `lctui serve` needs aiohttp)."""
     import aiohttp_jinja2
     from aiohttp import web
     from textual_serve.server import Server
@@ -253,14 +254,6 @@ def serve(args: argparse.Namespace) -> int:
     from lctui.cli.db_options import resolve_db
     from lctui.core.errors import LctuiError
 
-    try:
-        import textual_serve.server  # noqa: F401
-    except ImportError:
-        print(
-            "lctui: error: `lctui serve` needs textual-serve: pip install 'lctui[serve]'",
-            file=sys.stderr,
-        )
-        return 2
     try:
         check_bind(args.host, args.port, args.allow_remote)
         origins = OriginPolicy.for_bind(

@@ -1,11 +1,14 @@
 """Per-run accounting as stored: the `run_model_stats` and `judge_stats` views
-(store/stats_views.py) for one run or all of them. Prices and rates are the analysis's
-(analysis/accounting.py)."""
+(store/stats_views.py) for one run or all of them, and the shares of the servers a
+model's requests were spread over (kept on a run's command under RUN_SERVERS by the
+engine, engine/servers.py). Prices and rates are the analysis's (analysis/accounting.py)."""
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass
 
+from lctui.core.types import RUN_SERVERS, ServerShare
 from lctui.store.read.arrow import query_arrow
 from lctui.store.read.source import Source
 
@@ -63,3 +66,33 @@ def judge_usage(src: Source, run_id: str | None = None) -> list[JudgeUsage]:
         "WHERE CAST(? AS TEXT) IS NULL OR run_id = ? ORDER BY run_id, judge"
     )
     return [JudgeUsage(**r) for r in query_arrow(src, sql, [run_id, run_id]).to_pylist()]
+
+
+@dataclass(frozen=True)
+class RunServerUsage:
+    """One server of one model in one run, as the run's record keeps it."""
+
+    run_id: str
+    model: str
+    server: ServerShare
+
+
+def run_server_usage(src: Source, run_id: str | None = None) -> list[RunServerUsage]:
+    """The servers of each run that kept them, per model in the order of its base URLs."""
+    path = f"$.{RUN_SERVERS}"
+    sql = (
+        f"SELECT run_id, CAST(json_extract(command, '{path}') AS TEXT) AS servers FROM runs "
+        "WHERE (CAST(? AS TEXT) IS NULL OR run_id = ?) "
+        f"AND json_extract(command, '{path}') IS NOT NULL "
+        "ORDER BY started_at DESC, run_id DESC"
+    )
+    out = []
+    for row in query_arrow(src, sql, [run_id, run_id]).to_pylist():
+        kept = json.loads(row["servers"])
+        if not isinstance(kept, dict):
+            continue  # not a record lctui wrote
+        for model, shares in sorted(kept.items()):
+            for share in shares if isinstance(shares, list) else []:
+                server = ServerShare.from_dict(share)
+                out.append(RunServerUsage(row["run_id"], str(model), server))
+    return out

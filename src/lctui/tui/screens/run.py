@@ -32,10 +32,12 @@ from textual.worker import Worker, WorkerState
 from lctui.backends import load_backend
 from lctui.core.errors import LctuiError
 from lctui.core.events import StoreRecovered
+from lctui.core.types import ServerShare
 from lctui.engine import Engine, RunOutcome, RunRequest
 from lctui.engine.runner import BackendLoader
 from lctui.tui.screens.base import LctuiScreen
 from lctui.tui.state.run_progress import EventBuffer, RunState, StreamView, cycle
+from lctui.tui.state.server_shares import server_lines, server_rows
 from lctui.tui.widgets.run_grid import RunGrid
 from lctui.tui.widgets.server_log import ServerLogPanel
 from lctui.tui.widgets.stream_panel import StreamPanel
@@ -56,6 +58,7 @@ class RunScreen(LctuiScreen):
     RunScreen #run-timings, RunScreen #run-counts { height: 1; padding: 0 1; }
     RunScreen #run-status { height: 2; padding: 0 1; }
     RunScreen #run-error { height: auto; max-height: 3; padding: 0 1; display: none; }
+    RunScreen #run-servers { height: auto; max-height: 8; padding: 0 1; display: none; }
     """
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("p", "pause", "Pause/resume", id="run-pause"),
@@ -90,6 +93,7 @@ class RunScreen(LctuiScreen):
         self._final_drawn = False
         self._error_text = ""
         self._recovery_told: StoreRecovered | None = None
+        self._servers_shown: tuple[dict[str, tuple[ServerShare, ...]], int] = ({}, 0)
 
     @property
     def running(self) -> bool:
@@ -113,6 +117,8 @@ class RunScreen(LctuiScreen):
                         yield ServerLogPanel(spec.name, classes="server-log")
                 yield Static("", id="run-timings")
                 yield Static("", id="run-counts")
+                # A model served from several base URLs: each server's share and health.
+                yield Static("", id="run-servers")
         yield Static("", id="run-status")
         yield Static("", id="run-error", classes="error-text")
         yield Footer()
@@ -217,6 +223,19 @@ class RunScreen(LctuiScreen):
             f"errors {state.errors}"
         )
         self.query_one("#run-counts", Static).update(counts, layout=False)
+        self._show_servers()
+
+    def _show_servers(self) -> None:
+        servers = self.state.servers
+        # The side column's width: the panel has none while it is hidden.
+        width = max(20, (self.query_one("#run-side").size.width or 80) - 2)
+        if (servers, width) == self._servers_shown:
+            return
+        self._servers_shown = (dict(servers), width)
+        panel = self.query_one("#run-servers", Static)
+        rows = server_rows(servers)
+        panel.update("\n".join(server_lines(rows, width)))
+        panel.display = bool(rows)
 
     def _show_status(self) -> None:
         key = (self.state.version, self.paused, self.running, self.failure, self.outcome)

@@ -24,10 +24,12 @@ from lctui.core.events import (
     ItemsSkipped,
     RunFinished,
     RunPlanned,
+    ServersReported,
     StoreRecovered,
     StoreStalled,
 )
 from lctui.core.lengths import format_length
+from lctui.core.types import ServerShare
 
 RATE_WINDOW_S = 5.0  # tok/s is measured over the last few seconds, not the whole run
 
@@ -126,6 +128,8 @@ class RunState:
         self.finished: RunFinished | None = None
         self.store_stalled: StoreStalled | None = None  # until a write succeeds again
         self.store_recovered: StoreRecovered | None = None  # the last recovery
+        # Per model served from base URLs: each server's share, errors, latency so far.
+        self.servers: dict[str, tuple[ServerShare, ...]] = {}
         self.version = 0  # bumped by every event that changes the grid or the counts
         self._recent: deque[tuple[float, int]] = deque()  # (time, tokens) of recent chunks
         self._first_chunk_at: float | None = None
@@ -152,6 +156,9 @@ class RunState:
             self.version += 1
         elif isinstance(event, StoreRecovered):
             self.store_stalled, self.store_recovered = None, event
+            self.version += 1
+        elif isinstance(event, ServersReported):
+            self.servers[event.model] = event.servers
             self.version += 1
         elif isinstance(event, RunPlanned):
             self._planned(event)
