@@ -59,8 +59,9 @@ def _statuses(store: Store) -> dict[str, str]:
 async def test_two_runs_go_at_once_and_cancelling_one_leaves_the_other(store: Store) -> None:
     ended: list[int] = []
     manager = RunManager(on_end=lambda run: ended.append(run.number))
-    first = manager.start_local(gold_request(n=3), store, loader_of(SlowGold(0.02)))
-    second = manager.start_local(gold_request(n=3, seed=1), store, loader_of(SlowGold(0.02)))
+    first = manager.start_local(gold_request(n=3), store, loader_of(SlowGold(0.05)))
+    # Large: it is cancelled long before it could finish.
+    second = manager.start_local(gold_request(n=50, seed=1), store, loader_of(SlowGold(0.05)))
     assert (first.number, second.number) == (1, 2)
 
     def both_started() -> bool:
@@ -92,7 +93,7 @@ async def test_two_runs_go_at_once_and_cancelling_one_leaves_the_other(store: St
     )
     details = run_details(second, 0.0)
     assert details[0] == "#2 gold: niah_single_2, niah_multikey_1"
-    assert "at 1k · n 3, seed 1 · cancelled" in details[1]
+    assert "at 1k · n 50, seed 1 · cancelled" in details[1]
 
 
 async def test_pause_holds_new_examples_until_resume(store: Store) -> None:

@@ -23,7 +23,7 @@ from lctui.tui.screens.launch import LaunchScreen
 from lctui.tui.screens.quit_runs import QuitRunsScreen
 from lctui.tui.screens.run import RunScreen
 from lctui.tui.screens.runs import RunsScreen
-from lctui.tui.state.run_manager import CANCELLED, FINISHED, RUNNING, ManagedRun
+from lctui.tui.state.run_manager import CANCELLED, FINISHED, PAUSED, ManagedRun
 from lctui.tui.state.run_rows import COLUMNS
 from lctui.tui.widgets.run_task_tree import TaskTree
 
@@ -95,7 +95,7 @@ async def test_leaving_the_live_view_never_stops_the_run_and_it_comes_back_as_le
         started = run.state.started
         await until(pilot, lambda: run.state.started > started)  # still working
         screen = await _runs_screen(pilot)
-        assert _row(screen, run)[2] == RUNNING
+        assert _row(screen, run)[2] == run.status
         await pilot.press("enter")
         await until(pilot, lambda: isinstance(app.screen, RunScreen))
         again = app.screen
@@ -138,8 +138,9 @@ async def test_two_runs_go_at_once_and_one_is_cancelled_while_the_other_finishes
 ) -> None:
     app = make_app()
     async with app.run_test(size=size) as pilot:
-        first = (await start_slow_run(app, pilot, delay=0.1, n=3)).run
-        second = (await start_slow_run(app, pilot, delay=0.1, n=3, seed=1)).run
+        first = (await start_slow_run(app, pilot, delay=0.05, n=8)).run
+        # Large: it is cancelled long before it could finish.
+        second = (await start_slow_run(app, pilot, delay=0.1, n=50, seed=1)).run
         assert first.running and second.running
         screen = await _runs_screen(pilot)
         await until(pilot, lambda: _row(screen, second)[1] == second.state.run_id)
@@ -152,6 +153,8 @@ async def test_two_runs_go_at_once_and_one_is_cancelled_while_the_other_finishes
         # The lines under the table say the highlighted run in full.
         detail = " ".join(rendered(screen.query_one("#runs-detail", Static)))
         assert "#1 gold: niah_single_2, niah_multikey_1" in detail, detail
+        await pilot.press("p")  # the first, paused: it must still be there after the cancel
+        assert first.paused and _row(screen, first)[2] == PAUSED
         await pilot.press("down")
         await until(
             pilot, lambda: "#2 gold" in " ".join(rendered(screen.query_one("#runs-detail")))
@@ -159,24 +162,26 @@ async def test_two_runs_go_at_once_and_one_is_cancelled_while_the_other_finishes
         await pilot.press("c")
         assert second.cancel_asked and not first.cancel_asked
         await until(pilot, lambda: not second.running)
-        assert first.running, "cancelling one run must leave the other going"
+        assert first.running and not first.cancel_asked, "cancelling one leaves the other"
         await until(pilot, lambda: "#2 gold cancelled" in _notified(app, "warning"))
         await until(pilot, lambda: _row(screen, second)[2] == CANCELLED)
+        await pilot.press("up", "p")
+        assert not first.paused
         await until(pilot, lambda: not first.running, timeout=60)
         await until(pilot, lambda: _row(screen, first)[2] == FINISHED)
-        assert _row(screen, first)[3] == "6/6" and _row(screen, first)[6] == "0"
+        assert _row(screen, first)[3] == "16/16" and _row(screen, first)[6] == "0"
         kept = second.state.done + second.state.errors
-        assert 0 < kept < 6
+        assert 0 < kept < 100
         assert "#2 gold cancelled" in _notified(app, "warning")
     stored = _runs_db(results_db)
-    assert stored[str(first.state.run_id)] == ("finished", 6)
+    assert stored[str(first.state.run_id)] == ("finished", 16)
     assert stored[str(second.state.run_id)] == ("cancelled", kept)
 
 
 async def test_the_launch_screen_starts_a_run_while_another_goes(make_app: Any) -> None:
     app = make_app()
     async with app.run_test(size=(100, 30)) as pilot:
-        first = (await start_slow_run(app, pilot, delay=0.2)).run
+        first = (await start_slow_run(app, pilot, delay=0.2, n=50)).run
         await pilot.press("ctrl+n")  # a new run, not back to the one going
         await until(pilot, lambda: isinstance(app.screen, LaunchScreen))
         launch = app.screen
@@ -209,7 +214,7 @@ async def test_quitting_while_runs_go_asks_and_escape_or_ctrl_q_stays(
 ) -> None:
     app = make_app()
     async with app.run_test(size=size) as pilot:
-        run = (await start_slow_run(app, pilot, delay=0.2)).run
+        run = (await start_slow_run(app, pilot, delay=0.2, n=50)).run
         for stay in ("escape", "ctrl+q"):
             await pilot.press("ctrl+q")
             await until(pilot, lambda: isinstance(app.screen, QuitRunsScreen))
@@ -229,8 +234,8 @@ async def test_quit_and_cancel_stops_every_run_and_keeps_what_they_finished(
 ) -> None:
     app = make_app()
     async with app.run_test(size=(100, 30)) as pilot:
-        first = (await start_slow_run(app, pilot, delay=0.1)).run
-        second = (await start_slow_run(app, pilot, delay=0.1, seed=1)).run
+        first = (await start_slow_run(app, pilot, delay=0.1, n=50)).run
+        second = (await start_slow_run(app, pilot, delay=0.1, n=50, seed=1)).run
         await until(pilot, lambda: first.state.done >= 1 and second.state.done >= 1)
         await pilot.press("ctrl+q")
         await until(pilot, lambda: isinstance(app.screen, QuitRunsScreen))
@@ -247,7 +252,7 @@ async def test_quit_and_wait_quits_once_the_runs_have_finished(
 ) -> None:
     app = make_app()
     async with app.run_test(size=(100, 30)) as pilot:
-        run = (await start_slow_run(app, pilot, delay=0.05, n=2)).run
+        run = (await start_slow_run(app, pilot, delay=0.2, n=2)).run
         await pilot.press("ctrl+q")
         await until(pilot, lambda: isinstance(app.screen, QuitRunsScreen))
         await pilot.press("w")
@@ -266,7 +271,7 @@ async def test_closing_the_app_otherwise_cancels_the_runs_and_records_it(
     the runs are cancelled, not left `running` in the file."""
     app = make_app()
     async with app.run_test(size=(100, 30)) as pilot:
-        run = (await start_slow_run(app, pilot, delay=0.1)).run
+        run = (await start_slow_run(app, pilot, delay=0.1, n=50)).run
         await until(pilot, lambda: run.state.done >= 1)
         app.exit()
     assert run.status == CANCELLED
@@ -280,7 +285,7 @@ async def test_quitting_without_runs_going_quits_at_once(make_app: Any) -> None:
         await _exited(app, timeout=5)
 
 
-async def test_the_runs_screen_without_runs_says_how_to_start_one_and_its_keys_are_listed(
+async def test_the_runs_screen_says_how_to_start_a_run_lists_its_keys_and_shows_new_runs(
     make_app: Any,
 ) -> None:
     app = make_app()
@@ -297,3 +302,11 @@ async def test_the_runs_screen_without_runs_says_how_to_start_one_and_its_keys_a
         keys = {(str(r[0]), str(r[1])) for r in map(table.get_row_at, range(table.row_count))}
         assert {("G", "Runs"), ("enter", "Live view"), ("p", "Pause/resume")} <= keys
         assert ("c", "Cancel") in keys
+        await pilot.press("escape")
+        # A run started now shows up, its row growing to its whole run id once planned.
+        run = (await start_slow_run(app, pilot, delay=0.1, n=50)).run
+        await pilot.press("escape")
+        await until(pilot, lambda: app.screen is screen)
+        table = screen.query_one(DataTable)
+        await until(pilot, lambda: str(run.state.run_id) in "\n".join(rendered(table)))
+        assert " running " in "\n".join(rendered(table))

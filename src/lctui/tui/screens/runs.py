@@ -35,7 +35,8 @@ class RunsScreen(LctuiScreen):
     RunsScreen #runs-detail { height: auto; max-height: 5; padding: 0 1; }
     """
     BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("enter", "open_run", "Live view", id="runs-open"),
+        # Before the table's own enter, so that the footer names what enter does here.
+        Binding("enter", "open_run", "Live view", id="runs-open", priority=True),
         Binding("p", "pause", "Pause/resume", id="runs-pause"),
         Binding("c", "cancel_run", "Cancel", id="runs-cancel"),
         Binding("escape", "app.pop_screen", "Back", id="runs-back"),
@@ -77,8 +78,8 @@ class RunsScreen(LctuiScreen):
                 table.add_row(*cells, key=key)
                 continue
             for column, old, new in zip(COLUMNS, shown, cells, strict=True):
-                if old != new:
-                    table.update_cell(key, column, new)
+                if old != new:  # a run id or a status longer than the column so far
+                    table.update_cell(key, column, new, update_width=True)
         self._show_detail(now)
 
     def _show_detail(self, now: float) -> None:
@@ -100,10 +101,6 @@ class RunsScreen(LctuiScreen):
             return None
         # Rows are added in the order runs start, which is the manager's order.
         return runs[table.cursor_row]
-
-    @on(DataTable.RowSelected)
-    def _selected(self) -> None:
-        self.action_open_run()
 
     def action_open_run(self) -> None:
         run = self.highlighted
