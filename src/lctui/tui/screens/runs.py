@@ -3,7 +3,8 @@
 Each row: the run's number in this session, its run id, status, examples finished of
 those it has to do, ETA (at the rate of the last minute), output tokens per second
 and errors. The lines under the table name the highlighted run in full (models,
-tasks, lengths, n and seed; its failure or last error). Keys: enter opens the run's
+tasks, lengths, n and seed; its failure or last error; a line per server of a model
+served from several base URLs). Keys: enter opens the run's
 live view, p pauses or resumes it, c cancels it (what it finished is kept), ctrl+n
 starts another beside it. The table refreshes twice a second.
 """
@@ -22,6 +23,7 @@ from textual.widgets.data_table import RowDoesNotExist
 from lctui.tui.screens.base import LctuiScreen
 from lctui.tui.state.run_manager import ManagedRun
 from lctui.tui.state.run_rows import COLUMNS, run_details, run_row
+from lctui.tui.state.server_shares import server_lines, server_rows
 
 REFRESH_S = 0.5
 EMPTY = "No run in this session yet: ctrl+n starts one."
@@ -32,7 +34,7 @@ class RunsScreen(LctuiScreen):
 
     DEFAULT_CSS = """
     RunsScreen #runs-table { height: 1fr; border: round $primary; }
-    RunsScreen #runs-detail { height: auto; max-height: 5; padding: 0 1; }
+    RunsScreen #runs-detail { height: auto; max-height: 8; padding: 0 1; }
     """
     BINDINGS: ClassVar[list[BindingType]] = [
         # Before the table's own enter, so that the footer names what enter does here.
@@ -84,8 +86,15 @@ class RunsScreen(LctuiScreen):
 
     def _show_detail(self, now: float) -> None:
         run = self.highlighted
-        text = "\n".join(run_details(run, now)) if run is not None else EMPTY
-        self.query_one("#runs-detail", Static).update(text)
+        detail = self.query_one("#runs-detail", Static)
+        if run is None:
+            detail.update(EMPTY)
+            return
+        lines = run_details(run, now)
+        # A model served from several base URLs: a line per server (share, errors, latency).
+        width = max(20, (detail.size.width or self.size.width) - 2)
+        lines += server_lines(server_rows(run.state.servers), width)
+        detail.update("\n".join(lines))
 
     @on(DataTable.RowHighlighted)
     def _highlighted(self) -> None:
