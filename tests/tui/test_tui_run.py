@@ -383,6 +383,8 @@ async def test_the_embedded_model_streams_tokens_before_it_finishes(
         seen_streaming: list[str] = []
         for _ in range(900):  # 3 minutes at most
             await pilot.pause(0.2)
+            # The app also reads the run's events (once a second): draw what it read.
+            run.tick()
             view = run.state.streams.get(run.run.focus_id or "")
             shown = run.query_one(StreamPanel).text
             if view is not None and not view.finished and view.text.strip():
