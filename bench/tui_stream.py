@@ -1,7 +1,8 @@
 """Live screen under a synthetic load: key-press-to-render latency and frame rate.
 
 SYNTHETIC LOAD: no model runs. 16 concurrent streams emit ChunkReceived events into
-the RunScreen's sink (its EventBuffer, exactly where the engine's events go) at a
+the sink of a run of the app's run manager (its EventBuffer, exactly where the engine's
+events go), shown in the live view (RunScreen), at a
 total of 2,000 tokens/s, one token per chunk, each stream on its own asyncio task
 and schedule; every 200 tokens a stream finishes (GenerationFinished, ExampleScored)
 and starts the next example (ExampleStarted), so the grid and focus list move too.
@@ -52,6 +53,7 @@ from lctui.engine import RunOutcome, RunRequest
 from lctui.tasks import select_tasks
 from lctui.tui.app import LctuiApp
 from lctui.tui.screens.run import RunScreen
+from lctui.tui.state.run_manager import ManagedRun
 
 TOKENS_PER_GENERATION = 200
 TARGET_MS = 50.0
@@ -100,8 +102,8 @@ def _generation(generation_id: str, example: Example, tokens: int) -> Generation
     )
 
 
-class SyntheticRunScreen(RunScreen):
-    """The real RunScreen; its worker runs the synthetic load instead of the engine."""
+class SyntheticRun(ManagedRun):
+    """A run of the manager whose task feeds the synthetic load instead of the engine."""
 
     def __init__(self, request: RunRequest, streams: int, rate: float, seconds: float):
         super().__init__(request)
@@ -110,13 +112,12 @@ class SyntheticRunScreen(RunScreen):
         self.seconds = seconds
         self.sent_tokens = 0
         self.load_started = time.monotonic()
-        self.handled: list[float] = []  # perf_counter when each `f` was acted on
 
-    def action_next_focus(self) -> None:
-        super().action_next_focus()
-        self.handled.append(time.perf_counter())
+    def _set_paused(self, paused: bool) -> None:
+        pass  # the load is not paused in this bench
 
-    async def _run(self) -> RunOutcome | None:
+    async def _work(self) -> RunOutcome | None:
+        assert self.request is not None
         cells = [
             CellKey("synthetic", t.name, n)
             for t in self.request.tasks
@@ -158,6 +159,18 @@ class SyntheticRunScreen(RunScreen):
         return None
 
 
+class TimedRunScreen(RunScreen):
+    """The real live view, noting when each `f` was acted on."""
+
+    def __init__(self, run: ManagedRun) -> None:
+        super().__init__(run)
+        self.handled: list[float] = []  # perf_counter when each `f` was acted on
+
+    def action_next_focus(self) -> None:
+        super().action_next_focus()
+        self.handled.append(time.perf_counter())
+
+
 def _blank_home(self: LctuiApp) -> None:
     """The results screen is not what is measured: start on a blank one."""
     self.push_screen(Screen())
@@ -188,7 +201,9 @@ async def bench(args: argparse.Namespace) -> int:
 
         app._display = timed_display  # type: ignore[method-assign]
         async with app.run_test(size=(width, height)) as pilot:
-            screen = SyntheticRunScreen(request, args.streams, args.rate, args.seconds)
+            run = SyntheticRun(request, args.streams, args.rate, args.seconds)
+            app.runs.add(run)  # held by the app's run manager, as a run of the engine is
+            screen = TimedRunScreen(run)
             await app.push_screen(screen)
             await pilot.pause(0.5)  # let the streams get going
             presses: list[float] = []
@@ -196,7 +211,7 @@ async def bench(args: argparse.Namespace) -> int:
             frames_before = len(frames)
             pending: list[asyncio.Task[None]] = []
             next_press = time.perf_counter()
-            while screen.running and time.perf_counter() - wall0 < args.seconds - 1:
+            while run.running and time.perf_counter() - wall0 < args.seconds - 1:
                 next_press += 0.1
                 presses.append(time.perf_counter())
                 pending.append(asyncio.ensure_future(pilot.press("f")))
@@ -213,9 +228,8 @@ async def bench(args: argparse.Namespace) -> int:
                 if after is not None:
                     latencies.append((after - pressed) * 1000)
                     to_action.append((handled - pressed) * 1000)
-            tokens_per_s = screen.sent_tokens / (time.monotonic() - screen.load_started)
-            if screen.worker is not None:
-                screen.worker.cancel()
+            tokens_per_s = run.sent_tokens / (time.monotonic() - run.load_started)
+            run.cancel()
     p95 = _percentile(latencies, 0.95) if latencies else float("nan")
     print(f"synthetic load: {args.streams} streams, {args.rate:.0f} tok/s asked, ")
     print(f"  {tokens_per_s:.0f} tok/s delivered into the sink, terminal {width}x{height}")

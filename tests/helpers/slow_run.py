@@ -1,5 +1,5 @@
-"""A gold run slow enough for a test to act while it goes (the live screen, the SQL
-console beside a running writer)."""
+"""A gold run slow enough for a test to act while it goes (the live screen, the Runs
+screen, the SQL console beside a running writer)."""
 
 from __future__ import annotations
 
@@ -45,7 +45,7 @@ class SlowGold(GoldBackend):
 
 
 def loader_of(backend: Any) -> Callable[[ModelSpec, str | None], Any]:
-    """A RunScreen loader that hands out `backend` whatever model is asked for."""
+    """A run's loader that hands out `backend` whatever model is asked for."""
     return lambda spec, tokenizer: backend
 
 
@@ -53,9 +53,14 @@ def gold_request(n: int = 2, seed: int = 0, tasks: str = FRESH_TASKS) -> RunRequ
     return RunRequest(models=[GOLD], tasks=select_tasks(tasks), lengths=[1024], n=n, seed=seed)
 
 
-async def start_slow_run(app: LctuiApp, pilot: Pilot[Any], delay: float) -> RunScreen:
-    """A gold run of 8 examples answering a word every `delay` seconds, once started."""
-    run = RunScreen(gold_request(n=4), loader=loader_of(SlowGold(delay)))
-    await app.push_screen(run)
+async def start_slow_run(
+    app: LctuiApp, pilot: Pilot[Any], delay: float, *, n: int = 4, seed: int = 0
+) -> RunScreen:
+    """A gold run of 2 x `n` examples answering a word every `delay` seconds, started
+    through the app (its run manager) and shown in its live view, once one started."""
+    run = app.start_run(gold_request(n=n, seed=seed), loader=loader_of(SlowGold(delay)))
+    await until(pilot, lambda: isinstance(app.screen, RunScreen) and app.screen.run is run)
     await until(pilot, lambda: run.state.started >= 1)
-    return run
+    screen = app.screen
+    assert isinstance(screen, RunScreen)
+    return screen

@@ -68,13 +68,14 @@ async def test_the_live_screen_shows_the_log_of_a_vllm_server_that_cannot_start(
     request = RunRequest(models=[spec], tasks=select_tasks("vt"), lengths=[1024], n=1)
     app = make_app()
     async with app.run_test(size=(120, 40)) as pilot:
-        run = RunScreen(request)
-        await app.push_screen(run)
+        app.start_run(request)
+        run = app.screen
+        assert isinstance(run, RunScreen)
         deadline = time.monotonic() + 240
-        while run.running and time.monotonic() < deadline:
+        while run.run.running and time.monotonic() < deadline:
             await pilot.pause(0.5)
         await pilot.pause(0.6)  # one more poll of the panel
         panel = run.query_one(ServerLogPanel)
-        assert run.failure is not None and "exited with code" in run.failure
+        assert run.run.failure is not None and "exited with code" in run.run.failure
         assert any(line.startswith("log file: ") for line in panel.lines)
         assert len(panel.lines) > 3  # the server's own lines, not only ours

@@ -51,9 +51,8 @@ SCRIPT = textwrap.dedent(
             import torch  # noqa: F401  (what loading the embedded model does)
 
             tasks = select_tasks("niah_single_2")
-            app.start_run(RunRequest(models=[GOLD], tasks=tasks, lengths=[1024], n=2))
-            await until(pilot, lambda: app.running_run() is not None)
-            await until(pilot, lambda: app.running_run() is None)
+            run = app.start_run(RunRequest(models=[GOLD], tasks=tasks, lengths=[1024], n=2))
+            await until(pilot, lambda: not run.running)
             app.action_show_sql_console()
             await until(pilot, lambda: isinstance(app.screen, SqlConsoleScreen))
             await until(pilot, lambda: app.screen.status.startswith("Ready"))

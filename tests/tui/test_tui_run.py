@@ -1,6 +1,7 @@
 """Launching and watching runs: the launch screen refuses bad choices with the reason,
-the live screen streams a run into its grid and panel, pauses, cancels and keeps
-finished work, and the real embedded model streams tokens before it finishes."""
+the live view streams a run into its grid and panel, pauses, cancels and keeps
+finished work, and the real embedded model streams tokens before it finishes.
+Several runs, leaving and coming back, and quitting: test_tui_runs.py."""
 
 from __future__ import annotations
 
@@ -59,6 +60,19 @@ def _flat(widget: Widget) -> str:
 
 def _errors(screen: Screen[Any]) -> str:
     return _flat(screen.query_one("#launch-error"))
+
+
+async def _live(pilot: Pilot[Any], request: RunRequest, backend: Any = None) -> RunScreen:
+    """Start `request` through the app (its run manager) and return its live view.
+    `backend`: what every model loads as (None: the real backends)."""
+    app = pilot.app
+    assert isinstance(app, LctuiApp)
+    loader = load_backend if backend is None else loader_of(backend)
+    run = app.start_run(request, loader=loader)
+    await until(pilot, lambda: isinstance(app.screen, RunScreen) and app.screen.run is run)
+    screen = app.screen
+    assert isinstance(screen, RunScreen)
+    return screen
 
 
 def _notified(app: LctuiApp, severity: str = "error") -> str:
@@ -260,12 +274,12 @@ async def test_gold_run_started_from_the_launch_screen_completes(
         await until(pilot, lambda: isinstance(app.screen, RunScreen))
         run = app.screen
         assert isinstance(run, RunScreen)
-        await until(pilot, lambda: not run.running)
+        await until(pilot, lambda: not run.run.running)
         await pilot.pause(0.1)
         grid = _text(run.query_one("#run-grid"))
         assert grid.count("2/2 1.00") == 2, grid
         assert run.state.output_tokens > 0, "chunks must reach the screen"
-        focused = run.state.streams[run.focus_id or ""]
+        focused = run.state.streams[run.run.focus_id or ""]
         assert focused.gold[0] in run.query_one(StreamPanel).text
         assert "Finished: 4 scored, 0 error(s)" in run.status_line()
     con = duckdb.connect(str(results_db), read_only=True)
@@ -280,9 +294,8 @@ async def test_gold_run_started_from_the_launch_screen_completes(
 async def test_errors_show_as_errors_not_zeros(make_app: Any) -> None:
     app = make_app()
     async with app.run_test(size=(100, 30)) as pilot:
-        run = RunScreen(gold_request(n=3), loader=loader_of(SlowGold(0.0, fail_every=2)))
-        await app.push_screen(run)
-        await until(pilot, lambda: not run.running)
+        run = await _live(pilot, gold_request(n=3), SlowGold(0.0, fail_every=2))
+        await until(pilot, lambda: not run.run.running)
         await pilot.pause(0.1)
         assert (run.state.done, run.state.errors) == (3, 3)
         grid = _text(run.query_one("#run-grid"))
@@ -295,11 +308,10 @@ async def test_a_run_the_engine_refuses_shows_why_and_the_app_stays(make_app: An
     request = RunRequest(models=[small], tasks=select_tasks("vt"), lengths=[4096], n=1)
     app = make_app()
     async with app.run_test(size=(100, 30)) as pilot:
-        run = RunScreen(request)
-        await app.push_screen(run)
-        await until(pilot, lambda: not run.running)
+        run = await _live(pilot, request)
+        await until(pilot, lambda: not run.run.running)
         await pilot.pause(0.1)
-        assert run.failure and "window of 2048 tokens" in run.failure
+        assert run.run.failure and "window of 2048 tokens" in run.run.failure
         assert "window of 2048" in _flat(run.query_one("#run-error"))
         assert run.status_line().startswith("Failed")
         await pilot.press("escape")
@@ -313,15 +325,14 @@ async def test_focus_cycles_and_enter_opens_the_inspector(
     monkeypatch.setattr(LctuiApp, "open_generation", lambda self, gid: opened.append(gid))
     app = make_app()
     async with app.run_test(size=(100, 30)) as pilot:
-        run = RunScreen(gold_request())
-        await app.push_screen(run)
-        await until(pilot, lambda: not run.running)
+        run = await _live(pilot, gold_request())
+        await until(pilot, lambda: not run.run.running)
         order = run.state.order
-        assert run.follow and run.focus_id == order[-1]
+        assert run.run.follow and run.run.focus_id == order[-1]
         await pilot.press("f")
-        assert not run.follow and run.focus_id == order[0]
+        assert not run.run.follow and run.run.focus_id == order[0]
         await pilot.press("tab")
-        assert run.focus_id == order[1]
+        assert run.run.focus_id == order[1]
         await pilot.press("shift+tab", "enter")
         assert opened == [order[0]]
         assert run.state.streams[order[0]].gold[0] in run.query_one(StreamPanel).text
@@ -342,7 +353,7 @@ async def test_pause_stops_new_examples_and_cancel_keeps_finished_ones(
         await pilot.press("p")
         await until(pilot, lambda: run.state.started > started)
         await pilot.press("c")
-        await until(pilot, lambda: not run.running)
+        await until(pilot, lambda: not run.run.running)
         await pilot.pause(0.1)
         assert run.state.finished is not None and run.state.finished.cancelled
         kept = run.state.done + run.state.errors
@@ -357,52 +368,6 @@ async def test_pause_stops_new_examples_and_cancel_keeps_finished_ones(
     con.close()
 
 
-async def test_escape_while_running_asks_first(make_app: Any) -> None:
-    app = make_app()
-    async with app.run_test(size=(100, 30)) as pilot:
-        run = await start_slow_run(app, pilot, delay=0.05)
-        await pilot.press("escape")
-        assert app.screen is run and "escape again" in _notified(app, "warning")
-        await pilot.press("escape")
-        await until(pilot, lambda: app.screen is not run)
-        assert run.worker is not None and run.worker.is_cancelled
-
-
-async def test_the_run_goes_on_while_other_screens_are_browsed(make_app: Any) -> None:
-    app = make_app()
-    async with app.run_test(size=(100, 30)) as pilot:
-        run = await start_slow_run(app, pilot, delay=0.2)
-        await pilot.press("ctrl+r")  # results (a blank home screen here) opens above it
-        await until(pilot, lambda: app.screen is not run)
-        assert run in app.screen_stack and app.running_run() is run
-        started = run.state.started
-        await until(pilot, lambda: run.state.started > started)  # still working
-        await pilot.press("ctrl+n")  # one run at a time: back to the one going
-        await until(pilot, lambda: app.screen is run)
-        assert "A run is going" in _notified(app, "warning")
-        await pilot.press("ctrl+r")
-        await until(pilot, lambda: app.screen is not run)
-        assert run.running, "the run ended before the test could leave it"
-        await until(pilot, lambda: not run.running, timeout=60)
-        done = f"Run {run.state.run_id} finished: {run.state.done} done, 0 errors"
-        await until(pilot, lambda: done in _notified(app, "information"))
-        assert run.state.finished is not None and not run.state.finished.cancelled
-        assert run.state.done == 8 and app.running_run() is None
-
-
-async def test_escape_on_the_results_screen_goes_back_to_the_run_going(make_app: Any) -> None:
-    from lctui.tui.screens.results import ResultsScreen
-
-    app = make_app()
-    async with app.run_test(size=(100, 30)) as pilot:
-        run = await start_slow_run(app, pilot, delay=0.5)
-        await app.push_screen(ResultsScreen())
-        await until(pilot, lambda: isinstance(app.screen, ResultsScreen))
-        assert run.running, "the run ended before the test could leave it"
-        await pilot.press("escape")
-        await until(pilot, lambda: app.screen is run)
-
-
 @pytest.mark.slow
 async def test_the_embedded_model_streams_tokens_before_it_finishes(
     make_app: Any, results_db: Path
@@ -414,20 +379,21 @@ async def test_the_embedded_model_streams_tokens_before_it_finishes(
     request = RunRequest(models=[SMOLLM], tasks=task, lengths=[1024], n=3)
     app = make_app()
     async with app.run_test(size=(100, 30)) as pilot:
-        run = RunScreen(request, loader=load_backend)
-        await app.push_screen(run)
+        run = await _live(pilot, request, None)
         seen_streaming: list[str] = []
         for _ in range(900):  # 3 minutes at most
             await pilot.pause(0.2)
-            view = run.state.streams.get(run.focus_id or "")
+            # The app also reads the run's events (once a second): draw what it read.
+            run.tick()
+            view = run.state.streams.get(run.run.focus_id or "")
             shown = run.query_one(StreamPanel).text
             if view is not None and not view.finished and view.text.strip():
                 assert view.text in shown, (shown, view.text)
                 seen_streaming.append(view.text)
-            if not run.running:
+            if not run.run.running:
                 break
         assert seen_streaming, "tokens must show in the panel while the model generates"
-        assert not run.running and run.state.done + run.state.errors == 3
+        assert not run.run.running and run.state.done + run.state.errors == 3
         assert run.state.errors == 0, run.state.last_error
     con = duckdb.connect(str(results_db), read_only=True)
     rows = con.execute(
@@ -465,7 +431,7 @@ def test_finished_run_snapshot(make_app: Any, snap_compare: Any, size: tuple[int
         await until(pilot, lambda: isinstance(app.screen, RunScreen))
         run = app.screen
         assert isinstance(run, RunScreen)
-        await until(pilot, lambda: not run.running)
+        await until(pilot, lambda: not run.run.running)
         await pilot.pause(0.1)
         # Rates and durations differ run to run; everything else is deterministic.
         run.query_one("#run-timings", Static).update("tok/s, ttft, elapsed: hidden in snapshots")

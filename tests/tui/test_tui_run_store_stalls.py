@@ -95,8 +95,9 @@ async def test_a_held_file_is_shown_new_work_waits_and_the_run_goes_on(
         request = RunRequest(
             models=[GOLD], tasks=select_tasks("niah_single_2"), lengths=[1024], n=1000, seed=7
         )
-        run = RunScreen(request, loader=lambda spec, tokenizer: SlowGold(0.05))
-        await app.push_screen(run)
+        app.start_run(request, loader=lambda spec, tokenizer: SlowGold(0.05))
+        run = app.screen
+        assert isinstance(run, RunScreen)
         await _until(pilot, lambda: run.state.done >= 3, timeout=30)
         holder = _hold(results_db)
         try:
@@ -129,7 +130,7 @@ async def test_a_held_file_is_shown_new_work_waits_and_the_run_goes_on(
         await _until(pilot, lambda: run.state.started > started + 2, timeout=30)
         assert run.status_line().startswith("Running")
         await pilot.press("c")
-        await _until(pilot, lambda: not run.running, timeout=30)
+        await _until(pilot, lambda: not run.run.running, timeout=30)
         kept = run.state.done + run.state.errors
         run_id = run.state.run_id
     deadline = time.monotonic() + 5

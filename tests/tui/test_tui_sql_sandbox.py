@@ -104,7 +104,7 @@ async def test_lctui_query_reads_the_file_while_the_tui_has_it_open(
 
 
 async def _query_while_running(pilot: Pilot[Any], screen: SqlConsoleScreen, sql: str) -> None:
-    """run_sql without settle(): the run's worker does not complete while a run goes."""
+    """run_sql, but waiting on the console's status: the run keeps the app busy."""
     screen.query_one(SqlEditor).text = sql
     screen.action_run()
     await until(pilot, lambda: not screen.status.startswith("Running"))
@@ -116,7 +116,7 @@ async def test_a_run_goes_on_and_is_stored_while_the_console_queries(
     app = make_app()
     counts: list[int] = []
     async with app.run_test(size=(120, 40)) as pilot:
-        run = await start_slow_run(app, pilot, delay=0.1)
+        run = (await start_slow_run(app, pilot, delay=0.1)).run
         app.action_show_sql_console()
         await until(pilot, lambda: isinstance(app.screen, SqlConsoleScreen))
         screen = app.screen

@@ -37,3 +37,14 @@ def file_size(size: int) -> str:
             return f"{value:.1f} {unit}"
         value /= 1000
     return f"{value:.1f} GB"
+
+
+def duration(seconds: float | None) -> str:
+    """45 s, 12 min, 2.5 h: a time span read at a glance; "-" for None."""
+    if seconds is None:
+        return "-"
+    if seconds < 90:
+        return f"{max(0, round(seconds))} s"
+    if seconds < 5400:
+        return f"{round(seconds / 60)} min"
+    return f"{seconds / 3600:.1f} h"

@@ -387,6 +387,9 @@ def _try_lock(handle: IO[bytes], shared: bool = False) -> bool:
 SHARED_WAIT_S = 15.0  # how long a shared store waits for another process's flush or query
 
 
+_CONNECTING = threading.Lock()  # held while this process opens a connection
+
+
 def connect_waiting(
     file: Path,
     read_only: bool,
@@ -401,7 +404,13 @@ def connect_waiting(
     delay = 0.01
     while True:
         try:
-            return duckdb.connect(str(file), read_only=read_only, config=dict(config or {}))
+            # One connect at a time in this process: when two threads open the same
+            # file at once, DuckDB 2.0.1 now and then hands one of them a connection
+            # without its Python scans ("Table Function with name python_arrow_scan
+            # does not exist" at its first Arrow query). Several runs in one TUI open
+            # the file from their threads all the time (tests/store/test_store_threads.py).
+            with _CONNECTING:
+                return duckdb.connect(str(file), read_only=read_only, config=dict(config or {}))
         except duckdb.Error as err:
             if not _busy(err) or time.monotonic() >= deadline:
                 raise StoreError(_open_error(file, err, read_only)) from err

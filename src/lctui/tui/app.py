@@ -1,8 +1,10 @@
 """The Textual app: owns the results store, themes, global keys and screen changes.
 
 Screens read through `app.store` (a connection per query, in workers, closed after it)
-and start runs with `app.start_run`, which hosts the same engine as `lctui run` on the
-app's event loop; the engine's flushes open the file for each write in the same way.
+and start runs with `app.start_run`: the app's run manager (`app.runs`, hosted by
+tui/run_host.py) runs the same engine as `lctui run` on the app's event loop, several
+runs at once, whatever screen is open; the engine's flushes open the file for each
+write in the same way.
 """
 
 from __future__ import annotations
@@ -18,13 +20,17 @@ from textual.app import App, SystemCommand
 from textual.binding import Binding, BindingType
 from textual.screen import Screen
 
+from lctui.backends import load_backend
 from lctui.core.config import Config
 from lctui.core.errors import LctuiError, NotWritableError, StoreError
 from lctui.engine import RunRequest
+from lctui.engine.runner import BackendLoader
 from lctui.resources import sample_runs_dir
 from lctui.store import Store, open_store
 from lctui.store.db import writer_active
 from lctui.store.read.catalog import count_generations
+from lctui.tui.run_host import RunHost
+from lctui.tui.state.run_manager import LocalRun, ManagedRun, RunManager
 from lctui.tui.themes import THEME_ERRORS, initial_theme, load_themes, remember_theme
 
 if TYPE_CHECKING:
@@ -43,6 +49,7 @@ class LctuiApp(App[None]):
         Binding("f1,question_mark", "help", "Help", id="help"),
         Binding("ctrl+r", "show_results", "Results", id="results"),
         Binding("ctrl+n", "new_run", "New run", id="new_run"),
+        Binding("G", "show_runs", "Runs", id="runs", show=False),
         # Left out of the footer, which is full at 80 columns; help and ctrl+p list it.
         Binding("L", "show_lifbench", "LIFBench", id="lifbench", show=False),
         Binding("H", "show_helmet", "HELMET", id="helmet", show=False),
@@ -71,6 +78,7 @@ class LctuiApp(App[None]):
         self.import_samples = import_samples
         self.samples_dir = samples_dir
         self._store: Store | None = None
+        self.run_host = RunHost(self, lambda: self.store)
         self._themes = load_themes()
         for theme in self._themes.values():
             self.register_theme(theme)
@@ -82,6 +90,10 @@ class LctuiApp(App[None]):
             raise RuntimeError("the store is not open yet")
         return self._store
 
+    @property
+    def runs(self) -> RunManager:
+        return self.run_host.manager
+
     def on_mount(self) -> None:
         try:
             self._store = self._open_store()
@@ -92,9 +104,11 @@ class LctuiApp(App[None]):
             self.notify(error, title="Theme file skipped", severity="warning")
         if self.import_samples and not self.read_only and self._is_empty():
             self._import_samples()
+        self.run_host.mount()
         self.action_show_results()
 
-    def on_unmount(self) -> None:
+    async def on_unmount(self) -> None:
+        await self.run_host.wind_down()  # runs write through the store closed next
         if self._store is not None:
             self._store.close()
         _release_print_capture(self)
@@ -203,22 +217,26 @@ class LctuiApp(App[None]):
         if self.read_only:
             self.notify("Opened read-only: runs cannot be started.", severity="warning")
             return
-        if self.running_run() is not None:
-            self.back_to_run()
-            self.notify(
-                "A run is going (this one); a new run can start once it finishes or is "
-                "cancelled (c).",
-                severity="warning",
-            )
-            return
         from lctui.tui.screens.launch import LaunchScreen
 
-        self.push_screen(LaunchScreen())
+        self._push_once(LaunchScreen)
 
-    def start_run(self, request: RunRequest) -> None:
-        from lctui.tui.screens.run import RunScreen
+    def start_run(self, request: RunRequest, loader: BackendLoader = load_backend) -> LocalRun:
+        """Start a run beside those going and open its live view."""
+        return self.run_host.start(request, loader)
 
-        self.push_screen(RunScreen(request))
+    def show_run(self, run: ManagedRun) -> None:
+        self.run_host.show(run)
+
+    def show_runs(self) -> None:
+        self.run_host.show_list()
+
+    def action_show_runs(self) -> None:
+        self.show_runs()
+
+    async def action_quit(self) -> None:
+        """ctrl+q and the palette's Quit: while runs go, ask what becomes of them."""
+        self.run_host.quit()
 
     def open_generation(self, generation_id: str) -> None:
         from lctui.tui.screens.inspector import InspectorScreen
@@ -234,27 +252,10 @@ class LctuiApp(App[None]):
         if name in self._themes:
             remember_theme(name)
 
-    def running_run(self) -> Screen[Any] | None:
-        """The live screen of the run that is going, if one is (it stays in the stack,
-        under whatever is browsed meanwhile, because its worker hosts the engine)."""
-        from lctui.tui.screens.run import RunScreen
-
-        for screen in self.screen_stack:
-            if isinstance(screen, RunScreen) and screen.running:
-                return screen
-        return None
-
-    def back_to_run(self) -> None:
-        """Pop the screens above the run that is going (none if no run is going)."""
-        run = self.running_run()
-        while run is not None and self.screen is not run:
-            self.pop_screen()
-
     def _switch(self, screen: Screen[Any]) -> None:
-        # Results is the home screen: drop whatever is stacked above the base, or above
-        # a run that is going, so that the run goes on (escape comes back to it).
-        keep = self.running_run()
-        while len(self.screen_stack) > 1 and self.screen is not keep:
+        # Results is the home screen: drop whatever is stacked above the base (runs go
+        # on whatever screens close: they belong to the run manager).
+        while len(self.screen_stack) > 1:
             self.pop_screen()
         self.push_screen(screen)
 
@@ -264,10 +265,13 @@ class LctuiApp(App[None]):
             "Results", "The model x task x length heatmap", self.action_show_results
         )
         yield SystemCommand("New run", "Pick models, tasks and lengths", self.action_new_run)
+        yield SystemCommand(
+            "Runs", "Every run of this session: open, pause, cancel", self.action_show_runs
+        )
         yield SystemCommand("Help", "Every key of this screen", self.action_help)
         yield SystemCommand("Next theme", "Cycle the themes", self.action_next_theme)
         # Every key binding of the screen is a palette entry too, with its key as help.
-        seen = {"Results", "New run", "Help", "Next theme", "Theme", "Quit"}
+        seen = {"Results", "New run", "Runs", "Help", "Next theme", "Theme", "Quit"}
         for key, active in screen.active_bindings.items():
             binding = active.binding
             title = binding.description

@@ -227,7 +227,7 @@ class ResultsScreen(LctuiScreen):
         version made, and how to score them."""
         missing, outdated = grid.n_unscored, grid.n_outdated
         # A run going here writes each score with its generation (or ~10 s after it).
-        quiet = self._rescoring or self.lctui.running_run() is not None
+        quiet = self._rescoring or bool(self.lctui.runs.going())
         if missing and missing != self._missing_told and not quiet:
             self.notify(missing_notice(missing), title="Missing scores", severity="warning")
         if outdated and outdated != self._outdated_told and not quiet:
@@ -300,7 +300,7 @@ class ResultsScreen(LctuiScreen):
             return (
                 self._open_cell is not None
                 or self._depth_of is not None
-                or self.lctui.running_run() is not None
+                or bool(self.lctui.runs.going())
             )
         return True
 
@@ -412,14 +412,14 @@ class ResultsScreen(LctuiScreen):
 
     def action_back(self) -> None:
         """Close the examples list; from the depth view, go back to the model grid;
-        opened above a run that is going, go back to the run."""
+        while runs go, open the Runs screen (the way back to their live views)."""
         if self._open_cell is not None:
             self._close_examples()
             self.query_one(Heatmap).focus()
         elif self._depth_of is not None:
             self.action_toggle_depth()
-        elif self.lctui.running_run() is not None:
-            self.lctui.back_to_run()
+        elif self.lctui.runs.going():
+            self.lctui.show_runs()
 
     @property
     def grid(self) -> ResultsGrid | None:

@@ -1,19 +1,18 @@
-"""The live run screen: hosts the engine on the app's loop and shows the run as it goes.
+"""The live view of one run of the app's run manager: its grid, focused stream and counts.
 
-The engine's sink is an `EventBuffer` (append only); a 20 Hz timer drains it into a
-`RunState` and redraws what changed, so drawing never slows the engine and a burst
-of tokens costs one frame. Keys: p pause/resume, c cancel, f/tab next example,
-shift+tab previous, l follow the newest, enter inspect, escape back.
+The run belongs to the app (tui/state/run_manager.py), not to this screen: its engine
+writes into the run's `EventBuffer` whether or not a view is open. A 20 Hz timer drains
+the buffer into the run's `RunState` and redraws what changed, so drawing never slows
+the engine and a burst of tokens costs one frame. Keys: p pause/resume, c cancel, f/tab
+next example, shift+tab previous, l follow the newest, enter inspect, escape back.
+
+Leaving the view (escape, or any other screen) never stops the run; cancelling is `c`
+here or on the Runs screen. Opening the view again shows the run as it is by then,
+focused where it was.
 
 When the results file cannot be written, the status line says so with the store's
 error and how much waits; the engine retries, holds new work once too much waits,
 and goes on by itself when a write succeeds.
-
-Escape while the run is going asks for a second escape: the engine lives in this
-screen's worker, and leaving the screen cancels it (finished work is kept). Other
-screens (results, compare, SQL, ...) open above this one instead, so the run goes on
-while they are browsed; escape from them comes back here, and ctrl+n returns here
-while the run is going (one run at a time).
 """
 
 from __future__ import annotations
@@ -27,16 +26,12 @@ from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, ScrollableContainer, Vertical
 from textual.css.query import NoMatches
 from textual.widgets import Footer, Static
-from textual.worker import Worker, WorkerState
 
-from lctui.backends import load_backend
-from lctui.core.errors import LctuiError
 from lctui.core.events import StoreRecovered
 from lctui.core.types import ServerShare
-from lctui.engine import Engine, RunOutcome, RunRequest
-from lctui.engine.runner import BackendLoader
 from lctui.tui.screens.base import LctuiScreen
-from lctui.tui.state.run_progress import EventBuffer, RunState, StreamView, cycle
+from lctui.tui.state.run_manager import LocalRun, ManagedRun
+from lctui.tui.state.run_progress import RunState, StreamView, cycle
 from lctui.tui.state.server_shares import server_lines, server_rows
 from lctui.tui.widgets.run_grid import RunGrid
 from lctui.tui.widgets.server_log import ServerLogPanel
@@ -44,11 +39,10 @@ from lctui.tui.widgets.stream_panel import StreamPanel
 
 FRAME_S = 1 / 20  # at most ~20 redraws a second, whatever the token rate
 STATS_EVERY_S = 0.25  # grid, counts and status line
-LEAVE_CONFIRM_S = 3.0
 
 
 class RunScreen(LctuiScreen):
-    """One run of the engine, watched live."""
+    """One run of the manager, watched live."""
 
     DEFAULT_CSS = """
     RunScreen #run-body { height: 1fr; }
@@ -71,48 +65,30 @@ class RunScreen(LctuiScreen):
         Binding("escape", "back", "Back", id="run-back"),
     ]
 
-    def __init__(self, request: RunRequest, *, loader: BackendLoader = load_backend) -> None:
+    def __init__(self, run: ManagedRun) -> None:
         super().__init__()
-        self.request = request
-        self._loader = loader
-        self.buffer = EventBuffer()
-        self.state = RunState(
-            [m.name for m in request.models], [t.name for t in request.tasks], request.lengths
-        )
-        self.engine: Engine | None = None
-        self.worker: Worker[RunOutcome | None] | None = None
-        self.outcome: RunOutcome | None = None
-        self.failure: str | None = None
-        self.paused = False
-        self.focus_id: str | None = None
-        self.follow = True
-        self._started = time.monotonic()
+        self.run = run
         self._stats_at = 0.0
         self._status_key: tuple[object, ...] = ()
-        self._leave_armed_until = 0.0
         self._final_drawn = False
         self._error_text = ""
         self._recovery_told: StoreRecovered | None = None
         self._servers_shown: tuple[dict[str, tuple[ServerShare, ...]], int] = ({}, 0)
 
     @property
-    def running(self) -> bool:
-        """True from creation (the engine starts on mount) until the engine has returned."""
-        return self.worker is None or self.worker.state in (
-            WorkerState.PENDING,
-            WorkerState.RUNNING,
-        )
+    def state(self) -> RunState:
+        return self.run.state
 
     def compose(self) -> ComposeResult:
         with Horizontal(id="run-body"):
             with ScrollableContainer(id="run-grid-box") as box:
-                box.border_title = "progress"
+                box.border_title = f"progress · run #{self.run.number}"
                 box.can_focus = False
                 yield RunGrid(self.state, id="run-grid")
             with Vertical(id="run-side"):
                 yield StreamPanel(id="stream")
                 # Servers lctui starts itself: their log explains a slow start or a crash.
-                for spec in self.request.models:
+                for spec in self.run.request.models if self.run.request else []:
                     if spec.backend == "vllm-server":
                         yield ServerLogPanel(spec.name, classes="server-log")
                 yield Static("", id="run-timings")
@@ -124,43 +100,8 @@ class RunScreen(LctuiScreen):
         yield Footer()
 
     def on_mount(self) -> None:
-        self._started = time.monotonic()
-        self.engine = Engine(self.lctui.store, self._loader, self.buffer)
-        self.worker = self.run_worker(self._run(), exclusive=True, name="engine")
         self.set_interval(FRAME_S, self.tick)
         self.tick()
-
-    async def _run(self) -> RunOutcome | None:
-        assert self.engine is not None
-        try:
-            self.outcome = await self.engine.run(self.request)
-        except LctuiError as exc:
-            self.failure = str(exc)
-        except Exception as exc:  # a backend bug must not take the whole app down
-            self.failure = f"{type(exc).__name__}: {exc}"
-        self.tick()
-        if self.failure:
-            self.notify(self.failure, title="Run failed", severity="error", timeout=10)
-        elif self.outcome is not None and self.outcome.cancelled:
-            self.notify("Cancelled; finished examples are kept.", severity="warning")
-        elif self.app.screen is not self:  # browsing meanwhile: say that it is done
-            self.notify(
-                f"Run {self.state.run_id} finished: {self.state.done} done, "
-                f"{self.state.errors} errors. ctrl+r reloads the results.",
-                title="Run finished",
-                timeout=10,
-            )
-        return self.outcome
-
-    def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
-        # The final drawing; also when cancelled while a model was still loading, when
-        # the engine never planned and no RunFinished event will come.
-        if event.worker is self.worker and event.state in (
-            WorkerState.CANCELLED,
-            WorkerState.SUCCESS,
-            WorkerState.ERROR,
-        ):
-            self.tick()
 
     # -- drawing ------------------------------------------------------------------------
 
@@ -168,12 +109,11 @@ class RunScreen(LctuiScreen):
         """Apply buffered events and redraw what changed (the 20 Hz timer)."""
         if self._final_drawn:
             return
-        for at, event in self.buffer.drain():
-            self.state.apply(at, event)
-        over = not self.running
+        self.run.drain()
+        over = not self.run.running
         try:
             self._draw(over)
-        except NoMatches:  # left with escape: the engine winds down after the screen
+        except NoMatches:  # the screen is being removed
             return
         # Once the run is over and drawn, the timer has nothing left to do.
         self._final_drawn = over
@@ -190,15 +130,17 @@ class RunScreen(LctuiScreen):
             self._show_status()
 
     def _show_focus(self) -> None:
-        if self.follow:
-            self.focus_id = self._newest()
-        view = self.state.streams.get(self.focus_id) if self.focus_id else None
-        self.query_one(StreamPanel).show(view, follow=self.follow, paused=self.paused)
+        run = self.run
+        if run.follow:
+            run.focus_id = self._newest()
+        view = self.state.streams.get(run.focus_id) if run.focus_id else None
+        self.query_one(StreamPanel).show(view, follow=run.follow, paused=run.paused)
 
     def _newest(self) -> str | None:
         """Keep the followed stream until it ends, then move to the newest running one."""
         streams = self.state.streams
-        current = streams.get(self.focus_id) if self.focus_id else None
+        focus_id = self.run.focus_id
+        current = streams.get(focus_id) if focus_id else None
         if current is not None and not current.finished:
             return current.generation_id
         for generation_id in reversed(self.state.order):
@@ -209,8 +151,8 @@ class RunScreen(LctuiScreen):
     def _show_stats(self, now: float) -> None:
         state = self.state
         ttft = state.mean_ttft
-        end = state.finished.elapsed_s if state.finished else now - self._started
-        rate = state.tokens_per_s(now) if self.running else state.average_tokens_per_s
+        end = state.finished.elapsed_s if state.finished else self.run.elapsed_s(now)
+        rate = state.tokens_per_s(now) if self.run.running else state.average_tokens_per_s
         timings = [
             f"tok/s {rate:.0f}" if rate is not None else "tok/s —",
             f"ttft {ttft:.2f} s" if ttft is not None else "ttft —",
@@ -238,7 +180,8 @@ class RunScreen(LctuiScreen):
         panel.display = bool(rows)
 
     def _show_status(self) -> None:
-        key = (self.state.version, self.paused, self.running, self.failure, self.outcome)
+        run = self.run
+        key = (self.state.version, run.paused, run.running, run.failure, run.outcome, run.status)
         if key == self._status_key:
             return
         self._status_key = key
@@ -261,21 +204,23 @@ class RunScreen(LctuiScreen):
                 f"{recovered.stalled_s:.0f} s. The run goes on.",
                 title="Results file",
             )
-        if self.failure:
-            return f"last error: {self.failure}"
+        if self.run.failure:
+            return f"last error: {self.run.failure}"
         if stalled is not None:
             return stalled.describe()
         return f"last error: {self.state.last_error}" if self.state.last_error else ""
 
     def status_line(self) -> str:
-        state = self.state
+        state, run = self.state, self.run
         total = sum(c.total for c in state.cells.values())
         finished = sum(c.finished for c in state.cells.values())
         mean = state.mean_score
         mean_text = f"; mean score {mean:.2f}" if mean is not None else ""
-        if self.failure:
+        if run.failure:
             return "Failed (the error is below); finished examples are kept. escape: back"
-        if self.running:
+        if run.running:
+            if run.cancel_asked:
+                return f"Cancelling at {finished}/{total}: finished examples are kept…"
             if not state.planned:
                 return f"Loading {', '.join(state.models)} and planning the examples…"
             stalled = state.store_stalled
@@ -285,12 +230,12 @@ class RunScreen(LctuiScreen):
                     f"Cannot write the results file: {stalled.waiting} finished result(s) "
                     f"wait in memory ({held}; the error is below). {finished}/{total} finished."
                 )
-            if self.paused:
+            if run.paused:
                 return f"Paused at {finished}/{total}: no new example starts (p resumes)."
             return f"Running {state.run_id}: {finished}/{total} finished{mean_text}."
-        if self.outcome is not None and self.outcome.run_id is None and not state.finished:
+        if run.outcome is not None and run.outcome.run_id is None and not state.finished:
             return (
-                f"Nothing to do: all {self.outcome.planned} examples are already stored "
+                f"Nothing to do: all {run.outcome.planned} examples are already stored "
                 "(choose another seed or a larger n)."
             )
         if state.finished is None or state.finished.cancelled:
@@ -306,27 +251,27 @@ class RunScreen(LctuiScreen):
     # -- actions ------------------------------------------------------------------------
 
     def action_pause(self) -> None:
-        if self.engine is None or not self.running:
+        run = self.run
+        if not run.running:
             self.notify("The run is over; nothing to pause.")
             return
-        self.paused = not self.paused
-        if self.paused:
-            self.engine.pause()
+        if run.paused:
+            run.resume()
         else:
-            self.engine.resume()
+            run.pause()
         self._stats_at = 0.0  # show the new state now
         self.tick()
 
     def action_cancel_run(self) -> None:
-        if not self.running or self.worker is None:
+        if not self.run.cancel():
             self.notify("The run is over; nothing to cancel.")
             return
-        # Paused workers wait on the engine's event; cancelling reaches them there too.
-        self.worker.cancel()
+        self._stats_at = 0.0
+        self.tick()
 
     def _cycle_example(self, step: int) -> None:
-        self.follow = False
-        self.focus_id = cycle(self.state.order, self.focus_id, step)
+        self.run.follow = False
+        self.run.focus_id = cycle(self.state.order, self.run.focus_id, step)
         # Drawn now, not at the next tick: a key press must show within a frame.
         self._show_focus()
 
@@ -337,11 +282,12 @@ class RunScreen(LctuiScreen):
         self._cycle_example(-1)
 
     def action_follow(self) -> None:
-        self.follow = True
+        self.run.follow = True
         self._show_focus()
 
     async def action_inspect(self) -> None:
-        view: StreamView | None = self.state.streams.get(self.focus_id) if self.focus_id else None
+        focus_id = self.run.focus_id
+        view: StreamView | None = self.state.streams.get(focus_id) if focus_id else None
         if view is None:
             self.notify("No example yet.", severity="warning")
             return
@@ -349,24 +295,15 @@ class RunScreen(LctuiScreen):
             self.notify("This example is still streaming; enter opens finished ones.")
             return
         # The engine writes in batches; the inspector reads the file, so write it first.
-        await asyncio.to_thread(self.lctui.store.flush)
+        if isinstance(self.run, LocalRun):
+            await asyncio.to_thread(self.lctui.store.flush)
         self.lctui.open_generation(view.generation_id)
 
     def action_back(self) -> None:
-        if not self.running:
-            self.app.pop_screen()
-            return
-        now = time.monotonic()
-        if now < self._leave_armed_until:
-            if self.worker is not None:
-                self.worker.cancel()
-            self.app.pop_screen()
-            return
-        self._leave_armed_until = now + LEAVE_CONFIRM_S
-        self.notify(
-            "The run is still going. Press escape again to cancel it and go back "
-            "(finished examples are kept), or c to cancel and stay.",
-            title="Leave the run?",
-            severity="warning",
-            timeout=LEAVE_CONFIRM_S,
-        )
+        """Leave the view; the run goes on (the Runs screen, G, lists it)."""
+        if self.run.running:
+            self.notify(
+                f"Run {self.run.name} goes on. G lists the runs; enter there opens this view.",
+                timeout=4,
+            )
+        self.app.pop_screen()

@@ -32,6 +32,8 @@ from lctui.core.lengths import format_length
 from lctui.core.types import ServerShare
 
 RATE_WINDOW_S = 5.0  # tok/s is measured over the last few seconds, not the whole run
+# Examples finish seconds apart: their rate (and the ETA from it) is taken over a minute.
+FINISH_WINDOW_S = 60.0
 
 
 class EventBuffer:
@@ -117,6 +119,7 @@ class RunState:
         self.order: list[str] = []  # generation ids in start order
         self.run_id: str | None = None
         self.planned = False
+        self.planned_at: float | None = None
         self.to_do = 0  # examples this run has to generate
         self.skipped = 0
         self.started = 0
@@ -134,6 +137,7 @@ class RunState:
         self._recent: deque[tuple[float, int]] = deque()  # (time, tokens) of recent chunks
         self._first_chunk_at: float | None = None
         self._last_chunk_at: float | None = None
+        self._finishes: deque[float] = deque()  # when each recent example finished
 
     # -- events -------------------------------------------------------------------------
 
@@ -148,9 +152,9 @@ class RunState:
                 view.ttft_s = event.generation.ttft_s
                 self.ttfts.append(event.generation.ttft_s)
         elif isinstance(event, ExampleScored):
-            self._scored(event)
+            self._scored(at, event)
         elif isinstance(event, ExampleFailed):
-            self._failed(event)
+            self._failed(at, event)
         elif isinstance(event, StoreStalled):
             self.store_stalled = event
             self.version += 1
@@ -161,16 +165,17 @@ class RunState:
             self.servers[event.model] = event.servers
             self.version += 1
         elif isinstance(event, RunPlanned):
-            self._planned(event)
+            self._planned(at, event)
         elif isinstance(event, ItemsSkipped):
             self._skipped(event)
         elif isinstance(event, RunFinished):
             self.finished = event
             self.version += 1
 
-    def _planned(self, event: RunPlanned) -> None:
+    def _planned(self, at: float, event: RunPlanned) -> None:
         self.run_id = event.run_id
         self.planned = True
+        self.planned_at = at
         for key, count in event.cells.items():
             self.cell(key).total += count
             self.to_do += count
@@ -219,7 +224,13 @@ class RunState:
         self._last_chunk_at = at
         self._recent.append((at, event.tokens))
 
-    def _scored(self, event: ExampleScored) -> None:
+    def _finished_at(self, at: float) -> None:
+        self._finishes.append(at)
+        while self._finishes[0] < at - FINISH_WINDOW_S:  # only the window is kept
+            self._finishes.popleft()
+
+    def _scored(self, at: float, event: ExampleScored) -> None:
+        self._finished_at(at)
         cell = self.cell(event.cell)
         cell.running = max(0, cell.running - 1)
         cell.done += 1
@@ -234,7 +245,8 @@ class RunState:
             view.version += 1
         self.version += 1
 
-    def _failed(self, event: ExampleFailed) -> None:
+    def _failed(self, at: float, event: ExampleFailed) -> None:
+        self._finished_at(at)
         cell = self.cell(event.cell)
         cell.running = max(0, cell.running - 1)
         cell.errors += 1
@@ -282,6 +294,31 @@ class RunState:
             return None
         span = self._last_chunk_at - self._first_chunk_at
         return self.output_tokens / span if span > 0 else None
+
+    @property
+    def remaining(self) -> int:
+        """Examples of this run not finished yet (running ones included)."""
+        return max(0, self.to_do - self.done - self.errors)
+
+    def examples_per_s(self, now: float) -> float | None:
+        """Examples finished per second over the last FINISH_WINDOW_S seconds (since
+        the run was planned, when that is shorter); None before the first finishes."""
+        while self._finishes and self._finishes[0] < now - FINISH_WINDOW_S:
+            self._finishes.popleft()
+        if not self._finishes or self.planned_at is None:
+            return None
+        span = min(FINISH_WINDOW_S, now - self.planned_at)
+        return len(self._finishes) / span if span > 0 else None
+
+    def eta_s(self, now: float) -> float | None:
+        """Seconds until the run's last example finishes at the recent rate: 0 once
+        none is left, None while nothing is planned or nothing has finished lately."""
+        if not self.planned:
+            return None
+        if not self.remaining:
+            return 0.0
+        rate = self.examples_per_s(now)
+        return self.remaining / rate if rate else None
 
     @property
     def mean_ttft(self) -> float | None:
