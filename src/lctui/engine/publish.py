@@ -1,0 +1,438 @@
+"""A run's events for viewers in other processes: a Unix socket in the runs folder.
+
+`EventPublisher` is an EventSink. It keeps what a viewer needs to see the run as it is
+(the plan, counts of what finished, the text so far of every generation in flight and
+of the last few finished ones, pause and stall states) and, while viewers are
+connected, sends each event to each of them as a JSON line (core/wire.py). A viewer
+that connects gets a `Hello` (the run's record and progress), then a replay built from
+that state in one step on the event loop (so nothing happens between its lines), then
+`ReplayDone` and the live events.
+
+The run never waits for a viewer: each has a queue of lines that a task of its own
+writes out; one that falls `VIEWER_QUEUE_BYTES` behind (a stopped or vanished viewer)
+is told (`Dropped`) and disconnected, and may reconnect for a fresh replay. Viewers
+write control lines (pause, resume, cancel) that go to the `control` callback.
+The publisher also keeps the run's record file up to date (core/run_record.py).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import time
+from collections import Counter, deque
+from collections.abc import Callable
+from dataclasses import asdict, dataclass, field, replace
+from pathlib import Path
+
+from lctui.core.events import (
+    CellKey,
+    CellTally,
+    ChunkReceived,
+    EarlierResults,
+    Event,
+    ExampleFailed,
+    ExampleScored,
+    ExampleStarted,
+    GenerationFinished,
+    ItemsSkipped,
+    RunFinished,
+    RunPaused,
+    RunPlanned,
+    StoreRecovered,
+    StoreStalled,
+)
+from lctui.core.run_record import (
+    CANCELLED,
+    FINISHED,
+    RUNNING,
+    LiveProgress,
+    RunRecord,
+    write_record,
+)
+from lctui.core.wire import (
+    Hello,
+    WireError,
+    decode_control,
+    encode_dropped,
+    encode_event,
+    encode_hello,
+    encode_replay_done,
+    slim_example,
+)
+from lctui.engine import local_socket
+
+RECENT_FINISHED = 64  # finished generations a replay repeats whole; older ones are counted
+VIEWER_QUEUE_BYTES = 8 * 1024 * 1024  # a viewer this far behind is dropped
+TOKEN_RATE_WINDOW_S = 5.0
+EXAMPLE_RATE_WINDOW_S = 60.0
+CLOSE_FLUSH_S = 2.0  # at the end, how long viewers get to read the last events
+DROP_ABORT_S = 5.0  # a dropped viewer's connection is cut after this if it reads nothing
+
+Control = Callable[[str], None]
+
+
+@dataclass
+class _Counts:
+    """A cell's CellTally while it grows."""
+
+    done: int = 0
+    errors: int = 0
+    score_sum: float = 0.0
+    scored: int = 0
+    output_tokens: int = 0
+    decode_s: float = 0.0
+    ttft_sum: float = 0.0
+    ttft_n: int = 0
+
+
+@dataclass
+class _Stream:
+    """One generation, as a replay repeats it."""
+
+    started: ExampleStarted  # with its slim example
+    parts: list[str] = field(default_factory=list)
+    tokens: int = 0
+    finished: GenerationFinished | None = None
+    ended: ExampleScored | ExampleFailed | None = None
+
+    def replay(self) -> list[Event]:
+        events: list[Event] = [self.started]
+        if self.parts:
+            text = "".join(self.parts)
+            events.append(
+                ChunkReceived(self.started.cell, self.started.generation_id, text, self.tokens)
+            )
+        if self.finished is not None:
+            events.append(self.finished)
+        if self.ended is not None:
+            events.append(self.ended)
+        return events
+
+
+class _Viewer:
+    """One connected viewer: its queue of lines and the task that writes them."""
+
+    def __init__(self, writer: asyncio.StreamWriter) -> None:
+        self.writer = writer
+        self.lines: deque[bytes] = deque()
+        self.size = 0
+        self.wake = asyncio.Event()
+        self.closed = False
+        self.pump: asyncio.Task[None] | None = None
+        self.reader: asyncio.Task[None] | None = None
+
+    def offer(self, line: bytes) -> bool:
+        """Queue a line; False when the viewer is too far behind to take more."""
+        if self.size + len(line) > VIEWER_QUEUE_BYTES:
+            return False
+        self.lines.append(line)
+        self.size += len(line)
+        self.wake.set()
+        return True
+
+    async def write_out(self) -> None:
+        while not self.closed:
+            await self.wake.wait()
+            self.wake.clear()
+            if not self.lines:
+                continue
+            data = b"".join(self.lines)
+            self.lines.clear()
+            self.size = 0
+            self.writer.write(data)
+            await self.writer.drain()
+
+    @property
+    def idle(self) -> bool:
+        transport = self.writer.transport
+        return not self.lines and transport.get_write_buffer_size() == 0
+
+
+class EventPublisher:
+    """The sink that publishes a run (see the module's docstring)."""
+
+    def __init__(
+        self,
+        record: RunRecord,
+        control: Control | None = None,
+        *,
+        keep_record: bool = True,
+        clock: Callable[[], float] = time.monotonic,
+    ) -> None:
+        self.record = record
+        self.control = control  # set later when what it acts on is made after the sink
+        self._keep_record = keep_record
+        self._clock = clock
+        self._server: asyncio.AbstractServer | None = None
+        self._viewers: set[_Viewer] = set()
+        self._planned: RunPlanned | None = None
+        self._skipped: Counter[CellKey] = Counter()
+        self._streams: dict[str, _Stream] = {}  # in flight, in start order
+        self._recent: deque[_Stream] = deque()
+        self._tallies: dict[CellKey, _Counts] = {}
+        self._earlier_error: str | None = None
+        self._paused = False
+        self._stalled: StoreStalled | None = None
+        self._finished: RunFinished | None = None
+        self._to_do = self._skipped_n = self._started = self._done = self._errors = 0
+        self._output_tokens = 0
+        self._planned_at: float | None = None
+        self._recent_tokens: deque[tuple[float, int]] = deque()
+        self._recent_ends: deque[float] = deque()
+        self._last_error: str | None = None
+        self.failure: str | None = None  # why publishing stopped, if it did
+
+    @property
+    def socket(self) -> Path:
+        return Path(self.record.socket)
+
+    @property
+    def viewers(self) -> int:
+        return len(self._viewers)
+
+    async def start(self) -> None:
+        """Write the record and listen on its socket (OSError if the socket cannot be made)."""
+        if self._keep_record:
+            write_record(self.record)
+        self._server = await local_socket.listen(self.socket, self._connected)
+
+    def set_status(self, status: str, message: str | None = None) -> None:
+        """Record a new status (and last words), e.g. `failed` with the error."""
+        changes = {} if message is None else {"message": message}
+        self._save(self.record.with_status(status, **changes))
+
+    async def close(self, status: str | None = None, message: str | None = None) -> None:
+        """Stop listening, let viewers read what is queued (up to CLOSE_FLUSH_S), close
+        them, remove the socket, and record `status` (if given)."""
+        if self._server is not None:
+            self._server.close()
+        deadline = self._clock() + CLOSE_FLUSH_S
+        while any(not v.idle for v in self._viewers) and self._clock() < deadline:
+            await asyncio.sleep(0.02)
+        for viewer in list(self._viewers):
+            self._disconnect(viewer)
+        local_socket.remove(self.socket)
+        if status is not None:
+            self.set_status(status, message)
+
+    # -- the sink -------------------------------------------------------------------------
+
+    def __call__(self, event: Event) -> None:
+        if self.failure is not None:
+            return
+        try:
+            if isinstance(event, ExampleStarted):
+                event = replace(event, example=slim_example(event.example))
+            self._keep(event)
+            if self._viewers:
+                line = encode_event(event)
+                for viewer in list(self._viewers):
+                    if not viewer.offer(line):
+                        self._drop(viewer, f"fell {VIEWER_QUEUE_BYTES >> 20} MiB behind the run")
+        except Exception as err:
+            # A fault of publishing must never fail the run: viewers are let go, the run
+            # goes on, and the fault is kept for whoever asks (the CLI says it at the end).
+            self.failure = f"{type(err).__name__}: {err}"
+            for viewer in list(self._viewers):
+                self._drop(viewer, f"the run stopped publishing: {self.failure}")
+
+    def _keep(self, event: Event) -> None:
+        now = self._clock()
+        if isinstance(event, ChunkReceived):
+            stream = self._streams.get(event.generation_id)
+            if stream is not None:
+                if event.restart:
+                    stream.parts.clear()
+                    stream.tokens = 0
+                stream.parts.append(event.text)
+                stream.tokens += event.tokens
+            self._output_tokens += event.tokens
+            self._recent_tokens.append((now, event.tokens))
+        elif isinstance(event, ExampleStarted):
+            self._streams[event.generation_id] = _Stream(event)
+            self._started += 1
+        elif isinstance(event, GenerationFinished):
+            stream = self._streams.get(event.generation.generation_id)
+            if stream is not None:
+                stream.finished = event
+        elif isinstance(event, ExampleScored | ExampleFailed):
+            self._ended(event, now)
+        elif isinstance(event, RunPlanned):
+            self._planned, self._planned_at = event, now
+            self._to_do = sum(event.cells.values())
+            self._skipped_n = sum(event.skipped.values())
+            self._save(self.record.with_status(RUNNING, to_do=self._to_do))
+        elif isinstance(event, ItemsSkipped):
+            self._skipped.update(event.skipped)
+            moved = sum(event.skipped.values())
+            self._to_do -= moved
+            self._skipped_n += moved
+        elif isinstance(event, StoreStalled):
+            self._stalled = event
+        elif isinstance(event, StoreRecovered):
+            self._stalled = None
+        elif isinstance(event, RunPaused):
+            self._paused = event.paused
+        elif isinstance(event, RunFinished):
+            self._finished = event
+            status = CANCELLED if event.cancelled else FINISHED
+            self._save(
+                self.record.with_status(
+                    status, to_do=self._to_do, done=event.done, errors=event.errors
+                )
+            )
+
+    def _ended(self, event: ExampleScored | ExampleFailed, now: float) -> None:
+        if isinstance(event, ExampleFailed):
+            self._errors += 1
+            self._last_error = event.message
+        else:
+            self._done += 1
+        self._recent_ends.append(now)
+        stream = self._streams.pop(event.generation.generation_id, None)
+        if stream is None:
+            return
+        stream.ended = event
+        self._recent.append(stream)
+        while len(self._recent) > RECENT_FINISHED:
+            self._tally(self._recent.popleft())
+
+    def _tally(self, stream: _Stream) -> None:
+        """Fold a finished generation into its cell's counts (it leaves the replay)."""
+        ended = stream.ended
+        assert ended is not None
+        counts = self._tallies.setdefault(stream.started.cell, _Counts())
+        generation = ended.generation
+        counts.output_tokens += generation.output_tokens
+        if generation.ttft_s is not None:
+            counts.ttft_sum += generation.ttft_s
+            counts.ttft_n += 1
+            counts.decode_s += max(0.0, generation.latency_s - generation.ttft_s)
+        if isinstance(ended, ExampleFailed):
+            counts.errors += 1
+            self._earlier_error = ended.message
+        else:
+            counts.done += 1
+            if ended.score.value is not None:
+                counts.score_sum += ended.score.value
+                counts.scored += 1
+
+    def _save(self, record: RunRecord) -> None:
+        self.record = record
+        if self._keep_record:
+            with contextlib.suppress(
+                OSError
+            ):  # a record that cannot be written is no failure of the run
+                write_record(record)
+
+    # -- what a viewer gets ----------------------------------------------------------------
+
+    def progress(self) -> LiveProgress:
+        now = self._clock()
+        while self._recent_tokens and self._recent_tokens[0][0] < now - TOKEN_RATE_WINDOW_S:
+            self._recent_tokens.popleft()
+        while self._recent_ends and self._recent_ends[0] < now - EXAMPLE_RATE_WINDOW_S:
+            self._recent_ends.popleft()
+        elapsed = now - self._planned_at if self._planned_at is not None else 0.0
+        token_span = min(TOKEN_RATE_WINDOW_S, elapsed)
+        example_span = min(EXAMPLE_RATE_WINDOW_S, elapsed)
+        tokens = sum(n for _, n in self._recent_tokens)
+        return LiveProgress(
+            to_do=self._to_do,
+            skipped=self._skipped_n,
+            started=self._started,
+            done=self._done,
+            errors=self._errors,
+            output_tokens=self._output_tokens,
+            elapsed_s=elapsed,
+            tokens_per_s=tokens / token_span if token_span > 0 else None,
+            examples_per_s=len(self._recent_ends) / example_span if example_span > 0 else None,
+            paused=self._paused,
+            stalled=self._stalled.describe() if self._stalled is not None else None,
+            last_error=self._last_error,
+            viewers=len(self._viewers),
+            planned=self._planned is not None,
+        )
+
+    def replay(self) -> list[Event]:
+        """Events that bring a new viewer to the run's present state."""
+        events: list[Event] = []
+        if self._planned is not None:
+            events.append(self._planned)
+        if self._skipped:
+            events.append(ItemsSkipped(dict(self._skipped)))
+        if self._tallies:
+            tallies = {cell: CellTally(**asdict(c)) for cell, c in self._tallies.items()}
+            events.append(EarlierResults(tallies, self._earlier_error))
+        for stream in [*self._recent, *self._streams.values()]:
+            events.extend(stream.replay())
+        if self._paused:
+            events.append(RunPaused(True))
+        if self._stalled is not None:
+            events.append(self._stalled)
+        if self._finished is not None:
+            events.append(self._finished)
+        return events
+
+    async def _connected(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        viewer = _Viewer(writer)
+        self._viewers.add(viewer)
+        # Built and queued in one step: no event comes between the replay and the live ones.
+        lines = [encode_hello(Hello(self.record, self.progress()))]
+        lines += [encode_event(e) for e in self.replay()]
+        lines.append(encode_replay_done())
+        for line in lines:
+            viewer.lines.append(line)
+        viewer.wake.set()  # the replay may exceed the queue's bound once: it is bounded itself
+        viewer.pump = asyncio.ensure_future(self._pump(viewer))
+        viewer.reader = asyncio.ensure_future(self._read_controls(viewer, reader))
+
+    async def _pump(self, viewer: _Viewer) -> None:
+        try:
+            await viewer.write_out()
+        except (ConnectionError, OSError):
+            self._disconnect(viewer)  # it went away
+
+    async def _read_controls(self, viewer: _Viewer, reader: asyncio.StreamReader) -> None:
+        try:
+            while line := await reader.readline():
+                try:
+                    op = decode_control(line)
+                except WireError:
+                    continue  # a viewer's bad line costs the run nothing
+                if self.control is not None:
+                    self.control(op)
+        except (ConnectionError, OSError, ValueError):
+            pass  # ValueError: a line over the limit
+        self._disconnect(viewer)
+
+    def _drop(self, viewer: _Viewer, reason: str) -> None:
+        viewer.lines.clear()
+        viewer.size = 0
+        transport = viewer.writer.transport
+        with contextlib.suppress(Exception):
+            viewer.writer.write(encode_dropped(reason))  # buffered by the transport
+        self._disconnect(viewer)
+        # A viewer that reads nothing would keep the closing transport's buffer forever.
+        with contextlib.suppress(RuntimeError):
+            asyncio.get_running_loop().call_later(DROP_ABORT_S, _abort, transport)
+
+    def _disconnect(self, viewer: _Viewer) -> None:
+        if viewer.closed:
+            return
+        viewer.closed = True
+        self._viewers.discard(viewer)
+        viewer.wake.set()
+        for task in (viewer.pump, viewer.reader):
+            if task is not None and task is not asyncio.current_task():
+                task.cancel()
+        with contextlib.suppress(Exception):
+            viewer.writer.close()
+
+
+def _abort(transport: asyncio.BaseTransport) -> None:
+    """Cut a connection that has not closed by itself (gone already: nothing to do)."""
+    if isinstance(transport, asyncio.WriteTransport) and transport.get_write_buffer_size():
+        with contextlib.suppress(Exception):
+            transport.abort()
