@@ -5,6 +5,8 @@ viewer and run in one event loop."""
 from __future__ import annotations
 
 import asyncio
+import dataclasses
+import io
 import os
 import socket
 import stat
@@ -13,9 +15,11 @@ from typing import Any
 
 import duckdb
 import pytest
+from rich.console import Console
 
 from helpers.live_runs import SlowGoldFake, Tally, until
-from lctui.core.events import RunFinished, fan_out
+from lctui.cli.progress import RichProgressSink
+from lctui.core.events import Event, RunFinished, fan_out
 from lctui.core.paths import runs_dir
 from lctui.core.run_record import CANCELLED, FINISHED, RUNNING, read_record, record_path
 from lctui.core.types import ModelSpec
@@ -26,6 +30,7 @@ from lctui.engine.publish import EventPublisher
 from lctui.engine.published_run import new_record, run_published
 from lctui.store import open_store
 from lctui.tasks import select_tasks
+from lctui.tui.state.run_progress import RunState
 
 GOLD = ModelSpec(name="gold", backend="gold", reference=True)
 STUCK_N = 200
@@ -111,6 +116,9 @@ async def test_a_late_viewer_sees_the_same_run_as_an_early_one(
     assert early.started == late.started == 12
     assert early.finished == late.finished == run.own.finished
     assert early_attached.ended_by == late_attached.ended_by == RUN_ENDED
+    # What the TUI's live view and `lctui attach` build from it is the run's own account.
+    own_state, late_state = (_views(events) for events in (run.own.log, late.log))
+    assert late_state == own_state
     assert read_record(record_path(run.publisher.record.run_id)).status == FINISHED
     assert not Path(run.publisher.record.socket).exists()
 
@@ -151,6 +159,19 @@ async def test_viewers_pause_resume_and_cancel_the_run(
     stored = con.execute("SELECT count(*) FROM generations WHERE status = 'ok'").fetchone()
     con.close()
     assert stored == (outcome.done,)  # what finished is kept, as with Ctrl-C
+
+
+def _views(events: list[Event]) -> tuple[Any, ...]:
+    """The TUI's RunState and the CLI's progress rows, built from `events`, as values."""
+    state = RunState(["gold"], ["niah_single_1", "vt"], [1024])
+    rows = RichProgressSink(Console(file=io.StringIO()))
+    for event in events:
+        state.apply(0.0, event)
+        rows(event)
+    cells = {k: dataclasses.astuple(c) for k, c in state.cells.items()}
+    shown = [(t.description, t.completed, t.total, t.fields["score"]) for t in rows.progress.tasks]
+    totals = (state.started, state.done, state.errors, state.output_tokens, state.to_do)
+    return cells, totals, round(state.mean_ttft or 0.0, 9), shown, rows.errors
 
 
 async def _drain(attached: AttachedRun, tally: Tally) -> None:

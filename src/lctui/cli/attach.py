@@ -44,7 +44,7 @@ from lctui.core.events import (
 )
 from lctui.core.formatting import duration
 from lctui.core.lengths import format_length
-from lctui.core.run_record import RunRecord
+from lctui.core.run_record import ENDED_STATUSES, RunRecord
 from lctui.engine.attach import DROPPED, RUN_ENDED, AttachedRun, find_run, live_runs
 
 PLAIN_EVERY_S = 5.0  # piped: a progress line this often
@@ -103,36 +103,39 @@ def cmd_attach(args: argparse.Namespace) -> int:
 
 
 async def _ask(record: RunRecord, op: str, console: Console) -> int:
+    """Send one control; for pause and resume, wait until the run says it acted."""
     attached = await _connect(record)
     async with attached:
-        if op == "pause":
-            await attached.pause()
-        elif op == "resume":
-            await attached.resume()
-        else:
+        if op == "cancel":
             await attached.cancel()
             console.print(f"Asked run {record.run_id} to cancel; it keeps what finished.")
             return 0
         want = op == "pause"
+        said = "paused: running requests finish, no new one starts" if want else "running"
+        if attached.progress.paused == want:
+            console.print(f"Run {record.run_id} is already {said}.")
+            return 0
+        await (attached.pause() if want else attached.resume())
         paused = attached.progress.paused
-        with contextlib.suppress(asyncio.TimeoutError):
-            paused = await asyncio.wait_for(_pause_state(attached, want), CONTROL_WAIT_S)
+        for event in await attached.read_replay():
+            if isinstance(event, RunPaused):
+                paused = event.paused
+        if paused != want:
+            with contextlib.suppress(asyncio.TimeoutError):
+                paused = await asyncio.wait_for(_pause_state(attached, want), CONTROL_WAIT_S)
         if paused != want:
             console.print(f"Run {record.run_id} did not confirm within {CONTROL_WAIT_S:g} s.")
             return 1
-        said = "paused: running requests finish, no new one starts" if want else "resumed"
-        console.print(f"Run {record.run_id} {said}.")
+        console.print(f"Run {record.run_id} {'paused' if want else 'resumed'}: {said}.")
         return 0
 
 
 async def _pause_state(attached: AttachedRun, want: bool) -> bool:
-    paused = attached.progress.paused
+    """Read live events until the run says it is paused (or running) as wanted."""
     async for event in attached:
-        if isinstance(event, RunPaused):
-            paused = event.paused
-        if attached.replayed.is_set() and paused == want:
-            return paused
-    return paused
+        if isinstance(event, RunPaused) and event.paused == want:
+            return want
+    return not want
 
 
 async def _connect(record: RunRecord) -> AttachedRun:
@@ -155,9 +158,13 @@ async def _follow(record: RunRecord, view: AttachView, wait: bool) -> int:
             try:
                 attached = await AttachedRun.connect(record.socket)
             except (OSError, asyncio.TimeoutError):
-                if not wait:
-                    await _connect(record)  # raises, saying why
-                record = await _next_run(record, view)
+                now = {r.run_id: r for r in live_runs()}.get(record.run_id, record)
+                if not now.ended:  # still starting (Python imports before it listens)
+                    await asyncio.sleep(WAIT_POLL_S)
+                    continue
+                if not wait or now.status in ENDED_STATUSES:  # it ended by itself
+                    await _connect(now)  # raises, saying why
+                record = await _next_run(now, view)  # killed: it may be run again
                 continue
             view.start(attached)
             async with attached:

@@ -155,10 +155,13 @@ def _print_table(lines: list[RunLine]) -> None:
         return
     table = Table(title="Runs (lctui attach RUN watches one)")
     for name in _HEADER:
-        table.add_column(name, justify="right" if name in {"eta", "tok/s", "errors"} else "left")
+        right = name in {"eta", "tok/s", "errors"}
+        # The short columns keep their width; the database and the note wrap.
+        table.add_column(
+            name, justify="right" if right else "left", no_wrap=name not in {"db", "note"}
+        )
     for line in lines:
         cells = _cells(line)
-        cells[7] = shorten(cells[7], 40)
-        cells[8] = shorten(cells[8], 60)
+        cells[8] = shorten(cells[8], 120)
         table.add_row(*(escape(c) for c in cells), style=_STYLE.get(line.status, ""))
     console.print(table)
