@@ -91,7 +91,7 @@ def cmd_attach(args: argparse.Namespace) -> int:
         return asyncio.run(_ask(record, args.op, console))
     view = AttachView(console, live=console.is_terminal)
     try:
-        return asyncio.run(_follow(record, view, wait=not args.no_wait))
+        return asyncio.run(follow(record, view, wait=not args.no_wait))
     except KeyboardInterrupt:
         view.stop()
         console.print(
@@ -150,10 +150,11 @@ async def _connect(record: RunRecord) -> AttachedRun:
         ) from err
 
 
-async def _follow(record: RunRecord, view: AttachView, wait: bool) -> int:
+async def follow(record: RunRecord, view: AttachView, wait: bool, key_fd: int | None = None) -> int:
     """Watch `record`'s run to its end, reconnecting when dropped and, with `wait`,
-    following the next run on its database when it vanishes."""
-    with view.keys():
+    following the next run on its database when it vanishes. Keys come from `key_fd`
+    (default: the terminal)."""
+    with view.keys(key_fd):
         while True:
             try:
                 attached = await AttachedRun.connect(record.socket)
@@ -340,7 +341,8 @@ class AttachView:
             width = max(20, self.console.width - 4)
             lines = Text("".join(stream.parts)).wrap(self.console, width)
             tail = Text("\n").join(list(lines)[-FOCUS_LINES:])
-            parts.append(Panel(tail, title=f"{stream.title} [{stream.status}]", title_align="left"))
+            title = Text(f"{stream.title} [{stream.status}]")
+            parts.append(Panel(tail, title=title, title_align="left"))
         parts.append(Text(keys, style="dim"))
         return Group(*parts)
 
@@ -371,6 +373,8 @@ class AttachView:
             self.focus = None
         elif char == "q":
             raise KeyboardInterrupt
+        if self._display is not None:
+            self._display.refresh()  # what the key changed, now rather than at the next tick
 
     def _send(self, control: Coroutine[Any, Any, None]) -> None:
         """Send a control in the background (a run that went away meanwhile: no matter)."""
@@ -384,18 +388,21 @@ class AttachView:
         task.add_done_callback(self._sending.discard)
 
     @contextlib.contextmanager
-    def keys(self) -> Iterator[None]:
-        """Read single keys from a terminal while watching (nothing when not at one)."""
-        if not (self.live and sys.stdin.isatty()):
-            yield
-            return
+    def keys(self, fd: int | None = None) -> Iterator[None]:
+        """Read single keys while watching: from `fd`, else from stdin when it is a
+        terminal (nothing otherwise)."""
+        if fd is None:
+            if not (self.live and sys.stdin.isatty()):
+                yield
+                return
+            fd = sys.stdin.fileno()
         import termios
         import tty
 
-        fd = sys.stdin.fileno()
-        saved = termios.tcgetattr(fd)
+        saved = termios.tcgetattr(fd) if os.isatty(fd) else None
+        if saved is not None:
+            tty.setcbreak(fd)  # keys one by one, Ctrl-C still interrupts
         loop = asyncio.get_running_loop()
-        tty.setcbreak(fd)  # keys one by one, Ctrl-C still interrupts
 
         def read() -> None:
             # `q` raises KeyboardInterrupt out of the loop, as Ctrl-C would: see cmd_attach.
@@ -407,4 +414,5 @@ class AttachView:
             yield
         finally:
             loop.remove_reader(fd)
-            termios.tcsetattr(fd, termios.TCSADRAIN, saved)
+            if saved is not None:
+                termios.tcsetattr(fd, termios.TCSADRAIN, saved)

@@ -32,10 +32,16 @@ RUN_ID_ENV = "LCTUI_RUN_ID"
 RUN_LOG_ENV = "LCTUI_RUN_LOG"
 
 
-def spawn_detached(argv: Sequence[str], db: Path, run_id: str | None = None) -> RunRecord:
+def spawn_detached(
+    argv: Sequence[str],
+    db: Path,
+    run_id: str | None = None,
+    program: Sequence[str] | None = None,
+) -> RunRecord:
     """Start `lctui ARGV` detached (see the module's docstring); its record at once.
 
-    `argv` must not ask to detach again. The record is written here too, so the run is
+    `argv` must not ask to detach again. `program`: what runs ARGV instead of this
+    Python's `-m lctui` (the benches' stand-in model). The record is written here too, so the run is
     listed before the new process has imported anything; the run's own writes replace
     it (the first comes a second or more later, after Python has started).
     """
@@ -46,7 +52,7 @@ def spawn_detached(argv: Sequence[str], db: Path, run_id: str | None = None) -> 
     descriptor = os.open(log, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o600)
     try:
         process = subprocess.Popen(
-            [sys.executable, "-m", "lctui", *argv],
+            [*(program or (sys.executable, "-m", "lctui")), *argv],
             stdin=subprocess.DEVNULL,
             stdout=descriptor,
             stderr=subprocess.STDOUT,
@@ -60,7 +66,7 @@ def spawn_detached(argv: Sequence[str], db: Path, run_id: str | None = None) -> 
         run_id=run_id,
         pid=process.pid,
         host=platform.node(),
-        db=str(db),
+        db=str(Path(db).absolute()),
         argv=tuple(argv),
         cwd=os.getcwd(),
         started_at=time.time(),

@@ -8,9 +8,10 @@ that connects gets a `Hello` (the run's record and progress), then a replay buil
 that state in one step on the event loop (so nothing happens between its lines), then
 `ReplayDone` and the live events.
 
-The run never waits for a viewer: each has a queue of lines that a task of its own
-writes out; one that falls `VIEWER_QUEUE_BYTES` behind (a stopped or vanished viewer)
-is told (`Dropped`) and disconnected, and may reconnect for a fresh replay. Viewers
+The run never waits for a viewer: events are encoded once and written to every viewer
+together every `BATCH_S` (one write per viewer, never awaited); a viewer whose unread
+bytes pass `VIEWER_QUEUE_BYTES` (a stopped or vanished viewer) is told (`Dropped`) and
+disconnected, and may reconnect for a fresh replay. Viewers
 write control lines (pause, resume, cancel) that go to the `control` callback.
 The publisher also keeps the run's record file up to date (core/run_record.py).
 """
@@ -63,6 +64,9 @@ from lctui.core.wire import (
 from lctui.engine import local_socket
 
 RECENT_FINISHED = 64  # finished generations a replay repeats whole; older ones are counted
+# Events go out in batches this often: one write per viewer, not one per token (a live
+# view draws at 20 Hz, so the wait is not seen).
+BATCH_S = 0.02
 VIEWER_QUEUE_BYTES = 8 * 1024 * 1024  # a viewer this far behind is dropped
 TOKEN_RATE_WINDOW_S = 5.0
 EXAMPLE_RATE_WINDOW_S = 60.0
@@ -111,42 +115,18 @@ class _Stream:
 
 
 class _Viewer:
-    """One connected viewer: its queue of lines and the task that writes them."""
+    """One connected viewer: its connection, and the task reading its controls."""
 
     def __init__(self, writer: asyncio.StreamWriter) -> None:
         self.writer = writer
-        self.lines: deque[bytes] = deque()
-        self.size = 0
-        self.wake = asyncio.Event()
+        self.transport = writer.transport
         self.closed = False
-        self.pump: asyncio.Task[None] | None = None
         self.reader: asyncio.Task[None] | None = None
 
-    def offer(self, line: bytes) -> bool:
-        """Queue a line; False when the viewer is too far behind to take more."""
-        if self.size + len(line) > VIEWER_QUEUE_BYTES:
-            return False
-        self.lines.append(line)
-        self.size += len(line)
-        self.wake.set()
-        return True
-
-    async def write_out(self) -> None:
-        while not self.closed:
-            await self.wake.wait()
-            self.wake.clear()
-            if not self.lines:
-                continue
-            data = b"".join(self.lines)
-            self.lines.clear()
-            self.size = 0
-            self.writer.write(data)
-            await self.writer.drain()
-
     @property
-    def idle(self) -> bool:
-        transport = self.writer.transport
-        return not self.lines and transport.get_write_buffer_size() == 0
+    def behind(self) -> int:
+        """Bytes written to the viewer that it has not read yet (beyond the socket's)."""
+        return self.transport.get_write_buffer_size()
 
 
 class EventPublisher:
@@ -166,6 +146,8 @@ class EventPublisher:
         self._clock = clock
         self._server: asyncio.AbstractServer | None = None
         self._viewers: set[_Viewer] = set()
+        self._batch: list[bytes] = []  # encoded events not yet sent
+        self._batch_due: asyncio.TimerHandle | None = None
         self._planned: RunPlanned | None = None
         self._skipped: Counter[CellKey] = Counter()
         self._streams: dict[str, _Stream] = {}  # in flight, in start order
@@ -178,8 +160,9 @@ class EventPublisher:
         self._to_do = self._skipped_n = self._started = self._done = self._errors = 0
         self._output_tokens = 0
         self._planned_at: float | None = None
-        self._recent_tokens: deque[tuple[float, int]] = deque()
-        self._recent_ends: deque[float] = deque()
+        self._token_rate = _Rate(TOKEN_RATE_WINDOW_S)
+        self._end_rate = _Rate(EXAMPLE_RATE_WINDOW_S)
+        self._chunks: dict[str, ChunkReceived] = {}  # per generation, merged until sent
         self._last_error: str | None = None
         self.failure: str | None = None  # why publishing stopped, if it did
 
@@ -203,12 +186,13 @@ class EventPublisher:
         self._save(self.record.with_status(status, **changes))
 
     async def close(self, status: str | None = None, message: str | None = None) -> None:
-        """Stop listening, let viewers read what is queued (up to CLOSE_FLUSH_S), close
-        them, remove the socket, and record `status` (if given)."""
+        """Stop listening, send what is pending, let viewers read it (up to
+        CLOSE_FLUSH_S), close them, remove the socket, and record `status` (if given)."""
         if self._server is not None:
             self._server.close()
+        self._send_batch()
         deadline = self._clock() + CLOSE_FLUSH_S
-        while any(not v.idle for v in self._viewers) and self._clock() < deadline:
+        while any(v.behind for v in self._viewers) and self._clock() < deadline:
             await asyncio.sleep(0.02)
         for viewer in list(self._viewers):
             self._disconnect(viewer)
@@ -226,10 +210,14 @@ class EventPublisher:
                 event = replace(event, example=slim_example(event.example))
             self._keep(event)
             if self._viewers:
-                line = encode_event(event)
-                for viewer in list(self._viewers):
-                    if not viewer.offer(line):
-                        self._drop(viewer, f"fell {VIEWER_QUEUE_BYTES >> 20} MiB behind the run")
+                if isinstance(event, ChunkReceived):
+                    self._merge(event)
+                else:
+                    self._pending_chunks()  # a generation's text comes before its end
+                    self._batch.append(encode_event(event))
+                if self._batch_due is None:
+                    loop = asyncio.get_running_loop()
+                    self._batch_due = loop.call_later(BATCH_S, self._send_batch)
         except Exception as err:
             # A fault of publishing must never fail the run: viewers are let go, the run
             # goes on, and the fault is kept for whoever asks (the CLI says it at the end).
@@ -248,7 +236,7 @@ class EventPublisher:
                 stream.parts.append(event.text)
                 stream.tokens += event.tokens
             self._output_tokens += event.tokens
-            self._recent_tokens.append((now, event.tokens))
+            self._token_rate.add(now, event.tokens)
         elif isinstance(event, ExampleStarted):
             self._streams[event.generation_id] = _Stream(event)
             self._started += 1
@@ -289,7 +277,7 @@ class EventPublisher:
             self._last_error = event.message
         else:
             self._done += 1
-        self._recent_ends.append(now)
+        self._end_rate.add(now, 1)
         stream = self._streams.pop(event.generation.generation_id, None)
         if stream is None:
             return
@@ -330,14 +318,10 @@ class EventPublisher:
 
     def progress(self) -> LiveProgress:
         now = self._clock()
-        while self._recent_tokens and self._recent_tokens[0][0] < now - TOKEN_RATE_WINDOW_S:
-            self._recent_tokens.popleft()
-        while self._recent_ends and self._recent_ends[0] < now - EXAMPLE_RATE_WINDOW_S:
-            self._recent_ends.popleft()
         elapsed = now - self._planned_at if self._planned_at is not None else 0.0
         token_span = min(TOKEN_RATE_WINDOW_S, elapsed)
         example_span = min(EXAMPLE_RATE_WINDOW_S, elapsed)
-        tokens = sum(n for _, n in self._recent_tokens)
+        tokens = self._token_rate.total(now)
         return LiveProgress(
             to_do=self._to_do,
             skipped=self._skipped_n,
@@ -347,7 +331,7 @@ class EventPublisher:
             output_tokens=self._output_tokens,
             elapsed_s=elapsed,
             tokens_per_s=tokens / token_span if token_span > 0 else None,
-            examples_per_s=len(self._recent_ends) / example_span if example_span > 0 else None,
+            examples_per_s=self._end_rate.total(now) / example_span if example_span > 0 else None,
             paused=self._paused,
             stalled=self._stalled.describe() if self._stalled is not None else None,
             last_error=self._last_error,
@@ -375,24 +359,51 @@ class EventPublisher:
             events.append(self._finished)
         return events
 
+    def _merge(self, chunk: ChunkReceived) -> None:
+        """Chunks of one generation within a batch travel as one: what a view draws
+        at 20 Hz is the same, and a viewer decodes far fewer lines (256 streams of
+        small models send tens of thousands of tokens a second)."""
+        before = self._chunks.get(chunk.generation_id)
+        if before is not None and not chunk.restart:  # a restart voids the text before it
+            chunk = replace(
+                before, text=before.text + chunk.text, tokens=before.tokens + chunk.tokens
+            )
+        self._chunks[chunk.generation_id] = chunk
+
+    def _pending_chunks(self) -> None:
+        self._batch.extend(encode_event(c) for c in self._chunks.values())
+        self._chunks.clear()
+
+    def _send_batch(self) -> None:
+        """Write the pending events to every viewer; drop those too far behind."""
+        if self._batch_due is not None:
+            self._batch_due.cancel()
+            self._batch_due = None
+        self._pending_chunks()
+        if not self._batch:
+            return
+        data = b"".join(self._batch)
+        self._batch.clear()
+        for viewer in list(self._viewers):
+            if viewer.transport.is_closing():  # it went away
+                self._disconnect(viewer)
+            elif viewer.behind > VIEWER_QUEUE_BYTES:
+                self._drop(viewer, f"fell {VIEWER_QUEUE_BYTES >> 20} MiB behind the run")
+            else:
+                viewer.writer.write(data)
+
     async def _connected(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        # What is pending goes to the others first: the replay below already holds it.
+        self._send_batch()
         viewer = _Viewer(writer)
-        self._viewers.add(viewer)
-        # Built and queued in one step: no event comes between the replay and the live ones.
+        # Built and written in one step: no event comes between the replay and the live
+        # ones. The replay is bounded itself (RECENT_FINISHED, what is in flight).
         lines = [encode_hello(Hello(self.record, self.progress()))]
         lines += [encode_event(e) for e in self.replay()]
         lines.append(encode_replay_done())
-        for line in lines:
-            viewer.lines.append(line)
-        viewer.wake.set()  # the replay may exceed the queue's bound once: it is bounded itself
-        viewer.pump = asyncio.ensure_future(self._pump(viewer))
+        writer.write(b"".join(lines))
+        self._viewers.add(viewer)
         viewer.reader = asyncio.ensure_future(self._read_controls(viewer, reader))
-
-    async def _pump(self, viewer: _Viewer) -> None:
-        try:
-            await viewer.write_out()
-        except (ConnectionError, OSError):
-            self._disconnect(viewer)  # it went away
 
     async def _read_controls(self, viewer: _Viewer, reader: asyncio.StreamReader) -> None:
         try:
@@ -408,11 +419,9 @@ class EventPublisher:
         self._disconnect(viewer)
 
     def _drop(self, viewer: _Viewer, reason: str) -> None:
-        viewer.lines.clear()
-        viewer.size = 0
-        transport = viewer.writer.transport
+        transport = viewer.transport
         with contextlib.suppress(Exception):
-            viewer.writer.write(encode_dropped(reason))  # buffered by the transport
+            viewer.writer.write(encode_dropped(reason))  # after what it has not read
         self._disconnect(viewer)
         # A viewer that reads nothing would keep the closing transport's buffer forever.
         with contextlib.suppress(RuntimeError):
@@ -423,12 +432,36 @@ class EventPublisher:
             return
         viewer.closed = True
         self._viewers.discard(viewer)
-        viewer.wake.set()
-        for task in (viewer.pump, viewer.reader):
-            if task is not None and task is not asyncio.current_task():
-                task.cancel()
+        if viewer.reader is not None and viewer.reader is not asyncio.current_task():
+            viewer.reader.cancel()
         with contextlib.suppress(Exception):
             viewer.writer.close()
+
+
+class _Rate:
+    """Amounts per quarter second over a sliding window: a rate at any moment, in
+    bounded memory however many events come."""
+
+    BUCKET_S = 0.25
+
+    def __init__(self, window_s: float) -> None:
+        self.window_s = window_s
+        self._buckets: deque[list[float]] = deque()  # [start, amount]
+
+    def add(self, now: float, amount: float) -> None:
+        if self._buckets and now - self._buckets[-1][0] < self.BUCKET_S:
+            self._buckets[-1][1] += amount
+        else:
+            self._buckets.append([now, amount])
+            self._trim(now)
+
+    def total(self, now: float) -> float:
+        self._trim(now)
+        return sum(amount for _, amount in self._buckets)
+
+    def _trim(self, now: float) -> None:
+        while self._buckets and self._buckets[0][0] < now - self.window_s:
+            self._buckets.popleft()
 
 
 def _abort(transport: asyncio.BaseTransport) -> None:

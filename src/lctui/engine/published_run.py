@@ -29,6 +29,7 @@ from lctui.core.run_record import (
 from lctui.engine.plan import RunRequest
 from lctui.engine.publish import EventPublisher
 from lctui.engine.runner import Engine, RunOutcome
+from lctui.store.db import MEMORY
 
 # Signals that stop a published run as Ctrl-C does (SIGINT is asyncio.run's own).
 STOP_SIGNALS = (signal.SIGTERM,)
@@ -43,7 +44,7 @@ def new_record(
         run_id=run_id,
         pid=os.getpid(),
         host=platform.node(),
-        db=str(db),
+        db=str(db) if str(db) == MEMORY else str(Path(db).absolute()),
         argv=tuple(argv),
         cwd=os.getcwd(),
         started_at=time.time(),
