@@ -16,6 +16,7 @@ import argparse
 import asyncio
 import contextlib
 import os
+import platform
 import sys
 import time
 from collections import deque
@@ -142,6 +143,10 @@ async def _connect(record: RunRecord) -> AttachedRun:
     try:
         return await AttachedRun.connect(record.socket)
     except (OSError, asyncio.TimeoutError) as err:
+        if record.host != platform.node():
+            raise UserInputError(
+                f"run {record.run_id} runs on {record.host}; attach to it there"
+            ) from err
         state = "has ended" if record.ended else "does not answer"
         raise UserInputError(
             f"run {record.run_id} {state} ({record.status}"
@@ -160,6 +165,8 @@ async def follow(record: RunRecord, view: AttachView, wait: bool, key_fd: int | 
                 attached = await AttachedRun.connect(record.socket)
             except (OSError, asyncio.TimeoutError):
                 now = {r.run_id: r for r in live_runs()}.get(record.run_id, record)
+                if now.host != platform.node():
+                    await _connect(now)  # raises: attach on its host
                 if not now.ended:  # still starting (Python imports before it listens)
                     await asyncio.sleep(WAIT_POLL_S)
                     continue

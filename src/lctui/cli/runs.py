@@ -10,12 +10,14 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
+import platform
 import sys
 import time
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from rich import box
 from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
@@ -88,6 +90,8 @@ async def _ask_all(records: list[RunRecord]) -> list[RunLine]:
 
 async def _ask(record: RunRecord) -> RunLine:
     """A run that is going, as it answers on its socket (or why it does not)."""
+    if record.host != platform.node():  # a shared data folder: its socket is not here
+        return RunLine(record, None, record.status, f"on {record.host}: list it there")
     try:
         attached = await AttachedRun.connect(record.socket, timeout=ASK_TIMEOUT_S)
     except (OSError, asyncio.TimeoutError) as err:
@@ -153,15 +157,30 @@ def _print_table(lines: list[RunLine]) -> None:
     if not lines:
         console.print("No runs recorded. `lctui run --detach ...` starts one in the background.")
         return
-    table = Table(title="Runs (lctui attach RUN watches one)")
-    for name in _HEADER:
-        right = name in {"eta", "tok/s", "errors"}
-        # The short columns keep their width; the database and the note wrap.
+    # Narrow: the run id says when it started, the database is named by its file (whole
+    # paths: --format tsv or json), the short columns never wrap.
+    table = Table(
+        title="Runs (lctui attach RUN watches one)",
+        box=box.SIMPLE_HEAD,
+        padding=(0, 1),
+        pad_edge=False,
+    )
+    for name in ("run", "status", "done", "eta", "tok/s", "err", "db", "note"):
+        right = name in {"done", "eta", "tok/s", "err"}
+        wraps = name in {"db", "note"}
         table.add_column(
-            name, justify="right" if right else "left", no_wrap=name not in {"db", "note"}
+            name,
+            justify="right" if right else "left",
+            no_wrap=not wraps,
+            overflow="fold" if wraps else "ellipsis",
+            min_width=10 if name == "db" else None,
         )
     for line in lines:
-        cells = _cells(line)
-        cells[8] = shorten(cells[8], 120)
-        table.add_row(*(escape(c) for c in cells), style=_STYLE.get(line.status, ""))
+        run, status, amount, eta, rate, errors, _, db, note = _cells(line)
+        amount = amount.split(" (")[0]
+        table.add_row(
+            *(escape(c) for c in (run, status, amount, eta, rate, errors, Path(db).name)),
+            escape(shorten(note, 120)),
+            style=_STYLE.get(line.status, ""),
+        )
     console.print(table)
