@@ -7,6 +7,7 @@ import json
 from collections.abc import AsyncIterator
 from dataclasses import replace
 from pathlib import Path
+from typing import get_args
 
 import pytest
 
@@ -23,13 +24,15 @@ from lctui.core.events import (
     RunFinished,
     RunPaused,
     RunPlanned,
+    ServersReported,
     StoreRecovered,
     StoreStalled,
 )
 from lctui.core.run_record import LiveProgress, RunRecord
 from lctui.core.text import shorten
-from lctui.core.types import Chunk, ModelSpec, Request
+from lctui.core.types import Chunk, ModelSpec, Request, ServerShare
 from lctui.core.wire import (
+    DECODERS,
     QUESTION_CHARS,
     Dropped,
     Hello,
@@ -125,6 +128,13 @@ def test_the_other_events_come_back_equal() -> None:
         EarlierResults({}, None),
         RunPlanned("r", {cell: 2, CellKey("m 2", "niah_single_1", 131072): 7}, {}),
         RunFinished("r", 3, 1, True, 12.5),
+        ServersReported(
+            "remote",
+            (
+                ServerShare("http://a:8000/v1", 10, 8, 1, 1, 0.8, 0.1, "HTTP 503"),
+                ServerShare("http://b:8000/v1", 9, 9, 0, 0, None, None),
+            ),
+        ),
     ]
     for event in events:
         assert decode_event(encode_event(event)) == event
@@ -151,6 +161,10 @@ def test_examples_travel_slim_with_what_the_live_view_shows(run_events: list[Eve
         assert got.question == shorten(example.question, QUESTION_CHARS) and got.gold
     alce = next(e.example for e in started if e.example.task == "alce_asqa")
     assert "documents" in alce.metadata and "documents" not in slim_example(alce).metadata
+
+
+def test_every_kind_of_event_has_a_wire_form() -> None:
+    assert {t.__name__ for t in get_args(Event)} == {*DECODERS, "ChunkReceived"}
 
 
 def test_chunks_of_any_text_stay_one_line() -> None:

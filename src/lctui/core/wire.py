@@ -34,6 +34,7 @@ from lctui.core.events import (
     RunFinished,
     RunPaused,
     RunPlanned,
+    ServersReported,
     StoreRecovered,
     StoreStalled,
 )
@@ -47,6 +48,7 @@ from lctui.core.types import (
     RubricPoint,
     Score,
     ScoreStatus,
+    ServerShare,
 )
 
 WIRE_VERSION = 1
@@ -198,6 +200,8 @@ def _event_fields(event: Event) -> dict[str, Any]:
             "cells": [[*_cell(k), asdict(t)] for k, t in event.cells.items()],
             "last_error": event.last_error,
         }
+    if isinstance(event, ServersReported):
+        return {"model": event.model, "servers": [s.as_dict() for s in event.servers]}
     if isinstance(event, StoreStalled | StoreRecovered | RunPaused | RunFinished):
         return asdict(event)
     raise TypeError(f"no wire form for {type(event).__name__}")
@@ -283,7 +287,7 @@ def decode_message(line: bytes) -> Message:
             return ReplayDone()
         if kind == "dropped":
             return Dropped(_str(data["reason"]))
-        decode = _DECODERS.get(str(kind))
+        decode = DECODERS.get(str(kind))
         if decode is None:
             raise WireError(f"unknown message type {kind!r}")
         return decode(data)
@@ -361,7 +365,8 @@ def _plain_event(cls: type[Any]) -> Any:
     return lambda data: cls(**{name: data[name] for name in names})
 
 
-_DECODERS: dict[str, Any] = {
+# How each event but ChunkReceived (decoded on its own, the hot path) is read back.
+DECODERS: dict[str, Any] = {
     "RunPlanned": lambda d: RunPlanned(
         _str(d["run_id"]), _counts_of(d["cells"]), _counts_of(d["skipped"])
     ),
@@ -381,6 +386,9 @@ _DECODERS: dict[str, Any] = {
         _cell_of(d["cell"]), _generation_of(d["generation"]), _str(d["message"])
     ),
     "EarlierResults": _earlier_of,
+    "ServersReported": lambda d: ServersReported(
+        _str(d["model"]), tuple(ServerShare.from_dict(row) for row in d["servers"])
+    ),
     "StoreStalled": _plain_event(StoreStalled),
     "StoreRecovered": _plain_event(StoreRecovered),
     "RunPaused": _plain_event(RunPaused),

@@ -40,6 +40,7 @@ from lctui.core.events import (
     RunFinished,
     RunPaused,
     RunPlanned,
+    ServersReported,
     StoreRecovered,
     StoreStalled,
 )
@@ -156,6 +157,7 @@ class EventPublisher:
         self._earlier_error: str | None = None
         self._paused = False
         self._stalled: StoreStalled | None = None
+        self._servers: dict[str, ServersReported] = {}  # the last report of each model
         self._finished: RunFinished | None = None
         self._to_do = self._skipped_n = self._started = self._done = self._errors = 0
         self._output_tokens = 0
@@ -262,6 +264,8 @@ class EventPublisher:
             self._stalled = None
         elif isinstance(event, RunPaused):
             self._paused = event.paused
+        elif isinstance(event, ServersReported):
+            self._servers[event.model] = event
         elif isinstance(event, RunFinished):
             self._finished = event
             status = CANCELLED if event.cancelled else FINISHED
@@ -351,6 +355,7 @@ class EventPublisher:
             events.append(EarlierResults(tallies, self._earlier_error))
         for stream in [*self._recent, *self._streams.values()]:
             events.extend(stream.replay())
+        events.extend(self._servers.values())
         if self._paused:
             events.append(RunPaused(True))
         if self._stalled is not None:
