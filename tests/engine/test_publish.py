@@ -19,7 +19,14 @@ from rich.console import Console
 
 from helpers.live_runs import SlowGoldFake, Tally, until
 from lctui.cli.progress import RichProgressSink
-from lctui.core.events import Event, RunFinished, fan_out
+from lctui.core.events import (
+    CellKey,
+    ChunkReceived,
+    Event,
+    ExampleStarted,
+    RunFinished,
+    fan_out,
+)
 from lctui.core.paths import runs_dir
 from lctui.core.run_record import CANCELLED, FINISHED, RUNNING, read_record, record_path
 from lctui.core.types import ModelSpec
@@ -256,3 +263,27 @@ async def test_a_run_that_vanishes_leaves_its_viewer_lost(tmp_path: Path) -> Non
     assert attached.ended_by == LOST
     run.task.cancel()
     await run.outcome()
+
+
+async def test_a_retried_answer_reaches_viewers_as_it_ends_up(tmp_path: Path, o200k: Any) -> None:
+    """Chunks merged for viewers keep a restart's meaning: the text before it is void."""
+    publisher = EventPublisher(new_record(["run", "test"], tmp_path / "r.duckdb"))
+    await publisher.start()
+    attached = await AttachedRun.connect(publisher.record.socket)
+    await attached.read_replay()
+    example = select_tasks("vt")[0].generate(1024, 0, 0, o200k)
+    cell = CellKey("m", "vt", 1024)
+    own, seen = Tally(), Tally()
+    events: list[Event] = [ExampleStarted(cell, example, "g1")]
+    events += [ChunkReceived(cell, "g1", t, 1) for t in ("lost ", "words")]
+    events += [ChunkReceived(cell, "g1", "kept ", 1, restart=True)]
+    events += [ChunkReceived(cell, "g1", t, 1) for t in ("and ", "more")]
+    for event in events:
+        publisher(event)
+        own(event)
+    await publisher.close()
+    async for event in attached:
+        seen(event)
+    assert own.texts == seen.texts == {"g1": "kept and more"}
+    lines = [e for e in seen.log if isinstance(e, ChunkReceived)]
+    assert len(lines) < 5 and publisher.failure is None  # merged within a batch

@@ -92,6 +92,15 @@ class _Counts:
 
 
 @dataclass
+class _Pending:
+    """A generation's chunks since the last batch went out."""
+
+    first: ChunkReceived
+    parts: list[str]
+    tokens: int
+
+
+@dataclass
 class _Stream:
     """One generation, as a replay repeats it."""
 
@@ -164,7 +173,7 @@ class EventPublisher:
         self._planned_at: float | None = None
         self._token_rate = _Rate(TOKEN_RATE_WINDOW_S)
         self._end_rate = _Rate(EXAMPLE_RATE_WINDOW_S)
-        self._chunks: dict[str, ChunkReceived] = {}  # per generation, merged until sent
+        self._chunks: dict[str, _Pending] = {}  # per generation, merged until sent
         self._last_error: str | None = None
         self.failure: str | None = None  # why publishing stopped, if it did
 
@@ -368,15 +377,21 @@ class EventPublisher:
         """Chunks of one generation within a batch travel as one: what a view draws
         at 20 Hz is the same, and a viewer decodes far fewer lines (256 streams of
         small models send tens of thousands of tokens a second)."""
-        before = self._chunks.get(chunk.generation_id)
-        if before is not None and not chunk.restart:  # a restart voids the text before it
-            chunk = replace(
-                before, text=before.text + chunk.text, tokens=before.tokens + chunk.tokens
-            )
-        self._chunks[chunk.generation_id] = chunk
+        pending = self._chunks.get(chunk.generation_id)
+        if pending is None or chunk.restart:  # a restart voids the text before it
+            self._chunks[chunk.generation_id] = _Pending(chunk, [chunk.text], chunk.tokens)
+        else:
+            pending.parts.append(chunk.text)
+            pending.tokens += chunk.tokens
 
     def _pending_chunks(self) -> None:
-        self._batch.extend(encode_event(c) for c in self._chunks.values())
+        for pending in self._chunks.values():
+            first = pending.first
+            text = "".join(pending.parts)
+            merged = ChunkReceived(
+                first.cell, first.generation_id, text, pending.tokens, first.restart
+            )
+            self._batch.append(encode_event(merged))
         self._chunks.clear()
 
     def _send_batch(self) -> None:
