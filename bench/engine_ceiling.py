@@ -9,7 +9,9 @@ to DuckDB once a second, every event published. The viewer is `lctui attach` (th
 client, output discarded), the TUI's own attach not being merged on this branch.
 
 Examples and tokens per second are the run's own (`run_model_stats`: first request
-start to last end), with the run's CPU seconds per 1,000 examples.
+start to last end), with the CPU seconds per 1,000 examples of the run and of the
+viewer: on a machine with few cores the viewer's process competes with the run for
+them, which the run's own CPU time separates from what publishing costs it.
 
     python bench/engine_ceiling.py [--n 3000] [--streams 256] [--repeat 2]
 """
@@ -18,6 +20,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import resource
 import statistics
 import subprocess
 import sys
@@ -35,6 +38,7 @@ def phase(folder: Path, args: argparse.Namespace, viewers: int, round_: int) -> 
     argv += ["--n", str(args.n), "--tokenizer", "o200k_base"]
     record = start_paced_run(argv, db, rate=0, streams=args.streams, tokens=TOKENS)
     sampler = CpuSampler(record.pid)
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
     watchers = [
         subprocess.Popen(
             [sys.executable, "-m", "lctui", "attach", record.run_id, "--no-wait"],
@@ -47,11 +51,14 @@ def phase(folder: Path, args: argparse.Namespace, viewers: int, round_: int) -> 
     for watcher in watchers:
         watcher.wait()
     sampler.join()
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    viewer_cpu = (after.ru_utime + after.ru_stime) - (before.ru_utime + before.ru_stime)
     done = throughput(record)
     print(
         f"  {viewers} viewer(s): {done.examples_per_s:,.0f} examples/s, "
         f"{done.tokens_per_s:,.0f} tok/s ({done.generations} in {done.wall_s:.1f} s); "
-        f"the run's CPU {1000 * sampler.seconds / done.generations:.2f} s per 1,000 examples"
+        f"CPU per 1,000 examples: the run {1000 * sampler.seconds / done.generations:.2f} s, "
+        f"the viewer {1000 * viewer_cpu / done.generations:.2f} s"
     )
     return done
 
