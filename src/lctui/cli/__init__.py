@@ -1,4 +1,5 @@
-"""Command-line entry points: `lctui run | tasks | data | models | query | show | demo | report`.
+"""Command-line entry points: `lctui run | runs | attach | tasks | data | models | query | show |
+demo | report ...`.
 
 Every subcommand takes `--db PATH`; errors a user can act on (LctuiError) print one
 clear message and exit with status 2, never a traceback; any other exception is a
@@ -21,6 +22,7 @@ EXIT_INTERRUPTED = 130
 
 def build_parser() -> argparse.ArgumentParser:
     from lctui.cli import (
+        attach,
         browse,
         cite,
         compare,
@@ -31,6 +33,7 @@ def build_parser() -> argparse.ArgumentParser:
         report,
         rescore,
         run,
+        runs,
         stats,
         transfer,
     )
@@ -45,6 +48,8 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--version", action="version", version=f"lctui {__version__}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     run.add_parsers(sub)
+    runs.add_parsers(sub)
+    attach.add_parsers(sub)
     browse.add_parsers(sub)
     data.add_parsers(sub)
     transfer.add_parsers(sub)
@@ -63,6 +68,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     prepare_environment()
     parser = build_parser()
     args = parser.parse_args(argv)
+    args.argv = list(sys.argv[1:] if argv is None else argv)  # as typed, for `run --detach`
     if args.command is None:
         parser.print_help()
         return EXIT_USER_ERROR

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import re
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 from rich.console import Console
 from rich.markup import escape
@@ -25,6 +25,7 @@ from rich.progress import (
 
 from lctui.core.events import (
     CellKey,
+    EarlierResults,
     Event,
     ExampleFailed,
     ExampleScored,
@@ -46,8 +47,10 @@ class _Cell:
     task_id: TaskID
     tokens: int = 0
     decode_s: float = 0.0
-    ttfts: list[float] = field(default_factory=list)
-    scores: list[float] = field(default_factory=list)
+    ttft_sum: float = 0.0
+    ttft_n: int = 0
+    score_sum: float = 0.0
+    scored: int = 0
     errors: int = 0
 
 
@@ -88,6 +91,8 @@ class RichProgressSink:
             self._timing(event)
         elif isinstance(event, ExampleScored | ExampleFailed):
             self._finish(event)
+        elif isinstance(event, EarlierResults):
+            self._earlier(event)
         elif isinstance(event, StoreStalled):
             self._stalled(event)
         elif isinstance(event, StoreRecovered):
@@ -133,7 +138,8 @@ class RichProgressSink:
         generation = event.generation
         if cell is None or generation.ttft_s is None:
             return
-        cell.ttfts.append(generation.ttft_s)
+        cell.ttft_sum += generation.ttft_s
+        cell.ttft_n += 1
         cell.tokens += generation.output_tokens
         cell.decode_s += max(0.0, generation.latency_s - generation.ttft_s)
 
@@ -142,15 +148,36 @@ class RichProgressSink:
         if cell is None:
             return
         if isinstance(event, ExampleScored) and event.score.value is not None:
-            cell.scores.append(event.score.value)
+            cell.score_sum += event.score.value
+            cell.scored += 1
         elif isinstance(event, ExampleFailed):
             cell.errors += 1
             self.errors.append(event.message)
-        score = f"score {sum(cell.scores) / len(cell.scores):.2f}" if cell.scores else ""
+        self._show(cell, advance=1)
+
+    def _earlier(self, event: EarlierResults) -> None:
+        """What finished before a viewer attached, counted per cell (lctui attach)."""
+        for key, tally in event.cells.items():
+            cell = self._cells.get(key)
+            if cell is None:
+                continue
+            cell.tokens += tally.output_tokens
+            cell.decode_s += tally.decode_s
+            cell.ttft_sum += tally.ttft_sum
+            cell.ttft_n += tally.ttft_n
+            cell.score_sum += tally.score_sum
+            cell.scored += tally.scored
+            cell.errors += tally.errors
+            self._show(cell, advance=tally.done + tally.errors)
+        if event.last_error:
+            self.errors.append(event.last_error)
+
+    def _show(self, cell: _Cell, advance: int) -> None:
+        score = f"score {cell.score_sum / cell.scored:.2f}" if cell.scored else ""
         speed = ""
-        if cell.ttfts:
-            speed = f"ttft {sum(cell.ttfts) / len(cell.ttfts):.1f}s"
+        if cell.ttft_n:
+            speed = f"ttft {cell.ttft_sum / cell.ttft_n:.1f}s"
         if cell.decode_s > 0:
             speed += f" {cell.tokens / cell.decode_s:.0f} tok/s"
         errors = f"{cell.errors} errors" if cell.errors else ""
-        self.progress.update(cell.task_id, advance=1, score=score, speed=speed, errors=errors)
+        self.progress.update(cell.task_id, advance=advance, score=score, speed=speed, errors=errors)

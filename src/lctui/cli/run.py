@@ -8,6 +8,7 @@ import contextlib
 import json
 import os
 import platform
+import signal
 import sys
 from collections.abc import Iterable, Sequence
 from pathlib import Path
@@ -19,6 +20,7 @@ else:  # pragma: no cover - exercised on 3.10 only
     import tomli as tomllib
 
 from rich.console import Console
+from rich.markup import escape
 from rich.table import Table
 
 from lctui.analysis.outdated import find_outdated
@@ -32,12 +34,18 @@ from lctui.core.backend_settings import PROMPT_FORMAT
 from lctui.core.bounds import check_n, check_seed, check_temperature
 from lctui.core.config import Config
 from lctui.core.errors import StoreError, UserInputError
+from lctui.core.events import fan_out
 from lctui.core.lengths import format_length, parse_lengths
+from lctui.core.run_record import FAILED
 from lctui.core.types import ModelSpec
 from lctui.engine import Engine, RunOutcome, RunRequest
+from lctui.engine.detach import detached_identity, spawn_detached
 from lctui.engine.plan import check_tokenizer_choice
+from lctui.engine.publish import EventPublisher
+from lctui.engine.published_run import new_record, run_published
 from lctui.scoring.versions import current_versions
 from lctui.store import CellScore, Store, open_store
+from lctui.store.db import writer_active
 from lctui.tasks import select_tasks
 
 DEMO_ARGS = ["--model", "smollm2-135m", "--tasks", "niah_single_1,niah_multikey_1,vt"]
@@ -120,6 +128,13 @@ def _run_options(p: argparse.ArgumentParser) -> None:
     )
     data_option(p)
     p.add_argument(
+        "--detach",
+        action="store_true",
+        help="run in the background, in a process of its own that outlives this terminal "
+        "(output to a log in the data folder's runs/); prints the run id and returns. "
+        "`lctui attach RUN` watches it, `lctui runs` lists runs",
+    )
+    p.add_argument(
         "--set",
         action="append",
         default=[],
@@ -187,6 +202,9 @@ def cmd_run(args: argparse.Namespace) -> int:
     resolved = resolve_db(args)
     config, db = resolved.config, resolved.path
     models = _models(args.model, config)
+    if args.detach:
+        return _detach(args, db, console)
+    argv = run_argv(args)
     tasks = bind_data(
         select_tasks(args.tasks, parse_overrides(args.set)), data_source(args, config)
     )
@@ -202,7 +220,7 @@ def cmd_run(args: argparse.Namespace) -> int:
         truncate=args.truncate,
         temperature=args.temperature,
         prompt_format=args.prompt_format,
-        command={"argv": sys.argv[1:], "host": platform.node(), "pid": os.getpid()},
+        command={"argv": argv, "host": platform.node(), "pid": os.getpid()},
         judge=resolve_model(args.judge, config.models) if args.judge else None,
         judge_batch=args.judge_batch,
     )
@@ -213,8 +231,13 @@ def cmd_run(args: argparse.Namespace) -> int:
         from lctui.tasks.tokenizers import reference_tokenizer
 
         reference_tokenizer(request.reference_tokenizer)  # its vocabulary, before any model
+    publisher = run_publisher(argv, db)
     # Shared: the file is held only during each flush, so the TUI can browse it meanwhile.
-    store = open_store(db, shared=True)
+    try:
+        store = open_store(db, shared=True)
+    except BaseException as err:
+        publisher.set_status(FAILED, str(err))
+        raise
     try:
         console.print(
             f"[bold]lctui run[/]: {len(models)} model(s) x {len(tasks)} task(s) x "
@@ -237,7 +260,7 @@ def cmd_run(args: argparse.Namespace) -> int:
                     f"starting the vLLM server of {spec.name} (minutes on a CPU; its log is "
                     "in the data folder's servers/ directory) ..."
                 )
-        outcome = _execute(request, store, console)
+        outcome = _execute(request, store, console, publisher)
         _report(outcome, request, store, console, db)
     except BaseException:
         # Rows the run could not write fail this close too; the run's error says so.
@@ -248,6 +271,39 @@ def cmd_run(args: argparse.Namespace) -> int:
     if outcome.cancelled:
         return 130
     return 1 if outcome.errors else 0
+
+
+def run_argv(args: argparse.Namespace) -> list[str]:
+    """The `lctui` arguments of this run as the user typed them (`demo`: its own)."""
+    argv = getattr(args, "argv", None)
+    return list(argv) if argv is not None else sys.argv[1:]
+
+
+def _detach(args: argparse.Namespace, db: Path, console: Console) -> int:
+    """Start this run again, detached (engine/detach.py); say how to follow it."""
+    check_tokenizer_choice(args.tokenizer)
+    parse_lengths(args.lengths)
+    select_tasks(args.tasks, parse_overrides(args.set))  # a bad name fails here, not in a log
+    if writer_active(db):
+        raise UserInputError(
+            f"{db} is being written by another lctui process; wait for it to end, or pass "
+            "--db to use another file (`lctui runs` lists runs)"
+        )
+    record = spawn_detached(without_detach(run_argv(args)), db)
+    console.print(
+        f"Run [bold]{record.run_id}[/] started in the background (pid {record.pid}); it goes "
+        "on when this terminal closes.",
+        highlight=False,
+    )
+    console.print(f"  output:  {record.log}", highlight=False, soft_wrap=True)
+    console.print(f"  watch:   lctui attach {record.run_id}", highlight=False)
+    console.print("  list:    lctui runs", highlight=False)
+    return 0
+
+
+def without_detach(argv: Sequence[str]) -> list[str]:
+    """`argv` without `--detach` (or an abbreviation argparse would take for it)."""
+    return [a for a in argv if not (len(a) >= 4 and "--detach".startswith(a))]
 
 
 def tokenizer_notes(request: RunRequest) -> list[str]:
@@ -275,11 +331,33 @@ def _models(names: Sequence[str], config: Config) -> list[ModelSpec]:
     return specs
 
 
-def _execute(request: RunRequest, store: Store, console: Console) -> RunOutcome:
+def run_publisher(argv: Sequence[str], db: Path) -> EventPublisher:
+    """The publisher of this run (engine/publish.py); a detached run's id and log come
+    from `lctui run --detach`, which started it (engine/detach.py)."""
+    run_id, log = detached_identity()
+    if log is not None:
+        # setsid left it no terminal to hang up; a stray SIGHUP must not end it either.
+        signal.signal(signal.SIGHUP, signal.SIG_IGN)
+    return EventPublisher(new_record(argv, db, run_id, log))
+
+
+def _execute(
+    request: RunRequest, store: Store, console: Console, publisher: EventPublisher
+) -> RunOutcome:
     with RichProgressSink(console) as sink:
-        engine = Engine(store, load_backend, sink)
+        engine = Engine(store, load_backend, fan_out(sink, publisher))
+        if publisher.record.log is None:
+            console.print(
+                f"Run {publisher.record.run_id}: `lctui attach {publisher.record.run_id}` "
+                "watches it from another terminal.",
+                highlight=False,
+            )
+
+        def say(line: str) -> None:
+            console.print(f"[yellow]{escape(line)}[/]")
+
         try:
-            return asyncio.run(engine.run(request))
+            return asyncio.run(run_published(engine, request, publisher, say))
         except KeyboardInterrupt:
             # Interrupted before the engine could take over (while loading a model).
             return RunOutcome(None, 0, 0, 0, 0, True)

@@ -119,6 +119,37 @@ class ServersReported:
 
 
 @dataclass(frozen=True)
+class RunPaused:
+    """The run stopped starting new requests (`paused`), or starts them again."""
+
+    paused: bool
+
+
+@dataclass(frozen=True)
+class CellTally:
+    """What finished in one cell, counted: enough for a progress display to go on from."""
+
+    done: int = 0  # scored (ok or unparsed)
+    errors: int = 0
+    score_sum: float = 0.0
+    scored: int = 0  # scores with a value
+    output_tokens: int = 0
+    decode_s: float = 0.0  # sum of latency minus time to first token
+    ttft_sum: float = 0.0
+    ttft_n: int = 0
+
+
+@dataclass(frozen=True)
+class EarlierResults:
+    """Sent only to a viewer that attaches to a running run (engine/publish.py): the
+    generations that finished before the ones its replay repeats, counted per cell
+    instead of repeated event by event. Each counts as started and finished."""
+
+    cells: dict[CellKey, CellTally]
+    last_error: str | None = None
+
+
+@dataclass(frozen=True)
 class RunFinished:
     run_id: str
     done: int
@@ -138,6 +169,18 @@ Event = (
     | StoreStalled
     | StoreRecovered
     | ServersReported
+    | RunPaused
+    | EarlierResults
     | RunFinished
 )
 EventSink = Callable[[Event], None]
+
+
+def fan_out(*sinks: EventSink) -> EventSink:
+    """One sink that hands each event to `sinks` in order."""
+
+    def sink(event: Event) -> None:
+        for each in sinks:
+            each(event)
+
+    return sink

@@ -20,3 +20,19 @@ def cache_dir() -> Path:
 
 def default_db_path() -> Path:
     return data_dir() / "lctui.duckdb"
+
+
+def runs_dir() -> Path:
+    """`<data folder>/runs/`: the record, log and socket of each run that publishes its
+    events (core/run_record.py). Not created here: `make_runs_dir` does, readable only
+    by the user, since its sockets let whoever reaches them pause and cancel a run."""
+    return data_dir() / "runs"
+
+
+def make_runs_dir() -> Path:
+    """`runs_dir()`, created if missing, mode 0700 (made so again if it was wider)."""
+    folder = runs_dir()
+    folder.mkdir(parents=True, exist_ok=True, mode=0o700)
+    if folder.stat().st_mode & 0o077:
+        folder.chmod(0o700)
+    return folder

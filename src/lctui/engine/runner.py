@@ -30,11 +30,13 @@ from lctui.core.events import (
     GenerationFinished,
     ItemsSkipped,
     RunFinished,
+    RunPaused,
     RunPlanned,
     StoreRecovered,
     StoreStalled,
 )
 from lctui.core.protocols import Backend
+from lctui.core.run_record import new_run_id
 from lctui.core.types import (
     CHAT_FORMAT,
     FORMAT_USED,
@@ -130,14 +132,25 @@ class Engine:
         self._paused.set()
         self._judging: Judging | None = None
 
+    @property
+    def paused(self) -> bool:
+        return not self._paused.is_set()
+
     def pause(self) -> None:
-        """Stop starting new requests (in-flight ones finish)."""
-        self._paused.clear()
+        """Stop starting new requests (in-flight ones finish); says so (RunPaused)."""
+        if not self.paused:
+            self._paused.clear()
+            self._sink(RunPaused(True))
 
     def resume(self) -> None:
-        self._paused.set()
+        if self.paused:
+            self._paused.set()
+            self._sink(RunPaused(False))
 
-    async def run(self, request: RunRequest) -> RunOutcome:
+    async def run(self, request: RunRequest, *, run_id: str | None = None) -> RunOutcome:
+        """Run `request` to its end (or until cancelled). `run_id`: the id to give the
+        run, when its caller has already named it (a published run's record); a new
+        one otherwise. A run with nothing to do takes none (RunOutcome.run_id None)."""
         self._judging = (
             Judging(request.judge, self._load_backend, self._store, batch=request.judge_batch)
             if request.judge is not None
@@ -161,7 +174,7 @@ class Engine:
         for m in models:
             skipped.update(m.todo.take_skipped())
         cells = {k: n - skipped[k] for k, n in planned.items() if n > skipped[k]}
-        run_id = time.strftime("%Y%m%d-%H%M%S-") + uuid.uuid4().hex[:6]
+        run_id = run_id or new_run_id()
         try:
             # In a thread: a file another process holds makes a write wait up to 15 s,
             # which would freeze the TUI that hosts the engine.

@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 from lctui.core.events import (
     CellKey,
     ChunkReceived,
+    EarlierResults,
     Event,
     ExampleFailed,
     ExampleScored,
@@ -23,6 +24,7 @@ from lctui.core.events import (
     GenerationFinished,
     ItemsSkipped,
     RunFinished,
+    RunPaused,
     RunPlanned,
     ServersReported,
     StoreRecovered,
@@ -133,6 +135,9 @@ class RunState:
         self.store_recovered: StoreRecovered | None = None  # the last recovery
         # Per model served from base URLs: each server's share, errors, latency so far.
         self.servers: dict[str, tuple[ServerShare, ...]] = {}
+        self.paused = False  # as the engine last said (RunPaused)
+        # TTFTs of generations an attached viewer got as counts (EarlierResults): sum, n.
+        self._earlier_ttft = (0.0, 0)
         self.version = 0  # bumped by every event that changes the grid or the counts
         self._recent: deque[tuple[float, int]] = deque()  # (time, tokens) of recent chunks
         self._first_chunk_at: float | None = None
@@ -171,6 +176,29 @@ class RunState:
         elif isinstance(event, RunFinished):
             self.finished = event
             self.version += 1
+        elif isinstance(event, RunPaused):
+            self.paused = event.paused
+            self.version += 1
+        elif isinstance(event, EarlierResults):
+            self._earlier(event)
+
+    def _earlier(self, event: EarlierResults) -> None:
+        """What finished before this viewer attached to a published run, as counts."""
+        ttft_sum, ttft_n = self._earlier_ttft
+        for key, tally in event.cells.items():
+            cell = self.cell(key)
+            cell.done += tally.done
+            cell.errors += tally.errors
+            cell.score_sum += tally.score_sum
+            cell.scored += tally.scored
+            self.done += tally.done
+            self.errors += tally.errors
+            self.started += tally.done + tally.errors
+            self.output_tokens += tally.output_tokens
+            ttft_sum, ttft_n = ttft_sum + tally.ttft_sum, ttft_n + tally.ttft_n
+        self._earlier_ttft = (ttft_sum, ttft_n)
+        self.last_error = self.last_error or event.last_error
+        self.version += 1
 
     def _planned(self, at: float, event: RunPlanned) -> None:
         self.run_id = event.run_id
@@ -322,7 +350,9 @@ class RunState:
 
     @property
     def mean_ttft(self) -> float | None:
-        return sum(self.ttfts) / len(self.ttfts) if self.ttfts else None
+        total, n = self._earlier_ttft
+        n += len(self.ttfts)
+        return (total + sum(self.ttfts)) / n if n else None
 
     @property
     def mean_score(self) -> float | None:

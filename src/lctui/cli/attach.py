@@ -1,0 +1,425 @@
+"""`lctui attach [RUN]`: watch a run from a plain terminal, and pause, resume or cancel it.
+
+The run's published events (engine/attach.py) drive the same progress rows as `lctui
+run` (RichProgressSink) under a header line, with the focused generation's text below.
+At a terminal: `p` pauses or resumes, `c` then `y` cancels the run (what finished is
+kept), `f`/tab focuses the next generation, `l` follows the newest, `q` or Ctrl-C
+detaches this viewer and never the run. Piped, it prints a progress line every few
+seconds and the run's changes of state. `--pause`, `--resume`, `--cancel` ask once and
+return. When the run vanishes (kill -9), it waits for the next run on the same database
+(the same command run again) and attaches to it; `--no-wait` returns instead.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import contextlib
+import os
+import platform
+import sys
+import time
+from collections import deque
+from collections.abc import Coroutine, Iterator
+from dataclasses import dataclass, field
+from typing import Any
+
+from rich.console import Console, Group, RenderableType
+from rich.live import Live
+from rich.markup import escape
+from rich.panel import Panel
+from rich.text import Text
+
+from lctui.cli.progress import RichProgressSink
+from lctui.core.errors import UserInputError
+from lctui.core.events import (
+    ChunkReceived,
+    Event,
+    ExampleFailed,
+    ExampleScored,
+    ExampleStarted,
+    RunFinished,
+    RunPaused,
+    StoreRecovered,
+    StoreStalled,
+)
+from lctui.core.formatting import duration
+from lctui.core.lengths import format_length
+from lctui.core.run_record import ENDED_STATUSES, RunRecord
+from lctui.engine.attach import DROPPED, RUN_ENDED, AttachedRun, find_run, live_runs
+
+PLAIN_EVERY_S = 5.0  # piped: a progress line this often
+RATE_WINDOW_S = 5.0
+FOCUS_LINES = 12  # lines of the focused generation shown
+KEPT_STREAMS = 256  # generations the focus can cycle over
+WAIT_POLL_S = 0.5
+CONTROL_WAIT_S = 5.0
+
+
+def add_parsers(sub: Any) -> None:
+    attach = sub.add_parser(
+        "attach",
+        help="watch a running run (rich progress, the focused generation); pause/resume/cancel",
+        description="Watch a run that is going: progress per task x length, the focused "
+        "generation as it streams. Keys: p pause/resume, c cancel (then y), f next "
+        "generation, l follow the newest, q or Ctrl-C detach (the run goes on).",
+    )
+    attach.add_argument(
+        "run", nargs="?", help="run id, or its start or last 6 characters (default: the one going)"
+    )
+    ops = attach.add_mutually_exclusive_group()
+    for op in ("pause", "resume", "cancel"):
+        ops.add_argument(
+            f"--{op}",
+            dest="op",
+            action="store_const",
+            const=op,
+            help=f"ask the run to {op} and return"
+            + (" (it keeps everything finished)" if op == "cancel" else ""),
+        )
+    attach.add_argument(
+        "--no-wait",
+        action="store_true",
+        help="return when the run vanishes instead of waiting for it to be run again",
+    )
+    attach.set_defaults(handler=cmd_attach, op=None)
+
+
+def cmd_attach(args: argparse.Namespace) -> int:
+    record = find_run(args.run, live_runs())
+    console = Console()
+    if args.op is not None:
+        return asyncio.run(_ask(record, args.op, console))
+    view = AttachView(console, live=console.is_terminal)
+    try:
+        return asyncio.run(follow(record, view, wait=not args.no_wait))
+    except KeyboardInterrupt:
+        view.stop()
+        console.print(
+            f"Detached from run {view.run_id}; it goes on (`lctui attach {view.run_id}` "
+            "comes back).",
+            highlight=False,
+        )
+        return 0
+
+
+async def _ask(record: RunRecord, op: str, console: Console) -> int:
+    """Send one control; for pause and resume, wait until the run says it acted."""
+    attached = await _connect(record)
+    async with attached:
+        if op == "cancel":
+            await attached.cancel()
+            console.print(f"Asked run {record.run_id} to cancel; it keeps what finished.")
+            return 0
+        want = op == "pause"
+        said = "paused: running requests finish, no new one starts" if want else "running"
+        if attached.progress.paused == want:
+            console.print(f"Run {record.run_id} is already {said}.")
+            return 0
+        await (attached.pause() if want else attached.resume())
+        paused = attached.progress.paused
+        for event in await attached.read_replay():
+            if isinstance(event, RunPaused):
+                paused = event.paused
+        if paused != want:
+            with contextlib.suppress(asyncio.TimeoutError):
+                paused = await asyncio.wait_for(_pause_state(attached, want), CONTROL_WAIT_S)
+        if paused != want:
+            console.print(f"Run {record.run_id} did not confirm within {CONTROL_WAIT_S:g} s.")
+            return 1
+        console.print(f"Run {record.run_id} {'paused' if want else 'resumed'}: {said}.")
+        return 0
+
+
+async def _pause_state(attached: AttachedRun, want: bool) -> bool:
+    """Read live events until the run says it is paused (or running) as wanted."""
+    async for event in attached:
+        if isinstance(event, RunPaused) and event.paused == want:
+            return want
+    return not want
+
+
+async def _connect(record: RunRecord) -> AttachedRun:
+    try:
+        return await AttachedRun.connect(record.socket)
+    except (OSError, asyncio.TimeoutError) as err:
+        if record.host != platform.node():
+            raise UserInputError(
+                f"run {record.run_id} runs on {record.host}; attach to it there"
+            ) from err
+        state = "has ended" if record.ended else "does not answer"
+        raise UserInputError(
+            f"run {record.run_id} {state} ({record.status}"
+            + (f": {record.message}" if record.message else "")
+            + f"); socket {record.socket}: {err}"
+        ) from err
+
+
+async def follow(record: RunRecord, view: AttachView, wait: bool, key_fd: int | None = None) -> int:
+    """Watch `record`'s run to its end, reconnecting when dropped and, with `wait`,
+    following the next run on its database when it vanishes. Keys come from `key_fd`
+    (default: the terminal)."""
+    with view.keys(key_fd):
+        while True:
+            try:
+                attached = await AttachedRun.connect(record.socket)
+            except (OSError, asyncio.TimeoutError):
+                now = {r.run_id: r for r in live_runs()}.get(record.run_id, record)
+                if now.host != platform.node():
+                    await _connect(now)  # raises: attach on its host
+                if not now.ended:  # still starting (Python imports before it listens)
+                    await asyncio.sleep(WAIT_POLL_S)
+                    continue
+                if not wait or now.status in ENDED_STATUSES:  # it ended by itself
+                    await _connect(now)  # raises, saying why
+                record = await _next_run(now, view)  # killed: it may be run again
+                continue
+            view.start(attached)
+            async with attached:
+                async for event in attached:
+                    view(event)
+            if attached.ended_by == RUN_ENDED:
+                view.stop()
+                return 0
+            if attached.ended_by == DROPPED:
+                view.say(f"the run let this viewer go ({attached.dropped_reason}); reconnecting")
+                continue
+            view.say(f"run {record.run_id} stopped answering (its process ended?)")
+            if not wait:
+                view.stop()
+                return 1
+            record = await _next_run(record, view)
+
+
+async def _next_run(record: RunRecord, view: AttachView) -> RunRecord:
+    """The next run on `record`'s database (the same command run again), when it starts."""
+    view.say(
+        f"waiting for a run on {record.db} (the same command again resumes it; Ctrl-C leaves) ..."
+    )
+    while True:
+        for other in live_runs(ended=False):
+            if other.db == record.db and other.run_id != record.run_id:
+                view.say(f"attaching to run {other.run_id}")
+                return other
+        await asyncio.sleep(WAIT_POLL_S)
+
+
+@dataclass
+class _Stream:
+    title: str
+    parts: list[str] = field(default_factory=list)
+    status: str = "running"
+
+
+class AttachView:
+    """What `lctui attach` shows, fed with the attached run's events."""
+
+    def __init__(self, console: Console, live: bool) -> None:
+        self.console = console
+        self.live = live
+        self.run_id = ""
+        self.attached: AttachedRun | None = None
+        self._display: Live | None = None
+        self._sending: set[asyncio.Task[None]] = set()
+        self._reset()
+
+    def _reset(self) -> None:
+        self.sink = RichProgressSink(self.console)
+        self.streams: dict[str, _Stream] = {}
+        self.order: deque[str] = deque()
+        self.focus: str | None = None  # None: follow the newest
+        self.paused = False
+        self.stalled: str | None = None
+        self.finished: RunFinished | None = None
+        self.confirming = False
+        self._tokens: deque[tuple[float, int]] = deque()
+        self._ends: deque[float] = deque()
+        self._said_at = 0.0
+
+    # -- lifecycle ------------------------------------------------------------------------
+
+    def start(self, attached: AttachedRun) -> None:
+        self._reset()
+        self.attached = attached
+        self.run_id = attached.record.run_id
+        self.paused = attached.progress.paused
+        self.say(
+            f"attached to run {self.run_id} ({attached.record.command}) on {attached.record.db}"
+        )
+        if self.live and self._display is None:
+            self._display = Live(
+                console=self.console, get_renderable=self.render, refresh_per_second=10
+            )
+            self._display.start()
+
+    def stop(self) -> None:
+        if self._display is not None:
+            self._display.stop()
+            self._display = None
+        if self.finished is not None:
+            f = self.finished
+            state = "cancelled" if f.cancelled else "finished"
+            self.console.print(
+                f"Run {f.run_id} {state}: {f.done} done, {f.errors} error(s) in "
+                f"{duration(f.elapsed_s)}.",
+                highlight=False,
+            )
+
+    def say(self, line: str) -> None:
+        self.console.print(escape(line), highlight=False)
+
+    # -- events ---------------------------------------------------------------------------
+
+    def __call__(self, event: Event) -> None:
+        self.sink(event)
+        now = time.monotonic()
+        if isinstance(event, ChunkReceived):
+            stream = self.streams.get(event.generation_id)
+            if stream is not None:
+                if event.restart:
+                    stream.parts.clear()
+                stream.parts.append(event.text)
+            self._tokens.append((now, event.tokens))
+        elif isinstance(event, ExampleStarted):
+            cell = event.cell
+            title = f"{cell.model} {cell.task} #{event.example.index} @{format_length(cell.length)}"
+            self.streams[event.generation_id] = _Stream(title)
+            self.order.append(event.generation_id)
+            while len(self.order) > KEPT_STREAMS:
+                self.streams.pop(self.order.popleft(), None)
+        elif isinstance(event, ExampleScored | ExampleFailed):
+            stream = self.streams.get(event.generation.generation_id)
+            if stream is not None:
+                stream.status = (
+                    event.score.status.value if isinstance(event, ExampleScored) else "error"
+                )
+            self._ends.append(now)
+        elif isinstance(event, RunPaused):
+            self.paused = event.paused
+            self._plain(f"run {'paused' if event.paused else 'resumed'}")
+        elif isinstance(event, StoreStalled):
+            self.stalled = event.describe()
+        elif isinstance(event, StoreRecovered):
+            self.stalled = None
+        elif isinstance(event, RunFinished):
+            self.finished = event
+        if not self.live and now - self._said_at >= PLAIN_EVERY_S:
+            self._said_at = now
+            self.console.print(self.status_line(), highlight=False)
+
+    def _plain(self, line: str) -> None:
+        if not self.live and self.attached is not None and self.attached.replayed.is_set():
+            self.console.print(line, highlight=False)
+
+    # -- what is shown --------------------------------------------------------------------
+
+    def status_line(self) -> str:
+        tasks = self.sink.progress.tasks
+        done = sum(int(t.completed) for t in tasks)
+        total = sum(int(t.total or 0) for t in tasks)
+        now = time.monotonic()
+        while self._tokens and self._tokens[0][0] < now - RATE_WINDOW_S:
+            self._tokens.popleft()
+        while self._ends and self._ends[0] < now - 60:
+            self._ends.popleft()
+        rate = sum(n for _, n in self._tokens) / RATE_WINDOW_S
+        per_s = len(self._ends) / 60
+        eta = duration((total - done) / per_s) if per_s and total > done else "-"
+        state = "paused" if self.paused else ("finished" if self.finished else "running")
+        line = (
+            f"run {self.run_id} {state}: {done}/{total} done, {len(self.sink.errors)} error(s), "
+            f"{rate:,.0f} tok/s, ETA {eta}"
+        )
+        if self.stalled:
+            line += f" | {self.stalled}"
+        return line
+
+    def render(self) -> RenderableType:
+        keys = "p pause/resume · c cancel · f next · l follow · q detach"
+        if self.confirming:
+            keys = "cancel the run? y: yes (what finished is kept) · any other key: no"
+        parts: list[RenderableType] = [
+            Text(self.status_line(), style="bold"),
+            self.sink.progress,
+        ]
+        focused = self._focused()
+        if focused is not None:
+            stream = self.streams[focused]
+            width = max(20, self.console.width - 4)
+            lines = Text("".join(stream.parts)).wrap(self.console, width)
+            tail = Text("\n").join(list(lines)[-FOCUS_LINES:])
+            title = Text(f"{stream.title} [{stream.status}]")
+            parts.append(Panel(tail, title=title, title_align="left"))
+        parts.append(Text(keys, style="dim"))
+        return Group(*parts)
+
+    def _focused(self) -> str | None:
+        if self.focus in self.streams:
+            return self.focus
+        running = [g for g in self.order if self.streams[g].status == "running"]
+        return running[-1] if running else (self.order[-1] if self.order else None)
+
+    # -- keys -----------------------------------------------------------------------------
+
+    def key(self, char: str) -> None:
+        attached = self.attached
+        if self.confirming:
+            self.confirming = False
+            if char in "yY" and attached is not None:
+                self._send(attached.cancel())
+            return
+        if char == "p" and attached is not None:
+            self._send(attached.resume() if self.paused else attached.pause())
+        elif char == "c":
+            self.confirming = True
+        elif char in "f\t" and self.order:
+            current = self._focused()
+            ids = list(self.order)
+            self.focus = ids[(ids.index(current) + 1) % len(ids)] if current in ids else ids[-1]
+        elif char == "l":
+            self.focus = None
+        elif char == "q":
+            raise KeyboardInterrupt
+        if self._display is not None:
+            self._display.refresh()  # what the key changed, now rather than at the next tick
+
+    def _send(self, control: Coroutine[Any, Any, None]) -> None:
+        """Send a control in the background (a run that went away meanwhile: no matter)."""
+
+        async def send() -> None:
+            with contextlib.suppress(ConnectionError, OSError):
+                await control
+
+        task = asyncio.ensure_future(send())
+        self._sending.add(task)
+        task.add_done_callback(self._sending.discard)
+
+    @contextlib.contextmanager
+    def keys(self, fd: int | None = None) -> Iterator[None]:
+        """Read single keys while watching: from `fd`, else from stdin when it is a
+        terminal (nothing otherwise)."""
+        if fd is None:
+            if not (self.live and sys.stdin.isatty()):
+                yield
+                return
+            fd = sys.stdin.fileno()
+        import termios
+        import tty
+
+        saved = termios.tcgetattr(fd) if os.isatty(fd) else None
+        if saved is not None:
+            tty.setcbreak(fd)  # keys one by one, Ctrl-C still interrupts
+        loop = asyncio.get_running_loop()
+
+        def read() -> None:
+            # `q` raises KeyboardInterrupt out of the loop, as Ctrl-C would: see cmd_attach.
+            for char in os.read(fd, 64).decode(errors="ignore"):
+                self.key(char)
+
+        loop.add_reader(fd, read)
+        try:
+            yield
+        finally:
+            loop.remove_reader(fd)
+            if saved is not None:
+                termios.tcsetattr(fd, termios.TCSADRAIN, saved)
