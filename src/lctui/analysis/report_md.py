@@ -91,7 +91,7 @@ def compare_blocks(result: CompareResult, db: str | None = None) -> list[Block]:
              fixed(c.diff, signed=True), interval(c.ci.low, c.ci.high), c.test, p_value(c.p),
              str(c.a_better), str(c.b_better)]
         )  # fmt: skip
-        heat.append([None, None, None, c.mean_a, c.mean_b, c.diff, *[None] * 5])
+        heat.append([*[None] * 5, c.diff, *[None] * 5])  # A - B on the signed scale
     headers = ["task", "length", "n", "A", "B", "A - B", "95% CI", "test", "p", "A>B", "B>A"]
     blocks: list[Block] = [
         Heading(f"{a} (A) vs {b} (B)"),

@@ -19,6 +19,7 @@ PALETTE = ("#0072b2", "#e69f00", "#009e73", "#d55e00", "#cc79a7", "#56b4e9", "#0
 DASHES = ("", "6 3", "2 3")
 FONT = 'font-family="system-ui,sans-serif" font-size="11"'
 MUTED = "#666666"
+CHAR_PX = 6.4  # a character's width at the font size above, near enough to lay out labels
 GRID = "#e4e4e4"
 
 
@@ -249,10 +250,12 @@ def interval_chart(
     title: str,
     x_label: str,
     x_range: tuple[float, float] = (-1.0, 1.0),
-    width: int = 520,
-    label_width: int = 170,
+    width: int = 360,
 ) -> str:
-    """A row per estimate: its interval as a bar, the value as a dot, zero as a line."""
+    """A row per estimate: its interval as a bar, the value as a dot, zero as a line;
+    the labels' column as wide as the longest needs, right of it `width` pixels."""
+    label_width = 12 + round(CHAR_PX * max((len(r.label) for r in rows), default=0))
+    width += label_width
     height = 24 + 34 + 18 * max(1, len(rows))
     frame = Frame(width, height, x_range, (0.0, float(max(1, len(rows)))), left=label_width)
     out = _open(frame, title)
