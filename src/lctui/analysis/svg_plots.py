@@ -86,12 +86,12 @@ def _open(frame: Frame, title: str) -> list[str]:
 
 
 def nice_ticks(low: float, high: float, count: int = 5) -> list[float]:
-    """About `count` round values from `low` to `high` (steps of 1, 2 or 5 x 10^k)."""
+    """About `count` round values from `low` to `high` (steps of 1, 2, 2.5 or 5 x 10^k)."""
     if high <= low:
         return [low]
     raw = (high - low) / max(1, count - 1)
     power = 10 ** math.floor(math.log10(raw))
-    step = next(m * power for m in (1, 2, 5, 10) if m * power >= raw)
+    step = next(m * power for m in (1, 2, 2.5, 5, 10) if m * power >= raw)
     first = math.ceil(low / step - 1e-9) * step
     ticks = []
     value = first
