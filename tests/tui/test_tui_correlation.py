@@ -59,6 +59,7 @@ async def test_heatmap_shows_the_rho_matrix_with_p_and_n_of_the_focused_cell(
     want = analysis(published_db)
     assert len(want.models) == 20 and len(want.labels) == 11
     async with make_app(published_db).run_test(size=(120, 40)) as pilot:
+        pilot.app.theme = "lctui-dark"  # truecolor: plots (TERM may say 256 colours here)
         screen = await open_correlation(pilot)
         heatmap = screen.query_one(Heatmap)
         assert list(heatmap.grid.columns) == want.labels

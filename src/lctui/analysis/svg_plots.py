@@ -153,7 +153,14 @@ def line_chart(
     xs = [x for x, _ in x_ticks] + [x for s in series for x, _ in s.points]
     x_range = (min(xs), max(xs)) if xs else (0.0, 1.0)
     pad = (x_range[1] - x_range[0]) * 0.04 or 0.5
-    frame = Frame(width, height, (x_range[0] - pad, x_range[1] + pad), y_range)
+    # A little room above and below, so that a line at 0 or 1 is not drawn on the frame.
+    y_pad = (y_range[1] - y_range[0]) * 0.04
+    frame = Frame(
+        width,
+        height,
+        (x_range[0] - pad, x_range[1] + pad),
+        (y_range[0] - y_pad, y_range[1] + y_pad),
+    )
     out = _open(frame, title)
     out += _axes(frame, x_ticks, nice_ticks(*y_range), x_label, y_label)
     at = dict(x_ticks)
