@@ -18,7 +18,8 @@ from lctui.analysis.correlation import correlate
 from lctui.analysis.curves import effective_lengths, length_curves
 from lctui.analysis.lifbench import lifbench_reports, lifbench_responses
 from lctui.analysis.pairing import NoPairs
-from lctui.analysis.report_md import render, run_blocks
+from lctui.analysis.report_md import render
+from lctui.analysis.report_run import run_blocks
 from lctui.store import Store, open_store
 from lctui.store.derived import refresh_derived
 
@@ -118,7 +119,9 @@ def test_curves_and_run_report_show_missing_scores_as_missing(gold_db: Path) -> 
     (vt,) = curves["vt"].points
     assert (niah.mean, niah.n, niah.n_unscored) == (1.0, 3, 0)
     assert (vt.mean, vt.n, vt.n_unscored, vt.n_error) == (None, 0, 3, 0)
-    assert "| gold / vt | - n=0 not scored=3 |" in report
+    assert "| gold (reference) | vt | - n=0 not scored=3 |" in report
+    # the per-task table counts them apart too: n 0, not scored 3, no mean
+    assert "| gold (reference) | vt | 1 | 0 | 0 | 0 | 0 | 0 | 3 | - |" in report
     assert "3 ok, 0 unparsed, 0 errors, 0 cancelled, 3 not scored; mean score 1.000" in report
     assert "0.00" not in report
 

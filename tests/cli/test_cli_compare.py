@@ -97,20 +97,26 @@ def test_correlate_with_too_few_models_says_so(
     assert "only 0 model(s) have scores at 1k" in err and "at least 5" in err
 
 
-def test_export_report_of_a_run_in_markdown_and_html(
+def test_export_report_goes_to_the_exports_folder_unless_out_names_a_file(
     two_runs: tuple[Path, str, str], capsys: pytest.CaptureFixture[str], tmp_path: Path
 ) -> None:
     db, _, b = two_runs
     run_b = b.removeprefix("run:")
     assert main(["export-report", "--db", str(db), "--run", run_b]) == 0
-    markdown = capsys.readouterr().out
+    out, err = capsys.readouterr()
+    (written,) = (tmp_path / "data" / "exports").glob(f"run-{run_b.replace('-', '_')}-*.md")
+    assert out == "" and f"wrote {written}" in err  # where it went, said on stderr
+    markdown = written.read_text(encoding="utf-8")
     assert f"## Run {run_b}" in markdown
-    assert "| gold / niah_single_1 | 0.50 n=4 |" in markdown
-    out = tmp_path / "run.html"
+    assert "| gold (reference) | niah_single_1 | 0.50 n=4 |" in markdown
+    assert main(["export-report", "--db", str(db), "--run", run_b, "--out", "-"]) == 0
+    assert capsys.readouterr().out == markdown  # `--out -` prints the same report
+    out_file = tmp_path / "run.html"
     assert (
-        main(["export-report", "--db", str(db), "--run", run_b, "--html", "--out", str(out)]) == 0
+        main(["export-report", "--db", str(db), "--run", run_b, "--html", "--out", str(out_file)])
+        == 0
     )
-    page = out.read_text(encoding="utf-8")
-    assert "<table" in page and "background:#" in page and "0.50 n=4" in page
+    page = out_file.read_text(encoding="utf-8")
+    assert page.startswith("<!DOCTYPE html>") and "background:#" in page and "0.50 n=4" in page
     assert main(["export-report", "--db", str(db), "--run", "nope"]) == 2
     assert "no run 'nope'" in capsys.readouterr().err

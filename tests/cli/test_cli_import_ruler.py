@@ -64,14 +64,16 @@ def test_the_runs_report_shows_every_task_and_length(
     assert code == 0 and len(runs) == 2
     reports = []
     for run in runs:
-        code, out = _cli(["export-report", "--run", run, "--db", str(imported)], capsys)
+        code, out = _cli(
+            ["export-report", "--run", run, "--db", str(imported), "--out", "-"], capsys
+        )
         assert code == 0
         reports.append(out)
     llama = next(r for r in reports if f"models {LLAMA}" in r)
-    assert "| model / task | 1k | 2k |" in llama
+    assert "| model | task | 1k | 2k |" in llama
     scores = ruler_summary(RULER_RESULTS / RULER_LLAMA / "synthetic/1024/pred")
-    assert f"| {LLAMA} / fwe | {scores['fwe'] / 100:.2f} n=2 |  |" in llama
-    assert f"| {LLAMA} / niah_single_1 | 1.00 n=2 | 1.00 n=2 |" in llama
+    assert f"| {LLAMA} | fwe | {scores['fwe'] / 100:.2f} n=2 |  |" in llama
+    assert f"| {LLAMA} | niah_single_1 | 1.00 n=2 | 1.00 n=2 |" in llama
 
 
 def test_show_prints_the_prompt_ruler_sent(

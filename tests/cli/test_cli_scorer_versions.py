@@ -179,7 +179,8 @@ def test_export_report_of_a_run_carries_the_warning(
     assert f"6 in run {run_id}" in warning
     assert f"Warning: {warning}" in text  # the report says so as well as the terminal
     assert main(["export-report", "--db", str(db), "--html", "--out", str(report)]) == 0
-    assert "<p>Warning: 6 score(s) were made by an older version" in report.read_text()
+    html = report.read_text()
+    assert '<p class="warning">Warning: 6 score(s) were made by an older version' in html
     assert main(["rescore", "--db", str(db)]) == 0
     capsys.readouterr()
     assert main(["export-report", "--db", str(db), "--out", str(report)]) == 0

@@ -202,7 +202,7 @@ def test_a_run_killed_with_kill_9_is_interrupted_not_running(
         summary = run_summary(store)
         assert summary is not None and summary.status == "interrupted"
     report = subprocess.run(
-        [sys.executable, "-m", "lctui", "export-report", "--db", str(db)],
+        [sys.executable, "-m", "lctui", "export-report", "--db", str(db), "--out", "-"],
         capture_output=True,
         text=True,
         timeout=120,

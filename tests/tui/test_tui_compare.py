@@ -136,7 +136,8 @@ async def test_export_writes_the_markdown_report(
         await pilot.press("e")
         await pilot.pause()
         path = screen.last_export
-        assert path is not None and path.parent == tmp_path / "data" / "reports"
+        # Every export goes to the exports folder of the data folder (core/paths.py).
+        assert path is not None and path.parent == tmp_path / "data" / "exports"
         text = path.read_text(encoding="utf-8")
         assert text.startswith(f"## {a} (A) vs {b} (B)")
         cell = want.cells[0]
@@ -144,7 +145,8 @@ async def test_export_writes_the_markdown_report(
         await pilot.press("E")
         await pilot.pause()
         assert screen.last_export is not None and screen.last_export.suffix == ".html"
-        assert "<table" in screen.last_export.read_text(encoding="utf-8")
+        page = screen.last_export.read_text(encoding="utf-8")
+        assert page.startswith("<!DOCTYPE html>") and f"<title>{a} (A) vs {b} (B)</title>" in page
 
 
 async def test_swap_and_picking_a_side_rerun_the_comparison(

@@ -26,7 +26,8 @@ from lctui.tui.screens.correlation import (
     rho_text,
 )
 from lctui.tui.widgets.heatmap import Heatmap
-from lctui.tui.widgets.scatter import Scatter
+from lctui.tui.widgets.plots import ScatterPlot
+from lctui.tui.widgets.scatter import Scatter, marker
 
 MakeApp = Callable[..., LctuiApp]
 
@@ -58,6 +59,7 @@ async def test_heatmap_shows_the_rho_matrix_with_p_and_n_of_the_focused_cell(
     want = analysis(published_db)
     assert len(want.models) == 20 and len(want.labels) == 11
     async with make_app(published_db).run_test(size=(120, 40)) as pilot:
+        pilot.app.theme = "lctui-dark"  # truecolor: plots (TERM may say 256 colours here)
         screen = await open_correlation(pilot)
         heatmap = screen.query_one(Heatmap)
         assert list(heatmap.grid.columns) == want.labels
@@ -75,8 +77,19 @@ async def test_heatmap_shows_the_rho_matrix_with_p_and_n_of_the_focused_cell(
         await settle(pilot)
         scatter_screen = pilot.app.screen
         assert isinstance(scatter_screen, ScatterScreen)
-        scatter = scatter_screen.query_one(Scatter)
         found = want.scatter(x, y)
+        # A plotext plot first (a truecolor theme), its legend naming every model's marker.
+        plot = scatter_screen.query_one(ScatterPlot)
+        assert plot.display and [(p.label, p.x, p.y) for p in plot.points] == [
+            (p.model, p.x, p.y) for p in found
+        ]
+        legend = "\n".join(rendered(plot.query_one(".legend", Static)))
+        assert all(f"{marker(i)} {p.model}" in legend for i, p in enumerate(found[:5]))
+        # p: the character drawing, with the same points.
+        await pilot.press("p")
+        await settle(pilot)
+        scatter = scatter_screen.query_one(Scatter)
+        assert scatter.display and not plot.display
         assert [p.label for p in scatter.points] == [p.model for p in found]
         assert [(p.x, p.y) for p in scatter.points] == [(p.x, p.y) for p in found]
         lines = "\n".join(rendered(scatter))

@@ -24,6 +24,7 @@ from lctui.analysis.compare import compare
 from lctui.backends import load_backend
 from lctui.backends.embedded import EMBEDDED_NAME
 from lctui.cli import main as cli_main
+from lctui.core.paths import exports_dir
 from lctui.core.types import Example, Generation, GenerationStatus, Span
 from lctui.engine import Engine, RunRequest
 from lctui.engine.plan import plan_items
@@ -330,14 +331,17 @@ async def test_export_writes_the_example(
     make_app: MakeApp, results_db: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     gid = generation_id(results_db, "json_kv", 1024, 0)
-    monkeypatch.chdir(tmp_path)
+    (tmp_path / "cwd").mkdir()
+    monkeypatch.chdir(tmp_path / "cwd")
     app = make_app()
     async with app.run_test(size=(80, 24)) as pilot:
         screen = await open_inspector(pilot, gid)
         await pilot.press("e")
         await settle(pilot)
-        files = list(tmp_path.glob("lctui-json_kv-1024-0-gold-*.json"))
-        assert len(files) == 1
+        # The exports folder of the data folder, as every export (not the working folder).
+        assert list((tmp_path / "cwd").iterdir()) == []
+        files = list(exports_dir().glob("lctui-json_kv-1024-0-gold-*.json"))
+        assert len(files) == 1 and exports_dir() == tmp_path / "data" / "exports"
         data = json.loads(files[0].read_text(encoding="utf-8"))
         assert screen.record is not None
         assert data["prompt"] == screen.record.prompt

@@ -8,7 +8,7 @@ cancelled generations and missing scores are counted apart and left out).
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
 from lctui.core.errors import UserInputError
@@ -48,8 +48,13 @@ def length_curves(
     run_id: str | None = None,
 ) -> list[LengthCurve]:
     """One curve per model and task, from the per-cell means of cell_reads.cell_scores."""
+    return curves_of(cell_reads.cell_scores(store, run_id=run_id, models=models, tasks=tasks))
+
+
+def curves_of(cells: Iterable[cell_reads.CellScore]) -> list[LengthCurve]:
+    """The cells read already, as one curve per model and task (ordered by both)."""
     curves: dict[tuple[str, str], LengthCurve] = {}
-    for cell in cell_reads.cell_scores(store, run_id=run_id, models=models, tasks=tasks):
+    for cell in cells:
         curve = curves.setdefault(
             (cell.model, cell.task), LengthCurve(cell.model, cell.task, cell.reference, [])
         )

@@ -1,8 +1,12 @@
-"""Where lctui keeps its files: the default database and caches (XDG directories)."""
+"""Where lctui keeps its files: the default database, caches (XDG directories), the
+runs' records and exports."""
 
 from __future__ import annotations
 
 import os
+import re
+import time
+from collections.abc import Iterable
 from pathlib import Path
 
 
@@ -36,3 +40,23 @@ def make_runs_dir() -> Path:
     if folder.stat().st_mode & 0o077:
         folder.chmod(0o700)
     return folder
+
+
+EXPORTS = "exports"  # the folder of the data folder every export goes to
+
+
+def exports_dir() -> Path:
+    """Where every export goes unless the user names a file (`--out`, the SQL console's
+    prompt): `exports/` in the data folder. The TUI's notification and the CLI's stderr
+    line say the path."""
+    return data_dir() / EXPORTS
+
+
+def export_file(parts: Iterable[object], suffix: str, *, stamped: bool = True) -> Path:
+    """A file in `exports_dir()` whose name says what it holds: the parts joined by `-`
+    (anything but letters, digits, `.` and `_` replaced: model names may be paths), then
+    the time unless `stamped` is False (an example's export names one generation)."""
+    names = [re.sub(r"[^\w.]+", "_", str(p)).strip("_") or "_" for p in parts]
+    if stamped:
+        names.append(time.strftime("%Y%m%d-%H%M%S"))
+    return exports_dir() / f"{'-'.join(names)}.{suffix.lstrip('.')}"

@@ -6,14 +6,14 @@ run in worker threads and be tested without a terminal.
 
 from __future__ import annotations
 
-import re
-from collections.abc import Iterable, Mapping
+from collections.abc import Mapping
 from dataclasses import asdict
 from pathlib import Path
 from typing import Any
 
 from lctui.backends import builtin_models
 from lctui.core.errors import StoreError
+from lctui.core.paths import export_file
 from lctui.core.types import Example, ModelSpec, Score
 from lctui.engine import RunRequest
 from lctui.scoring import score_example
@@ -170,15 +170,8 @@ def export_payload(record: GenerationRecord) -> dict[str, Any]:
     return payload
 
 
-def export_path(record: GenerationRecord, folder: Path) -> Path:
-    """A file name that says what is in it; model names may be paths, so they are cleaned."""
-    parts: Iterable[object] = (
-        "lctui",
-        record.task,
-        record.length,
-        record.idx,
-        record.model,
-        record.generation_id[:8],
-    )
-    name = "-".join(re.sub(r"[^\w.]+", "_", str(p)) for p in parts)
-    return folder / f"{name}.json"
+def export_path(record: GenerationRecord) -> Path:
+    """The example's file in the exports folder (core/paths.py), named by what is in it;
+    one file per generation, so exporting it again replaces it."""
+    parts = ("lctui", record.task, record.length, record.idx, record.model)
+    return export_file((*parts, record.generation_id[:8]), "json", stamped=False)

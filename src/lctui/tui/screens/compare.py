@@ -3,15 +3,13 @@ a task x length table of paired statistics, and the changed examples.
 
 Every number comes from `analysis.compare.compare` in a thread worker; `enter` on a
 changed example opens the side-by-side view of its two outputs, and `e` / `E` write
-the comparison as markdown / HTML (analysis.report_md) under the data directory. Two
+the comparison as markdown / an HTML page (analysis.report_md) into the exports folder. Two
 sides that share no scored example open no comparison: the header says why
 (analysis.pairing: different tokenizers, lengths, seeds, tasks, template allowance).
 """
 
 from __future__ import annotations
 
-import re
-import time
 from typing import TYPE_CHECKING, ClassVar
 
 import duckdb
@@ -27,7 +25,7 @@ from lctui.analysis.compare import ChangedExample, CompareCell, CompareResult, c
 from lctui.analysis.report_md import compare_blocks, render
 from lctui.core.formatting import fixed, interval, p_value
 from lctui.core.lengths import format_length
-from lctui.core.paths import data_dir
+from lctui.core.paths import export_file
 from lctui.store.read.runs import compare_sides
 from lctui.tui.screens.base import LctuiScreen, on_a_cursor
 
@@ -68,9 +66,8 @@ def diff_style(cell: CompareCell) -> str:
 
 
 def report_path(result: CompareResult, fmt: str) -> Path:
-    safe = re.sub(r"[^A-Za-z0-9._-]+", "_", f"{result.a.spec}-vs-{result.b.spec}")
-    stamp = time.strftime("%Y%m%d-%H%M%S")
-    return data_dir() / "reports" / f"compare-{safe}-{stamp}.{fmt}"
+    """The report's file in the exports folder (core/paths.py), like every export."""
+    return export_file(("compare", result.a.spec, "vs", result.b.spec), fmt)
 
 
 class CompareScreen(LctuiScreen):

@@ -1,7 +1,8 @@
 """The correlation screen: Spearman rho across models between tasks or categories at
 one length (or every model's mean over all lengths), as a heatmap; enter opens the
 scatter of the two scores behind a coefficient, with the model names. A second tab
-sets each model's synthetic score against its downstream mean.
+sets each model's synthetic score against its downstream mean. Scatters are plotext
+plots, or the character drawing where 256 colours show (widgets/plots.py); p switches.
 
 The numbers come from `analysis.correlation` in a thread worker; with too few models
 the screen shows the analysis's message instead of coefficients.
@@ -34,7 +35,8 @@ from lctui.core.lengths import format_length
 from lctui.store.read.correlation import scored_lengths
 from lctui.tui.screens.base import LctuiScreen
 from lctui.tui.widgets.heatmap import HeatCell, HeatGrid, Heatmap, HeatRow
-from lctui.tui.widgets.scatter import Point, Scatter
+from lctui.tui.widgets.plots import ScatterView, plots_wanted
+from lctui.tui.widgets.scatter import Point
 
 if TYPE_CHECKING:
     from lctui.store.db import Store
@@ -113,9 +115,10 @@ class ScatterScreen(LctuiScreen):
 
     DEFAULT_CSS = """
     ScatterScreen #scatter-title { height: auto; padding: 0 1; background: $panel; }
-    ScatterScreen Scatter { border: round $primary; padding: 0 1; }
+    ScatterScreen ScatterView { border: round $primary; padding: 0 1; }
     """
     BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("p", "toggle_plots", "Plot/text", id="scatter.plots"),
         Binding("escape", "app.pop_screen", "Back", id="scatter.back"),
     ]
 
@@ -125,13 +128,17 @@ class ScatterScreen(LctuiScreen):
 
     def compose(self) -> ComposeResult:
         yield Static(f"{self.y} vs {self.x}: {describe(self.result)}", id="scatter-title")
-        yield Scatter(id="scatter")
+        yield ScatterView(plots=plots_wanted(self.app.theme), id="scatter")
         yield Footer(compact=True)
 
     def on_mount(self) -> None:
-        scatter = self.query_one(Scatter)
+        scatter = self.query_one(ScatterView)
         scatter.border_title = f"{len(self.found)} models"
         scatter.plot(points(self.found), self.x, self.y)
+
+    def action_toggle_plots(self) -> None:
+        view = self.query_one(ScatterView)
+        view.show_plots(not view.plots)
 
 
 class CorrelationScreen(LctuiScreen):
@@ -159,6 +166,7 @@ class CorrelationScreen(LctuiScreen):
         Binding("2", "show_tab('synthetic')", "Synthetic", id="correlation.synthetic", show=False),
         Binding("t", "toggle_by", "Task/category", id="correlation.by"),
         Binding("n", "next_length", "Length", id="correlation.length"),
+        Binding("p", "toggle_plots", "Plot/text", id="correlation.plots", show=False),
         Binding("escape", "back", "Back", id="correlation.back"),
     ]
 
@@ -179,7 +187,7 @@ class CorrelationScreen(LctuiScreen):
                 yield Static(id="corr-cell")
             with TabPane("2 Synthetic vs downstream", id="synthetic"):
                 yield Static(id="synthetic-note")
-                yield Scatter(id="synthetic-scatter")
+                yield ScatterView(plots=plots_wanted(self.app.theme), id="synthetic-scatter")
         yield Footer(compact=True)
 
     def on_mount(self) -> None:
@@ -243,7 +251,7 @@ class CorrelationScreen(LctuiScreen):
 
     def _show_synthetic(self, synthetic: SyntheticDownstream | None) -> None:
         note = self.query_one("#synthetic-note", Static)
-        scatter = self.query_one("#synthetic-scatter", Scatter)
+        scatter = self.query_one("#synthetic-scatter", ScatterView)
         if synthetic is None:
             note.update("")
             scatter.plot([], "synthetic", "downstream")
@@ -291,6 +299,10 @@ class CorrelationScreen(LctuiScreen):
         index = self.lengths.index(self.length) if self.length in self.lengths else 0
         self.length = self.lengths[(index + 1) % len(self.lengths)]
         self._load(self.by, self.length)
+
+    def action_toggle_plots(self) -> None:
+        view = self.query_one("#synthetic-scatter", ScatterView)
+        view.show_plots(not view.plots)
 
     def action_back(self) -> None:
         self.app.pop_screen()

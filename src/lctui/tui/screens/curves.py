@@ -1,6 +1,7 @@
 """Length and depth views: score vs length per model and task (a table with a sparkline
-per curve), RULER's effective length per model with a threshold set on the screen,
-and depth x length heatmaps of the needle tasks (the results screen's heatmap widget).
+per curve, and under it the highlighted row's task plotted, a line per model),
+RULER's effective length per model with a threshold set on the screen, and depth x
+length heatmaps of the needle tasks (the results screen's heatmap widget).
 
 The data come from `analysis.curves` in one thread worker; a new threshold is applied
 to the curves already loaded, without a query.
@@ -30,6 +31,7 @@ from lctui.analysis.curves import (
 from lctui.core.lengths import format_length
 from lctui.tui.screens.base import LctuiScreen
 from lctui.tui.widgets.heatmap import HeatCell, HeatGrid, Heatmap, HeatRow
+from lctui.tui.widgets.plots import CurveLine, LengthPlot, plots_wanted
 
 if TYPE_CHECKING:
     from lctui.store.db import Store
@@ -105,11 +107,15 @@ class CurvesScreen(LctuiScreen):
     CurvesScreen #curves-tabs { height: 1fr; }
     CurvesScreen TabPane { padding: 0; }
     CurvesScreen #curves-table, CurvesScreen #effective-table, CurvesScreen #depth-pairs,
-    CurvesScreen #depth-heatmap {
+    CurvesScreen #depth-heatmap, CurvesScreen #curves-plot {
         border: round $primary 40%;
         border-title-color: $text;
         &:focus { border: round $primary; }
     }
+    /* the plot gets the larger share: below 7 rows plotext draws no line */
+    CurvesScreen #curves-table { height: 1fr; min-height: 5; }
+    CurvesScreen #curves-plot { height: 2fr; }
+    CurvesScreen.-chars #curves-plot { display: none; }
     CurvesScreen #threshold-bar { height: 1; }
     CurvesScreen #threshold-label { width: auto; padding: 0 1; }
     CurvesScreen #threshold { width: 12; }
@@ -119,6 +125,7 @@ class CurvesScreen(LctuiScreen):
         Binding("1", "show_tab('curves')", "Curves", id="curves.curves", show=False),
         Binding("2", "show_tab('effective')", "Effective", id="curves.effective", show=False),
         Binding("3", "show_tab('depth')", "Depth", id="curves.depth", show=False),
+        Binding("p", "toggle_plots", "Plot/text", id="curves.plots"),
         Binding("R", "reload", "Reload", id="curves.reload", show=False),
         Binding("escape", "back", "Back", id="curves.back"),
     ]
@@ -133,8 +140,9 @@ class CurvesScreen(LctuiScreen):
         yield Static("Loading...", id="curves-header")
         yield Static(EMPTY_MESSAGE, id="curves-empty", markup=False)
         with TabbedContent(id="curves-tabs", initial="curves"):
-            with TabPane("1 Score vs length", id="curves"):
+            with TabPane("1 Score vs length", id="curves"), Vertical():
                 yield DataTable[Text](id="curves-table", cursor_type="row", zebra_stripes=True)
+                yield LengthPlot(id="curves-plot")
             with TabPane("2 Effective length", id="effective"), Vertical():
                 with Horizontal(id="threshold-bar"):
                     yield Static("threshold (0-100, RULER: 85.6)", id="threshold-label")
@@ -147,6 +155,8 @@ class CurvesScreen(LctuiScreen):
 
     def on_mount(self) -> None:
         self.query_one("#depth-pairs").border_title = "needle tasks"
+        # The character drawing (the sparklines) alone where only 256 colours show.
+        self.set_class(not plots_wanted(self.app.theme), "-chars")
         self._load()
 
     def _load(self) -> None:
@@ -188,6 +198,8 @@ class CurvesScreen(LctuiScreen):
             spark = sparkline([p.mean for p in curve.points])  # points come sorted by length
             model = f"{curve.model} (ref)" if curve.reference else curve.model
             table.add_row(Text(model), Text(curve.task), Text(spark), *cells)
+        if data.curves:
+            self._plot(data.curves[min(table.cursor_row, len(data.curves) - 1)].task)
         self._show_effective()
         pairs = self.query_one("#depth-pairs", OptionList)
         pairs.clear_options()
@@ -224,6 +236,30 @@ class CurvesScreen(LctuiScreen):
                 )
             table.add_row(Text(e.model), found, *cells)
 
+    def _plot(self, task: str) -> None:
+        """Every model's curve on `task`, references after the models under evaluation."""
+        if self.data is None:
+            return
+        curves = sorted((c for c in self.data.curves if c.task == task),
+                        key=lambda c: (c.reference, c.model))  # fmt: skip
+        lines = [
+            CurveLine(
+                f"{c.model} (reference)" if c.reference else c.model,
+                tuple((p.length, p.mean) for p in c.points),
+            )
+            for c in curves
+        ]
+        plot = self.query_one(LengthPlot)
+        plot.border_title = f"{task}: mean score by length (log scale) · p: plot/text"
+        plot.show(task, lines)
+
+    @on(DataTable.RowHighlighted, "#curves-table")
+    def _curve_highlighted(self, event: DataTable.RowHighlighted) -> None:
+        if self.data is not None and 0 <= event.cursor_row < len(self.data.curves):
+            task = self.data.curves[event.cursor_row].task
+            if task != self.query_one(LengthPlot).shown_task:
+                self._plot(task)
+
     @on(Input.Changed, "#threshold")
     def _threshold_changed(self, event: Input.Changed) -> None:
         try:
@@ -248,6 +284,9 @@ class CurvesScreen(LctuiScreen):
 
     def action_show_tab(self, tab: str) -> None:
         self.query_one(TabbedContent).active = tab
+
+    def action_toggle_plots(self) -> None:
+        self.toggle_class("-chars")
 
     def action_reload(self) -> None:
         self._load()

@@ -19,7 +19,6 @@ import asyncio
 import json
 from collections.abc import Callable
 from functools import partial
-from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar
 
 from textual import work
@@ -485,12 +484,13 @@ class InspectorScreen(LctuiScreen):
         if self.record is None:
             self.notify("Still loading the generation.", severity="warning")
             return
-        self._export(self.record, Path.cwd())
+        self._export(self.record)
 
     @work(thread=True, exclusive=True, group="inspector-export")
-    def _export(self, record: GenerationRecord, folder: Path) -> None:
-        path = export_path(record, folder)
+    def _export(self, record: GenerationRecord) -> None:
+        path = export_path(record)
         try:
+            path.parent.mkdir(parents=True, exist_ok=True)
             text = json.dumps(export_payload(record), indent=2, ensure_ascii=False, default=str)
             path.write_text(text + "\n", encoding="utf-8")
         except OSError as exc:

@@ -39,7 +39,7 @@ from textual.widgets import (
 from textual.widgets.option_list import Option
 
 from lctui.core.errors import LctuiError
-from lctui.core.paths import data_dir
+from lctui.core.paths import export_file
 from lctui.core.text import shorten
 from lctui.store.lifeval_views import LIFEVAL_VIEWS
 from lctui.store.read.catalog import preview_statement, view_columns
@@ -365,7 +365,7 @@ class SqlConsoleScreen(LctuiScreen):
         self.app.push_screen(AskScreen("Save the query as:", note="a name"), saved)
 
     def action_export(self) -> None:
-        default = data_dir() / "exports" / f"result-{time.strftime('%Y%m%d-%H%M%S')}.csv"
+        default = export_file(("result",), "csv")
         note = "The suffix picks the format: .csv or .parquet."
         self.app.push_screen(AskScreen("Export the result to:", str(default), note), self.export)
 

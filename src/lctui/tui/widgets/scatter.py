@@ -28,6 +28,11 @@ def marker(index: int) -> str:
     return MARKERS[index] if index < len(MARKERS) else "+"
 
 
+def legend_lines(points: Sequence[Point]) -> list[str]:
+    """A line per point: its marker, label and both scores."""
+    return [f"{marker(i)} {p.label}  ({p.x:.3f}, {p.y:.3f})" for i, p in enumerate(points)]
+
+
 def _span(values: Sequence[float]) -> tuple[float, float]:
     low, high = min(values), max(values)
     if high - low < 1e-12:
@@ -68,7 +73,7 @@ class Scatter(Widget):
         self.refresh()
 
     def legend(self) -> list[str]:
-        return [f"{marker(i)} {p.label}  ({p.x:.3f}, {p.y:.3f})" for i, p in enumerate(self.points)]
+        return legend_lines(self.points)
 
     def render(self) -> Content:
         if not self.points:
