@@ -61,7 +61,7 @@ def rho_grid(matrix: CorrelationMatrix) -> HeatGrid:
         for j, c in enumerate(row)
     }
     rows = tuple(HeatRow("", label) for label in labels)
-    return HeatGrid("", matrix.scores.by, tuple(labels), rows, cells)
+    return HeatGrid(matrix.scores.by, tuple(labels), rows, cells)
 
 
 def points(found: list[ScatterPoint]) -> list[Point]:

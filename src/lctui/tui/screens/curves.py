@@ -70,7 +70,6 @@ def depth_heat_grid(grid: DepthGrid) -> HeatGrid:
         if n or mean is not None
     }
     return HeatGrid(
-        group_title="task",
         corner="depth \\ length",
         columns=tuple(format_length(n) for n in grid.lengths),
         rows=tuple(HeatRow(grid.task, f"{d:.0f} %") for d in grid.depths),

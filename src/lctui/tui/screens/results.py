@@ -38,6 +38,7 @@ from lctui.tui.widgets.examples_table import (
     ExamplesTable,
     load_examples,
 )
+from lctui.tui.widgets.heat_legend import SCORE_SAMPLES, HeatLegend
 from lctui.tui.widgets.heatmap import Heatmap
 
 if TYPE_CHECKING:
@@ -49,6 +50,8 @@ EMPTY_MESSAGE = (
     "(e.g. `lctui run --model gold --tasks niah_single_1 --lengths 4k`), then R reloads."
 )
 MODEL_TITLE = "Mean score by model, task and length (errors excluded)"
+# What a cell that is not a mean says (tui/state/heatmap_data.py: heat_cell).
+LEGEND_NOTES = "· not run  2err failed  3miss unscored"
 RESCORE_GROUP = "rescore-missing"  # not "results-": its failures are no read errors
 
 
@@ -98,6 +101,7 @@ class ResultsScreen(LctuiScreen):
     ResultsScreen.-examples #results-heatmap { max-height: 50%; }
     ResultsScreen.-examples #results-examples { display: block; }
     ResultsScreen.-empty #results-heatmap { display: none; }
+    ResultsScreen.-empty HeatLegend { display: none; }
     ResultsScreen.-empty #results-empty { display: block; }
     """
 
@@ -138,6 +142,7 @@ class ResultsScreen(LctuiScreen):
             yield Heatmap(id="results-heatmap")
             yield Static(EMPTY_MESSAGE, id="results-empty")
             yield ExamplesTable(id="results-examples")
+        yield HeatLegend("#results-heatmap", "mean", SCORE_SAMPLES, LEGEND_NOTES)
         yield Static("Loading results…", id="results-status", markup=False)
         # The palette key is left out of the footer so this screen's keys fit in 80
         # columns; ctrl+p still opens it and the help screen lists it.
