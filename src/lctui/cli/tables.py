@@ -67,12 +67,11 @@ def _text(cell: Cell) -> Text:
 
 
 def _whole_width(column: Column, cells: Sequence[Text]) -> int:
-    """The cells a column needs to show its header and every value on one line; for
-    prose, the longest word (it wraps at spaces)."""
+    """The cells a column needs to show its header and every value on one line; a prose
+    column wraps (a word longer than the column folds), so it needs only a little."""
     texts = [column.name, *(line for cell in cells for line in cell.plain.split("\n"))]
     if column.prose:
-        words = [word for text in texts for word in text.split()]
-        return max([_MIN_PROSE, *(cell_width(word) for word in words)])
+        return min(_MIN_PROSE, max(cell_width(text) for text in texts))
     return max(cell_width(text) for text in texts)
 
 
@@ -102,7 +101,10 @@ def fit_table(
                 table.add_column(column.name, overflow="fold", min_width=widths[i], ratio=1)
             else:
                 table.add_column(
-                    column.name, justify=column.justify, no_wrap=True, min_width=widths[i]
+                    column.name,
+                    justify=column.justify,
+                    no_wrap=True,
+                    min_width=widths[i],
                 )
         for index, row in enumerate(cells):
             if index in sections and index > 0:
