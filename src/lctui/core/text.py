@@ -12,7 +12,8 @@ Identifiers that tell rows apart (task and model names) are never cut at the end
 two of a family differ (`niah_multikey_1`, `niah_multikey_2`): `abbreviate` keeps a
 name whole where it fits and otherwise cuts its middle, so that no two read the same;
 `family_runs` finds the names that share a first word (`lifbench_*`), which a table
-can show once as a group and fold out of each name.
+can show once as a group and fold out of each name; `fold_names` does both in a list
+with no room for a heading: the folded prefix becomes a leading `…`.
 """
 
 from __future__ import annotations
@@ -139,3 +140,23 @@ def name_family(name: str, sep: str = "_") -> str:
     or "" when the name has no separator or nothing after it."""
     word, found, rest = name.partition(sep)
     return f"{word}{sep}" if found and word and rest else ""
+
+
+def fold_names(names: Sequence[str], width: int, sep: str = "_") -> list[str]:
+    """`names` within `width` cells, still telling them apart: whole where all fit;
+    otherwise the names of a family (`family_runs`) that holds one too long lose the
+    family's prefix, shown as a leading `…` (`…blur_offset_query_id`), and whatever is
+    still too long is abbreviated among the names it sits with (`abbreviate`)."""
+    if all(cell_width(name) <= width for name in names):
+        return list(names)
+    shown = list(names)
+    folded: set[int] = set()
+    for start, end, family in family_runs(names, sep):
+        if any(cell_width(name) > width for name in names[start:end]):
+            rests = abbreviate([name[len(family) :] for name in names[start:end]], width - 1)
+            shown[start:end] = [ELLIPSIS + rest for rest in rests]
+            folded.update(range(start, end))
+    others = [i for i in range(len(names)) if i not in folded]
+    for i, text in zip(others, abbreviate([names[i] for i in others], width), strict=True):
+        shown[i] = text
+    return shown
