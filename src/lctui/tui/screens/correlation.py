@@ -18,7 +18,7 @@ from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.content import Content
-from textual.widgets import Footer, Static, TabbedContent, TabPane
+from textual.widgets import Static, TabbedContent, TabPane
 
 from lctui.analysis.correlation import (
     BY,
@@ -35,6 +35,7 @@ from lctui.core.lengths import format_length
 from lctui.store.read.correlation import scored_lengths
 from lctui.tui.screens.base import LctuiScreen
 from lctui.tui.widgets.heatmap import HeatCell, HeatGrid, Heatmap, HeatRow
+from lctui.tui.widgets.key_footer import KeyFooter
 from lctui.tui.widgets.plots import ScatterView, plots_wanted
 from lctui.tui.widgets.scatter import Point
 
@@ -129,7 +130,7 @@ class ScatterScreen(LctuiScreen):
     def compose(self) -> ComposeResult:
         yield Static(f"{self.y} vs {self.x}: {describe(self.result)}", id="scatter-title")
         yield ScatterView(plots=plots_wanted(self.app.theme), id="scatter")
-        yield Footer(compact=True)
+        yield KeyFooter()
 
     def on_mount(self) -> None:
         scatter = self.query_one(ScatterView)
@@ -188,7 +189,7 @@ class CorrelationScreen(LctuiScreen):
             with TabPane("2 Synthetic vs downstream", id="synthetic"):
                 yield Static(id="synthetic-note")
                 yield ScatterView(plots=plots_wanted(self.app.theme), id="synthetic-scatter")
-        yield Footer(compact=True)
+        yield KeyFooter()
 
     def on_mount(self) -> None:
         self._load(self.by, self.length, first=True)

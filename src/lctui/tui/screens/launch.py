@@ -18,7 +18,6 @@ from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical
 from textual.widgets import (
     Button,
-    Footer,
     Input,
     Label,
     Select,
@@ -50,6 +49,7 @@ from lctui.tui.state.run_options import (
     unreachable,
     url_spec,
 )
+from lctui.tui.widgets.key_footer import KeyFooter
 from lctui.tui.widgets.run_task_tree import TaskNode, TaskTree, describe_node
 from lctui.tui.widgets.tick_list import TickList
 
@@ -168,7 +168,7 @@ class LaunchScreen(LctuiScreen):
         with Horizontal(id="start-row"):
             yield Button("Start", id="start", variant="primary", compact=True)
             yield Label("ctrl+s starts · space/enter ticks")
-        yield Footer()
+        yield KeyFooter()
 
     def on_mount(self) -> None:
         self.query_one("#models").focus()
