@@ -60,14 +60,15 @@ class RichProgressSink:
 
     def __init__(self, console: Console) -> None:
         self.console = console
-        # The cell's name and its score keep their width: a narrow terminal wraps the
-        # speed rather than cut `score 0.…` or the task that tells two rows apart.
+        # The cell's name and its score keep their width: at a narrow terminal the speed
+        # gives way (cut at its end) rather than `score 0.…` or the task that tells two
+        # rows apart.
         self.progress = Progress(
             TextColumn("{task.description}", table_column=Column(no_wrap=True)),
             BarColumn(bar_width=12),
             MofNCompleteColumn(),
             TextColumn("{task.fields[score]}", table_column=Column(no_wrap=True, min_width=10)),
-            TextColumn("{task.fields[speed]}", table_column=Column(overflow="fold")),
+            TextColumn("{task.fields[speed]}", table_column=Column(no_wrap=True, ratio=1)),
             TextColumn("{task.fields[errors]}", style="red"),
             TimeRemainingColumn(),
             console=console,
