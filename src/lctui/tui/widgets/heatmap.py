@@ -320,8 +320,20 @@ class Heatmap(ScrollView, can_focus=True):
         return Strip([Segment(fit(group, width), style)])
 
     def _fixed(self, label: str, label_style: Style) -> Strip:
+        """The label column: the label in its style (the cursor's underline under the
+        name only, not its indent or the padding after it), then one space."""
+        base = self.rich_style
         label_text = fit(label, self._layout.label_width)
-        return Strip([Segment(label_text, label_style), Segment(" ", self.rich_style)])
+        name = label_text.strip(" ")
+        indent = len(label_text) - len(label_text.lstrip(" "))
+        after = label_text[indent + len(name) :]
+        return Strip(
+            [
+                Segment(label_text[:indent], base),
+                Segment(name, label_style),
+                Segment(after + " ", base),
+            ]
+        )
 
     def _header_line(self, scroll_y: int) -> tuple[Strip, Strip]:
         base = self.rich_style
