@@ -19,6 +19,7 @@ from helpers.pilot import rendered, settle, until
 from lctui.cli import main as cli_main
 from lctui.core.config import Config
 from lctui.core.text import fold_names
+from lctui.engine import published_run
 from lctui.tui.app import LctuiApp
 from lctui.tui.screens.compare import CompareScreen
 from lctui.tui.screens.launch import LaunchScreen
@@ -35,12 +36,16 @@ TASKS = [*LONG, "lifbench_offset_query_element", "niah_single_1"]
 @pytest.fixture(scope="module")
 def long_names_db(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """Two gold runs (the second at another temperature, so the compare screen pairs them)
-    of tasks whose names differ past the heatmap's old 24-character cut, at 4K and 8K."""
+    of tasks whose names differ past the heatmap's old 24-character cut, at 4K and 8K.
+    Their run ids are fixed (`new_run_id` gives the time and a random part) so that the
+    compare screen's snapshot shows the same pickers every time."""
     folder = tmp_path_factory.mktemp("names")
     db = folder / "names.duckdb"
     run = ["run", "--model", "gold", "--tasks", ",".join(TASKS), "--lengths", "4k,8k", "--n", "1"]
+    ids = iter(["20250301-101500-aaaaaa", "20250301-101600-bbbbbb"])
     with pytest.MonkeyPatch.context() as mp:
         mp.setenv("LCTUI_DATA_DIR", str(folder / "data"))
+        mp.setattr(published_run, "new_run_id", lambda: next(ids))
         assert cli_main([*run, "--db", str(db)]) == 0
         assert cli_main([*run, "--temperature", "0.5", "--db", str(db)]) == 0
     return db
