@@ -25,7 +25,7 @@ def test_stats_table_and_json_after_a_gold_run(
     gold_db: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setenv("COLUMNS", "200")
-    assert main(["stats", "--db", str(gold_db)]) == 0
+    assert main(["stats", "--db", str(gold_db), "--format", "table"]) == 0
     table = capsys.readouterr().out
     assert "gold (reference)" in table and "TTFT p50" in table
     assert main(["stats", "--db", str(gold_db), "--format", "json"]) == 0
@@ -107,7 +107,7 @@ def test_stats_shows_each_servers_share_of_a_run_spread_over_two(
     assert rows == [(one.base_url, 2, 0.5, 2, 0), (two.base_url, 2, 0.5, 1, 1)]
     assert "(400): bad request" in account["servers"][1]["last_error"]
     monkeypatch.setenv("COLUMNS", "200")
-    assert main(["stats", "--db", str(db), "--run", run_id]) == 0
+    assert main(["stats", "--db", str(db), "--run", run_id, "--format", "table"]) == 0
     table = capsys.readouterr().out
     assert f"Servers of run {run_id}" in table and two.base_url in table and "50%" in table
     # Runs merged from another machine keep their servers (the record travels with them).

@@ -6,7 +6,15 @@ from __future__ import annotations
 import pytest
 from rich.cells import cell_len
 
-from lctui.core.text import ELLIPSIS, cell_width, fit, shorten
+from lctui.core.text import (
+    ELLIPSIS,
+    abbreviate,
+    cell_width,
+    family_runs,
+    fit,
+    name_family,
+    shorten,
+)
 
 
 def test_text_that_fits_comes_back_whole() -> None:
@@ -81,3 +89,51 @@ def test_fit_takes_exactly_the_width_asked(text: str, width: int) -> None:
     fitted = fit(text, width)
     assert cell_len(fitted) == width
     assert fitted.rstrip(" ") == shorten(text, width, cells=True).rstrip(" ")
+
+
+LIFBENCH = [
+    "lifbench_blur_offset_query_element",
+    "lifbench_blur_offset_query_id",
+    "lifbench_offset_query_element",
+    "lifbench_offset_query_id",
+]
+
+
+def test_abbreviate_keeps_names_that_fit_whole() -> None:
+    assert abbreviate(["vt", "niah_single_1"], 13) == ["vt", "niah_single_1"]
+    assert abbreviate([], 5) == []
+
+
+@pytest.mark.parametrize("width", [5, 8, 12, 16, 20, 24, 28])
+def test_abbreviations_fit_and_stay_distinct(width: int) -> None:
+    names = [*LIFBENCH, "niah_multikey_1", "niah_multikey_2", "niah_multikey_3", "vt"]
+    short = abbreviate(names, width)
+    assert all(cell_width(s) <= width for s in short)
+    assert len(set(short)) == len(names)  # a cut at the end would make these collide
+    for name, s in zip(names, short, strict=True):
+        if s != name:  # the start and the end kept, the middle left out
+            head, tail = s.split(ELLIPSIS)
+            assert name.startswith(head) and name.endswith(tail)
+
+
+def test_abbreviate_keeps_both_ends_of_a_cut_name() -> None:
+    short = abbreviate(["lifbench_blur_offset_query_element"], 20)[0]
+    assert short == "lifbench_b…y_element"
+
+
+def test_abbreviate_counts_wide_characters_as_two_cells() -> None:
+    short = abbreviate(["模型一号检查点第一版", "模型一号检查点第二版"], 9)
+    assert all(cell_width(s) <= 9 for s in short) and short[0] != short[1]
+
+
+def test_equal_names_stay_equal_and_tiny_widths_cut_the_end() -> None:
+    assert abbreviate(["abcdefgh", "abcdefgh"], 5) == ["ab…gh", "ab…gh"]
+    assert abbreviate(["abcdef"], 2) == ["a…"]
+
+
+def test_family_runs_find_consecutive_names_sharing_a_first_word() -> None:
+    names = ["cwe", "lifbench_qa", "lifbench_repeat", "niah_single_1", "vt", "vt_x"]
+    assert family_runs(names) == [(1, 3, "lifbench_")]
+    assert family_runs(names, least=1) == [(1, 3, "lifbench_"), (3, 4, "niah_"), (5, 6, "vt_")]
+    assert name_family("lifbench_qa") == "lifbench_"
+    assert name_family("vt") == name_family("qa_") == name_family("_x") == ""

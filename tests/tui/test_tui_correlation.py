@@ -1,7 +1,8 @@
 """The correlation screen on LIFBench's published scores (20 models, 11 tasks): the
 rho heatmap, p and n of the focused cell and the scatter behind it equal
 `analysis.correlation`'s results; a length can be chosen; with too few models the
-analysis's message replaces the numbers."""
+analysis's message replaces the numbers; a legend of the rho colours, names whole on
+numbered rows, and snapshots at 80x24 and 120x40."""
 
 from __future__ import annotations
 
@@ -20,12 +21,14 @@ from lctui.core.formatting import p_value
 from lctui.store import open_store
 from lctui.tui.app import LctuiApp
 from lctui.tui.screens.correlation import (
+    RHO_SAMPLES,
     CorrelationScreen,
     ScatterScreen,
     describe,
     rho_text,
 )
-from lctui.tui.widgets.heatmap import Heatmap
+from lctui.tui.widgets.heat_legend import HeatLegend
+from lctui.tui.widgets.heatmap import HeatCell, Heatmap
 from lctui.tui.widgets.plots import ScatterPlot
 from lctui.tui.widgets.scatter import Scatter, marker
 
@@ -62,7 +65,12 @@ async def test_heatmap_shows_the_rho_matrix_with_p_and_n_of_the_focused_cell(
         pilot.app.theme = "lctui-dark"  # truecolor: plots (TERM may say 256 colours here)
         screen = await open_correlation(pilot)
         heatmap = screen.query_one(Heatmap)
-        assert list(heatmap.grid.columns) == want.labels
+        # Rows named and numbered, columns numbered: 11 columns in 120 cells, not 2.
+        assert [r.label for r in heatmap.grid.rows] == [
+            f"{i + 1} {label}" for i, label in enumerate(want.labels)
+        ]
+        assert list(heatmap.grid.columns) == [str(i + 1) for i in range(len(want.labels))]
+        assert heatmap.virtual_size.width <= 120
         assert grid_texts(heatmap) == [[rho_text(c.rho) for c in row] for row in want.cells]
         assert "across 20 models by task @ all lengths" in str(
             screen.query_one("#corr-header", Static).render()
@@ -121,7 +129,7 @@ async def test_choosing_a_length_recomputes_the_matrix(
         assert grid_texts(heatmap) == [[rho_text(c.rho) for c in row] for row in want.cells]
         await pilot.press("t")
         await settle(pilot)
-        assert list(heatmap.grid.columns) == by_category.labels
+        assert [r.label.split(" ", 1)[1] for r in heatmap.grid.rows] == by_category.labels
 
 
 async def test_synthetic_tab_says_why_without_a_synthetic_category(
@@ -151,3 +159,34 @@ async def test_too_few_models_show_the_analysis_message_instead_of_numbers(
         assert str(message.render()) == str(err.value)
         assert "needs at least 5" in str(err.value)
         assert not screen.query_one(Heatmap).display
+
+
+@pytest.mark.parametrize("size", [(80, 24), (120, 40)], ids=["80x24", "120x40"])
+async def test_the_rho_legend_draws_the_scale_as_the_cells_are(
+    make_app: MakeApp, published_db: Path, size: tuple[int, int]
+) -> None:
+    async with make_app(published_db).run_test(size=size) as pilot:
+        screen = await open_correlation(pilot)
+        heatmap = screen.query_one(Heatmap)
+        text = screen.query_one(HeatLegend).render()
+        assert text.plain.startswith("rho  -1.00  -0.50  +0.00  +0.50  +1.00 ")
+        assert len(text.plain) <= size[0] - 2
+        for value, label in RHO_SAMPLES:
+            (span,) = [s for s in text.spans if s.start == text.plain.index(f" {label} ")]
+            assert span.style == heatmap.cell_style(HeatCell(value, label))
+        # Every name whole on its row; the columns are numbers, all on screen at 120.
+        shown = [heatmap.render_line(y).text for y in range(1, len(heatmap.grid.rows) + 1)]
+        for row, line in zip(heatmap.grid.rows, shown, strict=False):
+            assert line.startswith(row.label + " ")
+
+
+@pytest.mark.parametrize("size", [(80, 24), (120, 40)], ids=["80x24", "120x40"])
+def test_snapshot_correlation_matrix(
+    make_app: MakeApp, published_db: Path, snap_compare: Any, size: tuple[int, int]
+) -> None:
+    async def run_before(pilot: Pilot[Any]) -> None:
+        pilot.app.theme = "lctui-dark"
+        await open_correlation(pilot)
+        await pilot.pause(0.2)
+
+    assert snap_compare(make_app(published_db), terminal_size=size, run_before=run_before)

@@ -11,7 +11,7 @@ from typing import Any
 import duckdb
 import pytest
 from textual.pilot import Pilot
-from textual.widgets import DataTable, Input, OptionList
+from textual.widgets import DataTable, Input, OptionList, Static
 
 from helpers.pilot import settle
 from lctui.analysis.curves import depth_grids, effective_lengths, length_curves
@@ -57,7 +57,7 @@ def lower_score(db: Path, task: str, length: int, value: float) -> None:
 async def test_curves_and_effective_lengths_match_the_analysis(
     make_app: MakeApp, results_db: Path
 ) -> None:
-    # vt at 2K drops to 0.5: the mean over three tasks at 2K is 0.833, under 85.6.
+    # vt at 2K drops to 0.5: the mean over three tasks at 2K is 0.833, under 0.856.
     lower_score(results_db, "vt", 2048, 0.5)
     with open_store(results_db, read_only=True) as store:
         curves = length_curves(store)
@@ -77,16 +77,19 @@ async def test_curves_and_effective_lengths_match_the_analysis(
         assert [r[0] for r in effective] == [e.model for e in want]
         assert effective[0][1] == format_length(1024) == format_length(want[0].length or 0)
         assert effective[0][2:] == [f"{want[0].means[n]:.3f}" for n in (1024, 2048)]
-        # A threshold of 80 lets the 2K mean (0.833) through.
+        # A threshold of 0.8, on the table's 0-1 scale, lets the 2K mean (0.833) through.
         await pilot.press("2")
         box = screen.query_one("#threshold", Input)
-        box.value = "80"
+        assert box.value == "0.856" and "(0-1, RULER: 0.856)" in str(
+            screen.query_one("#threshold-label", Static).render()
+        )
+        box.value = "0.8"
         await pilot.pause()
         assert screen.threshold == pytest.approx(0.8)
         effective = rows(screen.query_one("#effective-table", DataTable))
         assert effective[0][1] == format_length(2048)
         assert effective_lengths(curves, 0.8)[0].length == 2048
-        box.value = "101"
+        box.value = "80"  # the old 0-100 scale is refused
         await pilot.pause()
         assert box.has_class("-invalid") and screen.threshold == pytest.approx(0.8)
 

@@ -9,6 +9,7 @@ bug: one line, its traceback in a file of the data folder, exit status 1.
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from collections.abc import Sequence
 
@@ -18,6 +19,7 @@ from lctui.core.runtime import prepare_environment
 
 EXIT_USER_ERROR = 2
 EXIT_INTERRUPTED = 130
+EXIT_PIPE_CLOSED = 141  # as a process killed by SIGPIPE: the reader stopped reading
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -80,6 +82,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     except KeyboardInterrupt:
         print("lctui: interrupted", file=sys.stderr)
         return EXIT_INTERRUPTED
+    except BrokenPipeError:
+        # Piped into `head` or a pager that quit: no error, and nothing more to write
+        # (stdout points at nothing, so the flush at exit does not fail again).
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return EXIT_PIPE_CLOSED
     except Exception as exc:  # a bug: one line here, the traceback in a file
         from lctui.cli.crash import report_crash
 

@@ -11,9 +11,11 @@ from typing import TYPE_CHECKING, Any
 from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
+from rich.text import Text
 
 from lctui.cli.data_option import bind_data, data_option, data_problems, data_source
 from lctui.cli.db_options import common_options, resolve_db
+from lctui.cli.tables import Column, fit_table, format_option, output_format, print_tsv
 from lctui.core.config import load_config
 from lctui.core.errors import UserInputError
 from lctui.core.text import shorten
@@ -22,11 +24,12 @@ from lctui.store.read.catalog import EXAMPLE_MEANS
 
 if TYPE_CHECKING:
     from lctui.store.read.generations import GenerationRecord
+    from lctui.tasks import Task
 
 
 def add_parsers(sub: Any) -> None:
     tasks = sub.add_parser("tasks", help="list tasks with categories, metrics and parameters")
-    tasks.add_argument("--format", choices=["table", "json"], default="table")
+    format_option(tasks, "json")
     tasks.add_argument("--config", metavar="PATH", help="lctui.toml to read data_dir from")
     data_option(tasks)
     tasks.set_defaults(handler=cmd_tasks)
@@ -67,44 +70,69 @@ def cmd_tasks(args: argparse.Namespace) -> int:
     for group in groups:
         for task in group.tasks:
             group_names.setdefault(task.name, []).append(group.label)
-    if args.format == "json":
-        shown = {t.name: t for g in groups for t in g.tasks}
-        rows = [
+    shown = {t.name: t for g in groups for t in g.tasks}
+    fmt = output_format(args)
+    if fmt == "json":
+        found = [
             {**_info_dict(t.info()), "groups": group_names[n], "unavailable": t.unavailable()}
             for n, t in shown.items()
         ]
-        print(json.dumps(rows, indent=2))
+        print(json.dumps(found, indent=2))
         return 0
-    table = Table(title="Tasks (select by name, category, suite or glob with --tasks)")
-    for column in ("task", "group", "metric", "description", "parameters"):
-        table.add_column(column)
-    seen: set[str] = set()
+    if fmt == "tsv":
+        header = ["task", "groups", "suite", "category", "metric", "description", "parameters"]
+        cells = [_task_cells(t, group_names[n]) for n, t in shown.items()]
+        print_tsv([*header, "unavailable"], cells)
+        return 0
+    # A heading row per group, each task once; its name whole (what --tasks takes) and
+    # the rest, which wraps, in one column: at 80 columns the name keeps 36 of them.
+    rows: list[list[str | Text]] = []
+    sections: list[int] = []
+    listed: set[str] = set()
     for group in groups:
-        members = [t for t in group.tasks if t.name not in seen]
+        members = [t for t in group.tasks if t.name not in listed]
         if not members:
             continue
-        if seen:
-            table.add_section()
+        sections.append(len(rows))
+        rows.append([Text(group.label, "bold"), ""])
         for task in members:
-            seen.add(task.name)
-            info, why = task.info(), task.unavailable()
-            params = ", ".join(_param_text(p) for p in info.params)
-            description = (
-                info.description if why is None else f"{info.description} [unavailable: {why}]"
+            listed.add(task.name)
+            name, groups_of, _, _, metric, description, params, why = _task_cells(
+                task, group_names[task.name]
             )
-            table.add_row(
-                info.name,
-                ", ".join(group_names[task.name]),
-                info.metric,
-                escape(description),
-                escape(params),
-                style="dim" if why is not None else None,
-            )
+            about = [description]
+            if why:
+                about.append(f"unavailable: {why}")
+            if len(group_names[task.name]) > 1:
+                about.append(f"groups: {groups_of}")
+            about.append(f"metric {metric}" + (f"; {params}" if params else ""))
+            style = "dim" if why else ""
+            rows.append([Text(name, style), Text("\n".join(about), style)])
+    columns = [Column("task", key=True), Column("description, metric, parameters", prose=True)]
     console = Console()
-    console.print(table)
+    title = "Tasks (select by name, category, suite or glob with --tasks)"
+    for table in fit_table(title, columns, rows, console.width, sections=sections):
+        console.print(table)
     for problem in data_problems(tasks):
         console.print(escape(str(problem)), style="yellow", highlight=False)
     return 0
+
+
+def _task_cells(task: Task, groups: list[str]) -> list[str]:
+    """A task as whole values: name, groups, suite, category, metric, description, its
+    parameters and why it cannot run ("" when it can)."""
+    info = task.info()
+    params = ", ".join(_param_text(p) for p in info.params)
+    return [
+        info.name,
+        ", ".join(groups),
+        info.suite,
+        info.category,
+        info.metric,
+        info.description,
+        params,
+        task.unavailable() or "",
+    ]
 
 
 def _param_text(param: ParamSpec) -> str:

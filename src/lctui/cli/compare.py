@@ -6,9 +6,11 @@ import argparse
 import json
 from typing import Any
 
-from rich.table import Table
+from rich.console import Console
+from rich.text import Text
 
 from lctui.cli.db_options import common_options
+from lctui.cli.tables import Column, fit_table
 from lctui.core.errors import UserInputError
 from lctui.core.formatting import fixed, interval, p_value
 from lctui.core.lengths import format_length
@@ -48,7 +50,7 @@ def add_parsers(sub: Any) -> None:
 def cmd_compare(args: argparse.Namespace) -> int:
     from lctui.analysis.compare import compare
     from lctui.analysis.report_md import compare_blocks, outdated_sides, render
-    from lctui.cli.output import emit, open_results, print_rich, warn
+    from lctui.cli.output import emit, open_results, print_rich, table_width, warn
 
     if args.resamples < 100:
         raise UserInputError(f"--resamples {args.resamples}: give at least 100")
@@ -70,23 +72,31 @@ def cmd_compare(args: argparse.Namespace) -> int:
     elif args.format == "md":
         emit(render(compare_blocks(result, where), "md"), args.out)
     else:
-        print_rich(_tables(result, args.changed), args.out)
+        width = table_width(Console()) if args.out is None else None
+        print_rich(_tables(result, args.changed, width), args.out)
     return 0
 
 
-def _tables(result: Any, shown: int) -> list[Any]:
-    table = Table(title=f"A = {result.a.spec}  vs  B = {result.b.spec}")
-    for name in ("task", "length", "n", "A", "B", "A - B", "95% CI", "test", "p"):
-        table.add_column(name, justify="left" if name in ("task", "test") else "right")
+def _tables(result: Any, shown: int, width: int | None) -> list[Any]:
+    columns = [
+        Column("task", key=True),
+        Column("length", "right", key=True),
+        *(Column(name, "right") for name in ("n", "A", "B", "A - B", "95% CI")),
+        Column("test"),
+        Column("p", "right"),
+    ]
+    rows: list[list[str | Text]] = []
     for c in result.cells:
         colour = "green" if c.p is not None and c.p < 0.05 and c.diff > 0 else (
             "red" if c.p is not None and c.p < 0.05 and c.diff < 0 else ""
         )  # fmt: skip
-        table.add_row(
+        rows.append([
             c.label, format_length(c.length), str(c.n), fixed(c.mean_a), fixed(c.mean_b),
-            f"[{colour}]{fixed(c.diff, signed=True)}[/]" if colour else fixed(c.diff, signed=True),
-            interval(c.ci.low, c.ci.high), c.test, p_value(c.p),
-        )  # fmt: skip
+            Text(fixed(c.diff, signed=True), colour), interval(c.ci.low, c.ci.high), c.test,
+            p_value(c.p),
+        ])  # fmt: skip
+    title = f"A = {result.a.spec}  vs  B = {result.b.spec}"
+    tables: list[Any] = fit_table(title, columns, rows, width)
     notes = [
         f"left out: {result.only_a} example(s) only in A, {result.only_b} only in B, "
         f"{result.errors_a} failed in A, {result.errors_b} failed in B"
@@ -104,15 +114,22 @@ def _tables(result: Any, shown: int) -> list[Any]:
         for c in result.cells
         if c.reason
     ]
-    out: list[Any] = [table, "\n".join(notes)]
+    out: list[Any] = [*tables, "\n".join(notes)]
     if result.changed and shown > 0:
-        changed = Table(title="changed examples (largest |A - B| first)")
-        for name in ("task", "length", "example", "A", "B", "generation A", "generation B"):
-            changed.add_column(name, overflow="fold")
-        for ch in result.changed[:shown]:
-            changed.add_row(
-                ch.task, format_length(ch.length), ch.example_id, fixed(ch.score_a),
-                fixed(ch.score_b), ch.generation_a, ch.generation_b,
-            )  # fmt: skip
-        out.append(changed)
+        changed = [
+            [ch.task, format_length(ch.length), ch.example_id, fixed(ch.score_a),
+             fixed(ch.score_b), ch.generation_a, ch.generation_b]
+            for ch in result.changed[:shown]
+        ]  # fmt: skip
+        columns = [
+            Column("task", key=True),
+            Column("length", "right"),
+            Column("example", key=True),
+            Column("A", "right"),
+            Column("B", "right"),
+            Column("generation A"),
+            Column("generation B"),
+        ]
+        title = "changed examples (largest |A - B| first)"
+        out += fit_table(title, columns, changed, width)
     return out

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import sys
 from collections.abc import Sequence
 from typing import Any
 
@@ -20,6 +19,7 @@ from rich.markup import escape
 from rich.table import Table
 
 from lctui.cli.data_option import data_option, data_source, tasks_by_name
+from lctui.cli.tables import format_option, output_format, print_tsv
 from lctui.core.config import load_config
 from lctui.core.formatting import file_size
 from lctui.core.lengths import format_length, parse_lengths
@@ -78,17 +78,7 @@ def add_parsers(sub: Any) -> None:
 
 
 def _format_option(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument(
-        "--format",
-        choices=["table", "tsv", "json"],
-        help="table at a terminal, tab-separated whole values when piped (the default)",
-    )
-
-
-def output_format(args: argparse.Namespace) -> str:
-    if args.format:
-        return str(args.format)
-    return "table" if sys.stdout.isatty() else "tsv"
+    format_option(parser, "json")
 
 
 # list -----------------------------------------------------------------------------------
@@ -105,7 +95,7 @@ def cmd_list(args: argparse.Namespace) -> int:
         return 0
     header = ["dataset", "suite", "tasks", "data", "where", "size", "licence", "how to get it"]
     if fmt == "tsv":
-        _print_tsv(header, [_status_row(s, get_lines(s.dataset, folder)) for s in statuses])
+        print_tsv(header, [_status_row(s, get_lines(s.dataset, folder)) for s in statuses])
         return 0
     # At a terminal each download's own command is printed once, under the table, and
     # the rows point at it (HELMET's release serves seven datasets).
@@ -226,12 +216,6 @@ def _status_json(status: DatasetStatus, folder: str | None) -> dict[str, Any]:
     }
 
 
-def _print_tsv(header: Sequence[str], rows: Sequence[Sequence[str]]) -> None:
-    """Whole values, one row a line: line breaks within a cell become "; "."""
-    for row in [header, *rows]:
-        print("\t".join(cell.replace("\n", "; ").replace("\t", " ") for cell in row))
-
-
 # check ----------------------------------------------------------------------------------
 
 
@@ -312,7 +296,7 @@ def _print_check(
     header = ["dataset", "task", "data", "lengths filled", "how decided / what is missing"]
     rows = _check_rows(report)
     if fmt == "tsv":
-        _print_tsv(header, rows)
+        print_tsv(header, rows)
         return
     asked = ", ".join(map(format_length, lengths))
     table = Table(title=f"Data in {escape(source.label)} at {asked}", show_lines=True, expand=True)

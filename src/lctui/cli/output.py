@@ -36,17 +36,38 @@ def emit(text: str, out: str | None) -> None:
     print(f"wrote {out}", file=sys.stderr)
 
 
-def print_rich(renderables: list[Any], out: str | None) -> None:
-    """Print rich renderables, or write them to `out` as plain text."""
-    if out is None:
-        console = Console()
-        for renderable in renderables:
+def table_width(console: Console) -> int | None:
+    """The width tables must fit (cli/tables.py): the terminal's, or None (no limit,
+    values whole) when the console writes to a file or a pipe."""
+    return console.width if console.is_terminal else None
+
+
+def print_whole(console: Console, renderables: list[Any]) -> None:
+    """Print at the terminal's width; to a file or a pipe each as wide as it needs, so
+    that nothing is cut or wrapped."""
+    for renderable in renderables:
+        if console.is_terminal or isinstance(renderable, str):
             console.print(renderable)
+            continue
+        wide = console.options.update_width(_UNLIMITED)
+        needed = console.measure(renderable, options=wide).maximum
+        # A console of that width (print's own width argument squeezes some columns).
+        Console(file=console.file, width=max(console.width, needed), color_system=None).print(
+            renderable
+        )
+
+
+_UNLIMITED = 100_000  # a width no table reaches: measuring one finds its natural width
+
+
+def print_rich(renderables: list[Any], out: str | None) -> None:
+    """Print rich renderables, or write them to `out` as plain text; either way values
+    whole (`print_whole`)."""
+    if out is None:
+        print_whole(Console(), renderables)
         return
     buffer = io.StringIO()
-    console = Console(file=buffer, width=120, color_system=None)
-    for renderable in renderables:
-        console.print(renderable)
+    print_whole(Console(file=buffer, width=120, color_system=None), renderables)
     emit(buffer.getvalue(), out)
 
 

@@ -22,6 +22,7 @@ from rich.progress import (
     TextColumn,
     TimeRemainingColumn,
 )
+from rich.table import Column
 
 from lctui.core.events import (
     CellKey,
@@ -59,12 +60,15 @@ class RichProgressSink:
 
     def __init__(self, console: Console) -> None:
         self.console = console
+        # The cell's name and its score keep their width: at a narrow terminal the speed
+        # gives way (cut at its end) rather than `score 0.…` or the task that tells two
+        # rows apart.
         self.progress = Progress(
-            TextColumn("{task.description}"),
+            TextColumn("{task.description}", table_column=Column(no_wrap=True)),
             BarColumn(bar_width=12),
             MofNCompleteColumn(),
-            TextColumn("{task.fields[score]}"),
-            TextColumn("{task.fields[speed]}"),
+            TextColumn("{task.fields[score]}", table_column=Column(no_wrap=True, min_width=10)),
+            TextColumn("{task.fields[speed]}", table_column=Column(no_wrap=True, ratio=1)),
             TextColumn("{task.fields[errors]}", style="red"),
             TimeRemainingColumn(),
             console=console,

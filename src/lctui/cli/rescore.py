@@ -81,7 +81,7 @@ _NOTHING = {
 
 def cmd_rescore(args: argparse.Namespace) -> int:
     from lctui.analysis.outdated import find_outdated
-    from lctui.cli.output import warn_outdated
+    from lctui.cli.output import print_whole, table_width, warn_outdated
     from lctui.cli.run import print_missing_hint, score_table
     from lctui.engine.rescore import find_targets, rescore_targets
     from lctui.scoring.versions import current_versions
@@ -119,7 +119,8 @@ def cmd_rescore(args: argparse.Namespace) -> int:
         rows = store.cell_summary(in_models, in_tasks, in_lengths, versions=current_versions())
         left = find_outdated(store, models=in_models, tasks=in_tasks, lengths=in_lengths)
     if rows:
-        console.print(score_table(rows, sorted({r.length for r in rows})))
+        lengths = sorted({r.length for r in rows})
+        print_whole(console, score_table(rows, lengths, table_width(console)))
         print_missing_hint(console, rows, db)
         warn_outdated(left, db)
     return 0 if summary.complete else 1

@@ -22,14 +22,16 @@ else:  # pragma: no cover - exercised on 3.10 only
 from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
+from rich.text import Text
 
 from lctui.analysis.outdated import find_outdated
 from lctui.backends import load_backend, resolve_model
 from lctui.cli.data_option import bind_data, data_option, data_problems, data_source, runnable_tasks
 from lctui.cli.db_options import common_options, resolve_db
 from lctui.cli.judge import judge_options
-from lctui.cli.output import warn_outdated
+from lctui.cli.output import print_whole, table_width, warn_outdated
 from lctui.cli.progress import RichProgressSink
+from lctui.cli.tables import Column, fit_table
 from lctui.core.backend_settings import PROMPT_FORMAT
 from lctui.core.bounds import check_n, check_seed, check_temperature
 from lctui.core.config import Config
@@ -385,7 +387,7 @@ def _report(
     lengths = list(request.lengths)
     rows = store.cell_summary(models, tasks, lengths, versions=current_versions())
     if rows:
-        console.print(_score_table(rows, request))
+        print_whole(console, _score_table(rows, request, table_width(console)))
         print_missing_hint(console, rows, db)
         found = find_outdated(store, models=models, tasks=tasks, lengths=lengths)
         warn_outdated(found, db)
@@ -400,32 +402,32 @@ def _report(
             )
 
 
-def _score_table(rows: list[CellScore], request: RunRequest) -> Table:
+def _score_table(rows: list[CellScore], request: RunRequest, width: int | None) -> list[Table]:
     references = {m.name for m in request.models if m.reference}
-    return score_table(rows, list(request.lengths), references)
+    return score_table(rows, list(request.lengths), width, references)
 
 
 def score_table(
-    rows: list[CellScore], lengths: Sequence[int], references: Iterable[str] = ()
-) -> Table:
-    """Model x task rows, one column per length, of `Store.cell_summary` cells."""
-    table = Table(title="Mean score (errors and missing scores excluded; n = scored examples)")
-    table.add_column("model")
-    table.add_column("task")
-    for length in lengths:
-        table.add_column(format_length(length), justify="right")
+    rows: list[CellScore], lengths: Sequence[int], width: int | None, references: Iterable[str] = ()
+) -> list[Table]:
+    """Model x task rows, one column per length, of `Store.cell_summary` cells: one
+    table, or parts of it that fit `width` with the model and task whole in each."""
+    columns = [
+        Column("model", key=True),
+        Column("task", key=True),
+        *(Column(format_length(n), "right") for n in lengths),
+    ]
     grid: dict[tuple[str, str], dict[int, CellScore]] = {}
     for row in rows:
         grid.setdefault((row.model, row.task), {})[row.length] = row
     reference = set(references) | {r.model for r in rows if r.reference}
-    for (model, task), cells in sorted(grid.items()):
+    cells: list[list[str | Text]] = []
+    for (model, task), found in sorted(grid.items()):
         label = f"{model} (reference)" if model in reference else model
-        values = []
-        for length in lengths:
-            cell = cells.get(length)
-            values.append(_cell_text(cell) if cell else "")
-        table.add_row(label, task, *values)
-    return table
+        values = [_cell_text(found[n]) if n in found else "" for n in lengths]
+        cells.append([label, task, *values])
+    title = "Mean score (errors and missing scores excluded; n = scored examples)"
+    return fit_table(title, columns, cells, width)
 
 
 def print_missing_hint(console: Console, rows: list[CellScore], db: Path) -> None:
@@ -438,16 +440,16 @@ def print_missing_hint(console: Console, rows: list[CellScore], db: Path) -> Non
         )
 
 
-def _cell_text(cell: CellScore) -> str:
+def _cell_text(cell: CellScore) -> Text:
     mean = cell.mean_score
-    text = f"{mean:.2f}" if mean is not None else "-"
-    text += f" n={cell.n_scored}"
+    text = Text(f"{mean:.2f}" if mean is not None else "-")
+    text.append(f" n={cell.n_scored}")
     if cell.n_unparsed:
-        text += f" [yellow]{cell.n_unparsed} unparsed[/]"
+        text.append(f" {cell.n_unparsed} unparsed", "yellow")
     if cell.n_error:
-        text += f" [red]{cell.n_error} err[/]"
+        text.append(f" {cell.n_error} err", "red")
     if cell.n_unscored:
-        text += f" [magenta]{cell.n_unscored} not scored[/]"
+        text.append(f" {cell.n_unscored} not scored", "magenta")
     if cell.n_outdated:
-        text += f" [yellow]{cell.n_outdated} outdated[/]"
+        text.append(f" {cell.n_outdated} outdated", "yellow")
     return text

@@ -11,7 +11,6 @@ import argparse
 import asyncio
 import json
 import platform
-import sys
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -22,6 +21,7 @@ from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
+from lctui.cli.tables import format_option, output_format, print_tsv
 from lctui.core.formatting import duration
 from lctui.core.run_record import KILLED, STARTING, LiveProgress, RunRecord
 from lctui.core.text import shorten
@@ -44,11 +44,7 @@ def add_parsers(sub: Any) -> None:
     )
     runs.add_argument("--all", action="store_true", help="every recorded run, not the last 10")
     runs.add_argument("--db", metavar="PATH", help="only the runs writing this DuckDB file")
-    runs.add_argument(
-        "--format",
-        choices=("table", "tsv", "json"),
-        help="table (default at a terminal), tsv (default when piped) or json",
-    )
+    format_option(runs, "json")
     runs.set_defaults(handler=cmd_runs)
 
 
@@ -72,13 +68,11 @@ def cmd_runs(args: argparse.Namespace) -> int:
     if not args.all:
         ended = ended[:RECENT]
     lines = asyncio.run(_ask_all(going)) + [_ended_line(r) for r in ended]
-    fmt = args.format or ("table" if sys.stdout.isatty() else "tsv")
+    fmt = output_format(args)
     if fmt == "json":
         print(json.dumps([_json(line) for line in lines], indent=2))
     elif fmt == "tsv":
-        print("\t".join(_HEADER))
-        for line in lines:
-            print("\t".join(" ".join(c.split()) for c in _cells(line)))
+        print_tsv(_HEADER, [_cells(line) for line in lines])
     else:
         _print_table(lines)
     return 0

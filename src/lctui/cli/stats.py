@@ -9,9 +9,10 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 from rich.console import Console
-from rich.table import Table
+from rich.text import Text
 
 from lctui.cli.db_options import common_options, resolve_db
+from lctui.cli.tables import Column, fit_table, format_option, output_format, print_tsv
 from lctui.core.errors import UserInputError
 from lctui.store.read.catalog import EXAMPLE_RUNS
 
@@ -30,7 +31,7 @@ def add_parsers(sub: Any) -> None:
         "its errors and its latency.",
     )
     stats.add_argument("--run", metavar="RUN_ID", help="only this run (default: every run)")
-    stats.add_argument("--format", choices=["table", "json"], default="table")
+    format_option(stats, "json")
     common_options(stats)
     stats.set_defaults(handler=cmd_stats)
 
@@ -49,34 +50,69 @@ def cmd_stats(args: argparse.Namespace) -> int:
             f"{db} holds no generations of {what}; list the runs with "
             f'`lctui query "{EXAMPLE_RUNS}"`'
         )
-    if args.format == "json":
+    fmt = output_format(args)
+    if fmt == "json":
         print(json.dumps([a.as_dict() for a in accounts], indent=2, default=str))
+        return 0
+    models = [[a.run_id, *row] for a in accounts for row in _model_rows(a)]
+    judges = [[a.run_id, *row] for a in accounts for row in _judge_rows(a)]
+    servers = [[a.run_id, *row] for a in accounts for row in _server_rows(_spread(a.servers))]
+    if fmt == "tsv":
+        # One block per kind of row, each with its header, blocks apart by an empty line.
+        print_tsv(["run", *(c.name for c in MODEL_COLUMNS)], models)
+        for header, rows in ((JUDGE_COLUMNS, judges), (SERVER_COLUMNS, servers)):
+            if rows:
+                print()
+                print_tsv(["run", *(c.name for c in header)], rows)
         return 0
     console = Console()
     for account in accounts:
-        console.print(_models_table(account))
+        cost = account.cost_usd
+        title = f"Run {account.run_id}" + (
+            f": estimated cost ${cost:.4f}" if cost is not None else ""
+        )
+        for part in fit_table(title, MODEL_COLUMNS, _model_rows(account), console.width):
+            console.print(part)
         if account.judges:
-            console.print(_judges_table(account))
+            title = f"Judge calls of run {account.run_id} (cache hits are free)"
+            for part in fit_table(title, JUDGE_COLUMNS, _judge_rows(account), console.width):
+                console.print(part)
         spread = _spread(account.servers)
         if spread:
-            console.print(_servers_table(account.run_id, spread))
+            title = f"Servers of run {account.run_id} (attempts, retries included)"
+            for part in fit_table(title, SERVER_COLUMNS, _server_rows(spread), console.width):
+                console.print(part)
     return 0
 
 
-def _models_table(account: Any) -> Table:
-    cost = account.cost_usd
-    title = f"Run {account.run_id}" + (f": estimated cost ${cost:.4f}" if cost is not None else "")
-    table = Table(title=title)
-    for column in ("model", "gens", "err", "prompt tok", "output tok", "out tok/s", "in tok/s"):
-        table.add_column(column, justify="left" if column == "model" else "right")
-    for column in ("TTFT p50", "p90", "p99", "cost $"):
-        table.add_column(column, justify="right")
+def _right(*names: str) -> list[Column]:
+    return [Column(name, justify="right") for name in names]
+
+
+MODEL_COLUMNS = [
+    Column("model", key=True),
+    *_right("gens", "err", "prompt tok", "output tok", "out tok/s", "in tok/s"),
+    *_right("TTFT p50", "p90", "p99", "cost $"),
+]
+JUDGE_COLUMNS = [
+    Column("judge", key=True),
+    *_right("calls", "unparsed", "prompt tok", "output tok", "cost $"),
+]
+SERVER_COLUMNS = [
+    Column("model", key=True),
+    Column("server", key=True),
+    *_right("requests", "share", "ok", "err", "latency", "TTFT"),
+    Column("last error", prose=True),
+]
+
+
+def _model_rows(account: Any) -> list[list[str | Text]]:
+    rows: list[list[str | Text]] = []
     for m in account.models:
-        label = f"{m.model} (reference)" if m.reference else m.model
-        table.add_row(
-            label,
+        rows.append([
+            f"{m.model} (reference)" if m.reference else m.model,
             str(m.generations),
-            f"[red]{m.errors}[/]" if m.errors else "0",
+            Text(str(m.errors), "red") if m.errors else "0",
             f"{m.prompt_tokens:,}",
             f"{m.output_tokens:,}",
             _num(m.output_tok_s, 1),
@@ -85,24 +121,16 @@ def _models_table(account: Any) -> Table:
             _secs(m.ttft_p90_s),
             _secs(m.ttft_p99_s),
             _num(m.cost_usd, 4),
-        )
-    return table
+        ])  # fmt: skip
+    return rows
 
 
-def _judges_table(account: Any) -> Table:
-    table = Table(title=f"Judge calls of run {account.run_id} (cache hits are free)")
-    for column in ("judge", "calls", "unparsed", "prompt tok", "output tok", "cost $"):
-        table.add_column(column, justify="left" if column == "judge" else "right")
-    for j in account.judges:
-        table.add_row(
-            j.judge,
-            str(j.calls),
-            str(j.unparsed),
-            f"{j.prompt_tokens:,}",
-            f"{j.output_tokens:,}",
-            _num(j.cost_usd, 4),
-        )
-    return table
+def _judge_rows(account: Any) -> list[list[str | Text]]:
+    return [
+        [j.judge, str(j.calls), str(j.unparsed), f"{j.prompt_tokens:,}",
+         f"{j.output_tokens:,}", _num(j.cost_usd, 4)]
+        for j in account.judges
+    ]  # fmt: skip
 
 
 def _spread(servers: Sequence[ServerStats]) -> list[ServerStats]:
@@ -111,25 +139,14 @@ def _spread(servers: Sequence[ServerStats]) -> list[ServerStats]:
     return [s for s in servers if counts[s.model] > 1]
 
 
-def _servers_table(run_id: str, servers: Sequence[ServerStats]) -> Table:
+def _server_rows(servers: Sequence[ServerStats]) -> list[list[str | Text]]:
     """Where each model's requests went: one row per server (attempts, retries included)."""
-    table = Table(title=f"Servers of run {run_id} (attempts, retries included)")
-    for column in ("model", "server", "requests", "share", "ok", "err", "latency", "TTFT"):
-        table.add_column(column, justify="left" if column in ("model", "server") else "right")
-    table.add_column("last error", overflow="fold")
-    for s in servers:
-        table.add_row(
-            s.model,
-            s.url,
-            str(s.requests),
-            "-" if s.share is None else f"{s.share:.0%}",
-            str(s.ok),
-            f"[red]{s.errors}[/]" if s.errors else "0",
-            _secs(s.latency_s),
-            _secs(s.ttft_s),
-            s.last_error or "",
-        )
-    return table
+    return [
+        [s.model, s.url, str(s.requests), "-" if s.share is None else f"{s.share:.0%}",
+         str(s.ok), Text(str(s.errors), "red") if s.errors else "0", _secs(s.latency_s),
+         _secs(s.ttft_s), s.last_error or ""]
+        for s in servers
+    ]  # fmt: skip
 
 
 def _num(value: float | None, digits: int) -> str:

@@ -29,6 +29,7 @@ from lctui.resources import sample_runs_dir
 from lctui.store import Store, open_store
 from lctui.store.db import writer_active
 from lctui.store.read.catalog import count_generations
+from lctui.tui.keys import key_name
 from lctui.tui.run_host import RunHost
 from lctui.tui.state.run_manager import LocalRun, ManagedRun, RunManager
 from lctui.tui.themes import THEME_ERRORS, initial_theme, load_themes, remember_theme
@@ -46,11 +47,11 @@ class LctuiApp(App[None]):
     CSS_PATH = "app.tcss"
     ENABLE_COMMAND_PALETTE = True
     BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("f1,question_mark", "help", "Help", id="help"),
+        # In the footer (tui/widgets/key_footer.py fits them to the width, help first);
+        # the others are left out of it, and help and ctrl+p list them.
         Binding("ctrl+r", "show_results", "Results", id="results"),
         Binding("ctrl+n", "new_run", "New run", id="new_run"),
         Binding("G", "show_runs", "Runs", id="runs", show=False),
-        # Left out of the footer, which is full at 80 columns; help and ctrl+p list it.
         Binding("L", "show_lifbench", "LIFBench", id="lifbench", show=False),
         Binding("H", "show_helmet", "HELMET", id="helmet", show=False),
         Binding("B", "show_longbench", "LongBench v2", id="longbench", show=False),
@@ -58,7 +59,10 @@ class LctuiApp(App[None]):
         Binding("S", "show_correlation", "Correlation", id="correlation", show=False),
         Binding("V", "show_curves", "Length views", id="curves", show=False),
         Binding("Q,ctrl+e", "show_sql_console", "SQL console", id="sql_console", show=False),
+        # A key like the others, not docked over them as Textual's footer does.
+        Binding("ctrl+p", "command_palette", "Palette", id="palette", priority=True),
         Binding("ctrl+t", "next_theme", "Theme", id="theme"),
+        Binding("f1,question_mark", "help", "Help", id="help"),
         Binding("ctrl+q", "quit", "Quit", id="quit"),
     ]
 
@@ -160,6 +164,22 @@ class LctuiApp(App[None]):
                 "embedded model so there is something to browse.",
                 title="Sample runs",
             )
+
+    def get_key_display(self, binding: Binding) -> str:
+        """The footer's name of a key: the app's one formatter (tui/keys.py)."""
+        return binding.key_display or key_name(binding.key, compact=True)
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        # Not offered on the screen they lead to (the footer has no room to spare).
+        if action == "show_results":
+            from lctui.tui.screens.results import ResultsScreen
+
+            return not isinstance(self.screen, ResultsScreen)
+        if action == "new_run":
+            from lctui.tui.screens.launch import LaunchScreen
+
+            return not isinstance(self.screen, LaunchScreen)
+        return True
 
     # -- actions ---------------------------------------------------------------------
 

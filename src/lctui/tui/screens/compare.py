@@ -19,7 +19,7 @@ from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal
 from textual.content import Content
-from textual.widgets import DataTable, Footer, Select, Static
+from textual.widgets import DataTable, Label, Select, Static
 
 from lctui.analysis.compare import ChangedExample, CompareCell, CompareResult, compare
 from lctui.analysis.report_md import compare_blocks, render
@@ -28,6 +28,7 @@ from lctui.core.lengths import format_length
 from lctui.core.paths import export_file
 from lctui.store.read.runs import compare_sides
 from lctui.tui.screens.base import LctuiScreen, on_a_cursor
+from lctui.tui.widgets.key_footer import KeyFooter
 
 if TYPE_CHECKING:
     from pathlib import Path
@@ -78,6 +79,11 @@ class CompareScreen(LctuiScreen):
     DEFAULT_CSS = """
     CompareScreen #compare-pickers { height: auto; }
     CompareScreen #compare-pickers Select { width: 1fr; }
+    CompareScreen #compare-pickers Label { padding: 0 1; text-style: bold; }
+    /* Focus seen in any palette, 256 colours included: the picker turns reverse. */
+    CompareScreen #compare-pickers Select:focus > SelectCurrent {
+        text-style: reverse bold;
+    }
     CompareScreen #compare-header {
         /* room for why two sides cannot pair (analysis/pairing.py), at 80 columns */
         height: auto; max-height: 6; padding: 0 1; background: $panel; color: $text;
@@ -108,12 +114,14 @@ class CompareScreen(LctuiScreen):
 
     def compose(self) -> ComposeResult:
         with Horizontal(id="compare-pickers"):
-            yield Select[str]([], prompt="A: model or run", id="pick-a", compact=True)
-            yield Select[str]([], prompt="B: model or run", id="pick-b", compact=True)
+            yield Label("A")
+            yield Select[str]([], prompt="model or run", id="pick-a", compact=True)
+            yield Label("B")
+            yield Select[str]([], prompt="model or run", id="pick-b", compact=True)
         yield Static("Loading the models and runs...", id="compare-header", markup=False)
         yield DataTable[Text](id="compare-cells", cursor_type="row", zebra_stripes=True)
         yield DataTable[Text](id="compare-changed", cursor_type="row", zebra_stripes=True)
-        yield Footer(compact=True)
+        yield KeyFooter()
 
     def on_mount(self) -> None:
         cells = self.query_one("#compare-cells", DataTable)
@@ -147,7 +155,9 @@ class CompareScreen(LctuiScreen):
         self.result = None
         self._header(Content.styled(message, "$error"))
         self.query_one("#compare-cells", DataTable).clear()
-        self.query_one("#compare-changed", DataTable).clear()
+        changed = self.query_one("#compare-changed", DataTable)
+        changed.clear()
+        changed.can_focus = False  # as when it lists nothing: the pickers one tab away
         self.refresh_bindings()
 
     # -- showing ----------------------------------------------------------------------
@@ -211,6 +221,8 @@ class CompareScreen(LctuiScreen):
             f"B wrong, {result.b_better} A wrong / B right"
         )
         changed.border_subtitle = "enter: side-by-side" if result.changed else "none"
+        # An empty list takes no focus, so one tab from the table reaches the pickers.
+        changed.can_focus = bool(result.changed)
         if not isinstance(self.focused, Select):
             (changed if result.changed else cells).focus()
         self.refresh_bindings()

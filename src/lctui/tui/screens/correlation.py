@@ -18,7 +18,7 @@ from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.content import Content
-from textual.widgets import Footer, Static, TabbedContent, TabPane
+from textual.widgets import Static, TabbedContent, TabPane
 
 from lctui.analysis.correlation import (
     BY,
@@ -34,7 +34,9 @@ from lctui.core.formatting import p_value
 from lctui.core.lengths import format_length
 from lctui.store.read.correlation import scored_lengths
 from lctui.tui.screens.base import LctuiScreen
+from lctui.tui.widgets.heat_legend import HeatLegend
 from lctui.tui.widgets.heatmap import HeatCell, HeatGrid, Heatmap, HeatRow
+from lctui.tui.widgets.key_footer import KeyFooter
 from lctui.tui.widgets.plots import ScatterView, plots_wanted
 from lctui.tui.widgets.scatter import Point
 
@@ -52,16 +54,23 @@ def describe(result: SpearmanResult) -> str:
     return f"{text}  ({result.reason})" if result.reason else text
 
 
+# rho from -1 (red) through 0 (amber) to +1 (green), as rho_grid colours it.
+RHO_SAMPLES = tuple(((rho + 1) / 2, rho_text(rho)) for rho in (-1.0, -0.5, 0.0, 0.5, 1.0))
+
+
 def rho_grid(matrix: CorrelationMatrix) -> HeatGrid:
-    """rho in every cell, coloured from -1 (red) through 0 (amber) to +1 (green)."""
+    """rho in every cell, coloured from -1 (red) through 0 (amber) to +1 (green). The rows
+    carry the names, numbered; the columns their numbers (as `lctui correlate` prints
+    them): task names as column titles made every column as wide as the longest."""
     labels = matrix.labels
     cells = {
         (i, j): HeatCell(None if c.rho is None else (c.rho + 1) / 2, rho_text(c.rho))
         for i, row in enumerate(matrix.cells)
         for j, c in enumerate(row)
     }
-    rows = tuple(HeatRow("", label) for label in labels)
-    return HeatGrid("", matrix.scores.by, tuple(labels), rows, cells)
+    rows = tuple(HeatRow("", f"{i + 1} {label}") for i, label in enumerate(labels))
+    columns = tuple(str(i + 1) for i in range(len(labels)))
+    return HeatGrid(matrix.scores.by, columns, rows, cells)
 
 
 def points(found: list[ScatterPoint]) -> list[Point]:
@@ -129,7 +138,7 @@ class ScatterScreen(LctuiScreen):
     def compose(self) -> ComposeResult:
         yield Static(f"{self.y} vs {self.x}: {describe(self.result)}", id="scatter-title")
         yield ScatterView(plots=plots_wanted(self.app.theme), id="scatter")
-        yield Footer(compact=True)
+        yield KeyFooter()
 
     def on_mount(self) -> None:
         scatter = self.query_one(ScatterView)
@@ -153,6 +162,7 @@ class CorrelationScreen(LctuiScreen):
     CorrelationScreen #corr-message { display: none; padding: 1 2; color: $warning; }
     CorrelationScreen.-few #corr-message { display: block; }
     CorrelationScreen.-few #corr-heatmap { display: none; }
+    CorrelationScreen.-few HeatLegend { display: none; }
     CorrelationScreen #corr-heatmap, CorrelationScreen #synthetic-scatter {
         border: round $primary 40%;
         border-title-color: $text;
@@ -184,11 +194,14 @@ class CorrelationScreen(LctuiScreen):
             with TabPane("1 Matrix", id="matrix"):
                 yield Static(id="corr-message", markup=False)
                 yield RhoHeatmap(id="corr-heatmap")
+                yield HeatLegend(
+                    "#corr-heatmap", "rho", RHO_SAMPLES, "n/a no coefficient (why: below)"
+                )
                 yield Static(id="corr-cell")
             with TabPane("2 Synthetic vs downstream", id="synthetic"):
                 yield Static(id="synthetic-note")
                 yield ScatterView(plots=plots_wanted(self.app.theme), id="synthetic-scatter")
-        yield Footer(compact=True)
+        yield KeyFooter()
 
     def on_mount(self) -> None:
         self._load(self.by, self.length, first=True)

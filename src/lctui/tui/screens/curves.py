@@ -17,7 +17,7 @@ from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical
-from textual.widgets import DataTable, Footer, Input, OptionList, Static, TabbedContent, TabPane
+from textual.widgets import DataTable, Input, OptionList, Static, TabbedContent, TabPane
 
 from lctui.analysis.curves import (
     RULER_THRESHOLD,
@@ -31,6 +31,7 @@ from lctui.analysis.curves import (
 from lctui.core.lengths import format_length
 from lctui.tui.screens.base import LctuiScreen
 from lctui.tui.widgets.heatmap import HeatCell, HeatGrid, Heatmap, HeatRow
+from lctui.tui.widgets.key_footer import KeyFooter
 from lctui.tui.widgets.plots import CurveLine, LengthPlot, plots_wanted
 
 if TYPE_CHECKING:
@@ -70,7 +71,6 @@ def depth_heat_grid(grid: DepthGrid) -> HeatGrid:
         if n or mean is not None
     }
     return HeatGrid(
-        group_title="task",
         corner="depth \\ length",
         columns=tuple(format_length(n) for n in grid.lengths),
         rows=tuple(HeatRow(grid.task, f"{d:.0f} %") for d in grid.depths),
@@ -145,13 +145,15 @@ class CurvesScreen(LctuiScreen):
                 yield LengthPlot(id="curves-plot")
             with TabPane("2 Effective length", id="effective"), Vertical():
                 with Horizontal(id="threshold-bar"):
-                    yield Static("threshold (0-100, RULER: 85.6)", id="threshold-label")
-                    yield Input(f"{RULER_THRESHOLD * 100:g}", id="threshold", compact=True)
+                    # On the table's own scale: means from 0 to 1.
+                    label = f"threshold (0-1, RULER: {RULER_THRESHOLD:g})"
+                    yield Static(label, id="threshold-label")
+                    yield Input(f"{RULER_THRESHOLD:g}", id="threshold", compact=True)
                 yield DataTable[Text](id="effective-table", cursor_type="row", zebra_stripes=True)
             with TabPane("3 Depth x length", id="depth"), Horizontal():
                 yield OptionList(id="depth-pairs")
                 yield DepthHeatmap(id="depth-heatmap")
-        yield Footer(compact=True)
+        yield KeyFooter()
 
     def on_mount(self) -> None:
         self.query_one("#depth-pairs").border_title = "needle tasks"
@@ -215,7 +217,7 @@ class CurvesScreen(LctuiScreen):
         table = self.query_one("#effective-table", DataTable)
         table.clear(columns=True)
         table.border_title = (
-            f"RULER effective length: longest L with the task mean > {self.threshold * 100:g} "
+            f"RULER effective length: longest L with the task mean > {self.threshold:g} "
             "at every length up to L"
         )
         table.border_subtitle = (
@@ -263,7 +265,7 @@ class CurvesScreen(LctuiScreen):
     @on(Input.Changed, "#threshold")
     def _threshold_changed(self, event: Input.Changed) -> None:
         try:
-            value = float(event.value) / 100
+            value = float(event.value)
         except ValueError:
             value = -1.0
         if not 0.0 <= value <= 1.0:

@@ -13,11 +13,12 @@ from typing import ClassVar
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.content import Content
-from textual.widgets import DataTable, Footer, Static
+from textual.widgets import DataTable, Static
 
 from lctui.analysis.helmet import CATEGORIES, HEADINGS, HelmetRow, helmet_table, shown
 from lctui.core.lengths import format_length
 from lctui.tui.screens.base import LctuiScreen
+from lctui.tui.widgets.key_footer import KeyFooter
 
 EMPTY_MESSAGE = (
     "No scores of HELMET's tasks: run some (e.g. --tasks helmet) or "
@@ -69,7 +70,7 @@ class HelmetScreen(LctuiScreen):
         yield Static(NOTE, classes="note")
         yield DataTable(id="helmet-table", cursor_type="row", zebra_stripes=True)
         yield Static("", id="helmet-missing", classes="note", markup=False)
-        yield Footer(compact=True)
+        yield KeyFooter()
 
     def on_mount(self) -> None:
         self.query_one("#helmet-table").border_title = "HELMET categories"

@@ -1,4 +1,5 @@
-"""The help screen: every key binding of the screen below it and of the app."""
+"""The help screen: every key binding of the screen below it and of the app, named as
+people write keys (`?`, `]`, `ctrl+n`: tui/keys.py, the footer's formatter too)."""
 
 from __future__ import annotations
 
@@ -8,6 +9,8 @@ from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.screen import ModalScreen
 from textual.widgets import DataTable, Static
+
+from lctui.tui.keys import key_name, keys_name
 
 
 class HelpScreen(ModalScreen[None]):
@@ -22,7 +25,7 @@ class HelpScreen(ModalScreen[None]):
 
     def compose(self) -> ComposeResult:
         table: DataTable[str] = DataTable(id="help-box", cursor_type="row", zebra_stripes=True)
-        table.border_title = "Keys (ctrl+p: command palette)"
+        table.border_title = f"Keys ({key_name('ctrl+p')}: command palette)"
         yield table
         yield Static("")
 
@@ -40,7 +43,7 @@ class HelpScreen(ModalScreen[None]):
                 if key in seen or not binding.description:
                     continue
                 seen.add(key)
-                table.add_row(binding.key.replace(",", " / "), binding.description, where)
+                table.add_row(keys_name(binding.key), binding.description, where)
 
 
 def _bindings(node: object) -> list[Binding]:

@@ -27,7 +27,7 @@ from textual.binding import Binding, BindingType
 from textual.command import DiscoveryHit, Hit, Hits, Provider
 from textual.containers import Container
 from textual.content import Content
-from textual.widgets import Footer, Static, Tab, Tabs
+from textual.widgets import Static, Tab, Tabs
 
 from lctui.backends import resolve_model
 from lctui.core.errors import LctuiError
@@ -48,6 +48,7 @@ from lctui.tui.screens.model_picker import ModelPicker
 from lctui.tui.state.longbench import calls_of, example_facts
 from lctui.tui.state.prompt_shown import MarkedSpan, in_prompt, prompt_shown
 from lctui.tui.widgets.example_context import ExampleContextPanel
+from lctui.tui.widgets.key_footer import KeyFooter
 from lctui.tui.widgets.passage_list import PassagePanel
 from lctui.tui.widgets.prompt_output import OutputPanel
 from lctui.tui.widgets.prompt_view import PromptView
@@ -189,7 +190,7 @@ class InspectorScreen(LctuiScreen):
             yield RubricPanel(id="rubric-panel")
             yield ExampleContextPanel(id="context-panel")
             yield OutputPanel(id="output-panel")
-        yield Footer(compact=True)
+        yield KeyFooter()
 
     async def on_mount(self) -> None:
         tabs = self.query_one(Tabs)

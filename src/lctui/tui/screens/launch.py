@@ -18,7 +18,6 @@ from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical
 from textual.widgets import (
     Button,
-    Footer,
     Input,
     Label,
     Select,
@@ -50,7 +49,9 @@ from lctui.tui.state.run_options import (
     unreachable,
     url_spec,
 )
+from lctui.tui.widgets.key_footer import KeyFooter
 from lctui.tui.widgets.run_task_tree import TaskNode, TaskTree, describe_node
+from lctui.tui.widgets.tick_list import TickList
 
 DEFAULT_LENGTH = 4096
 TASK_DEFAULT = "default"
@@ -125,7 +126,7 @@ class LaunchScreen(LctuiScreen):
         with Horizontal(id="launch-panels"):
             with Vertical(id="models-panel", classes="panel") as models:
                 models.border_title = "Models (F2)"
-                yield SelectionList[str](
+                yield TickList[str](
                     *(
                         Selection(model_prompt(s, self.windows[n]), n)
                         for n, s in self.specs.items()
@@ -141,7 +142,7 @@ class LaunchScreen(LctuiScreen):
                 yield Static("enter: tick · space: parameters", id="task-detail")
             with Vertical(id="lengths-panel", classes="panel") as lengths:
                 lengths.border_title = "Lengths (F4)"
-                yield SelectionList[int](
+                yield TickList[int](
                     *(Selection(format_length(n), n, n == DEFAULT_LENGTH) for n in LENGTH_CHOICES),
                     id="lengths",
                 )
@@ -167,7 +168,7 @@ class LaunchScreen(LctuiScreen):
         with Horizontal(id="start-row"):
             yield Button("Start", id="start", variant="primary", compact=True)
             yield Label("ctrl+s starts · space/enter ticks")
-        yield Footer()
+        yield KeyFooter()
 
     def on_mount(self) -> None:
         self.query_one("#models").focus()

@@ -16,13 +16,14 @@ from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, VerticalScroll
 from textual.content import Content
-from textual.widgets import DataTable, Footer, OptionList, Static, TabbedContent, TabPane
+from textual.widgets import DataTable, OptionList, Static, TabbedContent, TabPane
 
 from lctui.analysis.lifbench import LifbenchReport, lifbench_reports
 from lctui.analysis.lifbench_levels import ModelStability, lifbench_stability
 from lctui.store.lifeval_views import PERSPECTIVES
 from lctui.tui.screens.base import LctuiScreen
 from lctui.tui.widgets.capability_bars import CapabilityTable
+from lctui.tui.widgets.key_footer import KeyFooter
 from lctui.tui.widgets.stability_table import StabilityTable, length_bars
 
 if TYPE_CHECKING:
@@ -111,7 +112,7 @@ class LifbenchScreen(LctuiScreen):
                     yield StabilityTable(id="stability-table")
                     yield Static("ARS by length (R_t-weighted over tasks)", id="length-title")
                     yield Static(id="length-bars")
-        yield Footer(compact=True)
+        yield KeyFooter()
 
     def on_mount(self) -> None:
         self.query_one("#capability-table").border_title = "Capability profile (IFP)"

@@ -19,7 +19,7 @@ from textual import events, on
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.content import Content
-from textual.widgets import DataTable, Footer, Static
+from textual.widgets import DataTable, Static
 
 from lctui.analysis.longbench import MODES, LongBenchScores, longbench_table, shown
 from lctui.core.lengths import format_length
@@ -28,6 +28,7 @@ from lctui.tui.screens.base import LctuiScreen, on_a_cursor
 from lctui.tui.state.heatmap_data import CellKey
 from lctui.tui.state.longbench import MODE_NAMES
 from lctui.tui.widgets.examples_table import ExamplesPage, ExamplesTable, load_examples
+from lctui.tui.widgets.key_footer import KeyFooter
 from lctui.tui.widgets.longbench_tables import ScoreTable, accuracy_columns, domain_columns
 
 EMPTY_MESSAGE = (
@@ -105,7 +106,7 @@ class LongBenchScreen(LctuiScreen):
         yield ScoreTable(domain_columns(), id="lb-domains")
         yield ExamplesTable(id="lb-examples")
         yield Static("", id="lb-detail", classes="note", markup=False)
-        yield Footer(compact=True)
+        yield KeyFooter()
 
     def on_mount(self) -> None:
         self.query_one("#lb-table").border_title = "Accuracy (%)"

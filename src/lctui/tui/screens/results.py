@@ -19,7 +19,7 @@ from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Vertical
 from textual.message import Message
-from textual.widgets import DataTable, Footer, Static
+from textual.widgets import DataTable, Static
 from textual.worker import get_current_worker
 
 from lctui.engine.rescore import RescoreSummary, find_targets, rescore_targets
@@ -38,17 +38,22 @@ from lctui.tui.widgets.examples_table import (
     ExamplesTable,
     load_examples,
 )
+from lctui.tui.widgets.heat_legend import SCORE_SAMPLES, HeatLegend
 from lctui.tui.widgets.heatmap import Heatmap
+from lctui.tui.widgets.key_footer import KeyFooter
 
 if TYPE_CHECKING:
     from lctui.store.db import Store
 
 AUTO_REFRESH_S = 2.0
+FILTERS = Binding.Group("Filter", compact=True)  # which examples of a cell are listed
 EMPTY_MESSAGE = (
     "No results yet: ctrl+n starts a run, or `lctui run ...` in a shell "
     "(e.g. `lctui run --model gold --tasks niah_single_1 --lengths 4k`), then R reloads."
 )
 MODEL_TITLE = "Mean score by model, task and length (errors excluded)"
+# What a cell that is not a mean says (tui/state/heatmap_data.py: heat_cell).
+LEGEND_NOTES = "· not run  2err failed  3miss unscored"
 RESCORE_GROUP = "rescore-missing"  # not "results-": its failures are no read errors
 
 
@@ -98,19 +103,22 @@ class ResultsScreen(LctuiScreen):
     ResultsScreen.-examples #results-heatmap { max-height: 50%; }
     ResultsScreen.-examples #results-examples { display: block; }
     ResultsScreen.-empty #results-heatmap { display: none; }
+    ResultsScreen.-empty HeatLegend { display: none; }
     ResultsScreen.-empty #results-empty { display: block; }
     """
 
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("d", "toggle_depth", "Depth", id="results.depth"),
-        Binding("f", "filter('failures')", "Failures", id="results.failures"),
-        Binding("u", "filter('unparsed')", "Unparsed", id="results.unparsed"),
-        Binding("x", "filter('errors')", "Errors", id="results.errors"),
-        Binding("a", "filter('all')", "All", id="results.all"),
+        # One item in the footer, `f/u/x/a Filter`; help names each.
+        Binding("f", "filter('failures')", "Failures", id="results.failures", group=FILTERS),
+        Binding("u", "filter('unparsed')", "Unparsed", id="results.unparsed", group=FILTERS),
+        Binding("x", "filter('errors')", "Errors", id="results.errors", group=FILTERS),
+        Binding("a", "filter('all')", "All", id="results.all", group=FILTERS),
         # One key, labelled for what it scores (check_action shows one of the two).
         Binding("s", "rescore_missing", "Score missing", id="results.rescore"),
         Binding("s", "rescore_outdated", "Re-score old", id="results.rescore-outdated"),
-        Binding("R,ctrl+l", "reload", "Reload", id="results.reload"),
+        # The grid reloads itself every 2 s: the key stays, out of the footer.
+        Binding("R,ctrl+l", "reload", "Reload", id="results.reload", show=False),
         Binding("escape", "back", "Back", id="results.back"),
     ]
 
@@ -138,10 +146,9 @@ class ResultsScreen(LctuiScreen):
             yield Heatmap(id="results-heatmap")
             yield Static(EMPTY_MESSAGE, id="results-empty")
             yield ExamplesTable(id="results-examples")
+        yield HeatLegend("#results-heatmap", "mean", SCORE_SAMPLES, LEGEND_NOTES)
         yield Static("Loading results…", id="results-status", markup=False)
-        # The palette key is left out of the footer so this screen's keys fit in 80
-        # columns; ctrl+p still opens it and the help screen lists it.
-        yield Footer(compact=True, show_command_palette=False)
+        yield KeyFooter()
 
     def on_mount(self) -> None:
         self.query_one(Heatmap).border_title = MODEL_TITLE

@@ -25,7 +25,7 @@ from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, ScrollableContainer, Vertical
 from textual.css.query import NoMatches
-from textual.widgets import Footer, Static
+from textual.widgets import Static
 
 from lctui.core.events import StoreRecovered
 from lctui.core.types import ServerShare
@@ -33,6 +33,7 @@ from lctui.tui.screens.base import LctuiScreen
 from lctui.tui.state.run_manager import LocalRun, ManagedRun
 from lctui.tui.state.run_progress import RunState, StreamView, cycle
 from lctui.tui.state.server_shares import server_lines, server_rows
+from lctui.tui.widgets.key_footer import KeyFooter
 from lctui.tui.widgets.run_grid import RunGrid
 from lctui.tui.widgets.server_log import ServerLogPanel
 from lctui.tui.widgets.stream_panel import StreamPanel
@@ -97,7 +98,7 @@ class RunScreen(LctuiScreen):
                 yield Static("", id="run-servers")
         yield Static("", id="run-status")
         yield Static("", id="run-error", classes="error-text")
-        yield Footer()
+        yield KeyFooter()
 
     def on_mount(self) -> None:
         self.set_interval(FRAME_S, self.tick)

@@ -13,13 +13,14 @@ from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.content import Content
-from textual.widgets import Footer, Static
+from textual.widgets import Static
 
 from lctui.analysis.compare import ChangedExample, SideBySide, side_by_side
 from lctui.core.lengths import format_length
 from lctui.core.text import shorten
 from lctui.tui.diff_text import changed_words, side_text
 from lctui.tui.screens.base import LctuiScreen
+from lctui.tui.widgets.key_footer import KeyFooter
 from lctui.tui.widgets.rubric_table import RubricPanel
 
 QUESTION_CHARS = 400
@@ -62,7 +63,7 @@ class SideBySideScreen(LctuiScreen):
                     with VerticalScroll(classes="sbs-output", id=f"sbs-output-{side}"):
                         yield Static(id=f"sbs-text-{side}")
                     yield RubricPanel(id=f"sbs-rubric-{side}")
-        yield Footer(compact=True)
+        yield KeyFooter()
 
     def on_mount(self) -> None:
         for side, score in (("a", self.changed.score_a), ("b", self.changed.score_b)):

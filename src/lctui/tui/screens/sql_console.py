@@ -28,7 +28,6 @@ from textual.containers import Horizontal, Vertical
 from textual.content import Content
 from textual.message import Message
 from textual.widgets import (
-    Footer,
     Input,
     OptionList,
     Static,
@@ -48,6 +47,7 @@ from lctui.tui.screens.base import LctuiScreen, on_a_cursor
 from lctui.tui.state.sql_history import add_to_history, load_history, load_saved, save_query
 from lctui.tui.widgets.arrow_table import ArrowTable
 from lctui.tui.widgets.ask import AskScreen
+from lctui.tui.widgets.key_footer import KeyFooter
 
 if TYPE_CHECKING:
     from lctui.store.db import Store
@@ -170,7 +170,7 @@ class SqlConsoleScreen(LctuiScreen):
                     yield Static("limit ", id="sql-limit-label")
                     yield Input(str(DEFAULT_LIMIT), id="sql-limit", type="integer", compact=True)
                 yield ArrowTable(id="sql-result")
-        yield Footer(compact=True)
+        yield KeyFooter()
 
     def on_mount(self) -> None:
         editor = self.query_one(SqlEditor)

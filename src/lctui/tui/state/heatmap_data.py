@@ -208,7 +208,6 @@ def model_grid(cur: duckdb.DuckDBPyConnection) -> ResultsGrid:
         for r in rows
     )
     grid = HeatGrid(
-        group_title="model",
         corner="task \\ length",
         columns=tuple(format_length(n) for n in lengths),
         rows=heat_rows,
@@ -229,7 +228,6 @@ def depth_grid(cur: duckdb.DuckDBPyConnection, model: str, task: str) -> Results
         (buckets.index(c.depth_bucket), lengths.index(c.length)): _cell_stats(c) for c in found
     }
     grid = HeatGrid(
-        group_title="task",
         corner="depth \\ length",
         columns=tuple(format_length(n) for n in lengths),
         rows=tuple(HeatRow(task, f"{b:.0f} %") for b in buckets),

@@ -2,7 +2,10 @@
 coloured on a red-to-green scale taken from the theme, and a cell cursor.
 
 The widget knows nothing about models or tasks: a screen builds a `HeatGrid` (from SQL
-aggregates) and reacts to `Heatmap.CellHighlighted` / `Heatmap.CellSelected`.
+aggregates) and reacts to `Heatmap.CellHighlighted` / `Heatmap.CellSelected`. Each
+group gets a heading line (a model's whole name) and row labels use the width the
+widget has (tui/state/heat_layout.py): names are never cut at their end, where the
+rows of a family differ.
 """
 
 from __future__ import annotations
@@ -23,11 +26,13 @@ from textual.scroll_view import ScrollView
 from textual.strip import Strip
 
 from lctui.core.text import cell_width, fit, shorten
+from lctui.tui.state.heat_layout import HeatLayout, heat_layout
 
-# Labels longer than these are cut with an ellipsis so cells stay on screen at 80 columns.
-MAX_GROUP_WIDTH = 22
-MAX_LABEL_WIDTH = 24
 CELL_PADDING = 2
+# The label column leaves room for this many cells (all of them when fewer); the
+# others scroll into view. Labels get at least MIN_LABEL_WIDTH cells however narrow.
+MIN_VISIBLE_COLUMNS = 3
+MIN_LABEL_WIDTH = 12
 
 
 @dataclass(frozen=True)
@@ -41,7 +46,8 @@ class HeatCell:
 
 @dataclass(frozen=True)
 class HeatRow:
-    """A row label; consecutive rows with the same `group` share one group label."""
+    """A row label; consecutive rows with the same `group` share one heading line (none
+    for the group "")."""
 
     group: str
     label: str
@@ -51,7 +57,6 @@ class HeatRow:
 class HeatGrid:
     """What the heatmap shows; `cells` maps (row, column) to a cell, missing = not run."""
 
-    group_title: str
     corner: str
     columns: tuple[str, ...]
     rows: tuple[HeatRow, ...]
@@ -82,6 +87,7 @@ class Heatmap(ScrollView, can_focus=True):
     COMPONENT_CLASSES: ClassVar[set[str]] = {
         "heatmap--header",
         "heatmap--group",
+        "heatmap--family",
         "heatmap--label",
         "heatmap--cursor",
         "heatmap--cursor-label",
@@ -102,6 +108,7 @@ class Heatmap(ScrollView, can_focus=True):
     }
     Heatmap > .heatmap--header { text-style: bold; color: $text-muted; }
     Heatmap > .heatmap--group { text-style: bold; color: $primary; }
+    Heatmap > .heatmap--family { color: $text-muted; }
     Heatmap > .heatmap--label { color: $foreground; }
     Heatmap > .heatmap--cursor { text-style: reverse bold; }
     Heatmap > .heatmap--cursor-label { text-style: bold underline; color: $accent; }
@@ -136,9 +143,8 @@ class Heatmap(ScrollView, can_focus=True):
         self, *, name: str | None = None, id: str | None = None, classes: str | None = None
     ) -> None:
         super().__init__(name=name, id=id, classes=classes)
-        self._grid = HeatGrid("", "", (), ())
-        self._group_width = 0
-        self._label_width = 0
+        self._grid = HeatGrid("", (), ())
+        self._layout = HeatLayout((), 0, ())
         self._cell_width = 0
 
     # -- data ----------------------------------------------------------------------------
@@ -152,13 +158,7 @@ class Heatmap(ScrollView, can_focus=True):
         self._grid = grid
         texts = [c.text for c in grid.cells.values()] + list(grid.columns) + [grid.missing]
         self._cell_width = max(cell_width(t) for t in texts) + CELL_PADDING
-        groups = [r.group for r in grid.rows] + [grid.group_title]
-        self._group_width = min(MAX_GROUP_WIDTH, max(cell_width(g) for g in groups))
-        labels = [r.label for r in grid.rows] + [grid.corner]
-        self._label_width = min(MAX_LABEL_WIDTH, max(cell_width(label) for label in labels))
-        self.virtual_size = Size(
-            self._fixed_width + self._cell_width * len(grid.columns), len(grid.rows) + 1
-        )
+        self._lay_out()
         row = max(0, min(cursor[0], len(grid.rows) - 1))
         column = max(0, min(cursor[1], len(grid.columns) - 1))
         self.set_reactive(Heatmap.cursor_row, row)
@@ -172,9 +172,27 @@ class Heatmap(ScrollView, can_focus=True):
         return self.cursor_row, self.cursor_column
 
     @property
+    def row_layout(self) -> HeatLayout:
+        """The lines drawn under the header: group headings, family headings, rows."""
+        return self._layout
+
+    @property
     def _fixed_width(self) -> int:
-        # Group and label columns, each followed by one space.
-        return self._group_width + 1 + self._label_width + 1 if self._grid.rows else 0
+        # The label column, followed by one space.
+        return self._layout.label_width + 1 if self._grid.rows else 0
+
+    def _lay_out(self) -> None:
+        """Place the rows for the width the widget has now (again after a resize)."""
+        grid = self._grid
+        width = self.scrollable_content_region.width or self.app.size.width
+        shown = min(len(grid.columns), MIN_VISIBLE_COLUMNS) * self._cell_width
+        room = max(MIN_LABEL_WIDTH, width - 1 - shown)
+        rows = [(r.group, r.label) for r in grid.rows]
+        self._layout = heat_layout(rows, grid.corner, room)
+        self.virtual_size = Size(
+            self._fixed_width + self._cell_width * len(grid.columns),
+            len(self._layout.lines) + 1,
+        )
 
     # -- cursor ---------------------------------------------------------------------------
 
@@ -200,14 +218,24 @@ class Heatmap(ScrollView, can_focus=True):
             self.post_message(self.CellHighlighted(self, self.cursor_row, self.cursor_column))
 
     def on_resize(self) -> None:
-        # The examples list halves the heatmap's height: keep the cursor's cell in view.
+        # A new width may give the labels more or less room; the examples list halves
+        # the heatmap's height: keep the cursor's cell in view.
+        if not self._grid.is_empty:
+            self._lay_out()
+            self.refresh()
         self.call_after_refresh(self._scroll_cursor_into_view)
 
     def _scroll_cursor_into_view(self) -> None:
         if self._grid.is_empty:
             return
         x = self._fixed_width + self.cursor_column * self._cell_width
-        region = Region(x, self.cursor_row + 1, self._cell_width, 1)
+        line = self._layout.line_of_row[self.cursor_row]
+        if line > 0 and self._layout.lines[line - 1].kind != "row":
+            line -= 1  # the heading above the first row of a group or family comes too
+            if line > 0 and self._layout.lines[line - 1].kind == "group":
+                line -= 1
+        bottom = self._layout.line_of_row[self.cursor_row]
+        region = Region(x, line + 1, self._cell_width, bottom - line + 1)
         spacing = Spacing(1, 0, 0, self._fixed_width)
         self.scroll_to_region(region, spacing=spacing, animate=False, force=True)
 
@@ -230,7 +258,10 @@ class Heatmap(ScrollView, can_focus=True):
         offset = event.get_content_offset(self)
         if offset is None or offset.y < 1 or offset.x < self._fixed_width:
             return
-        self.cursor_row = int(self.scroll_y) + offset.y - 1
+        row = self._layout.row_at(int(self.scroll_y) + offset.y - 1)
+        if row is None:
+            return  # a heading
+        self.cursor_row = row
         cells_x = int(self.scroll_x) + offset.x - self._fixed_width
         self.cursor_column = cells_x // max(1, self._cell_width)
 
@@ -267,35 +298,54 @@ class Heatmap(ScrollView, can_focus=True):
             return Strip.blank(width, base)
         scroll_x, scroll_y = int(self.scroll_x), int(self.scroll_y)
         if y == 0:
-            fixed, cells = self._header_line()
+            fixed, cells = self._header_line(scroll_y)
         else:
-            row = scroll_y + y - 1
-            if row >= len(self._grid.rows):
+            index = scroll_y + y - 1
+            if index >= len(self._layout.lines):
                 return Strip.blank(width, base)
-            fixed, cells = self._row_line(row, first_visible=y == 1)
+            line = self._layout.lines[index]
+            if line.kind == "group":
+                return self._heading(line.text, width)
+            if line.row is None:  # a family heading: its name, no cells
+                style = base + self.get_component_rich_style("heatmap--family")
+                return self._fixed(line.text, style).adjust_cell_length(width, base)
+            fixed, cells = self._row_line(line.row, line.text)
         visible = max(0, width - self._fixed_width)
         scrolled = cells.crop(scroll_x, scroll_x + visible)
         return Strip.join([fixed, scrolled]).adjust_cell_length(width, base).crop(0, width)
 
-    def _fixed(self, group: str, label: str, group_style: Style, label_style: Style) -> Strip:
+    def _heading(self, group: str, width: int) -> Strip:
+        """A group's heading: its whole name across the line (cut only past the width)."""
+        style = self.rich_style + self.get_component_rich_style("heatmap--group")
+        return Strip([Segment(fit(group, width), style)])
+
+    def _fixed(self, label: str, label_style: Style) -> Strip:
+        """The label column: the label in its style (the cursor's underline under the
+        name only, not its indent or the padding after it), then one space."""
         base = self.rich_style
-        group_text = fit(group, self._group_width)
-        label_text = fit(label, self._label_width)
+        label_text = fit(label, self._layout.label_width)
+        name = label_text.strip(" ")
+        indent = len(label_text) - len(label_text.lstrip(" "))
+        after = label_text[indent + len(name) :]
         return Strip(
             [
-                Segment(group_text, group_style),
-                Segment(" ", base),
-                Segment(label_text, label_style),
-                Segment(" ", base),
+                Segment(label_text[:indent], base),
+                Segment(name, label_style),
+                Segment(after + " ", base),
             ]
         )
 
-    def _header_line(self) -> tuple[Strip, Strip]:
+    def _header_line(self, scroll_y: int) -> tuple[Strip, Strip]:
         base = self.rich_style
         header = base + self.get_component_rich_style("heatmap--header")
         cursor_label = header + self.get_component_rich_style("heatmap--cursor-label", partial=True)
         grid = self._grid
-        fixed = self._fixed(grid.group_title, grid.corner, header, header)
+        # Scrolled past a group's heading, the header names the group at the top.
+        group = self._group_above(scroll_y)
+        if group is None:
+            fixed = self._fixed(grid.corner, header)
+        else:
+            fixed = self._fixed(group, base + self.get_component_rich_style("heatmap--group"))
         segments = [
             Segment(
                 fit(" " + shorten(title, self._cell_width - 2, cells=True), self._cell_width),
@@ -305,19 +355,23 @@ class Heatmap(ScrollView, can_focus=True):
         ]
         return fixed, Strip(segments)
 
-    def _row_line(self, row: int, first_visible: bool) -> tuple[Strip, Strip]:
+    def _group_above(self, scroll_y: int) -> str | None:
+        """The group of the top visible line when its heading is scrolled out of view."""
+        lines = self._layout.lines
+        if scroll_y <= 0 or scroll_y >= len(lines) or lines[scroll_y].kind == "group":
+            return None
+        for line in reversed(lines[:scroll_y]):
+            if line.kind == "group":
+                return line.text
+        return None
+
+    def _row_line(self, row: int, label: str) -> tuple[Strip, Strip]:
         base = self.rich_style
         grid = self._grid
-        this = grid.rows[row]
-        # The group label shows on a group's first row, and on the top visible row so a
-        # scrolled-down view still says which group it is in.
-        starts_group = row == 0 or grid.rows[row - 1].group != this.group
-        group = this.group if starts_group or first_visible else ""
         label_style = base + self.get_component_rich_style("heatmap--label")
         if row == self.cursor_row:
             label_style += self.get_component_rich_style("heatmap--cursor-label", partial=True)
-        group_style = base + self.get_component_rich_style("heatmap--group")
-        fixed = self._fixed(group, this.label, group_style, label_style)
+        fixed = self._fixed(label, label_style)
         # Partial: only the cursor's text style, so the cell keeps its score colour.
         cursor = self.get_component_rich_style("heatmap--cursor", partial=True)
         segments = []

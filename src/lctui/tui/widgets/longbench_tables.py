@@ -24,7 +24,7 @@ from lctui.analysis.longbench import (
     shown,
 )
 from lctui.core.lengths import format_length
-from lctui.core.text import shorten
+from lctui.core.text import abbreviate
 from lctui.tui.state.longbench import MODE_NAMES
 from lctui.tui.widgets.fitted_table import FittedTable
 
@@ -92,9 +92,11 @@ class ScoreTable(FittedTable):
         for column in self.columns_shown:
             heading = Text(column.heading, justify="right")
             self.add_column(heading, width=column.width, key=column.key)
-        for i, row in enumerate(self.rows_shown):
+        # Models whole where they fit, else cut in the middle so that no two read alike.
+        models = abbreviate([row.model for row in self.rows_shown], model_width - 1)
+        for i, (row, model) in enumerate(zip(self.rows_shown, models, strict=True)):
             self.add_row(
-                Text(shorten(row.model, model_width - 1, cells=True)),
+                Text(model),
                 Text(MODE_NAMES.get(row.task, row.task)),
                 Text(format_length(row.length), justify="right"),
                 *(Text(c.cell(row), justify="right") for c in self.columns_shown),

@@ -3,6 +3,10 @@
 Enter (or a click) ticks a task, or every task of a category; space unfolds a task
 to show its parameters with their defaults. The highlighted node's description is
 posted for the detail line under the tree.
+
+Task names fit the tree's width, never cut at their end (`core.text.fold_names`: a
+family too long for the panel loses its shared prefix, `…offset_query_id`); a task's
+description follows its name where there is room, and the detail line says it all.
 """
 
 from __future__ import annotations
@@ -14,9 +18,15 @@ from rich.text import Text
 from textual.widgets import Tree
 from textual.widgets.tree import TreeNode
 
+from lctui.core.text import fold_names
 from lctui.core.types import ParamSpec, TaskInfo
 from lctui.tasks import Task
 from lctui.tasks.groups import task_groups
+from lctui.tui.widgets.tick_list import UNTICKED, tick_mark
+
+# What a task's line holds before its name: the unfold icon and the tick mark.
+_ICON_WIDTH = 2
+_MIN_DESCRIPTION = 8  # fewer cells left after the name: no description on the line
 
 
 @dataclass(frozen=True)
@@ -53,9 +63,14 @@ def describe_node(node: TaskNode) -> str:
 class TaskTree(Tree[TaskNode]):
     """Tasks by category; `checked` holds the names of the ticked tasks."""
 
+    DEFAULT_CSS = """
+    TaskTree { scrollbar-size-vertical: 1; }
+    """
+
     def __init__(self, tasks: Sequence[Task], *, id: str | None = None) -> None:
         super().__init__("tasks", id=id)
         self.show_root = False
+        self.guide_depth = 2  # the narrowest guides: the names get the room
         self.auto_expand = False  # enter ticks; space (toggle_node) unfolds the parameters
         self.checked: list[str] = []  # in the order ticked, which is the run's order
         self._tasks = {t.name: t for t in tasks}
@@ -63,6 +78,8 @@ class TaskTree(Tree[TaskNode]):
         # needle tasks again (tasks/groups.py); ticking one ticks the task once.
         self._task_nodes: dict[str, TreeNode[TaskNode]] = {}
         self._all_nodes: dict[str, list[TreeNode[TaskNode]]] = {}
+        self._shown: dict[int, str] = {}  # node id -> the name as it fits the width
+        self._fitted_to = 0  # the width the names were fitted to
         for group in task_groups(tasks):
             branch = self.root.add(group.label, data=TaskNode("category", group.label), expand=True)
             for task in group.tasks:
@@ -78,15 +95,47 @@ class TaskTree(Tree[TaskNode]):
                         data=TaskNode("param", param.name, info, param),
                     )
 
-    @staticmethod
-    def _label(info: TaskInfo, checked: bool, unavailable: bool = False) -> Text:
+    def _label(
+        self, info: TaskInfo, checked: bool, unavailable: bool = False, shown: str | None = None
+    ) -> Text:
+        name = info.name if shown is None else shown
+        room = self._fitted_to - len(UNTICKED) - len(name) - 2
         if unavailable:  # greyed out: the detail line says why and where to get the data
-            return Text.assemble(("[-] " + info.name, "dim strike"), ("  no data", "dim italic"))
+            return Text.assemble(
+                (tick_mark(False, available=False) + name, "dim strike"),
+                ("  no data" if room >= len("no data") else "", "dim italic"),
+            )
+        described = room >= _MIN_DESCRIPTION or not self._fitted_to
         return Text.assemble(
-            ("[x] " if checked else "[ ] ", "bold" if checked else ""),
-            (info.name, "bold" if checked else ""),
-            ("  " + info.description, "dim"),
+            (tick_mark(checked), "bold" if checked else ""),
+            (name, "bold" if checked else ""),
+            ("  " + info.description if described else "", "dim"),
         )
+
+    def on_resize(self) -> None:
+        self._fit_names()
+
+    def _fit_names(self) -> None:
+        """Relabel every task for the width the tree has now."""
+        width = self.scrollable_content_region.width
+        if width <= 0 or width == self._fitted_to:
+            return
+        self._fitted_to = width
+        room = width - self.guide_depth - _ICON_WIDTH - len(UNTICKED)
+        for branch in self.root.children:
+            leaves = [leaf for leaf in branch.children if leaf.data is not None]
+            names = fold_names([leaf.data.name for leaf in leaves if leaf.data], room)
+            for leaf, name in zip(leaves, names, strict=True):
+                self._shown[leaf.id] = name
+                self._relabel(leaf)
+
+    def _relabel(self, node: TreeNode[TaskNode]) -> None:
+        data = node.data
+        if data is None or data.info is None or data.kind != "task":
+            return
+        checked = data.name in self.checked
+        missing = data.unavailable is not None
+        node.set_label(self._label(data.info, checked, missing, self._shown.get(node.id)))
 
     def selected_tasks(self) -> list[Task]:
         return [self._tasks[name] for name in self.checked]
@@ -100,8 +149,7 @@ class TaskTree(Tree[TaskNode]):
         elif not checked and name in self.checked:
             self.checked.remove(name)
         for each in self._all_nodes[name]:
-            if each.data is not None and each.data.info is not None:
-                each.set_label(self._label(each.data.info, checked))
+            self._relabel(each)
 
     def toggle(self, node: TreeNode[TaskNode]) -> bool:
         """Tick or untick a task, or all tasks of a category; False for other nodes."""
