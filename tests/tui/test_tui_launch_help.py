@@ -27,7 +27,12 @@ from lctui.tui.app import LctuiApp
 from lctui.tui.screens.launch import LaunchScreen
 from lctui.tui.screens.param_editor import ParamEditor
 from lctui.tui.screens.run import RunScreen
-from lctui.tui.state.launch_choices import DEFAULT_LENGTH, DEFAULT_N
+from lctui.tui.state.launch_choices import (
+    DEFAULT_LENGTH,
+    DEFAULT_N,
+    LaunchChoices,
+    keep_choices,
+)
 from lctui.tui.state.run_options import LONG_S
 from lctui.tui.widgets.run_task_tree import TaskTree
 
@@ -143,6 +148,30 @@ async def test_the_last_run_started_sets_the_screen_next_time(
         assert again.chosen_tokenizer() == "o200k_base"
     state = json.loads((data_dir() / "tui-state.json").read_text())
     assert state["theme"] == app.theme and state["launch"]["tasks"] == ["niah_single_2", "fwe"]
+
+
+@pytest.mark.parametrize("size", SIZES, ids=SIZE_IDS)
+async def test_remembered_choices_that_no_longer_apply_are_said_not_guessed(
+    make_app: Any, size: tuple[int, int]
+) -> None:
+    keep_choices(
+        LaunchChoices(
+            models=("gold", "retired-model"),
+            tasks=("vt", "kilt_nq", "gone_task"),  # kilt_nq: no data here
+            params={"vt": {"num_hops": 3, "num_chains": 10**9}, "gone_task": {"x": 1}},
+        )
+    )
+    app = make_app()
+    async with app.run_test(size=size) as pilot:
+        screen = await _launch(pilot)
+        assert screen.query_one("#models", SelectionList).selected == ["gold"]
+        tree = screen.query_one(TaskTree)
+        assert tree.checked == ["vt"] and tree.overrides == {"vt": {"num_hops": 3}}
+        title, text = _notices(app)[-1]
+        assert title == "Last choices changed"
+        for gone in ("model retired-model: unknown model", "task kilt_nq:", "task gone_task:"):
+            assert gone in text, text
+        assert "vt.num_chains must be within" in text and "gone_task.x:" in text
 
 
 @pytest.mark.parametrize("size", SIZES, ids=SIZE_IDS)

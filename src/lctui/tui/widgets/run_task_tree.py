@@ -80,7 +80,7 @@ class TaskTree(Tree[TaskNode]):
                 self._all_nodes.setdefault(task.name, []).append(leaf)
                 for param in info.params:
                     leaf.add_leaf(
-                        self._param_label(param, None),
+                        self._param_label(param, {}),
                         data=TaskNode("param", param.name, info, param),
                     )
 
@@ -95,12 +95,13 @@ class TaskTree(Tree[TaskNode]):
         )
 
     @staticmethod
-    def _param_label(param: ParamSpec, value: object) -> Text:
-        if value is None:  # the default
+    def _param_label(param: ParamSpec, changed: Mapping[str, Any]) -> Text:
+        """`name = value`; a value set here stands out, its default beside it."""
+        if param.name not in changed:
             return Text.assemble((param.name, "bold"), f" = {shown_value(param.default)}")
         return Text.assemble(
             (param.name, "bold"),
-            (f" = {shown_value(value)}", "bold reverse"),
+            (f" = {shown_value(changed[param.name])}", "bold reverse"),
             (f"  default {shown_value(param.default)}", "dim"),
         )
 
@@ -131,7 +132,7 @@ class TaskTree(Tree[TaskNode]):
             for child in node.children:
                 data = child.data
                 if data is not None and data.param is not None and data.name == name:
-                    child.set_label(self._param_label(data.param, changed.get(name)))
+                    child.set_label(self._param_label(data.param, changed))
 
     def tick_remembered(self, names: Sequence[str]) -> list[str]:
         """Tick tasks by name; a task that is gone or cannot run now is left out, with why."""
@@ -152,13 +153,14 @@ class TaskTree(Tree[TaskNode]):
         dropped = []
         for task, values in overrides.items():
             for name, value in values.items():
+                listed = self._tasks.get(task)
+                if listed is None or name not in listed.params:
+                    dropped.append(f"{task}.{name}: no such parameter now")
+                    continue
                 try:
-                    if task not in self._tasks or name not in self._tasks[task].params:
-                        raise KeyError(name)
-                    self._tasks[task].with_params({**self.overrides.get(task, {}), name: value})
-                except (KeyError, LctuiError) as exc:
-                    why = str(exc) if isinstance(exc, LctuiError) else "no such parameter now"
-                    dropped.append(f"{task}.{name}: {why}")
+                    listed.with_params({**self.overrides.get(task, {}), name: value})
+                except LctuiError as exc:  # the task's bounds changed since
+                    dropped.append(f"{task}.{name}: {exc}")
                     continue
                 self.set_param(task, name, value)
         return dropped
