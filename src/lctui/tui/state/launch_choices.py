@@ -3,8 +3,8 @@ between sessions, the problems that keep a run from starting, and the command li
 run records.
 
 The defaults finish in minutes on the embedded model on a laptop's CPU: 2K tokens and
-n = 3 (the shipped sample runs measure about 345 prompt tokens a second on 2 cores, so
-a task takes about 20 s and the twelve synthetic tasks about 4 minutes; the estimate
+n = 3 (the shipped sample runs took about 7 s per 2K example on 2 CPU cores, so a task
+takes about 20 s and RULER's eleven synthetic tasks about 4 to 5 minutes; the estimate
 line says so before anything starts). Once a run has started, its choices are what
 the screen opens with next time (tui/state/ui_state.py).
 
