@@ -258,7 +258,7 @@ async def test_n_and_g_scroll_to_the_marked_spans(make_app: MakeApp, results_db:
         assert view.selected == 0
         gold = next(s for s in view.spans if s.kind == "gold")
         assert view.text[gold.start : gold.end] == "ZGUJK"
-        assert view.border_subtitle == "needle asked 1/5"
+        assert view.border_subtitle == "needle 1 of 5 · asked"
 
 
 @pytest.mark.parametrize("width", [1, 7, 30])

@@ -145,7 +145,7 @@ async def _check_both_calls(pilot: Pilot[Any], screen: InspectorScreen, narrow: 
     await pilot.press("n")
     await pilot.pause()
     assert view.selected is not None and view.targets[view.selected] == marker
-    assert view.border_subtitle == "cut 1/1"
+    assert view.border_subtitle == "cut 1 of 1"
     row = _marker_line(view)
     assert row is not None
     lines = rendered(view)

@@ -18,11 +18,13 @@ from textual.widgets._select import SelectCurrent
 from helpers.pilot import rendered, settle, until
 from lctui.cli import main as cli_main
 from lctui.core.config import Config
+from lctui.core.lengths import format_length
 from lctui.core.text import fold_names
 from lctui.engine import published_run
 from lctui.tui.app import LctuiApp
 from lctui.tui.screens.compare import CompareScreen
 from lctui.tui.screens.launch import LaunchScreen
+from lctui.tui.state.launch_choices import DEFAULT_LENGTH
 from lctui.tui.widgets.heat_legend import SCORE_SAMPLES, HeatLegend
 from lctui.tui.widgets.heatmap import HeatCell, Heatmap
 from lctui.tui.widgets.run_task_tree import TaskTree
@@ -115,7 +117,8 @@ async def test_launch_ticks_read_the_same_everywhere_and_task_names_fit(
         )
         assert all(line.startswith("[ ] ") for line in rendered(models) if line.strip())
         ticked = [line for line in rendered(lengths) if line.startswith("[x] ")]
-        assert ticked == [line for line in rendered(lengths) if line.startswith("[x] 4k")]
+        default = f"[x] {format_length(DEFAULT_LENGTH)}"
+        assert ticked == [line for line in rendered(lengths) if line.startswith(default)]
         await pilot.press("space")  # the first model
         await settle(pilot)
         assert rendered(models)[0].startswith("[x] ")

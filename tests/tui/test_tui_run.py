@@ -27,6 +27,7 @@ from lctui.tasks import select_tasks
 from lctui.tui.app import LctuiApp
 from lctui.tui.screens.launch import LaunchScreen
 from lctui.tui.screens.run import RunScreen
+from lctui.tui.state.launch_choices import DEFAULT_LENGTH
 from lctui.tui.state.run_options import LENGTH_CHOICES
 from lctui.tui.widgets.run_task_tree import TaskTree
 from lctui.tui.widgets.stream_panel import StreamPanel
@@ -193,7 +194,9 @@ async def test_numbers_out_of_bounds_are_refused_with_the_reason(
         screen.query_one("#seed", Input).value = seed
         await pilot.pause()
         if n == "3000000000":  # the estimate line says it as soon as n is typed
-            assert "! n must be at most 2,147,483,647" in _flat(screen.query_one("#estimate"))
+            assert "! n per cell must be at most 2,147,483,647" in _flat(
+                screen.query_one("#estimate")
+            )
         await pilot.press("ctrl+s")
         await pilot.pause()
         assert message in _errors(screen) and message in _notified(app)
@@ -246,13 +249,14 @@ async def test_the_estimate_counts_examples_and_tokens(make_app: Any) -> None:
         await _tick_tasks(pilot, screen, ["niah_single_1", "vt"])
         await pilot.pause()
         line = _flat(screen.query_one("#estimate"))
-        assert "= 20 examples, 82K prompt tokens" in line  # 2 tasks x 4096 x 10
-        assert "no measurement yet" in line
+        # 2 tasks x the default 2048 tokens x the default n 3
+        assert line.startswith("Estimate duration unknown 6 examples (1 model x 2 tasks")
+        assert "x 1 length x n 3), 12K prompt tokens; no run measured yet" in line
         screen.query_one("#models", SelectionList).select("gold")  # measured in the template
         await until(pilot, lambda: bool(screen.throughput))
         await pilot.pause()
         line = _flat(screen.query_one("#estimate"))
-        assert "40 examples" in line and "no measurement yet for smollm2-135m" in line
+        assert "12 examples" in line and "no run measured yet for smollm2-135m" in line
 
 
 # -- live screen ---------------------------------------------------------------------------
@@ -266,7 +270,7 @@ async def test_gold_run_started_from_the_launch_screen_completes(
         screen = await _launch(pilot)
         screen.query_one("#models", SelectionList).select("gold")
         lengths = screen.query_one("#lengths", SelectionList)
-        lengths.deselect(4096)
+        lengths.deselect(DEFAULT_LENGTH)
         lengths.select(1024)
         await _tick_tasks(pilot, screen, FRESH_TASKS.split(","))
         screen.query_one("#n", Input).value = "2"

@@ -23,6 +23,7 @@ from lctui.tui.screens.launch import LaunchScreen
 from lctui.tui.screens.quit_runs import QuitRunsScreen
 from lctui.tui.screens.run import RunScreen
 from lctui.tui.screens.runs import RunsScreen
+from lctui.tui.state.launch_choices import DEFAULT_LENGTH
 from lctui.tui.state.run_manager import CANCELLED, FINISHED, PAUSED, ManagedRun
 from lctui.tui.state.run_rows import COLUMNS
 from lctui.tui.widgets.run_task_tree import TaskTree
@@ -190,7 +191,7 @@ async def test_the_launch_screen_starts_a_run_while_another_goes(make_app: Any) 
         assert isinstance(launch, LaunchScreen)
         launch.query_one("#models", SelectionList).select("gold")
         lengths = launch.query_one("#lengths", SelectionList)
-        lengths.deselect(4096)
+        lengths.deselect(DEFAULT_LENGTH)
         lengths.select(1024)
         tree = launch.query_one(TaskTree)
         tree.focus()

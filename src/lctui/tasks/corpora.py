@@ -29,8 +29,23 @@ NOISE_SENTENCES = (
 )
 
 _BRACKETED_NOTE = re.compile(r"\s*\[[^\]\n]{1,80}\]")
-# A sentence ends at . ! or ? followed by whitespace and an upper-case letter or quote.
-_SENTENCE_END = re.compile(r"(?<=[.!?])[\"')\]]?\s+(?=[\"'(A-Z])")
+# A sentence may end at . ! or ? (a closing quote or bracket after it stays with it),
+# followed by whitespace and an upper-case letter, a quote or a bracket.
+_SENTENCE_END = re.compile(r"(?:(?<=[.!?])|(?<=[.!?][\"')\]]))\s+(?=[\"'(A-Z])")
+# Words whose period rarely ends a sentence: titles, honorifics, months and other short
+# forms found in the prose ("St. John", "Mr. Lincoln", "Gen. Grant", "Jan. 1").
+ABBREVIATIONS = frozenset(
+    (
+        *("Mr", "Mrs", "Ms", "Messrs", "Dr", "St", "Ste", "Mt", "Ft", "Jr", "Sr", "Hon"),
+        *("Rev", "Gen", "Gov", "Sen", "Rep", "Lt", "Col", "Maj", "Capt", "Cmdr", "Adm"),
+        *("Sgt", "Prof", "Pres", "Supt", "Atty", "Esq", "Co", "Corp", "Inc", "Ltd", "Bros"),
+        *("No", "Nos", "Vol", "Art", "Sec", "Ch", "Fig", "Ave", "vs", "etc", "viz", "cf"),
+        *("Jan", "Feb", "Mar", "Apr", "Jun", "Jul", "Aug", "Sep", "Sept", "Oct", "Nov", "Dec"),
+        "approx",
+    )
+)
+# An initial or a dotted acronym: "J.", "U.S.", "D.C.", "e.g.".
+_INITIALS = re.compile(r"(?:[A-Za-z]\.)+")
 
 
 def _package_dir(module: str, pip_name: str, purpose: str) -> Path:
@@ -40,14 +55,35 @@ def _package_dir(module: str, pip_name: str, purpose: str) -> Path:
     return Path(spec.origin).parent
 
 
+def sure_end(sentence: str) -> bool:
+    """Whether the mark that ends `sentence` surely ends a sentence: not the period of
+    an abbreviation, an initial, an acronym or an ellipsis ("St." of "St. John")."""
+    last = sentence.rsplit(" ", 1)[-1].rstrip("\"')]")
+    if not last.endswith("."):
+        return True  # ! and ? end sentences
+    word = last.lstrip("\"'([")
+    if word.endswith("..") or _INITIALS.fullmatch(word):
+        return False
+    return word[:-1] not in ABBREVIATIONS
+
+
 def split_sentences(text: str) -> list[str]:
-    """Split prose into sentences; whitespace inside a sentence is collapsed."""
+    """Split prose into sentences at the boundaries the splitter is sure of (never after
+    "St." or "U.S."), so that text inserted between two of them never lands inside one;
+    whitespace inside a sentence is collapsed."""
     out: list[str] = []
     for paragraph in text.split("\n"):
         paragraph = " ".join(paragraph.split())
         if not paragraph:
             continue
-        out.extend(part.strip() for part in _SENTENCE_END.split(paragraph) if part.strip())
+        parts = [part.strip() for part in _SENTENCE_END.split(paragraph) if part.strip()]
+        merged: list[str] = []
+        for part in parts:
+            if merged and not sure_end(merged[-1]):
+                merged[-1] += " " + part  # the split was after an abbreviation: undo it
+            else:
+                merged.append(part)
+        out.extend(merged)
     return out
 
 

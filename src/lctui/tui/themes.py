@@ -6,7 +6,6 @@ Theme files are looked up in the ones lctui ships (`lctui/resources/themes`),
 
 from __future__ import annotations
 
-import json
 import os
 import sys
 from dataclasses import fields
@@ -14,8 +13,8 @@ from pathlib import Path
 
 from textual.theme import Theme
 
-from lctui.core.paths import data_dir
 from lctui.resources import themes_dir
+from lctui.tui.state.ui_state import recall, remember
 
 if sys.version_info >= (3, 11):
     import tomllib
@@ -54,27 +53,13 @@ def load_themes() -> dict[str, Theme]:
 THEME_ERRORS: list[str] = []
 
 
-def _state_file() -> Path:
-    return data_dir() / "tui-state.json"
-
-
 def remembered_theme() -> str | None:
-    try:
-        value = json.loads(_state_file().read_text(encoding="utf-8")).get("theme")
-    except (OSError, ValueError):
-        return None
+    value = recall("theme")
     return value if isinstance(value, str) else None
 
 
 def remember_theme(name: str) -> None:
-    path = _state_file()
-    try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        tmp = path.with_suffix(".tmp")
-        tmp.write_text(json.dumps({"theme": name}), encoding="utf-8")
-        tmp.replace(path)
-    except OSError:
-        pass  # not being able to remember a theme must not break the app
+    remember("theme", name)
 
 
 def initial_theme(available: dict[str, Theme]) -> str:

@@ -46,7 +46,8 @@ from lctui.tui.inspector_actions import (
 from lctui.tui.screens.base import LctuiScreen, PendingQuery
 from lctui.tui.screens.model_picker import ModelPicker
 from lctui.tui.state.longbench import calls_of, example_facts
-from lctui.tui.state.prompt_shown import MarkedSpan, in_prompt, prompt_shown
+from lctui.tui.state.prompt_marks import MarkedSpan, in_prompt
+from lctui.tui.state.prompt_shown import prompt_shown
 from lctui.tui.widgets.example_context import ExampleContextPanel
 from lctui.tui.widgets.key_footer import KeyFooter
 from lctui.tui.widgets.passage_list import PassagePanel
@@ -300,7 +301,7 @@ class InspectorScreen(LctuiScreen):
     def _show_prompt(self, record: GenerationRecord) -> None:
         view = self.query_one("#prompt", PromptView)
         shown = prompt_shown(record, self.call)
-        view.load(shown.text, shown.spans)
+        view.load(shown.text, shown.spans, found=shown.found, unmarked=shown.unmarked)
         view.border_title = shown.title
 
     # -- panels ----------------------------------------------------------------------
@@ -331,16 +332,16 @@ class InspectorScreen(LctuiScreen):
     def _on_prompt(
         self,
         move: Callable[[PromptView], MarkedSpan | None],
-        missing: str,
+        to: str = "needle",
         keep_focus: bool = False,
     ) -> None:
-        """Run a jump on the prompt, showing its panel first when it is a hidden tab;
-        `keep_focus`: where the prompt is in view, the focus stays where it is."""
+        """Jump `to` a needle or gold value, showing the prompt's tab first (`keep_focus`:
+        unless it is in view); finding nothing says why (what the prompt holds)."""
         view = self.query_one("#prompt", PromptView)
 
         def jump() -> None:
             if move(view) is None:
-                self.notify(missing, title="Prompt", severity="warning")
+                self.notify(view.nothing_to_jump(to), title=f"No {to} here", severity="warning")
 
         if self.has_class("-narrow") and self.panel != "prompt":
             self.action_show_panel("prompt")
@@ -358,7 +359,7 @@ class InspectorScreen(LctuiScreen):
             return
         listed = event.passage
         span = in_prompt(record, listed.start, listed.end, "passage", listed.label)
-        self._on_prompt(lambda view: view.show_span(span), "", keep_focus=True)
+        self._on_prompt(lambda view: view.show_span(span), "passage", keep_focus=True)
 
     def action_switch_call(self) -> None:
         """Show the prompt of the other call of a two-call answer (the key is enabled
@@ -377,13 +378,13 @@ class InspectorScreen(LctuiScreen):
         return True
 
     def action_next_span(self) -> None:
-        self._on_prompt(PromptView.select_next, "This example marks no needle.")
+        self._on_prompt(PromptView.select_next)
 
     def action_previous_span(self) -> None:
-        self._on_prompt(PromptView.select_previous, "This example marks no needle.")
+        self._on_prompt(PromptView.select_previous)
 
     def action_gold(self) -> None:
-        self._on_prompt(PromptView.select_first_gold, "No gold value is marked in the context.")
+        self._on_prompt(PromptView.select_first_gold, "gold")
 
     def action_back(self) -> None:
         self.app.pop_screen()

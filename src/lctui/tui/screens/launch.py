@@ -1,21 +1,27 @@
 """The launch screen: pick models, tasks, lengths, n and seed; see the cost; start.
 
-Lengths above a chosen model's window are disabled with the reason (windows come
-from settings and config files, not from loading weights). Start (the button,
-ctrl+s, or enter in n/seed) validates everything and says what is wrong, both as a
-notification and in the error line, before anything runs.
+It opens on the choices of the last run started here, or on defaults that finish in
+minutes on the embedded model (tui/state/launch_choices.py). The estimate line puts the
+duration first, coloured by how long it is, and names a smaller run that finishes in
+minutes when the choices would take long. Lengths above a chosen model's window are
+disabled with the reason (windows come from settings and config files, not from loading
+weights). Enter on a task's parameter edits it, checked as `--set` checks it. Start
+(the button, ctrl+s, or enter in n/seed) validates everything and says what is wrong,
+both as a notification titled by what happened and in the error line, before anything
+runs; a message in the error line goes as soon as it no longer holds.
 """
 
 from __future__ import annotations
 
 import platform
-from collections.abc import Callable
-from typing import ClassVar
+from pathlib import Path
+from typing import Any, ClassVar
 
 from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical
+from textual.content import Content
 from textual.widgets import (
     Button,
     Input,
@@ -29,23 +35,35 @@ from textual.widgets.selection_list import Selection
 
 from lctui.backends import builtin_models, declared_window, resolve_model
 from lctui.cli.data_option import listed_tasks
-from lctui.core.bounds import check_n, check_seed
 from lctui.core.errors import UserInputError
 from lctui.core.lengths import format_length
 from lctui.core.types import ModelSpec
 from lctui.engine import RunRequest
-from lctui.engine.plan import MODEL_TOKENIZER
 from lctui.tasks import all_tasks
-from lctui.tasks.tokenizers import REFERENCE_TOKENIZERS
 from lctui.tui.screens.base import LctuiScreen, on_a_cursor
+from lctui.tui.screens.param_editor import ParamEditor
+from lctui.tui.state.launch_choices import (
+    TASK_DEFAULT,
+    TOKENIZER_HELP,
+    TOKENIZER_OPTIONS,
+    LaunchChoices,
+    Problem,
+    check_param,
+    choice_problems,
+    keep_choices,
+    last_choices,
+    notice_title,
+    read_number,
+    run_argv,
+    shown_value,
+    still_holding,
+)
 from lctui.tui.state.run_options import (
     LENGTH_CHOICES,
-    describe,
-    estimate,
+    estimate_line,
     is_url,
     model_prompt,
     read_throughput,
-    too_long,
     unreachable,
     url_spec,
 )
@@ -53,19 +71,13 @@ from lctui.tui.widgets.key_footer import KeyFooter
 from lctui.tui.widgets.run_task_tree import TaskNode, TaskTree, describe_node
 from lctui.tui.widgets.tick_list import TickList
 
-DEFAULT_LENGTH = 4096
-TASK_DEFAULT = "default"
-# What `--tokenizer` offers (engine.plan): the value None stands for is the tasks' default.
-TOKENIZER_OPTIONS = [
-    ("task default", TASK_DEFAULT),
-    *((f"{name} (all)", name) for name in REFERENCE_TOKENIZERS),
-    ("each model's own", MODEL_TOKENIZER),
-]
-TOKENIZER_HELP = (
-    "task default: LIFBench tasks count with o200k_base as in their paper, the others with "
-    "each model's own tokenizer. A reference tokenizer (all) makes every model read the "
-    "same examples, so their results pair for a comparison."
-)
+# The estimate's duration, coloured by how long the run would take.
+LEVEL_STYLES = {
+    "short": "bold $success",
+    "long": "bold $warning",
+    "very long": "bold $error",
+    "unknown": "bold $text-muted",
+}
 
 
 class LaunchScreen(LctuiScreen):
@@ -89,7 +101,7 @@ class LaunchScreen(LctuiScreen):
     LaunchScreen .field Label { width: 12; }
     LaunchScreen .field Input { width: 1fr; }
     LaunchScreen #tokenizer { width: 1fr; }
-    LaunchScreen #estimate { height: auto; padding: 0 1; }
+    LaunchScreen #estimate { height: auto; max-height: 3; padding: 0 1; }
     LaunchScreen #launch-error { height: auto; max-height: 4; padding: 0 1; }
     LaunchScreen #start-row { height: 1; padding: 0 1; }
     LaunchScreen #start-row Label { padding: 0 2; color: $text-muted; }
@@ -116,6 +128,8 @@ class LaunchScreen(LctuiScreen):
         self.specs: dict[str, ModelSpec] = {}
         self.windows: dict[str, int | None] = {}
         self.throughput: dict[str, float] = {}
+        self.problems: list[Problem] = []  # those the error line shows
+        self.choices: LaunchChoices = last_choices()
 
     # -- layout ---------------------------------------------------------------------------
 
@@ -123,6 +137,7 @@ class LaunchScreen(LctuiScreen):
         for spec in [*self.lctui.config.models.values(), *builtin_models()]:
             self.specs.setdefault(spec.name, spec)
         self.windows = {name: declared_window(spec) for name, spec in self.specs.items()}
+        choices = self.choices
         with Horizontal(id="launch-panels"):
             with Vertical(id="models-panel", classes="panel") as models:
                 models.border_title = "Models (F2)"
@@ -143,20 +158,21 @@ class LaunchScreen(LctuiScreen):
             with Vertical(id="lengths-panel", classes="panel") as lengths:
                 lengths.border_title = "Lengths (F4)"
                 yield TickList[int](
-                    *(Selection(format_length(n), n, n == DEFAULT_LENGTH) for n in LENGTH_CHOICES),
+                    *(Selection(format_length(n), n, n in choices.lengths) for n in LENGTH_CHOICES),
                     id="lengths",
                 )
                 yield Static("", id="length-note")
                 with Horizontal(classes="field"):
                     yield Label("n (F5)")
-                    yield Input("10", type="integer", id="n", compact=True)
+                    yield Input(str(choices.n), type="integer", id="n", compact=True)
                 with Horizontal(classes="field"):
                     yield Label("seed (F6)")
-                    yield Input("0", type="integer", id="seed", compact=True)
+                    yield Input(str(choices.seed), type="integer", id="seed", compact=True)
                 yield Label("count tokens with (F7)", classes="field")
+                offered = {value for _, value in TOKENIZER_OPTIONS}
                 picker = Select[str](
                     TOKENIZER_OPTIONS,
-                    value=TASK_DEFAULT,
+                    value=choices.tokenizer if choices.tokenizer in offered else TASK_DEFAULT,
                     allow_blank=False,
                     compact=True,
                     id="tokenizer",
@@ -172,9 +188,33 @@ class LaunchScreen(LctuiScreen):
 
     def on_mount(self) -> None:
         self.query_one("#models").focus()
+        self._restore(self.choices)
         self._update_lengths()
         self._update_estimate()
         self._load_throughput()
+
+    def _restore(self, choices: LaunchChoices) -> None:
+        """Tick the remembered models and tasks and set their parameters; what is gone
+        (a model no longer configured, a task without its data) is said, not guessed."""
+        gone: list[str] = []
+        models = self.query_one("#models", SelectionList)
+        for name in choices.models:
+            if name not in self.specs:
+                try:
+                    self._add_spec(url_spec(name) if is_url(name) else self._resolve(name))
+                except UserInputError as exc:
+                    gone.append(f"model {name}: {exc}")
+                    continue
+            models.select(name)
+        tree = self.query_one(TaskTree)
+        gone += tree.tick_remembered(choices.tasks)
+        gone += tree.set_params(choices.params)
+        if gone:
+            self.notify(
+                "Not restored from the last run:\n" + "\n".join(gone),
+                title="Last choices changed",
+                severity="warning",
+            )
 
     def on_screen_resume(self) -> None:
         # Back from a run: it measured throughput, so the estimate can use it.
@@ -207,38 +247,57 @@ class LaunchScreen(LctuiScreen):
     def chosen_lengths(self) -> list[int]:
         return sorted(self.query_one("#lengths", SelectionList).selected)
 
-    def _number(self, widget_id: str, label: str, check: Callable[[int, str], int]) -> int | str:
-        """The integer in an Input if `check` (a core.bounds check) accepts it, else a
-        message saying what is wrong with it."""
-        raw = self.query_one(f"#{widget_id}", Input).value.strip()
-        try:
-            return check(int(raw), label)
-        except ValueError:
-            return f"{label} must be a whole number, not {raw!r}"
-        except UserInputError as exc:
-            return str(exc)
+    def _number(self, field: str) -> int | Problem:
+        """n or seed, as typed, if it is a whole number within bounds, else the problem."""
+        return read_number(field, self.query_one(f"#{field}", Input).value)
 
     # -- reacting ---------------------------------------------------------------------------
 
     @on(SelectionList.SelectedChanged, "#models")
     def _models_changed(self) -> None:
         self._update_lengths()
-        self._update_estimate()
+        self._changed()
 
     @on(SelectionList.SelectedChanged, "#lengths")
     @on(Input.Changed, "#n, #seed")
-    def _inputs_changed(self) -> None:
+    @on(Select.Changed, "#tokenizer")
+    def _changed(self) -> None:
         self._update_estimate()
+        self._recheck()
 
     @on(Tree.NodeSelected, "#tasks")
     def _task_selected(self, event: Tree.NodeSelected[TaskNode]) -> None:
-        if self.query_one(TaskTree).toggle(event.node):
-            self._update_estimate()
+        data = event.node.data
+        if data is not None and data.kind == "param":
+            self._edit_param(data)
+        elif self.query_one(TaskTree).toggle(event.node):
+            self._changed()
 
     @on(Tree.NodeHighlighted, "#tasks")
     def _task_highlighted(self, event: Tree.NodeHighlighted[TaskNode]) -> None:
         if event.node.data is not None:
             self.query_one("#task-detail", Static).update(describe_node(event.node.data))
+
+    def _edit_param(self, node: TaskNode) -> None:
+        """Open the editor on a task's parameter; keep what it returns."""
+        if node.info is None or node.param is None:
+            return
+        tree = self.query_one(TaskTree)
+        task, name = tree.listed_task(node.info.name), node.name
+        changed = tree.overrides.get(task.name, {})
+        current = changed.get(name, task.params[name])
+
+        def check(raw: str) -> Any:
+            others = {k: v for k, v in changed.items() if k != name}
+            return check_param(task, others, name, raw)
+
+        def edited(result: tuple[Any] | None) -> None:
+            if result is not None:
+                tree.set_param(task.name, name, result[0])
+                self._changed()
+
+        editor = ParamEditor(task.name, node.param, shown_value(current), check)
+        self.app.push_screen(editor, edited)
 
     def _update_lengths(self) -> None:
         """Disable the lengths above the smallest window of the chosen models, with why."""
@@ -264,17 +323,17 @@ class LaunchScreen(LctuiScreen):
             for name, w in sorted(known.items(), key=lambda item: item[1])
             if w < LENGTH_CHOICES[-1]
         ]
-        self.query_one("#length-note", Static).update("\n".join(notes))
         if dropped:
             message = f"unticked {', '.join(dropped)}: above the window of a chosen model"
-            self.query_one("#launch-error", Static).update(f"! {message}")
-            self.notify(message, severity="warning")
+            notes.insert(0, f"! {message}")
+            self.notify(message, title="Lengths unticked", severity="warning")
+        self.query_one("#length-note", Static).update("\n".join(notes))
 
     def _update_estimate(self) -> None:
         models = [m.name for m in self.chosen_models()]
         tasks = len(self.query_one(TaskTree).checked)
         lengths = self.chosen_lengths()
-        n = self._number("n", "n", check_n)
+        n = self._number("n")
         line = self.query_one("#estimate", Static)
         if not (models and tasks and lengths):
             line.update(
@@ -282,13 +341,38 @@ class LaunchScreen(LctuiScreen):
                 "tick one of each to see the cost"
             )
             return
-        if isinstance(n, str):  # what is wrong with n, as soon as it is typed
-            line.update(f"! {n}")
+        if isinstance(n, Problem):  # what is wrong with n, as soon as it is typed
+            line.update(Content.styled(f"! {n.text}", "$text-warning"))
             return
-        est = estimate(models, tasks, lengths, n, self.throughput)
-        line.update(describe(est, len(models), tasks, len(lengths), n))
+        shown = estimate_line(models, tasks, lengths, n, self.throughput)
+        parts: list[str | tuple[str, str]] = [
+            ("Estimate ", "bold"),
+            (shown.duration, LEVEL_STYLES[shown.level]),
+            f"  {shown.detail}",
+        ]
+        if shown.advice:
+            parts.append((f"\nto finish in minutes: {shown.advice}", "$text-muted"))
+        line.update(Content.assemble(*parts))
 
     # -- adding a model ---------------------------------------------------------------------
+
+    def _resolve(self, text: str) -> ModelSpec:
+        """A configured or built-in model, or a checkpoint by path; raises UserInputError."""
+        return resolve_model(text, self.lctui.config.models)
+
+    def _add_spec(self, spec: ModelSpec) -> None:
+        if spec.name not in self.specs:
+            self.specs[spec.name] = spec
+            self.windows[spec.name] = declared_window(spec)
+            prompt = model_prompt(spec, self.windows[spec.name])
+            self.query_one("#models", SelectionList).add_option(Selection(prompt, spec.name))
+
+    @on(Input.Changed, "#add-model")
+    def _add_model_edited(self) -> None:
+        # What was said about the last text typed there no longer holds.
+        if any(p.about.startswith("add:") for p in self.problems):
+            kept = [p for p in self.problems if not p.about.startswith("add:")]
+            self._show_problems(kept, notify=False)
 
     @on(Input.Submitted, "#add-model")
     async def _add_model(self, event: Input.Submitted) -> None:
@@ -296,35 +380,72 @@ class LaunchScreen(LctuiScreen):
         if not text:
             return
         try:
-            spec = url_spec(text) if is_url(text) else resolve_model(text, self.lctui.config.models)
+            spec = url_spec(text) if is_url(text) else self._resolve(text)
         except UserInputError as exc:
-            self._show_errors([str(exc)])
+            if is_url(text):
+                title = "Invalid endpoint URL"
+            elif Path(text).expanduser().exists():
+                title = "Not a model checkpoint"
+            else:
+                title = "Model not found"
+            self._show_problems([Problem(f"add:{text}", title, str(exc))])
             return
-        models = self.query_one("#models", SelectionList)
-        if spec.name not in self.specs:
-            self.specs[spec.name] = spec
-            self.windows[spec.name] = declared_window(spec)
-            models.add_option(Selection(model_prompt(spec, self.windows[spec.name]), spec.name))
-        models.select(spec.name)
+        self._add_spec(spec)
+        self.query_one("#models", SelectionList).select(spec.name)
         event.input.value = ""
-        self._show_errors([])
+        self._show_problems([p for p in self.problems if not p.about.startswith("add:")])
         if spec.backend == "openai":
-            reason = await unreachable(spec)
-            if reason:
-                self._show_errors([f"{spec.name}: {reason}"])
+            problem = await self._endpoint_problem(spec)
+            if problem.title == "Endpoint unreachable":
+                self._show_problems([*self.problems, problem])
             else:
                 self.notify(
                     f"{spec.name} answers, but the openai backend arrives in a later version "
                     "of lctui: it cannot be run yet.",
+                    title="Backend not available yet",
                     severity="warning",
                 )
 
-    # -- starting -----------------------------------------------------------------------------
+    async def _endpoint_problem(self, spec: ModelSpec) -> Problem:
+        reason = await unreachable(spec)
+        if reason:
+            return Problem(
+                f"endpoint:{spec.name}", "Endpoint unreachable", f"{spec.name}: {reason}"
+            )
+        text = f"{spec.name}: the openai backend arrives in a later version of lctui"
+        return Problem(f"endpoint:{spec.name}", "Backend not available yet", text)
 
-    def _show_errors(self, errors: list[str]) -> None:
-        self.query_one("#launch-error", Static).update("\n".join(f"✗ {e}" for e in errors))
-        if errors:
-            self.notify("\n".join(errors), title="Cannot start", severity="error")
+    # -- problems -----------------------------------------------------------------------------
+
+    def _show_problems(self, problems: list[Problem], *, notify: bool = True) -> None:
+        self.problems = problems
+        line = self.query_one("#launch-error", Static)
+        line.update("\n".join(f"✗ {p.text}" for p in problems))
+        if problems and notify:
+            text = "\n".join(p.text for p in problems)
+            self.notify(text, title=notice_title(problems), severity="error")
+
+    def _current_problems(self) -> list[Problem]:
+        """What is wrong with the choices now, without asking endpoints."""
+        models = self.chosen_models()
+        return choice_problems(
+            [m.name for m in models],
+            len(self.query_one(TaskTree).checked),
+            self.chosen_lengths(),
+            (self._number("n"), self._number("seed")),
+            {m.name: self.windows.get(m.name) for m in models},
+        )
+
+    def _recheck(self) -> None:
+        """Keep in the error line only the problems that still hold (new ones wait for
+        Start)."""
+        if self.problems:
+            chosen = {m.name for m in self.chosen_models()}
+            kept = still_holding(self.problems, self._current_problems(), chosen)
+            if kept != self.problems:
+                self._show_problems(kept, notify=False)
+
+    # -- starting -----------------------------------------------------------------------------
 
     @on(Button.Pressed, "#start")
     @on(Input.Submitted, "#n, #seed")
@@ -334,43 +455,39 @@ class LaunchScreen(LctuiScreen):
     async def action_start(self) -> None:
         request = await self.validate()
         if request is not None:
-            self._show_errors([])
+            self._show_problems([])
+            keep_choices(self._choices_now())
             self.lctui.start_run(request)
+
+    def _choices_now(self) -> LaunchChoices:
+        tree = self.query_one(TaskTree)
+        n = self._number("n")
+        seed = self._number("seed")
+        return LaunchChoices(
+            models=tuple(m.name for m in self.chosen_models()),
+            tasks=tuple(tree.checked),
+            params={task: dict(values) for task, values in tree.overrides.items()},
+            lengths=tuple(self.chosen_lengths()),
+            n=n if isinstance(n, int) else self.choices.n,
+            seed=seed if isinstance(seed, int) else self.choices.seed,
+            tokenizer=self.chosen_tokenizer(),
+        )
 
     async def validate(self) -> RunRequest | None:
         """The RunRequest of the choices, or None after showing every problem."""
-        errors: list[str] = []
+        problems = self._current_problems()
         models = self.chosen_models()
-        tasks = self.query_one(TaskTree).selected_tasks()
-        lengths = self.chosen_lengths()
-        if not models:
-            errors.append("choose at least one model (space ticks it)")
-        if not tasks:
-            errors.append("choose at least one task (enter ticks it, or a whole category)")
-        if not lengths:
-            errors.append("choose at least one length")
-        n = self._number("n", "n per cell", check_n)
-        seed = self._number("seed", "seed", check_seed)
-        errors += [v for v in (n, seed) if isinstance(v, str)]
-        errors += too_long(lengths, {m.name: self.windows.get(m.name) for m in models})
-        for spec in models:
-            if spec.backend == "openai":
-                reason = await unreachable(spec)
-                errors.append(
-                    f"{spec.name}: {reason}"
-                    if reason
-                    else f"{spec.name}: the openai backend arrives in a later version of lctui"
-                )
-        if errors or isinstance(n, str) or isinstance(seed, str):
-            self._show_errors(errors)
+        problems += [await self._endpoint_problem(m) for m in models if m.backend == "openai"]
+        n, seed = self._number("n"), self._number("seed")
+        if problems or isinstance(n, Problem) or isinstance(seed, Problem):
+            self._show_problems(problems)
             return None
-        argv = ["run", *(a for m in models for a in ("--model", m.name))]
-        argv += ["--tasks", ",".join(t.name for t in tasks)]
-        argv += ["--lengths", ",".join(format_length(x) for x in lengths)]
-        argv += ["--n", str(n), "--seed", str(seed)]
+        tree = self.query_one(TaskTree)
+        tasks = tree.selected_tasks()
+        lengths = self.chosen_lengths()
         tokenizer = self.chosen_tokenizer()
-        if tokenizer is not None:
-            argv += ["--tokenizer", tokenizer]
+        names = [m.name for m in models]
+        argv = run_argv(names, tree.checked, tree.overrides, lengths, n, seed, tokenizer)
         try:
             return RunRequest(
                 models=models,
@@ -382,5 +499,5 @@ class LaunchScreen(LctuiScreen):
                 command={"argv": argv, "host": platform.node(), "source": "tui"},
             )
         except UserInputError as exc:  # the bounds of the whole run (core.bounds)
-            self._show_errors([str(exc)])
+            self._show_problems([Problem("bounds", "Run too large", str(exc))])
             return None

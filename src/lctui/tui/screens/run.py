@@ -6,6 +6,11 @@ the buffer into the run's `RunState` and redraws what changed, so drawing never 
 the engine and a burst of tokens costs one frame. Keys: p pause/resume, c cancel, f/tab
 next example, shift+tab previous, l follow the newest, enter inspect, escape back.
 
+Pausing stops new examples from starting; those already streaming finish (a request
+cannot be held half-way on every backend: vLLM and HF generate on their own), and the
+status line and the stream panel say so. Time to first token counts as soon as a
+stream's first text arrives, not when the example ends.
+
 Leaving the view (escape, or any other screen) never stops the run; cancelling is `c`
 here or on the Runs screen. Opening the view again shows the run as it is by then,
 focused where it was.
@@ -56,7 +61,13 @@ class RunScreen(LctuiScreen):
     RunScreen #run-servers { height: auto; max-height: 8; padding: 0 1; display: none; }
     """
     BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("p", "pause", "Pause/resume", id="run-pause"),
+        Binding(
+            "p",
+            "pause",
+            "Pause/resume",
+            id="run-pause",
+            tooltip="Pause: no new example starts; those running finish. p again resumes",
+        ),
         Binding("c", "cancel_run", "Cancel", id="run-cancel"),
         Binding("f", "next_focus", "Next example", id="run-next"),
         Binding("tab", "next_focus", "Next example", show=False),
@@ -232,7 +243,9 @@ class RunScreen(LctuiScreen):
                     f"wait in memory ({held}; the error is below). {finished}/{total} finished."
                 )
             if run.paused:
-                return f"Paused at {finished}/{total}: no new example starts (p resumes)."
+                running = state.in_flight
+                tail = f"the {running} running finish" if running else "none is running"
+                return f"Paused at {finished}/{total}: no new example starts; {tail} (p resumes)."
             return f"Running {state.run_id}: {finished}/{total} finished{mean_text}."
         if run.outcome is not None and run.outcome.run_id is None and not state.finished:
             return (
@@ -258,8 +271,15 @@ class RunScreen(LctuiScreen):
             return
         if run.paused:
             run.resume()
+            self.notify("Resumed: new examples start again.", title="Run resumed")
         else:
             run.pause()
+            running = self.state.in_flight
+            self.notify(
+                "No new example starts until p resumes"
+                + (f"; the {running} running finish streaming." if running else "."),
+                title="Run paused",
+            )
         self._stats_at = 0.0  # show the new state now
         self.tick()
 

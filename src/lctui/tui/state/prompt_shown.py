@@ -7,7 +7,8 @@ template's head and the task's preamble (`in_prompt`). Listed passages are not p
 demand. A LongBench v2 context cut in its middle gets a marker (a zero-width span) at
 the cut. A two-call answer (chain of thought) shows either call's prompt: the first is
 the example's own prompt with its spans, the second the answer call's, which holds no
-context and marks nothing.
+context and marks nothing. Where the example marks nothing, the panel learns what it
+holds instead and where its gold values occur (tui/state/prompt_marks.py).
 """
 
 from __future__ import annotations
@@ -16,34 +17,27 @@ from dataclasses import dataclass
 
 from lctui.store.read.generations import GenerationRecord
 from lctui.tui.state.longbench import calls_of, cut_marker
-
-CUT = "cut"  # the kind of the marker at a middle cut
-
-
-@dataclass(frozen=True)
-class MarkedSpan:
-    """A span in prompt offsets (the context's spans shifted by the text before it);
-    one with start == end is a marker between two characters, `label` its line's text."""
-
-    start: int
-    end: int
-    kind: str
-    label: str = ""
+from lctui.tui.state.prompt_marks import (
+    CUT,
+    MarkedSpan,
+    depth_title,
+    found_gold,
+    in_prompt,
+    unmarked_note,
+)
 
 
 @dataclass(frozen=True)
 class PromptShown:
-    """The text of the prompt panel, its marked spans and its title."""
+    """The text of the prompt panel, its marked spans and its title; `found`: the gold
+    values found in a context that marks none (marked when asked, `g`), `unmarked`:
+    what the prompt holds when it marks nothing."""
 
     text: str
     spans: tuple[MarkedSpan, ...]
     title: str
-
-
-def in_prompt(record: GenerationRecord, start: int, end: int, kind: str, label: str) -> MarkedSpan:
-    """A span of the example's context as offsets into the prompt."""
-    shift = len(record.prompt_head or "") + len(record.preamble or "")
-    return MarkedSpan(start + shift, end + shift, kind, label)
+    found: tuple[MarkedSpan, ...] = ()
+    unmarked: str = "nothing marked"
 
 
 def prompt_shown(record: GenerationRecord, call: int = 0) -> PromptShown:
@@ -53,10 +47,12 @@ def prompt_shown(record: GenerationRecord, call: int = 0) -> PromptShown:
     shown = calls[call] if calls else None
     text = record.prompt if shown is None else shown.prompt
     if text is None:
-        return PromptShown(f"({record.prompt_missing or 'not stored'})", (), "Prompt")
+        missing = f"({record.prompt_missing or 'not stored'})"
+        return PromptShown(missing, (), "Prompt", unmarked="no prompt stored")
     which = f", {shown.title}" if shown is not None else ""
     if shown is not None and shown.number > 1:  # the answer call: no context, no spans
-        return PromptShown(text, (), f"Prompt{which} ({shown.prompt_tokens:,} tokens)")
+        title = f"Prompt{which} ({shown.prompt_tokens:,} tokens)"
+        return PromptShown(text, (), title, unmarked="this call reads no context")
     spans = [
         in_prompt(record, s.start, s.end, s.kind, s.label)
         for s in record.spans
@@ -68,5 +64,6 @@ def prompt_shown(record: GenerationRecord, call: int = 0) -> PromptShown:
     # A two-call generation's prompt_tokens are both calls' sums: the call says its own.
     tokens = record.prompt_tokens or record.example_prompt_tokens or 0
     tokens = shown.prompt_tokens if shown is not None else tokens
-    needle = f", needle at {record.depth:.0f} %" if record.depth is not None else ""
-    return PromptShown(text, tuple(spans), f"Prompt{which} ({tokens:,} tokens{needle})")
+    found = found_gold(record)
+    title = f"Prompt{which} ({tokens:,} tokens{depth_title(record)})"
+    return PromptShown(text, tuple(spans), title, found, unmarked_note(record, len(found)))

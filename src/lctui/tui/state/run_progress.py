@@ -129,7 +129,9 @@ class RunState:
         self.errors = 0
         self.last_error: str | None = None
         self.output_tokens = 0
-        self.ttfts: list[float] = []
+        # Time to first token per generation: as seen here when its first text arrives
+        # (so it shows while the stream goes on), then the engine's own measure.
+        self.ttfts: dict[str, float] = {}
         self.finished: RunFinished | None = None
         self.store_stalled: StoreStalled | None = None  # until a write succeeds again
         self.store_recovered: StoreRecovered | None = None  # the last recovery
@@ -152,10 +154,11 @@ class RunState:
         elif isinstance(event, ExampleStarted):
             self._started(at, event)
         elif isinstance(event, GenerationFinished):
-            view = self.streams.get(event.generation.generation_id)
-            if view is not None and event.generation.ttft_s is not None:
-                view.ttft_s = event.generation.ttft_s
-                self.ttfts.append(event.generation.ttft_s)
+            generation = event.generation
+            view = self.streams.get(generation.generation_id)
+            if view is not None and generation.ttft_s is not None:
+                view.ttft_s = generation.ttft_s
+                self.ttfts[generation.generation_id] = generation.ttft_s
         elif isinstance(event, ExampleScored):
             self._scored(at, event)
         elif isinstance(event, ExampleFailed):
@@ -243,8 +246,11 @@ class RunState:
                 view.tokens = 0
             view.parts.append(event.text)
             view.tokens += event.tokens
-            if view.first_token_at is None:
+            if view.first_token_at is None and event.text:
                 view.first_token_at = at
+                # Until the engine reports its own measure (when the example ends).
+                view.ttft_s = at - view.started_at
+                self.ttfts[event.generation_id] = view.ttft_s
             view.version += 1
         self.output_tokens += event.tokens
         if self._first_chunk_at is None:
@@ -350,9 +356,11 @@ class RunState:
 
     @property
     def mean_ttft(self) -> float | None:
+        """Mean time to first token of the generations that have had one, those still
+        streaming included (and those an attached viewer got as counts)."""
         total, n = self._earlier_ttft
         n += len(self.ttfts)
-        return (total + sum(self.ttfts)) / n if n else None
+        return (total + sum(self.ttfts.values())) / n if n else None
 
     @property
     def mean_score(self) -> float | None:

@@ -6,7 +6,10 @@ visible lines, from an LRU cache of strips. Soft-wrapping is incremental (see
 of a 128K-token prompt is wrapped in slices by a worker that yields between them.
 Needles, gold values and distractors are coloured from the theme's `needle` and
 `gold` variables; `select_next` / `select_previous` / `select_first_gold` move
-between them and scroll the chosen one into view. A span with no width (start == end)
+between them (needles and distractors alike: "needle 2 of 4") and scroll the chosen
+one into view. Gold values found in a context that marks none (cwe's words) are
+marked on the first `select_first_gold`; until then the frame says what the prompt
+holds. A span with no width (start == end)
 is a marker: a line of its own before the text at its offset (a LongBench v2 prompt's
 middle cut), painted with its label, never part of the text; jumps stop at it too.
 """
@@ -33,7 +36,7 @@ from textual.strip import Strip
 from textual.theme import Theme
 
 from lctui.core.text import cell_width, shorten
-from lctui.tui.state.prompt_shown import MarkedSpan
+from lctui.tui.state.prompt_marks import MarkedSpan, target_title
 from lctui.tui.state.prompt_wrap import WrapIndex
 
 # Prompts up to this size are wrapped at once (a few ms); longer ones lazily.
@@ -41,7 +44,6 @@ SYNC_WRAP_CHARS = 200_000
 # Higher rank wins where spans overlap (a gold value sits inside its needle).
 KIND_RANK = {"gold": 3, "needle": 2, "distractor": 1}
 MARKER_EDGE = "─"
-TARGET_KINDS = ("needle", "gold")
 # Control characters other than newline would move the cursor; show them as one
 # visible cell each so offsets and widths stay those of the prompt.
 _CONTROL = re.compile(r"[\x00-\x09\x0b-\x1f\x7f]")
@@ -70,6 +72,8 @@ class PromptView(ScrollView, can_focus=True):
         self.targets: list[MarkedSpan] = []  # where n / N / g jump to, in text order
         self.selected: int | None = None  # index into targets
         self.shown: MarkedSpan | None = None  # a span shown by `show_span` (a passage)
+        self.found: tuple[MarkedSpan, ...] = ()  # gold found in the text, marked by `g`
+        self.unmarked = "nothing marked"  # what the prompt holds when it marks nothing
         self._bounds: list[int] = [0]  # elementary intervals of the span overlay
         self._ranks: list[int] = [-1]
         self._index: WrapIndex | None = None
@@ -80,24 +84,36 @@ class PromptView(ScrollView, can_focus=True):
 
     # -- content ---------------------------------------------------------------------
 
-    def load(self, text: str, spans: Sequence[MarkedSpan]) -> None:
-        """Show `text` with `spans` marked, from the top."""
+    def load(
+        self,
+        text: str,
+        spans: Sequence[MarkedSpan],
+        *,
+        found: Sequence[MarkedSpan] = (),
+        unmarked: str = "nothing marked",
+    ) -> None:
+        """Show `text` with `spans` marked, from the top; `found`: gold values found in
+        the text, marked by the first `select_first_gold`; `unmarked`: what the frame
+        says while nothing is marked."""
         self.text = text
         self._display = text.translate(_DISPLAY) if _CONTROL.search(text) else text
         size = len(text)
-        self.spans = sorted(
-            (s for s in spans if 0 <= s.start < s.end <= size), key=lambda s: (s.start, -s.end)
-        )
+        self.found = tuple(s for s in found if 0 <= s.start < s.end <= size)
+        self.unmarked = unmarked
         self.markers = sorted((s for s in spans if 0 <= s.start == s.end < size), key=_at)
-        self.targets = sorted([*_jump_targets(self.spans), *self.markers], key=_at)
+        self._set_spans([s for s in spans if 0 <= s.start < s.end <= size])
         self.selected = None
         self.shown = None
-        self._bounds, self._ranks = _overlay(self.spans, size)
         self.first_paint = None
         self._index = None
         self._rewrap(keep_offset=0)
         self.scroll_to(y=0, animate=False, immediate=True)
         self._update_subtitle()
+
+    def _set_spans(self, spans: Sequence[MarkedSpan]) -> None:
+        self.spans = sorted(spans, key=lambda s: (s.start, -s.end))
+        self.targets = sorted([*_jump_targets(self.spans), *self.markers], key=_at)
+        self._bounds, self._ranks = _overlay(self.spans, len(self.text))
 
     def on_mount(self) -> None:
         self._styles = self._span_styles()
@@ -199,6 +215,11 @@ class PromptView(ScrollView, can_focus=True):
 
     def select_first_gold(self) -> MarkedSpan | None:
         golds = [s for s in self.spans if s.kind == "gold"]
+        if not golds and self.found:
+            # The example marks no gold but its values are in the text: mark them now.
+            self._set_spans([*self.spans, *self.found])
+            self._cache.clear()
+            golds = [s for s in self.spans if s.kind == "gold"]
         if not golds:
             return None
         gold = golds[0]
@@ -237,14 +258,17 @@ class PromptView(ScrollView, can_focus=True):
         if self.shown is not None:
             self.border_subtitle = f"{self.shown.kind} {self.shown.label}".rstrip()
         elif not self.targets:
-            self.border_subtitle = "no needle marked"
+            self.border_subtitle = self.unmarked
         elif self.selected is None:
             self.border_subtitle = "n next  N previous  g gold"
         else:
-            target = self.targets[self.selected]
-            # A marker's label is its whole line; the subtitle names only its kind.
-            label = f" {target.label}" if target.label and target.start < target.end else ""
-            self.border_subtitle = f"{target.kind}{label} {self.selected + 1}/{len(self.targets)}"
+            self.border_subtitle = target_title(self.targets, self.selected)
+
+    def nothing_to_jump(self, to: str) -> str:
+        """Why `n`/`N` (to: "needle") or `g` (to: "gold") found nothing to go to."""
+        if to == "gold":
+            return f"No gold value is marked or found in this prompt: {self.unmarked}."
+        return f"Nothing marked to jump to: {self.unmarked}."
 
     # -- painting --------------------------------------------------------------------
 
@@ -339,8 +363,9 @@ def _at(span: MarkedSpan) -> tuple[int, int]:
 
 
 def _jump_targets(spans: Sequence[MarkedSpan]) -> list[MarkedSpan]:
-    """Needles, and gold spans not already inside a needle: one stop per marked place."""
-    needles = [s for s in spans if s.kind == "needle"]
+    """Needles and distractors, and gold spans not already inside one: one stop per
+    marked place."""
+    needles = [s for s in spans if s.kind in ("needle", "distractor")]
     out = list(needles)
     for span in spans:
         if span.kind == "gold" and not any(n.start <= span.start < n.end for n in needles):

@@ -1,8 +1,10 @@
 """The launch screen's task picker: a tree of categories, tasks and their parameters.
 
 Enter (or a click) ticks a task, or every task of a category; space unfolds a task
-to show its parameters with their defaults. The highlighted node's description is
-posted for the detail line under the tree.
+to show its parameters with their values; enter on a parameter edits it (the screen
+opens the editor; `set_param` keeps a value the task accepts, shown in bold beside
+its default). The highlighted node's description is posted for the detail line under
+the tree.
 
 Task names fit the tree's width, never cut at their end (`core.text.fold_names`: a
 family too long for the panel loses its shared prefix, `…offset_query_id`); a task's
@@ -11,17 +13,20 @@ description follows its name where there is room, and the detail line says it al
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 from rich.text import Text
 from textual.widgets import Tree
 from textual.widgets.tree import TreeNode
 
+from lctui.core.errors import LctuiError
 from lctui.core.text import fold_names
 from lctui.core.types import ParamSpec, TaskInfo
 from lctui.tasks import Task
 from lctui.tasks.groups import task_groups
+from lctui.tui.state.launch_choices import shown_value
 from lctui.tui.widgets.tick_list import UNTICKED, tick_mark
 
 # What a task's line holds before its name: the unfold icon and the tick mark.
@@ -56,7 +61,7 @@ def describe_node(node: TaskNode) -> str:
     if node.param is not None:
         allowed = node.param.allowed()
         accepts = f" (accepts {allowed})" if allowed else ""
-        return f"{node.name} = {node.param.default}{accepts}: {node.param.help}"
+        return f"{node.name} = {node.param.default}{accepts}: {node.param.help}. enter: edit"
     return ""
 
 
@@ -73,6 +78,7 @@ class TaskTree(Tree[TaskNode]):
         self.guide_depth = 2  # the narrowest guides: the names get the room
         self.auto_expand = False  # enter ticks; space (toggle_node) unfolds the parameters
         self.checked: list[str] = []  # in the order ticked, which is the run's order
+        self.overrides: dict[str, dict[str, Any]] = {}  # task -> parameter -> value set
         self._tasks = {t.name: t for t in tasks}
         # A task's first node, and every node of it: HELMET's recall lists three RULER
         # needle tasks again (tasks/groups.py); ticking one ticks the task once.
@@ -91,7 +97,7 @@ class TaskTree(Tree[TaskNode]):
                 self._all_nodes.setdefault(task.name, []).append(leaf)
                 for param in info.params:
                     leaf.add_leaf(
-                        Text.assemble((param.name, "bold"), f" = {param.default}"),
+                        self._param_label(param, {}),
                         data=TaskNode("param", param.name, info, param),
                     )
 
@@ -137,8 +143,76 @@ class TaskTree(Tree[TaskNode]):
         missing = data.unavailable is not None
         node.set_label(self._label(data.info, checked, missing, self._shown.get(node.id)))
 
+    @staticmethod
+    def _param_label(param: ParamSpec, changed: Mapping[str, Any]) -> Text:
+        """`name = value`; a value set here stands out, its default beside it."""
+        if param.name not in changed:
+            return Text.assemble((param.name, "bold"), f" = {shown_value(param.default)}")
+        return Text.assemble(
+            (param.name, "bold"),
+            (f" = {shown_value(changed[param.name])}", "bold reverse"),
+            (f"  default {shown_value(param.default)}", "dim"),
+        )
+
+    def listed_task(self, name: str) -> Task:
+        """The task as listed (its parameters at their defaults)."""
+        return self._tasks[name]
+
     def selected_tasks(self) -> list[Task]:
-        return [self._tasks[name] for name in self.checked]
+        """The ticked tasks, in the order ticked, with the parameters set here."""
+        return [
+            self._tasks[name].with_params(self.overrides[name])
+            if self.overrides.get(name)
+            else self._tasks[name]
+            for name in self.checked
+        ]
+
+    def set_param(self, task: str, name: str, value: Any) -> None:
+        """Keep `value` for a parameter (checked by the caller as `--set` checks it);
+        the default's own value clears the change."""
+        changed = self.overrides.setdefault(task, {})
+        if value == self._tasks[task].params[name]:
+            changed.pop(name, None)
+        else:
+            changed[name] = value
+        if not changed:
+            del self.overrides[task]
+        for node in self._all_nodes.get(task, []):
+            for child in node.children:
+                data = child.data
+                if data is not None and data.param is not None and data.name == name:
+                    child.set_label(self._param_label(data.param, changed))
+
+    def tick_remembered(self, names: Sequence[str]) -> list[str]:
+        """Tick tasks by name; a task that is gone or cannot run now is left out, with why."""
+        left: list[str] = []
+        for name in names:
+            node = self._task_nodes.get(name)
+            data = node.data if node is not None else None
+            if data is None:
+                left.append(f"task {name}: no such task now")
+            elif data.unavailable is not None:
+                left.append(f"task {name}: {data.unavailable}")
+            else:
+                self.set_checked(name, True)
+        return left
+
+    def set_params(self, overrides: Mapping[str, Mapping[str, Any]]) -> list[str]:
+        """Set remembered parameters; what no longer applies is left out, each with why."""
+        dropped = []
+        for task, values in overrides.items():
+            for name, value in values.items():
+                listed = self._tasks.get(task)
+                if listed is None or name not in listed.params:
+                    dropped.append(f"{task}.{name}: no such parameter now")
+                    continue
+                try:
+                    listed.with_params({**self.overrides.get(task, {}), name: value})
+                except LctuiError as exc:  # the task's bounds changed since
+                    dropped.append(f"{task}.{name}: {exc}")
+                    continue
+                self.set_param(task, name, value)
+        return dropped
 
     def set_checked(self, name: str, checked: bool) -> None:
         node = self._task_nodes[name]

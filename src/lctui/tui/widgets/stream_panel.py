@@ -21,7 +21,7 @@ QUESTION_CHARS = 240  # the question, for context; the prompt is the inspector's
 MAX_CHARS = 8000  # the tail kept; outputs are short, but a runaway one must not slow drawing
 
 
-def stream_text(view: StreamView | None, *, paused: bool = False) -> Content:
+def stream_text(view: StreamView | None) -> Content:
     """The body of the panel for one generation (theme colours, so themes apply)."""
     if view is None:
         return Content.styled("waiting for the first example…", "$text-muted italic")
@@ -30,7 +30,8 @@ def stream_text(view: StreamView | None, *, paused: bool = False) -> Content:
         view.text[-MAX_CHARS:],
     ]
     if not view.finished:
-        parts.append((CURSOR, "$text-muted" if paused else "bold"))
+        # A paused run still finishes what it started: this stream goes on.
+        parts.append((CURSOR, "bold"))
         return Content.assemble(*parts)
     parts.append("\n\n")
     if view.status == "error":
@@ -69,10 +70,12 @@ class StreamPanel(Widget):
         self._shown = key
         title = "focused: —" if view is None else f"{view.title} · {view.cell.model}"
         subtitle = "following the newest (f: pick)" if follow else "l: follow newest"
+        if paused and view is not None and not view.finished:
+            subtitle = "paused: this one finishes, no new one starts"
         if (title, subtitle) != (self.border_title, self.border_subtitle):
             self.border_title, self.border_subtitle = title, subtitle
             same_stream = False
-        self._body = stream_text(view, paused=paused)
+        self._body = stream_text(view)
         self.text = self._body.plain
         old, self._lines = self._lines, self._wrap()
         if not same_stream or len(old) != len(self._lines):
