@@ -14,6 +14,7 @@ from lctui.core.hashing import seed_from, stable_hash
 from lctui.core.protocols import Tokenizer
 from lctui.core.types import Example, ParamSpec, Span, TaskInfo
 from lctui.tasks.budget import TEMPLATE_ALLOWANCE, Budget
+from lctui.tasks.corpora import PROSE_VERSION
 from lctui.tasks.datasets import DataProblem, DataSource
 from lctui.tasks.params import check_value
 from lctui.tasks.reach import Reach, any_length
@@ -239,8 +240,15 @@ class Task(ABC):
         prompt prefix), without building it; None when its context is its own."""
         return None
 
+    def reads_prose(self) -> bool:
+        """Whether the examples are built from the prose corpus's sentences (their
+        identity then names the corpus's PROSE_VERSION)."""
+        return False
+
     def _identity(self, length: int, seed: int, index: int, tokenizer: str) -> tuple[object, ...]:
-        return (self.name, self.params, length, seed, index, tokenizer, TEMPLATE_ALLOWANCE)
+        identity = (self.name, self.params, length, seed, index, tokenizer, TEMPLATE_ALLOWANCE)
+        # Ids of examples built before the prose was versioned stay as they were.
+        return (*identity, "prose", PROSE_VERSION) if self.reads_prose() else identity
 
     @abstractmethod
     def build(self, rng: random.Random, budget: Budget, tokenizer: Tokenizer, index: int) -> Draft:

@@ -98,6 +98,9 @@ class NeedleTask(Task):
         int_param("value_digits", "digits of number values", 1, MAX_DIGITS),
     )
 
+    def reads_prose(self) -> bool:
+        return bool(self.params["haystack"] == "essay")
+
     def build(self, rng: random.Random, budget: Budget, tokenizer: Tokenizer, index: int) -> Draft:
         p = self.params
         key_kind, value_kind = str(p["key_kind"]), str(p["value_kind"])

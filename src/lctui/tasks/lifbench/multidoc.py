@@ -104,6 +104,9 @@ class MultiDocTask(LifbenchTask):
     param_specs = (RULES_PARAM,)
     spec: MultiDocSpec
 
+    def reads_prose(self) -> bool:
+        return True  # State of the Union prose (and factbook backgrounds) cut into sentences
+
     def __init__(self, spec: MultiDocSpec) -> None:
         super().__init__(spec, MAX_NEW_TOKENS)
         self.params = {RULES_PARAM.name: RULES_PARAM.default}

@@ -169,6 +169,9 @@ class OneDocTask(LifbenchTask):
     param_specs = (RULES_PARAM,)
     spec: OneDocSpec
 
+    def reads_prose(self) -> bool:
+        return True  # State of the Union prose (and factbook backgrounds) cut into sentences
+
     def __init__(self, spec: OneDocSpec) -> None:
         super().__init__(spec, 512)
         self.params = {RULES_PARAM.name: RULES_PARAM.default}
