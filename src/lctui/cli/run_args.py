@@ -190,7 +190,7 @@ def request_argv(request: RunRequest, db: Path, config: Path | None = None) -> l
         argv += ["--temperature", repr(request.temperature)]
     if request.prompt_format != "auto":
         argv += ["--prompt-format", request.prompt_format]
-    argv += [f"--set={item}" for item in _changed_params(request)]
+    argv += [a for item in _changed_params(request) for a in ("--set", item)]
     if request.judge is not None:
         argv += ["--judge", request.judge.name]
     if request.judge_batch:
