@@ -5,14 +5,16 @@ real process, for each way a wait ends)."""
 
 from __future__ import annotations
 
+import json
 import os
 import signal
+import subprocess
 import textwrap
 from pathlib import Path
 
 import pytest
 
-from helpers.live_runs import stored_generations, wait_for_record, wait_until
+from helpers.live_runs import lctui, stored_generations, wait_for_record, wait_until
 from lctui.backends import resolve_model
 from lctui.cli.run import detach_argv
 from lctui.cli.run_args import parse_overrides, parse_run_argv, request_argv
@@ -98,6 +100,11 @@ def test_detached_runs_of_a_file_being_written_wait_for_their_turn(tmp_path: Pat
         cancelled = detach_argv([*argv, "--seed", "1", "--db", str(db)], queue=True)
         for record in (waits, cancelled):
             wait_for_record(record.run_id, lambda r: r.status == WAITING, 60, "the run to wait")
+        listed = subprocess.run(
+            lctui("runs", "--format", "json"), capture_output=True, text=True, timeout=60
+        )
+        statuses = {line["record"]["run_id"]: line["status"] for line in json.loads(listed.stdout)}
+        assert statuses == {waits.run_id: WAITING, cancelled.run_id: WAITING}, listed.stderr
         os.kill(cancelled.pid, signal.SIGTERM)  # as the TUI's c does before a run listens
         record = wait_for_record(cancelled.run_id, lambda r: r.ended, 30, "the cancel")
         assert record.status == CANCELLED and "while it waited" in (record.message or "")

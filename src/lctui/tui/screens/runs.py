@@ -132,6 +132,9 @@ class RunsScreen(LctuiScreen):
             self.notify(f"Run {run.name} resumed.")
         else:
             run.pause()
+            if not run.paused:  # a detached run that has not started yet
+                self.notify(f"Run {run.name} has not started yet: nothing to pause.")
+                return
             self.notify(f"Run {run.name} paused: no new example starts (p resumes).")
         self.refresh_rows()
 

@@ -182,6 +182,12 @@ class DetachedRun(ManagedRun):
 
     # -- controls ----------------------------------------------------------------------
 
+    def pause(self) -> None:
+        if not self.planned:  # still starting or waiting for its file: no engine yet
+            self.note = "it has not started yet: nothing to pause (c cancels it)"
+            return
+        super().pause()
+
     def _set_paused(self, paused: bool) -> None:
         self._send("pause" if paused else "resume")
 
