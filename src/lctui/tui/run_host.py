@@ -365,6 +365,8 @@ class RunHost:
         stop: the app closes its store next, which their last writes need. Detached
         runs are let go: they go on."""
         self._closing = True
+        if self._looking is not None:
+            self._looking.cancel()
         if self.manager.cancel_all():
             await self.manager.wait_all(CANCEL_WAIT_S)
         await self.manager.let_go(LET_GO_WAIT_S)
