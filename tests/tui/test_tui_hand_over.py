@@ -16,7 +16,7 @@ from typing import Any
 import pytest
 from textual.pilot import Pilot
 from textual.screen import Screen
-from textual.widgets import Checkbox, OptionList, SelectionList
+from textual.widgets import Checkbox, Input, OptionList, SelectionList
 
 from helpers.live_runs import stored_generations, wait_for_record
 from helpers.pilot import rendered, until
@@ -46,12 +46,21 @@ async def _choose(pilot: Pilot[Any], tasks: list[str]) -> LaunchScreen:
     await until(pilot, lambda: isinstance(pilot.app.screen, LaunchScreen))
     screen = pilot.app.screen
     assert isinstance(screen, LaunchScreen)
-    screen.query_one("#models", SelectionList).select("gold")
+    models = screen.query_one("#models", SelectionList)
+    models.deselect_all()
+    models.select("gold")
+    lengths = screen.query_one("#lengths", SelectionList)
+    lengths.deselect_all()
+    lengths.select(1024)
+    screen.query_one("#n", Input).value = "2"
     tree = screen.query_one(TaskTree)
+    for name in list(tree.checked):  # what the screen opened with
+        tree.set_checked(name, False)
     tree.focus()
     for name in tasks:
         tree.move_cursor(tree._task_nodes[name])
         await pilot.press("enter")
+    await pilot.pause()
     return screen
 
 
@@ -61,7 +70,7 @@ async def test_in_background_starts_the_run_detached_and_attaches_to_it(
 ) -> None:
     app = make_app()
     async with app.run_test(size=(80, 24)) as pilot:
-        local = (await start_slow_run(app, pilot, delay=0.2, n=20)).run
+        local = (await start_slow_run(app, pilot, delay=0.2, n=20, seed=1)).run
         launch = await _choose(pilot, FRESH_TASKS.split(","))
         await pilot.press("f8")
         assert launch.query_one("#background", Checkbox).value
@@ -80,7 +89,7 @@ async def test_in_background_starts_the_run_detached_and_attaches_to_it(
         assert isinstance(run, DetachedRun) and app.read_only  # the file is the run's
         assert "Started in the background" in " ".join(n.title for n in app._notifications)
         args = parse_run_argv(run.record.argv)
-        assert args.model == ["gold"] and args.tasks == FRESH_TASKS and args.n == 10
+        assert args.model == ["gold"] and args.tasks == FRESH_TASKS and args.n == 2
         assert Path(args.db) == results_db and run.record.log is not None
         await until(pilot, lambda: not run.running, timeout=120)
         assert run.status == FINISHED
@@ -91,7 +100,7 @@ async def test_in_background_starts_the_run_detached_and_attaches_to_it(
         await until(pilot, lambda: not app.read_only, timeout=15)
         assert "runs can start here again" in _told(app)
     record = wait_for_record(run.record.run_id, lambda r: r.ended, 30, "the record to close")
-    assert (record.status, record.done, record.errors) == (RECORD_FINISHED, 20, 0)
+    assert (record.status, record.done, record.errors) == (RECORD_FINISHED, 4, 0)
 
 
 @pytest.mark.slow
