@@ -290,6 +290,9 @@ class RunScreen(LctuiScreen):
             self.notify("Resumed: new examples start again.", title="Run resumed")
         else:
             run.pause()
+            if not run.paused:  # a detached run that has not started yet
+                self.notify("The run has not started yet: nothing to pause (c cancels it).")
+                return
             running = self.state.in_flight
             self.notify(
                 "No new example starts until p resumes"
