@@ -19,8 +19,8 @@ import pytest
 
 from helpers.store_factories import SRC
 from lctui.core.errors import StoreError
-from lctui.store import open_store, run_summary
-from lctui.store.db import WriterClaim, writer_active
+from lctui.store import list_runs, open_store, run_summary
+from lctui.store.claim import WriterClaim, writer_active
 from lctui.store.schema import MIGRATIONS
 
 
@@ -51,7 +51,7 @@ _CONTENDER = """
     import os, sys, time
     from pathlib import Path
     from lctui.core.errors import StoreError
-    from lctui.store.db import WriterClaim
+    from lctui.store.claim import WriterClaim
     file, marker = Path(sys.argv[1]), Path(sys.argv[2])
     taken = refused = 0
     for _ in range(int(sys.argv[3])):
@@ -157,3 +157,36 @@ def test_a_run_of_a_dead_process_is_interrupted_and_a_resumed_one_runs_again(
             "SELECT status, finished_at, pid FROM runs WHERE run_id = 'theirs'"
         )
         assert row.fetchone() == ("running", None, os.getpid())
+
+
+def _run_ids(db: Path) -> set[str]:
+    con = duckdb.connect(str(db), read_only=True)
+    try:
+        return {row[0] for row in con.execute("SELECT run_id FROM runs").fetchall()}
+    finally:
+        con.close()
+
+
+def test_a_store_hands_its_file_over_and_takes_it_back(db_path: Path) -> None:
+    """What the TUI does around a run it starts in the background: it lets the run take
+    the claim, reads on meanwhile, and writes again once the run has let go."""
+    store = open_store(db_path, shared=True)
+    store.start_run("run-1", {"argv": ["run"]})
+    store.hand_over()
+    assert store.read_only and not writer_active(db_path)
+    with pytest.raises(StoreError, match="read-only"):
+        store.start_run("run-x", {"argv": ["run"]})
+    assert _run_ids(db_path) == {"run-1"}  # what it held was written first
+    run = open_store(db_path, shared=True)  # the detached run
+    run.start_run("run-2", {"argv": ["run"]})
+    assert {r.run_id for r in list_runs(store)} == {"run-1", "run-2"}  # reads go on
+    with pytest.raises(StoreError, match="being written by another lctui process"):
+        store.take_back()
+    assert store.read_only and store.claim is None
+    run.close()
+    store.take_back()
+    assert not store.read_only and writer_active(db_path)
+    store.start_run("run-3", {"argv": ["run"]})
+    store.close()
+    assert _run_ids(db_path) == {"run-1", "run-2", "run-3"}
+    assert not writer_active(db_path)

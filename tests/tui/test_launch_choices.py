@@ -5,11 +5,14 @@ hold, the command line a run records, and the smaller run a long estimate names.
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import pytest
 
-from lctui.cli.run import parse_overrides
+from lctui.backends import resolve_model
+from lctui.cli.run_args import parse_overrides, request_argv
 from lctui.core.errors import UserInputError
+from lctui.engine import RunRequest
 from lctui.tasks import get_task, select_tasks
 from lctui.tui.state.launch_choices import (
     DEFAULT_N,
@@ -20,7 +23,6 @@ from lctui.tui.state.launch_choices import (
     keep_choices,
     last_choices,
     read_number,
-    run_argv,
     still_holding,
 )
 from lctui.tui.state.run_options import TARGET_S, estimate_line, smaller_run
@@ -67,11 +69,15 @@ def test_shown_problems_stay_only_while_they_hold() -> None:
     assert still_holding(shown, [], set()) == [typed]
 
 
-def test_the_command_line_names_every_parameter_set() -> None:
-    argv = run_argv(["gold"], ["vt", "fwe"], {"fwe": {"alpha": 3.0}}, [1024, 2048], 2, 5, None)
+def test_the_command_line_names_every_parameter_set(tmp_path: Path) -> None:
+    tasks = [get_task("vt"), get_task("fwe").with_params({"alpha": 3.0})]
+    request = RunRequest(
+        models=[resolve_model("gold", {})], tasks=tasks, lengths=[1024, 2048], n=2, seed=5
+    )
+    argv = request_argv(request, tmp_path / "r.duckdb")
     assert argv == [
-        "run", "--model", "gold", "--tasks", "vt,fwe", "--set", "fwe.alpha=3.0",
-        "--lengths", "1k,2k", "--n", "2", "--seed", "5",
+        "run", "--model", "gold", "--tasks", "vt,fwe", "--lengths", "1k,2k",
+        "--n", "2", "--seed", "5", "--set", "fwe.alpha=3.0", "--db", str(tmp_path / "r.duckdb"),
     ]  # fmt: skip
     # What the command line says is what it runs: --set reads it back to the same value.
     assert parse_overrides(["fwe.alpha=3.0"]) == {"fwe": {"alpha": 3.0}}

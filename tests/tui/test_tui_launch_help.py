@@ -18,7 +18,7 @@ from textual.screen import Screen
 from textual.widgets import Input, Select, SelectionList, Static
 
 from lctui.backends.embedded import EMBEDDED_NAME
-from lctui.cli.run import parse_overrides
+from lctui.cli.run_args import parse_overrides
 from lctui.core.config import Config
 from lctui.core.errors import UserInputError
 from lctui.core.paths import data_dir

@@ -45,7 +45,7 @@ from lctui.core.events import (
 )
 from lctui.core.formatting import duration
 from lctui.core.lengths import format_length
-from lctui.core.run_record import ENDED_STATUSES, RunRecord
+from lctui.core.run_record import ENDED_STATUSES, WAITING, RunRecord
 from lctui.engine.attach import DROPPED, RUN_ENDED, AttachedRun, find_run, live_runs
 
 PLAIN_EVERY_S = 5.0  # piped: a progress line this often
@@ -168,6 +168,9 @@ async def follow(record: RunRecord, view: AttachView, wait: bool, key_fd: int | 
                 if now.host != platform.node():
                     await _connect(now)  # raises: attach on its host
                 if not now.ended:  # still starting (Python imports before it listens)
+                    if now.status == WAITING and record.status != WAITING:
+                        view.say(f"run {now.run_id} waits: {now.message}")
+                    record = now
                     await asyncio.sleep(WAIT_POLL_S)
                     continue
                 if not wait or now.status in ENDED_STATUSES:  # it ended by itself

@@ -5,19 +5,13 @@ from __future__ import annotations
 import argparse
 import asyncio
 import contextlib
-import json
 import os
 import platform
 import signal
-import sys
+import time
 from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import Any
-
-if sys.version_info >= (3, 11):
-    import tomllib
-else:  # pragma: no cover - exercised on 3.10 only
-    import tomli as tomllib
 
 from rich.console import Console
 from rich.markup import escape
@@ -26,19 +20,26 @@ from rich.text import Text
 
 from lctui.analysis.outdated import find_outdated
 from lctui.backends import load_backend, resolve_model
-from lctui.cli.data_option import bind_data, data_option, data_problems, data_source, runnable_tasks
+from lctui.cli.data_option import bind_data, data_problems, data_source, runnable_tasks
 from lctui.cli.db_options import common_options, resolve_db
 from lctui.cli.judge import judge_options
 from lctui.cli.output import print_whole, table_width, warn_outdated
 from lctui.cli.progress import RichProgressSink
+from lctui.cli.run_args import (
+    add_run_options,
+    check_run_numbers,
+    parse_overrides,
+    parse_run_argv,
+    run_argv,
+    run_parser,
+    without_detach,
+)
 from lctui.cli.tables import Column, fit_table
-from lctui.core.backend_settings import PROMPT_FORMAT
-from lctui.core.bounds import check_n, check_seed, check_temperature
 from lctui.core.config import Config
 from lctui.core.errors import StoreError, UserInputError
 from lctui.core.events import fan_out
 from lctui.core.lengths import format_length, parse_lengths
-from lctui.core.run_record import FAILED
+from lctui.core.run_record import CANCELLED, FAILED, STARTING, WAITING, RunRecord
 from lctui.core.types import ModelSpec
 from lctui.engine import Engine, RunOutcome, RunRequest
 from lctui.engine.detach import detached_identity, spawn_detached
@@ -47,11 +48,12 @@ from lctui.engine.publish import EventPublisher
 from lctui.engine.published_run import new_record, run_published
 from lctui.scoring.versions import current_versions
 from lctui.store import CellScore, Store, open_store
-from lctui.store.db import writer_active
+from lctui.store.claim import writer_active
 from lctui.tasks import select_tasks
 
 DEMO_ARGS = ["--model", "smollm2-135m", "--tasks", "niah_single_1,niah_multikey_1,vt"]
 DEMO_ARGS += ["--lengths", "1k,2k", "--n", "2"]
+WAIT_FOR_FILE_S = 0.5  # how often a detached run waiting for its file looks again
 
 
 def add_parsers(sub: Any) -> None:
@@ -61,7 +63,7 @@ def add_parsers(sub: Any) -> None:
         description="Evaluate models on tasks at context lengths; results go to DuckDB. "
         "Runs resume: generations already stored are skipped.",
     )
-    _run_options(run)
+    add_run_options(run)
     common_options(run)
     judge_options(run)
     run.set_defaults(handler=cmd_run)
@@ -75,137 +77,23 @@ def add_parsers(sub: Any) -> None:
     demo.set_defaults(handler=cmd_demo)
 
 
-def _run_options(p: argparse.ArgumentParser) -> None:
-    p.add_argument(
-        "--model",
-        "-m",
-        action="append",
-        required=True,
-        metavar="M",
-        help="model name from lctui.toml, a built-in (smollm2-135m, gold) or a local "
-        "checkpoint path; repeat for several",
-    )
-    p.add_argument(
-        "--tasks",
-        "-t",
-        required=True,
-        metavar="T1,T2|CATEGORY",
-        help="task names, categories (synthetic), suites (ruler, helmet) or globs (niah_*)",
-    )
-    p.add_argument(
-        "--lengths",
-        "-l",
-        default="4k",
-        help="context lengths, e.g. 2k,4k,131072, or a preset: lifbench (3k..120k), "
-        "ruler (4k..128k), helmet (8k..128k)",
-    )
-    p.add_argument("--n", "-n", type=int, default=10, help="examples per task x length cell")
-    p.add_argument("--seed", type=int, default=0, help="seed of the example generator")
-    p.add_argument(
-        "--tokenizer",
-        metavar="NAME",
-        help="count every example with a reference tokenizer (o200k_base, cl100k_base): all "
-        "models then read the same examples; 'model': each model counts with its own. "
-        "Default: the tokenizer of the task's paper where it fixes one (LIFBench: o200k_base), "
-        "else each model's own",
-    )
-    p.add_argument(
-        "--truncate",
-        action="store_true",
-        help="cut the end of contexts that exceed a model's window instead of refusing",
-    )
-    p.add_argument(
-        "--temperature",
-        type=float,
-        default=None,
-        help="sampling temperature (default: each task's original: 0, LongBench v2 0.1)",
-    )
-    p.add_argument(
-        "--prompt-format",
-        choices=PROMPT_FORMAT.choices,
-        default="auto",
-        help="chat template or plain prompt for every model and task; auto (default): "
-        "the model's prompt_format, else each task's (HELMET's recall, RAG, re-ranking "
-        "and ICL tasks: plain), else the chat template when the model has one",
-    )
-    data_option(p)
-    p.add_argument(
-        "--detach",
-        action="store_true",
-        help="run in the background, in a process of its own that outlives this terminal "
-        "(output to a log in the data folder's runs/); prints the run id and returns. "
-        "`lctui attach RUN` watches it, `lctui runs` lists runs",
-    )
-    p.add_argument(
-        "--set",
-        action="append",
-        default=[],
-        metavar="TASK.PARAM=VALUE",
-        help="override a task parameter (JSON value), e.g. --set niah_single_2.depths=[0,50,100]",
-    )
-
-
 def cmd_demo(args: argparse.Namespace) -> int:
     argv = [*DEMO_ARGS]
     if args.db:
         argv += ["--db", args.db]
     if args.config:
         argv += ["--config", args.config]
-    return cmd_run(_run_parser().parse_args(argv))
-
-
-def _run_parser() -> argparse.ArgumentParser:
-    """`lctui run`'s options alone, for the demo to parse its own arguments with."""
-    parser = argparse.ArgumentParser(prog="lctui run")
-    _run_options(parser)
-    common_options(parser)
-    judge_options(parser)
-    return parser
-
-
-def parse_overrides(items: Sequence[str]) -> dict[str, dict[str, Any]]:
-    """`--set TASK.PARAM=VALUE` items by task; each value's type is checked by the task
-    (Task.with_params), which names the parameter when it does not fit."""
-    overrides: dict[str, dict[str, Any]] = {}
-    for item in items:
-        name, sep, raw = item.partition("=")
-        task, dot, param = name.partition(".")
-        if not (sep and dot and task and param):
-            raise UserInputError(f"--set {item!r}: write TASK.PARAM=VALUE, e.g. vt.num_hops=6")
-        overrides.setdefault(task, {})[param] = parse_literal(raw)
-    return overrides
-
-
-def parse_literal(raw: str) -> Any:
-    """A JSON or TOML literal (`6`, `[0, 50]`, `"x"`, `'x'`, `1_000`, `true`), else the text
-    itself, so `haystack=noise` needs no quotes."""
-    try:
-        return json.loads(raw)
-    except ValueError:
-        pass
-    try:
-        data = tomllib.loads(f"value = {raw}")
-    except (tomllib.TOMLDecodeError, ValueError):
-        return raw
-    return data["value"] if set(data) == {"value"} else raw
-
-
-def check_run_numbers(args: argparse.Namespace) -> None:
-    """The bounds of core.bounds, named as the options the user typed."""
-    check_n(args.n, "--n")
-    check_seed(args.seed, "--seed")
-    if args.temperature is not None:
-        check_temperature(args.temperature, "--temperature")
+    return cmd_run(run_parser().parse_args(argv))
 
 
 def cmd_run(args: argparse.Namespace) -> int:
     console = Console(stderr=False)
+    if args.detach:
+        return _detach(args, console)
     check_run_numbers(args)
     resolved = resolve_db(args)
     config, db = resolved.config, resolved.path
     models = _models(args.model, config)
-    if args.detach:
-        return _detach(args, db, console)
     argv = run_argv(args)
     tasks = bind_data(
         select_tasks(args.tasks, parse_overrides(args.set)), data_source(args, config)
@@ -236,7 +124,9 @@ def cmd_run(args: argparse.Namespace) -> int:
     publisher = run_publisher(argv, db)
     # Shared: the file is held only during each flush, so the TUI can browse it meanwhile.
     try:
-        store = open_store(db, shared=True)
+        store = _open_run_store(db, publisher)
+    except KeyboardInterrupt:
+        raise
     except BaseException as err:
         publisher.set_status(FAILED, str(err))
         raise
@@ -275,23 +165,9 @@ def cmd_run(args: argparse.Namespace) -> int:
     return 1 if outcome.errors else 0
 
 
-def run_argv(args: argparse.Namespace) -> list[str]:
-    """The `lctui` arguments of this run as the user typed them (`demo`: its own)."""
-    argv = getattr(args, "argv", None)
-    return list(argv) if argv is not None else sys.argv[1:]
-
-
-def _detach(args: argparse.Namespace, db: Path, console: Console) -> int:
-    """Start this run again, detached (engine/detach.py); say how to follow it."""
-    check_tokenizer_choice(args.tokenizer)
-    parse_lengths(args.lengths)
-    select_tasks(args.tasks, parse_overrides(args.set))  # a bad name fails here, not in a log
-    if writer_active(db):
-        raise UserInputError(
-            f"{db} is being written by another lctui process; wait for it to end, or pass "
-            "--db to use another file (`lctui runs` lists runs)"
-        )
-    record = spawn_detached(without_detach(run_argv(args)), db)
+def _detach(args: argparse.Namespace, console: Console) -> int:
+    """Start this run again, detached; say how to follow it."""
+    record = start_detached(args)
     console.print(
         f"Run [bold]{record.run_id}[/] started in the background (pid {record.pid}); it goes "
         "on when this terminal closes.",
@@ -303,9 +179,65 @@ def _detach(args: argparse.Namespace, db: Path, console: Console) -> int:
     return 0
 
 
-def without_detach(argv: Sequence[str]) -> list[str]:
-    """`argv` without `--detach` (or an abbreviation argparse would take for it)."""
-    return [a for a in argv if not (len(a) >= 4 and "--detach".startswith(a))]
+def start_detached(args: argparse.Namespace, *, queue: bool = False) -> RunRecord:
+    """Check `lctui run`'s arguments as far as can be without loading anything, then
+    start the same run again detached (engine/detach.py); its record.
+
+    A file another lctui process writes is refused, unless `queue`: the run then waits
+    for its turn (the TUI's runs left running when it quits start together).
+    """
+    check_run_numbers(args)
+    resolved = resolve_db(args)
+    db = resolved.path
+    _models(args.model, resolved.config)
+    check_tokenizer_choice(args.tokenizer)
+    parse_lengths(args.lengths)
+    select_tasks(args.tasks, parse_overrides(args.set))  # a bad name fails here, not in a log
+    if not queue and writer_active(db):
+        raise UserInputError(
+            f"{db} is being written by another lctui process; wait for it to end, or pass "
+            "--db to use another file (`lctui runs` lists runs)"
+        )
+    return spawn_detached(without_detach(run_argv(args)), db)
+
+
+def detach_argv(argv: Sequence[str], *, queue: bool = False) -> RunRecord:
+    """`lctui ARGV` (a run command, as `request_argv` makes one) started detached."""
+    return start_detached(parse_run_argv(argv), queue=queue)
+
+
+def _open_run_store(db: Path, publisher: EventPublisher) -> Store:
+    """The run's file, shared. A detached run waits while another lctui process writes
+    it (its record says so) and starts when the file is free; SIGTERM while it waits
+    cancels it. A run in a terminal is refused at once."""
+    if publisher.record.log is None:
+        return open_store(db, shared=True)
+
+    def stop(signum: int, frame: Any) -> None:
+        raise KeyboardInterrupt
+
+    previous = signal.signal(signal.SIGTERM, stop)
+    try:
+        while True:
+            try:
+                store = open_store(db, shared=True)
+            except StoreError:
+                if not writer_active(db):
+                    raise
+            else:
+                if publisher.record.status == WAITING:
+                    publisher.set_status(STARTING, "")  # its turn: no longer waiting
+                return store
+            if publisher.record.status != WAITING:
+                publisher.set_status(
+                    WAITING, f"waits for {db}: another lctui process writes it; starts then"
+                )
+            time.sleep(WAIT_FOR_FILE_S)
+    except KeyboardInterrupt:
+        publisher.set_status(CANCELLED, f"cancelled while it waited for {db}")
+        raise
+    finally:
+        signal.signal(signal.SIGTERM, previous)
 
 
 def tokenizer_notes(request: RunRequest) -> list[str]:

@@ -23,7 +23,7 @@ from rich.table import Table
 
 from lctui.cli.tables import format_option, output_format, print_tsv
 from lctui.core.formatting import duration
-from lctui.core.run_record import KILLED, STARTING, LiveProgress, RunRecord
+from lctui.core.run_record import KILLED, STARTING, WAITING, LiveProgress, RunRecord
 from lctui.core.text import shorten
 from lctui.engine.attach import AttachedRun, live_runs
 
@@ -89,6 +89,8 @@ async def _ask(record: RunRecord) -> RunLine:
     try:
         attached = await AttachedRun.connect(record.socket, timeout=ASK_TIMEOUT_S)
     except (OSError, asyncio.TimeoutError) as err:
+        if record.status == WAITING:  # for its database, which another process writes
+            return RunLine(record, None, WAITING, record.message or "")
         if time.time() - record.started_at < STARTING_GRACE_S:
             return RunLine(record, None, STARTING, "starting")
         why = record.message or f"its socket does not answer ({err})"

@@ -3,9 +3,10 @@
 Every `lctui run` keeps `<run_id>.json` in `runs_dir()`: which process runs it, on which
 host, on which database, with which command, where its log and its socket are, and its
 status. The file is written whole and renamed into place, so a reader never sees half
-of one. The run updates it when it starts, plans, and ends; a process that dies with
-kill -9 leaves it at `starting` or `running`, which readers (engine/attach.py) tell
-apart from a live run by the process id and the socket.
+of one. The run updates it when it starts, waits for its file (a detached run whose
+file another process writes), plans, and ends; a process that dies with kill -9 leaves
+it at `starting`, `waiting` or `running`, which readers (engine/attach.py) tell apart
+from a live run by the process id and the socket.
 """
 
 from __future__ import annotations
@@ -22,6 +23,8 @@ from typing import Any
 from lctui.core.paths import make_runs_dir, runs_dir
 
 STARTING, RUNNING = "starting", "running"
+# A detached run whose file another lctui process writes: it starts when the file is free.
+WAITING = "waiting"
 FINISHED, CANCELLED, FAILED, NOTHING_TO_DO = "finished", "cancelled", "failed", "nothing to do"
 # What the record says once its process has ended on its own.
 ENDED_STATUSES = frozenset({FINISHED, CANCELLED, FAILED, NOTHING_TO_DO})

@@ -6,7 +6,7 @@ without `read_replay` the replay comes first), until the run ends, drops the vie
 or vanishes (`ended_by` says which). `pause`, `resume` and `cancel` ask the run
 to act. `live_runs` reads the records in the runs folder, newest first, and says
 `killed` of one whose process is gone although its record was never closed (its
-stale socket is removed then).
+stale socket is removed then); `current_record` reads one record again.
 """
 
 from __future__ import annotations
@@ -21,7 +21,14 @@ from pathlib import Path
 from lctui.core.errors import UserInputError
 from lctui.core.events import Event, RunFinished
 from lctui.core.paths import runs_dir
-from lctui.core.run_record import KILLED, LiveProgress, RunRecord, read_record, write_record
+from lctui.core.run_record import (
+    KILLED,
+    LiveProgress,
+    RunRecord,
+    read_record,
+    record_path,
+    write_record,
+)
 from lctui.core.wire import (
     Dropped,
     Hello,
@@ -142,17 +149,33 @@ def live_runs(*, ended: bool = True) -> list[RunRecord]:
     records: list[RunRecord] = []
     for path in sorted(where.glob("*.json")) if where.is_dir() else []:
         try:
-            record = read_record(path)
+            record = _checked(read_record(path))
         except (OSError, ValueError):
             continue  # half-removed, or not ours: not a run to list
-        if not record.ended and record.host == platform.node() and not pid_alive(record.pid):
-            record = record.with_status(KILLED)
-            local_socket.remove(Path(record.socket))
-            with contextlib.suppress(OSError):
-                write_record(record)
         if ended or not record.ended:
             records.append(record)
     return sorted(records, key=lambda r: r.started_at, reverse=True)
+
+
+def current_record(record: RunRecord) -> RunRecord:
+    """`record` as its file says now (marked `killed` as `live_runs` marks it); when
+    its file cannot be read (removed), `record` itself, killed if its process is gone."""
+    try:
+        return _checked(read_record(record_path(record.run_id, Path(record.socket).parent)))
+    except (OSError, ValueError):
+        return _checked(record, keep=False)
+
+
+def _checked(record: RunRecord, keep: bool = True) -> RunRecord:
+    """`killed`, if its process on this host is gone without having ended it (`keep`:
+    said in its file too, and its stale socket removed)."""
+    if not record.ended and record.host == platform.node() and not pid_alive(record.pid):
+        record = record.with_status(KILLED)
+        if keep:
+            local_socket.remove(Path(record.socket))
+            with contextlib.suppress(OSError):
+                write_record(record)
+    return record
 
 
 def pid_alive(pid: int) -> bool:

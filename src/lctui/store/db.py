@@ -6,20 +6,20 @@ A read-write Store owns the one StoreWriter of its file; readers take their own 
 from __future__ import annotations
 
 import contextlib
-import os
 import re
 import threading
 import time
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from pathlib import Path
-from typing import IO, Any
+from typing import Any
 
 import duckdb
 
-from lctui.core.errors import NotWritableError, StoreError
+from lctui.core.errors import StoreError
 from lctui.core.paths import default_db_path
 from lctui.core.types import Example, Generation, ModelSpec, Score
 from lctui.store import schema
+from lctui.store.claim import WriterClaim, writer_active
 from lctui.store.closing import ClosesOnExit
 from lctui.store.read import cells as cell_reads
 from lctui.store.read import generations
@@ -218,6 +218,46 @@ class Store(ClosesOnExit):
             if self.claim is not None:
                 self.claim.release()
 
+    def hand_over(self) -> None:
+        """Stop writing this shared file so that another process may (a run the TUI
+        starts in the background): what the writer holds is written, the file
+        checkpointed and its claim released. The store reads on, read-only, until
+        `take_back`. Nothing for a store that does not write a shared file."""
+        if not self.shared or self.read_only:
+            return
+        with self._lock:
+            writer, self._writer = self._writer, None
+            try:
+                if writer is not None:
+                    writer.close()
+                self.checkpoint()
+            finally:
+                self.read_only = True  # no writer is made from now on
+                claim, self.claim = self.claim, None
+                if claim is not None:
+                    claim.release()
+
+    def take_back(self) -> None:
+        """Write this shared file again: after `hand_over`, or for a store opened
+        read-only while another process wrote the file. Takes the claim, applies missing
+        migrations and marks the runs its last writer left `running` as interrupted,
+        as `open_store` does; StoreError while another process writes the file."""
+        if not self.shared or not self.read_only or self.path is None:
+            return
+        claim = WriterClaim.take(self.path)
+        try:
+            con = connect_waiting(self.path, read_only=False)
+            try:
+                before = migrate(con, str(self.path))
+                _mark_interrupted(con, self.path, claim_held=False)
+            finally:
+                con.close()
+        except BaseException:
+            claim.release()
+            raise
+        with self._lock:
+            self.claim, self.read_only, self.migrated_from = claim, False, before
+
     def checkpoint(self) -> None:
         """Fold the write-ahead log into the file (see _connect_shared), so the file is
         whole on its own (at close, and now and then during a run); a file still busy
@@ -285,105 +325,6 @@ def _mark_interrupted(con: duckdb.DuckDBPyConnection, file: Path, *, claim_held:
         mark_interrupted_runs(con, claim_held=claim_held)
 
 
-class WriterClaim:
-    """An advisory lock on `<db>.writer` held by the process that writes a shared file.
-
-    DuckDB's own lock is released between flushes of a shared store, so this is how
-    another process (the TUI) knows a run is writing the file. The OS drops it when
-    the process ends, even on kill -9 (the file then stays, unlocked, until the next
-    claim). `release` removes the file while still holding the lock; a process that
-    opened the old file just before and locks it once released finds that it is no
-    longer the file at that path, and starts over with the new one (`take`).
-    """
-
-    def __init__(self, handle: IO[bytes], path: Path) -> None:
-        self._handle = handle
-        self._path = path
-
-    @staticmethod
-    def path(file: Path) -> Path:
-        return file.with_name(file.name + ".writer")
-
-    @classmethod
-    def take(cls, file: Path) -> WriterClaim:
-        path = cls.path(file)
-        _check_writable_folder(file)
-        # A reader checking the claim (writer_active) holds a shared lock for a moment.
-        deadline = time.monotonic() + _TAKE_RETRY_S
-        while True:
-            try:
-                handle = path.open("a+b")
-            except OSError as err:
-                raise NotWritableError(_cannot_write(path, err.strerror or str(err))) from err
-            if _try_lock(handle):
-                if _is_file_at(handle, path):
-                    return cls(handle, path)
-                handle.close()  # released and removed by its last holder meanwhile
-                continue
-            handle.close()
-            if time.monotonic() >= deadline:
-                raise StoreError(
-                    f"{file} is being written by another lctui process (a run, or the TUI "
-                    "open on it); wait for it to end, or pass --db to use another file"
-                )
-            time.sleep(0.02)
-
-    def release(self) -> None:
-        if self._handle.closed:
-            return
-        try:
-            if _is_file_at(self._handle, self._path):
-                with contextlib.suppress(OSError):
-                    self._path.unlink()  # still locked: nobody can hold this file now
-        finally:
-            self._handle.close()  # closing the descriptor drops the lock
-
-
-_TAKE_RETRY_S = 0.25
-
-
-def writer_active(file: Path) -> bool:
-    """Whether a process holds the writer claim of `file` (a shared run is writing it).
-
-    Never creates the claim file, and holds only a shared lock for a moment.
-    """
-    claim = WriterClaim.path(Path(file).expanduser())
-    for _ in range(5):
-        try:
-            handle = claim.open("rb")
-        except FileNotFoundError:
-            return False
-        with handle:
-            if not _try_lock(handle, shared=True):
-                return True
-            if _is_file_at(handle, claim):
-                return False
-        # The file was replaced while we looked (released, then claimed anew): again.
-    return True
-
-
-def _is_file_at(handle: IO[bytes], path: Path) -> bool:
-    """Whether the open file is still the one at `path` (not removed or replaced)."""
-    try:
-        on_disk = os.stat(path)
-    except FileNotFoundError:
-        return False
-    opened = os.fstat(handle.fileno())
-    return (opened.st_dev, opened.st_ino) == (on_disk.st_dev, on_disk.st_ino)
-
-
-def _try_lock(handle: IO[bytes], shared: bool = False) -> bool:
-    try:
-        import fcntl
-    except ImportError:  # pragma: no cover - not POSIX: no claim, no detection
-        return True
-    try:
-        fcntl.flock(handle.fileno(), (fcntl.LOCK_SH if shared else fcntl.LOCK_EX) | fcntl.LOCK_NB)
-    except OSError:
-        return False
-    return True
-
-
 SHARED_WAIT_S = 15.0  # how long a shared store waits for another process's flush or query
 
 
@@ -449,26 +390,6 @@ def _check_path(file: Path, read_only: bool) -> None:
             f"cannot create the folder {file.parent} for the database: {err.strerror}; "
             "pass --db with a path you can write"
         ) from err
-
-
-def _check_writable_folder(file: Path) -> None:
-    """Refuse before a run starts, not at its first flush, a folder where DuckDB cannot
-    write its journal (`<db>.wal`, created next to the file on every write).
-
-    Only for the writer of a shared file (a headless run, the TUI): the TUI then opens
-    the file read-only instead."""
-    folder = file.parent
-    if folder.is_dir() and not os.access(folder, os.W_OK | os.X_OK):
-        raise NotWritableError(_cannot_write(folder, "Permission denied"))
-
-
-def _cannot_write(where: Path, reason: str) -> str:
-    """The message for a folder (or the run's claim file) that cannot be written."""
-    return (
-        f"cannot write {where} ({reason}): lctui writes the database's journal and claim "
-        "files next to it; fix the folder's permissions, or pass --db with a path in a "
-        "folder you can write (or open the file read-only)"
-    )
 
 
 def _open_error(file: Path, err: duckdb.Error, read_only: bool) -> str:

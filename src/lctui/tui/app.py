@@ -27,7 +27,7 @@ from lctui.engine import RunRequest
 from lctui.engine.runner import BackendLoader
 from lctui.resources import sample_runs_dir
 from lctui.store import Store, open_store
-from lctui.store.db import writer_active
+from lctui.store.claim import writer_active
 from lctui.store.read.catalog import count_generations
 from lctui.tui.keys import key_name
 from lctui.tui.run_host import RunHost
@@ -82,7 +82,9 @@ class LctuiApp(App[None]):
         self.import_samples = import_samples
         self.samples_dir = samples_dir
         self._store: Store | None = None
-        self.run_host = RunHost(self, lambda: self.store)
+        # Read-only only while another lctui process writes the file: see RunHost.
+        self.writable_later = False
+        self.run_host = RunHost(self, self)
         self._themes = load_themes()
         for theme in self._themes.values():
             self.register_theme(theme)
@@ -131,7 +133,8 @@ class LctuiApp(App[None]):
             return open_store(self.db_path, read_only=True, shared=True)
         why = (
             "is being written by another process (a headless run?): opened read-only; the "
-            "results refresh as it writes. New runs need another --db."
+            "results refresh as it writes, G lists the run, and runs can start here once it "
+            "has ended."
         )
         if not writer_active(self.db_path):
             try:
@@ -146,6 +149,7 @@ class LctuiApp(App[None]):
                     raise
         store = open_store(self.db_path, read_only=True, shared=True)
         self.read_only = True
+        self.writable_later = writer_active(self.db_path)
         self.notify(f"{self.db_path} {why}", title="Read-only", timeout=10)
         return store
 
@@ -235,7 +239,14 @@ class LctuiApp(App[None]):
 
     def action_new_run(self) -> None:
         if self.read_only:
-            self.notify("Opened read-only: runs cannot be started.", severity="warning")
+            if self.writable_later:
+                self.notify(
+                    f"Another lctui process writes {self.db_path.name} (G lists the runs): "
+                    "runs can start here once it has ended.",
+                    severity="warning",
+                )
+            else:
+                self.notify("Opened read-only: runs cannot be started.", severity="warning")
             return
         from lctui.tui.screens.launch import LaunchScreen
 
@@ -244,6 +255,11 @@ class LctuiApp(App[None]):
     def start_run(self, request: RunRequest, loader: BackendLoader = load_backend) -> LocalRun:
         """Start a run beside those going and open its live view."""
         return self.run_host.start(request, loader)
+
+    async def start_background(self, request: RunRequest) -> ManagedRun | None:
+        """Start a run in a process of its own (it outlives the app) and open its live
+        view; None, having said why, when it cannot start."""
+        return await self.run_host.start_background(request)
 
     def show_run(self, run: ManagedRun) -> None:
         self.run_host.show(run)

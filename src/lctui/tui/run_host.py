@@ -1,57 +1,144 @@
-"""The app's side of its runs: starts them on the app's loop, opens their views, says
-when one ends, and asks before quitting while runs go.
+"""The app's side of its runs: starts them, follows the detached runs of its database,
+opens their views, says when one ends, and asks before quitting while runs go.
 
 The runs themselves are held by a `RunManager` (tui/state/run_manager.py); this host
 adds what needs Textual: a timer that drains every run's events once a second (a run
 nobody watches keeps no backlog), notifications, the live view and the Runs screen,
 and the quit prompt (`QuitRunsScreen`): cancel the runs (finished work is kept) and
-quit once they have stopped, or quit when they finish. Whatever closes the app, its
-runs are cancelled and waited for before the store closes (`wind_down`).
+quit once they have stopped, quit when they finish, or leave them running detached
+(each is cancelled and started again in a process of its own with the same command,
+which resumes it). Whatever closes the app, its own runs are cancelled and waited for
+before the store closes (`wind_down`); detached runs are let go, never stopped.
+
+Detached runs: every few seconds the host lists the runs folder (`live_runs`) and
+follows each run of this database it does not hold yet as a `DetachedRun`. One file has
+one writer, so starting a run in the background hands the app's claim on the file to
+that run (`Store.hand_over`; the app reads on, read-only); once no detached run of
+the file goes on, the app takes it back (`Store.take_back`), as it does for a file it
+opened read-only because another lctui process wrote it.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from typing import Any
+import asyncio
+import platform
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any, Protocol
 
+from rich.text import Text
 from textual.app import App
 
 from lctui.backends import load_backend
+from lctui.cli.run import detach_argv
+from lctui.cli.run_args import request_argv
+from lctui.core.config import Config
+from lctui.core.errors import LctuiError
+from lctui.core.run_record import RunRecord
 from lctui.engine import RunRequest
+from lctui.engine.attach import live_runs
 from lctui.engine.runner import BackendLoader
 from lctui.store import Store
+from lctui.tui.state.detached_run import KILLED, LEFT, DetachedRun
 from lctui.tui.state.run_manager import (
     CANCELLED,
     FAILED,
+    NOTHING_TO_DO,
     LocalRun,
     ManagedRun,
     RunManager,
 )
 
 DRAIN_EVERY_S = 1.0
+LOOK_EVERY_S = 3.0  # how often the runs folder is read for detached runs of the file
 # How long quitting waits for cancelled runs to write what they finished and stop.
 CANCEL_WAIT_S = 30.0
+LET_GO_WAIT_S = 2.0
+
+
+class FileOwner(Protocol):
+    """What the host needs of the app besides Textual: its results file, how it holds it."""
+
+    db_path: Path
+    config: Config
+    read_only: bool
+    # Read-only only while another lctui process writes the file (a run the app handed
+    # it to, or one found writing it at start): the app takes it back once free.
+    writable_later: bool
+
+    @property
+    def store(self) -> Store: ...
 
 
 class RunHost:
     """The runs of one app (see the module docstring)."""
 
-    def __init__(self, app: App[Any], store: Callable[[], Store]) -> None:
+    def __init__(self, app: App[Any], owner: FileOwner) -> None:
         self.app = app
-        self._store = store
+        self.owner = owner
         self.manager = RunManager(on_end=self._ended)
         self.quit_when_done = False
+        self.left_running: list[RunRecord] = []  # what "leave them running" started
         self._closing = False  # the app is closing: its screens are gone
+        self._handing = False  # the file is being handed to a detached run
+        self._looking: asyncio.Future[None] | None = None
+        self._leaving: asyncio.Future[list[RunRecord]] | None = None
 
     def mount(self) -> None:
         self.app.set_interval(DRAIN_EVERY_S, self.manager.drain)
+        self.app.set_interval(LOOK_EVERY_S, self.look)
+        self.look()
 
     # -- runs and their views ------------------------------------------------------------
 
     def start(self, request: RunRequest, loader: BackendLoader = load_backend) -> LocalRun:
         """Start `request` beside the runs already going, and open its live view."""
-        run = self.manager.start_local(request, self._store(), loader)
+        run = self.manager.start_local(request, self.owner.store, loader)
         self.show(run)
+        return run
+
+    async def start_background(self, request: RunRequest) -> DetachedRun | None:
+        """Start `request` as `lctui run --detach` would (the same command), hand it the
+        file and open its live view; None, having said why, when it cannot start."""
+        going = self.manager.going()
+        db = self.owner.db_path
+        if going:
+            self.app.notify(
+                f"{len(going)} run(s) of this lctui write {db.name}, and a file has one writer: "
+                "start this run once they end, or here (untick 'in background').",
+                title="Cannot start in the background",
+                severity="warning",
+                timeout=10,
+            )
+            return None
+        try:
+            argv = request_argv(request, db, self.owner.config.path)
+        except LctuiError as exc:
+            self.app.notify(str(exc), title="Cannot start in the background", severity="error")
+            return None
+        store = self.owner.store
+        self._handing = True  # what the runs folder shows meanwhile is this run
+        try:
+            await asyncio.to_thread(store.hand_over)
+            self.owner.read_only = self.owner.writable_later = True
+            try:
+                record = await asyncio.to_thread(detach_argv, argv)
+            except LctuiError as exc:
+                await self._take_back(quiet=True)
+                self.app.notify(str(exc), title="Cannot start in the background", severity="error")
+                return None
+            run = DetachedRun(record, request)
+            self.manager.add(run)
+        finally:
+            self._handing = False
+        self.show(run)
+        self.app.notify(
+            f"Run {record.run_id} goes on in a process of its own, also once lctui closes: "
+            f"G lists it, `lctui attach {record.run_id}` watches it from any terminal. "
+            f"{db.name} is its to write until it ends (new runs wait until then).",
+            title="Started in the background",
+            timeout=10,
+        )
         return run
 
     def show(self, run: ManagedRun) -> None:
@@ -73,6 +160,46 @@ class RunHost:
         screen = self.app.screen
         return isinstance(screen, RunScreen) and screen.run is run
 
+    # -- detached runs of the file -------------------------------------------------------
+
+    def look(self) -> None:
+        """Look for detached runs of the file (in the background; once at a time)."""
+        if self._looking is None or self._looking.done():
+            self._looking = asyncio.ensure_future(self._look())
+
+    async def _look(self) -> None:
+        try:
+            found = await asyncio.to_thread(live_runs, ended=False)
+        except OSError:
+            return
+        if self._closing or self._handing:
+            return
+        db = self.owner.db_path
+        here = platform.node()
+        ours = [r for r in found if r.host == here and _same_file(r.db, db)]
+        for record in reversed(ours):  # oldest first: the table lists runs as they began
+            if self.manager.find(record.run_id) is None:
+                self.manager.add(DetachedRun(record))
+        followed = any(run.running for run in self.manager.runs if not run.in_process)
+        if self.owner.writable_later and not ours and not followed:
+            await self._take_back()
+
+    async def _take_back(self, quiet: bool = False) -> None:
+        """Write the file again, if no other process does (else: later)."""
+        try:
+            await asyncio.to_thread(self.owner.store.take_back)
+        except LctuiError:
+            return
+        self.owner.read_only = self.owner.writable_later = False
+        if not quiet:
+            self.app.notify(
+                f"No other lctui process writes {self.owner.db_path.name} now: runs can "
+                "start here again (ctrl+n).",
+                title="Results file",
+            )
+
+    # -- the end of a run ----------------------------------------------------------------
+
     def _ended(self, run: ManagedRun) -> None:
         if self._closing:
             return
@@ -89,6 +216,8 @@ class RunHost:
                 f"Run {run.name} cancelled; its finished examples are kept.",
                 severity="warning",
             )
+        elif isinstance(run, DetachedRun):
+            self._detached_ended(run, status)
         elif not self._viewing(run):  # its live view says it, when it is on screen
             state = run.state
             if state.run_id is None:
@@ -101,12 +230,38 @@ class RunHost:
             self.app.notify(text, title="Run finished", timeout=10)
         if self.quit_when_done and not self.manager.going():
             self.app.exit()
+        if not run.in_process:
+            self.look()  # the file may be free now
+
+    def _detached_ended(self, run: DetachedRun, status: str) -> None:
+        record = run.record
+        name = f"{run.name} ({record.run_id})"
+        if status == KILLED:
+            self.app.notify(
+                f"Run {name} is gone: its process ended without finishing it (killed?). "
+                f"`{record.command}` resumes it.",
+                title="Run gone",
+                severity="warning",
+                timeout=15,
+            )
+        elif status == NOTHING_TO_DO:
+            self.app.notify(f"Run {name}: nothing to do, all its examples were already stored.")
+        elif status != LEFT and not self._viewing(run):
+            finished = run.state.finished
+            done, errors = (
+                (finished.done, finished.errors) if finished else (record.done, record.errors)
+            )
+            self.app.notify(
+                f"Run {name} finished: {done} done, {errors} errors. ctrl+r reloads the results.",
+                title="Run finished",
+                timeout=10,
+            )
 
     # -- quitting ------------------------------------------------------------------------
 
     def quit(self) -> None:
-        """Quit, or, while runs go, ask what becomes of them. In the prompt, the quit
-        key (ctrl+q) is the same as escape: stay."""
+        """Quit, or, while runs of this process go, ask what becomes of them. In the
+        prompt, the quit key (ctrl+q) is the same as escape: stay."""
         from lctui.tui.screens.quit_runs import QuitRunsScreen
 
         if isinstance(self.app.screen, QuitRunsScreen):
@@ -119,7 +274,7 @@ class RunHost:
         self.app.push_screen(QuitRunsScreen(going, waiting=self.quit_when_done), self._chosen)
 
     def _chosen(self, choice: str | None) -> None:
-        from lctui.tui.screens.quit_runs import CANCEL, WAIT
+        from lctui.tui.screens.quit_runs import CANCEL, LEAVE, WAIT
 
         going = self.manager.going()
         if choice is None or not going:
@@ -141,11 +296,85 @@ class RunHost:
             if paused:
                 text += f" Paused, they never do: resume {', '.join(paused)} (p)."
             self.app.notify(text + " ctrl+q asks again.", title="Quitting", timeout=10)
+        elif choice == LEAVE:
+            self.quit_when_done = False  # quitting follows the hand-over, not the runs' end
+            self._leaving = asyncio.ensure_future(self.leave_running(going))
+
+    async def leave_running(self, going: Sequence[ManagedRun]) -> list[RunRecord]:
+        """Cancel the runs of this process and start each again detached, with the same
+        command (it resumes: what is stored is skipped), then quit saying where they
+        are. They take turns at the file, which has one writer."""
+        db, config = self.owner.db_path, self.owner.config.path
+        commands: dict[int, list[str]] = {}
+        kept_here: list[str] = []  # runs no command runs (re-runs of stored examples)
+        for run in going:
+            try:
+                if run.request is None:
+                    raise LctuiError("it has no command")
+                commands[run.number] = request_argv(run.request, db, config)
+            except LctuiError as exc:
+                kept_here.append(f"{run.name}: {exc}")
+        self.manager.cancel_all()
+        self.app.notify(
+            f"Stopping {len(going)} run(s) to start them again in processes of their own…",
+            title="Quitting",
+        )
+        lines: list[str] = []
+        if not await self.manager.wait_all(CANCEL_WAIT_S):
+            lines.append(
+                f"The runs did not stop within {CANCEL_WAIT_S:.0f} s: they were cancelled "
+                "(what finished is kept); start them again to do the rest."
+            )
+        else:
+            self._handing = True
+            await asyncio.to_thread(self.owner.store.hand_over)
+            self.owner.read_only = True
+            for run in going:
+                argv = commands.get(run.number)
+                if argv is None or run.status != CANCELLED:
+                    continue  # it finished (or failed) meanwhile, or cannot be handed over
+                try:
+                    self.left_running.append(await asyncio.to_thread(detach_argv, argv, queue=True))
+                except LctuiError as exc:
+                    kept_here.append(f"{run.name}: {exc}")
+        self.app.exit(message=Text("\n".join(lines + self._left_words(kept_here))))
+        return self.left_running
+
+    def _left_words(self, not_left: list[str]) -> list[str]:
+        lines = []
+        left = self.left_running
+        if left:
+            turns = " one after another" if len(left) > 1 else ""
+            lines.append(
+                f"{len(left)} run(s) go on in the background{turns}, writing "
+                f"{self.owner.db_path} (the same command again resumes a run: what is "
+                "stored is skipped):"
+            )
+            lines += [f"  {record.run_id}  {record.command}" for record in left]
+            lines.append(
+                "`lctui runs` lists them, `lctui attach ID` watches one; lctui on this file "
+                "lists them too (G)."
+            )
+        if not_left:
+            lines.append("Cancelled, not left running (finished examples are kept):")
+            lines += [f"  {line}" for line in not_left]
+        return lines
 
     async def wind_down(self) -> None:
-        """Cancel the runs still going and wait (a while) for them to stop: the app
-        closes its store next, which their last writes need."""
+        """Cancel the runs of this process still going and wait (a while) for them to
+        stop: the app closes its store next, which their last writes need. Detached
+        runs are let go: they go on."""
         self._closing = True
+        if self._looking is not None:
+            self._looking.cancel()
         if self.manager.cancel_all():
             await self.manager.wait_all(CANCEL_WAIT_S)
+        await self.manager.let_go(LET_GO_WAIT_S)
         self.manager.drain()
+
+
+def _same_file(recorded: str, db: Path) -> bool:
+    try:
+        return Path(recorded).resolve() == db.expanduser().resolve()
+    except OSError:
+        return False

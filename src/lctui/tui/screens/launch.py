@@ -8,7 +8,10 @@ disabled with the reason (windows come from settings and config files, not from 
 weights). Enter on a task's parameter edits it, checked as `--set` checks it. Start
 (the button, ctrl+s, or enter in n/seed) validates everything and says what is wrong,
 both as a notification titled by what happened and in the error line, before anything
-runs; a message in the error line goes as soon as it no longer holds.
+runs; a message in the error line goes as soon as it no longer holds. With "in
+background" ticked (F8), the run starts as `lctui run --detach` would, with the same
+command (`request_argv`), in a process of its own that outlives lctui, and its live
+view attaches to it.
 """
 
 from __future__ import annotations
@@ -35,6 +38,7 @@ from textual.widgets.selection_list import Selection
 
 from lctui.backends import builtin_models, declared_window, resolve_model
 from lctui.cli.data_option import listed_tasks
+from lctui.cli.run_args import request_argv
 from lctui.core.errors import UserInputError
 from lctui.core.lengths import format_length
 from lctui.core.types import ModelSpec
@@ -54,7 +58,6 @@ from lctui.tui.state.launch_choices import (
     last_choices,
     notice_title,
     read_number,
-    run_argv,
     shown_value,
     still_holding,
 )
@@ -69,7 +72,7 @@ from lctui.tui.state.run_options import (
 )
 from lctui.tui.widgets.key_footer import KeyFooter
 from lctui.tui.widgets.run_task_tree import TaskNode, TaskTree, describe_node
-from lctui.tui.widgets.tick_list import TickList
+from lctui.tui.widgets.tick_list import TickBox, TickList
 
 # The estimate's duration, coloured by how long the run would take.
 LEVEL_STYLES = {
@@ -105,6 +108,7 @@ class LaunchScreen(LctuiScreen):
     LaunchScreen #launch-error { height: auto; max-height: 4; padding: 0 1; }
     LaunchScreen #start-row { height: 1; padding: 0 1; }
     LaunchScreen #start-row Label { padding: 0 2; color: $text-muted; }
+    LaunchScreen #background { margin: 0 0 0 2; }
     """
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("ctrl+s", "start", "Start", priority=True, id="launch-start"),
@@ -117,6 +121,15 @@ class LaunchScreen(LctuiScreen):
         Binding("f6", "jump('seed')", "Seed", priority=True, id="launch-seed", show=False),
         Binding(
             "f7", "jump('tokenizer')", "Tokenizer", priority=True, id="launch-tokenizer", show=False
+        ),
+        Binding(
+            "f8",
+            "toggle_background",
+            "In background",
+            priority=True,
+            id="launch-background",
+            show=False,
+            tooltip="Start the run in a process of its own that goes on when lctui closes",
         ),
     ]
 
@@ -183,6 +196,12 @@ class LaunchScreen(LctuiScreen):
         yield Static("", id="launch-error", classes="error-text")
         with Horizontal(id="start-row"):
             yield Button("Start", id="start", variant="primary", compact=True)
+            background = TickBox("in background (F8)", id="background", compact=True)
+            background.tooltip = (
+                "The run goes on in a process of its own when lctui closes (`lctui run "
+                "--detach`, the same command); its live view attaches to it"
+            )
+            yield background
             yield Label("ctrl+s starts · space/enter ticks")
         yield KeyFooter()
 
@@ -452,11 +471,18 @@ class LaunchScreen(LctuiScreen):
     async def _start_pressed(self) -> None:
         await self.action_start()
 
+    def action_toggle_background(self) -> None:
+        self.query_one("#background", TickBox).toggle()
+
     async def action_start(self) -> None:
         request = await self.validate()
-        if request is not None:
-            self._show_problems([])
-            keep_choices(self._choices_now())
+        if request is None:
+            return
+        self._show_problems([])
+        keep_choices(self._choices_now())
+        if self.query_one("#background", TickBox).value:
+            await self.lctui.start_background(request)
+        else:
             self.lctui.start_run(request)
 
     def _choices_now(self) -> LaunchChoices:
@@ -482,22 +508,19 @@ class LaunchScreen(LctuiScreen):
         if problems or isinstance(n, Problem) or isinstance(seed, Problem):
             self._show_problems(problems)
             return None
-        tree = self.query_one(TaskTree)
-        tasks = tree.selected_tasks()
-        lengths = self.chosen_lengths()
-        tokenizer = self.chosen_tokenizer()
-        names = [m.name for m in models]
-        argv = run_argv(names, tree.checked, tree.overrides, lengths, n, seed, tokenizer)
         try:
-            return RunRequest(
+            request = RunRequest(
                 models=models,
-                tasks=tasks,
-                lengths=lengths,
+                tasks=self.query_one(TaskTree).selected_tasks(),
+                lengths=self.chosen_lengths(),
                 n=n,
                 seed=seed,
-                tokenizer=tokenizer,
-                command={"argv": argv, "host": platform.node(), "source": "tui"},
+                tokenizer=self.chosen_tokenizer(),
             )
         except UserInputError as exc:  # the bounds of the whole run (core.bounds)
             self._show_problems([Problem("bounds", "Run too large", str(exc))])
             return None
+        # The command that runs it headless (its parameters as --set), as its record keeps it.
+        argv = request_argv(request, self.lctui.db_path, self.lctui.config.path)
+        request.command.update(argv=argv, host=platform.node(), source="tui")
+        return request

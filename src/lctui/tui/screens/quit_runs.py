@@ -1,7 +1,8 @@
-"""The question quitting asks while runs go: cancel them, wait for them, or stay.
+"""The question quitting asks while runs go: cancel them, wait for them, leave them
+running detached, or stay.
 
-Dismissed with CANCEL, WAIT or None (stay: escape, or the quit key again). The app
-acts on the answer (tui/run_host.py).
+Dismissed with CANCEL, WAIT, LEAVE or None (stay: escape, or the quit key again). The
+app acts on the answer (tui/run_host.py).
 """
 
 from __future__ import annotations
@@ -18,7 +19,7 @@ from textual.widgets.option_list import Option
 
 from lctui.tui.state.run_manager import ManagedRun
 
-CANCEL, WAIT = "cancel", "wait"
+CANCEL, WAIT, LEAVE = "cancel", "wait", "leave"
 LISTED = 6  # runs named in the question; more are counted
 
 
@@ -33,6 +34,7 @@ class QuitRunsScreen(ModalScreen[str | None]):
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("c", "choose('cancel')", "Cancel them and quit", id="quit-cancel"),
         Binding("w", "choose('wait')", "Quit when they finish", id="quit-wait"),
+        Binding("l", "choose('leave')", "Leave them running", id="quit-leave"),
         Binding("escape", "stay", "Stay", id="quit-stay"),
         # The quit key again is no "yes": it stays too, as escape does.
         Binding("ctrl+q", "stay", "Stay", show=False, priority=True),
@@ -54,6 +56,12 @@ class QuitRunsScreen(ModalScreen[str | None]):
                     id=CANCEL,
                 ),
                 Option("w  quit when they have finished (browse meanwhile)", id=WAIT),
+                Option(
+                    "l  leave them running detached, then quit (each starts again in its "
+                    "own process and resumes; `lctui runs` lists them, `lctui attach ID` "
+                    "watches one)",
+                    id=LEAVE,
+                ),
                 Option("escape  stay", id="stay"),
                 id="quit-choices",
             )
@@ -77,7 +85,7 @@ class QuitRunsScreen(ModalScreen[str | None]):
     @on(OptionList.OptionSelected)
     def _selected(self, event: OptionList.OptionSelected) -> None:
         choice = event.option.id
-        self.dismiss(choice if choice in (CANCEL, WAIT) else None)
+        self.dismiss(choice if choice in (CANCEL, WAIT, LEAVE) else None)
 
     def action_choose(self, choice: str) -> None:
         self.dismiss(choice)

@@ -15,6 +15,11 @@ Leaving the view (escape, or any other screen) never stops the run; cancelling i
 here or on the Runs screen. Opening the view again shows the run as it is by then,
 focused where it was.
 
+A detached run (a process of its own: tui/state/detached_run.py) is shown the same way:
+the view attaches to it while it is open and detaches when it closes; p and c reach
+the run through its socket, and the status line says when it is still starting,
+waits for its file, or has gone away without finishing.
+
 When the results file cannot be written, the status line says so with the store's
 error and how much waits; the engine retries, holds new work once too much waits,
 and goes on by itself when a write succeeds.
@@ -34,7 +39,10 @@ from textual.widgets import Static
 
 from lctui.core.events import StoreRecovered
 from lctui.core.types import ServerShare
+from lctui.store import Store
+from lctui.store.read.generations import get_generation
 from lctui.tui.screens.base import LctuiScreen
+from lctui.tui.state.detached_run import DetachedRun, detached_line
 from lctui.tui.state.run_manager import LocalRun, ManagedRun
 from lctui.tui.state.run_progress import RunState, StreamView, cycle
 from lctui.tui.state.server_shares import server_lines, server_rows
@@ -94,7 +102,9 @@ class RunScreen(LctuiScreen):
     def compose(self) -> ComposeResult:
         with Horizontal(id="run-body"):
             with ScrollableContainer(id="run-grid-box") as box:
-                box.border_title = f"progress · run #{self.run.number}"
+                box.border_title = f"progress · run #{self.run.number}" + (
+                    "" if self.run.in_process else " · detached"
+                )
                 box.can_focus = False
                 yield RunGrid(self.state, id="run-grid")
             with Vertical(id="run-side"):
@@ -112,8 +122,12 @@ class RunScreen(LctuiScreen):
         yield KeyFooter()
 
     def on_mount(self) -> None:
+        self.run.watch()  # a detached run is attached while the view is open
         self.set_interval(FRAME_S, self.tick)
         self.tick()
+
+    def on_unmount(self) -> None:
+        self.run.unwatch()
 
     # -- drawing ------------------------------------------------------------------------
 
@@ -137,7 +151,7 @@ class RunScreen(LctuiScreen):
         now = time.monotonic()
         if over or now - self._stats_at >= STATS_EVERY_S:
             self._stats_at = now
-            self.query_one(RunGrid).redraw()
+            self.query_one(RunGrid).redraw(self.state)
             self._show_stats(now)
             self._show_status()
 
@@ -224,6 +238,8 @@ class RunScreen(LctuiScreen):
 
     def status_line(self) -> str:
         state, run = self.state, self.run
+        if isinstance(run, DetachedRun) and (line := detached_line(run)):
+            return line
         total = sum(c.total for c in state.cells.values())
         finished = sum(c.finished for c in state.cells.values())
         mean = state.mean_score
@@ -274,6 +290,9 @@ class RunScreen(LctuiScreen):
             self.notify("Resumed: new examples start again.", title="Run resumed")
         else:
             run.pause()
+            if not run.paused:  # a detached run that has not started yet
+                self.notify("The run has not started yet: nothing to pause (c cancels it).")
+                return
             running = self.state.in_flight
             self.notify(
                 "No new example starts until p resumes"
@@ -318,13 +337,37 @@ class RunScreen(LctuiScreen):
         # The engine writes in batches; the inspector reads the file, so write it first.
         if isinstance(self.run, LocalRun):
             await asyncio.to_thread(self.lctui.store.flush)
+        elif not self.run.in_process:  # its own process writes it, within a second or so
+            self.run_query(
+                _written,
+                view.generation_id,
+                group="run-inspect",
+                done=lambda found: self.lctui.open_generation(view.generation_id),
+            )
+            return
         self.lctui.open_generation(view.generation_id)
 
     def action_back(self) -> None:
         """Leave the view; the run goes on (the Runs screen, G, lists it)."""
         if self.run.running:
+            where = "" if self.run.in_process else " in its own process (this view detaches)"
             self.notify(
-                f"Run {self.run.name} goes on. G lists the runs; enter there opens this view.",
+                f"Run {self.run.name} goes on{where}. G lists the runs; enter there opens "
+                "this view.",
                 timeout=4,
             )
         self.app.pop_screen()
+
+
+WRITTEN_WAIT_S = 3.0
+
+
+def _written(store: Store, generation_id: str) -> bool:
+    """Whether the run of another process has written `generation_id` yet, waiting for
+    its next flush or two."""
+    deadline = time.monotonic() + WRITTEN_WAIT_S
+    while get_generation(store, generation_id) is None:
+        if time.monotonic() > deadline:
+            return False
+        time.sleep(0.2)
+    return True

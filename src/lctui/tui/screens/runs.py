@@ -1,12 +1,16 @@
-"""The Runs screen: every run of the session, going or ended, in one table.
+"""The Runs screen: every run of the session, going or ended, in one table, and the
+detached runs of the app's database (runs of processes of their own: `lctui run
+--detach`, the launch screen's "in background", a run in another terminal), which the
+app finds in the runs folder every few seconds and keeps listed once they end.
 
 Each row: the run's number in this session, its run id, status, examples finished of
 those it has to do, ETA (at the rate of the last minute), output tokens per second
 and errors. The lines under the table name the highlighted run in full (models,
-tasks, lengths, n and seed; its failure or last error; a line per server of a model
-served from several base URLs). Keys: enter opens the run's
-live view, p pauses or resumes it, c cancels it (what it finished is kept), ctrl+n
-starts another beside it. The table refreshes twice a second.
+tasks, lengths, n and seed, or a detached run's command, process and log; its failure
+or last error; a line per server of a model served from several base URLs). Keys:
+enter opens the run's live view (attached to a detached run while it is open), p
+pauses or resumes it, c cancels it (what it finished is kept), ctrl+n starts another
+beside it. The table refreshes twice a second.
 """
 
 from __future__ import annotations
@@ -46,7 +50,7 @@ class RunsScreen(LctuiScreen):
 
     def compose(self) -> ComposeResult:
         table: DataTable[str] = DataTable(id="runs-table", cursor_type="row", zebra_stripes=True)
-        table.border_title = "Runs of this session"
+        table.border_title = "Runs of this session and detached runs of this file"
         yield table
         yield Static("", id="runs-detail")
         yield Footer()
@@ -128,6 +132,9 @@ class RunsScreen(LctuiScreen):
             self.notify(f"Run {run.name} resumed.")
         else:
             run.pause()
+            if not run.paused:  # a detached run that has not started yet
+                self.notify(f"Run {run.name} has not started yet: nothing to pause.")
+                return
             self.notify(f"Run {run.name} paused: no new example starts (p resumes).")
         self.refresh_rows()
 

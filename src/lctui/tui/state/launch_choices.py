@@ -1,6 +1,6 @@
 """What the launch screen chooses, without Textual: its defaults, the last choices kept
-between sessions, the problems that keep a run from starting, and the command line a
-run records.
+between sessions and the problems that keep a run from starting (the command line a run
+records is `lctui run`'s own, made by cli/run_args.py's `request_argv`).
 
 The defaults finish in minutes on the embedded model on a laptop's CPU: 2K tokens and
 n = 3 (the shipped sample runs took about 7 s per 2K example on 2 CPU cores, so a task
@@ -20,7 +20,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from lctui.cli.run import parse_literal
+from lctui.cli.run_args import parse_literal
 from lctui.core.bounds import check_n, check_seed
 from lctui.core.errors import UserInputError
 from lctui.core.lengths import format_length
@@ -232,28 +232,3 @@ def check_param(task: Task, overrides: Mapping[str, Any], name: str, raw: str) -
     value = task.params[name] if not text else parse_literal(text)
     task.with_params({**overrides, name: value})
     return value
-
-
-# -- the run's command ---------------------------------------------------------------------
-
-
-def run_argv(
-    models: Sequence[str],
-    tasks: Sequence[str],
-    overrides: Overrides,
-    lengths: Sequence[int],
-    n: int,
-    seed: int,
-    tokenizer: str | None,
-) -> list[str]:
-    """The `lctui run` command line of the choices (recorded with the run)."""
-    argv = ["run", *(a for m in models for a in ("--model", m))]
-    argv += ["--tasks", ",".join(tasks)]
-    for task in tasks:
-        for name, value in overrides.get(task, {}).items():
-            argv += ["--set", f"{task}.{name}={json.dumps(value)}"]
-    argv += ["--lengths", ",".join(format_length(x) for x in lengths)]
-    argv += ["--n", str(n), "--seed", str(seed)]
-    if tokenizer is not None:
-        argv += ["--tokenizer", tokenizer]
-    return argv

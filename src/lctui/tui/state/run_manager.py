@@ -38,6 +38,10 @@ class ManagedRun:
     """One run of the session. Subclasses say what feeds its events (`_work`) and how
     it pauses and stops; the rest (state, status, the end) is the same for every run."""
 
+    # Whether the run lives in this process (ends with the app): False for a run of its
+    # own process that the app only watches (tui/state/detached_run.py).
+    in_process = True
+
     def __init__(self, request: RunRequest | None) -> None:
         self.number = 0  # the manager numbers runs 1, 2, ... in the order they start
         self.request = request
@@ -70,6 +74,16 @@ class ManagedRun:
         """Ask the run to stop (once): by default, cancel its task."""
         if self._task is not None:
             self._task.cancel()
+
+    def watch(self) -> None:
+        """A live view shows the run (from its mount to its unmount)."""
+
+    def unwatch(self) -> None:
+        """A live view of the run closed."""
+
+    def let_go(self) -> None:
+        """The app closes: stop following a run that goes on without it (nothing for a
+        run of this process, which the app cancels)."""
 
     # -- the run's life ----------------------------------------------------------------
 
@@ -161,6 +175,11 @@ class ManagedRun:
         return FINISHED
 
     @property
+    def run_id(self) -> str | None:
+        """The run's id once known (the engine's, when it has planned)."""
+        return self.state.run_id
+
+    @property
     def name(self) -> str:
         """`#2 gold, smollm2-135m`: the session's number and the run's models."""
         return f"#{self.number} {', '.join(self.state.models)}".rstrip()
@@ -214,7 +233,25 @@ class RunManager:
             self._on_end(run)
 
     def going(self) -> list[ManagedRun]:
-        return [run for run in self.runs if run.running]
+        """The runs of this process that are going: what quitting asks about and what
+        closing the app cancels (a detached run goes on without the app)."""
+        return [run for run in self.runs if run.running and run.in_process]
+
+    def find(self, run_id: str) -> ManagedRun | None:
+        """The run of the session with this run id (a detached run's, or an engine's)."""
+        for run in self.runs:
+            if run_id in (run.run_id, run.state.run_id):
+                return run
+        return None
+
+    async def let_go(self, timeout: float) -> None:
+        """Stop following the runs that go on without the app (and wait for that)."""
+        followed = [run for run in self.runs if run.running and not run.in_process]
+        for run in followed:
+            run.let_go()
+        if followed:
+            with contextlib.suppress(asyncio.TimeoutError):
+                await asyncio.wait_for(asyncio.gather(*(run.wait() for run in followed)), timeout)
 
     def drain(self) -> None:
         """Apply every run's buffered events (so a run nobody watches holds no backlog)."""

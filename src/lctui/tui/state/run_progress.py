@@ -215,6 +215,11 @@ class RunState:
             cell.total += count
             cell.stored += count
             self.skipped += count
+        if not self.models:  # a run of another process: its plan names what it runs
+            keys = [*event.cells, *event.skipped]
+            self.models = list(dict.fromkeys(key.model for key in keys))
+            self.tasks = list(dict.fromkeys(key.task for key in keys))
+            self.lengths = sorted({key.length for key in keys})
         self.version += 1
 
     def _skipped(self, event: ItemsSkipped) -> None:

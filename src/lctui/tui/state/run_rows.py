@@ -1,16 +1,20 @@
 """What the Runs screen shows of each run: one row of short columns, and the lines under
 the table that say the highlighted run in full (its models, tasks, lengths, errors).
 
-Rows are plain strings made here, without Textual, from a `ManagedRun`'s state; the
-screen only puts them in its table.
+Rows are plain strings made here, without Textual, from a `ManagedRun`'s state (a
+detached run that no view attaches to: from what it last said, its `LiveProgress`, or
+its record once over); the screen only puts them in its table.
 """
 
 from __future__ import annotations
 
+import platform
 from dataclasses import dataclass
 
 from lctui.core.formatting import duration
 from lctui.core.lengths import format_length
+from lctui.core.text import shorten
+from lctui.tui.state.detached_run import KILLED, WAITING, DetachedRun
 from lctui.tui.state.run_manager import FAILED, LOADING, NOTHING_TO_DO, PAUSED, ManagedRun
 
 COLUMNS = ("#", "run", "status", "done", "ETA", "tok/s", "errors")
@@ -34,6 +38,8 @@ class RunRow:
 
 
 def run_row(run: ManagedRun, now: float) -> RunRow:
+    if isinstance(run, DetachedRun) and not run.attached:
+        return _unattached_row(run)
     state = run.state
     status = run.status
     done = f"{state.done + state.errors}/{state.to_do}" if state.planned else "-"
@@ -42,7 +48,7 @@ def run_row(run: ManagedRun, now: float) -> RunRow:
     rate = state.tokens_per_s(now) if run.running else state.average_tokens_per_s
     return RunRow(
         number=f"#{run.number}",
-        run_id=state.run_id or "-",
+        run_id=run.run_id or "-",
         status=status,
         done=done,
         eta=eta,
@@ -51,8 +57,33 @@ def run_row(run: ManagedRun, now: float) -> RunRow:
     )
 
 
+def _unattached_row(run: DetachedRun) -> RunRow:
+    """A detached run no view attaches to: its last hello, or its record once over."""
+    status, progress, record = run.status, run.progress, run.record
+    if run.running:
+        planned = progress.planned
+        finished, to_do, errors = progress.finished, progress.to_do, progress.errors
+        eta = duration(progress.eta_s) if planned and status != PAUSED else "-"
+        rate = progress.tokens_per_s
+    else:
+        planned = bool(record.to_do or record.done)
+        finished, to_do, errors = record.done + record.errors, record.to_do, record.errors
+        eta, rate = "-", None
+    return RunRow(
+        number=f"#{run.number}",
+        run_id=run.run_id,
+        status=status,
+        done=f"{finished}/{to_do}" if planned else "-",
+        eta=eta,
+        rate=f"{rate:.0f}" if rate is not None else "-",
+        errors=str(errors) if planned else "-",
+    )
+
+
 def run_details(run: ManagedRun, now: float) -> list[str]:
     """The highlighted run in full: what it runs, then how it goes or how it ended."""
+    if isinstance(run, DetachedRun):
+        return _detached_details(run, now)
     state = run.state
     lines = [f"{run.name}: {', '.join(state.tasks) or 'its tasks'}"]
     what = []
@@ -93,3 +124,36 @@ def _last_words(run: ManagedRun) -> str:
             else (f"last error: {state.last_error}")
         )
     return ended
+
+
+def _detached_details(run: DetachedRun, now: float) -> list[str]:
+    """A detached run: its command, its process and log, then its last words."""
+    record = run.record
+    where = f"its own process (pid {record.pid}"
+    where += f" on {record.host})" if record.host != platform.node() else ")"
+    lines = [
+        f"{run.name}: {shorten(record.command, 200)}",
+        f"in {where}, goes on without lctui · {run.status} {duration(run.elapsed_s(now))}"
+        + (f" · log {record.log}" if record.log else ""),
+    ]
+    status = run.status
+    if status == WAITING:
+        lines.append(record.message or "waits for its database: another lctui process writes it")
+    elif status == KILLED:
+        lines.append(f"its process is gone without having ended it; `{record.command}` resumes it")
+    elif run.failure:
+        lines.append(f"failed: {run.failure}")
+    elif run.note:
+        lines.append(run.note)
+    elif not run.running:
+        lines.append(record.message or f"{record.done} scored, {record.errors} error(s)")
+    elif run.attached:
+        lines.append(_last_words(run))
+    else:
+        progress = run.progress
+        lines.append(
+            progress.stalled
+            or (f"last error: {progress.last_error}" if progress.last_error else "")
+        )
+    lines.append(f"enter watches it live; `lctui attach {record.run_id}` from any terminal")
+    return [line for line in lines if line]

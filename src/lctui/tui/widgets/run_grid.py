@@ -97,13 +97,17 @@ class RunGrid(Static):
     def on_mount(self) -> None:
         self.redraw()
 
-    def redraw(self) -> None:
+    def redraw(self, state: RunState | None = None) -> None:
+        """Draw what changed; `state`: the run's state when it was made anew (a viewer
+        of another process's run attaching again)."""
+        if state is not None and state is not self._state:
+            self._state, self._drawn, self._shape = state, -1, None
         if self._drawn == self._state.version:
             return
         self._drawn = self._state.version
         state = self._state
         shape = (state.planned, state.finished is not None, state.errors > 0)
         if shape != self._shape:
-            self.styles.width = max(grid_width(state), *(len(m) for m in state.models))
+            self.styles.width = max([grid_width(state), *(len(m) for m in state.models)])
         self.update(grid_renderable(state), layout=shape != self._shape)
         self._shape = shape

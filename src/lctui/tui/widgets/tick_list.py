@@ -2,8 +2,8 @@
 
 Textual's SelectionList draws the same `X` on a ticked and an unticked line and tells
 them apart by colour alone; `TickList` draws `[x]` and `[ ]` instead, as the launch
-screen's task tree does, and `[-]` for a choice that cannot be ticked. `tick_mark` is
-the one place these marks are written.
+screen's task tree does, and `[-]` for a choice that cannot be ticked; `TickBox` is a
+Checkbox drawn the same way. `tick_mark` is the one place these marks are written.
 """
 
 from __future__ import annotations
@@ -12,8 +12,9 @@ from typing import TypeVar
 
 from rich.segment import Segment
 from rich.style import Style
+from textual.content import Content
 from textual.strip import Strip
-from textual.widgets import OptionList, SelectionList
+from textual.widgets import Checkbox, OptionList, SelectionList
 from textual.widgets.option_list import OptionDoesNotExist
 
 TICKED = "[x] "
@@ -54,3 +55,12 @@ class TickList(SelectionList[ValueT]):
             style += Style(bold=True, bgcolor=underlying.bgcolor)
         mark = tick_mark(ticked, not option.disabled)
         return Strip([Segment(mark, style), *line])
+
+
+class TickBox(Checkbox):
+    """A Checkbox whose box reads `[x]` or `[ ]` (Textual's draws `X` either way)."""
+
+    @property
+    def _button(self) -> Content:
+        mark = tick_mark(self.value).rstrip()
+        return Content.styled(mark, "bold") if self.value else Content(mark)
