@@ -34,9 +34,10 @@ AT_80 = {
     "sql": {"f5 Run", "esc Back", "^s Save query", "f1 Help"},
     "inspector": {"n Next", "g Gold", "s Rescore", "r Rerun", "m Model", "y Copy",
                   "e Export", "esc Back", "f1 Help"},
+    "runs": {"⏎ Live view", "p Pause/resume", "c Cancel", "esc Back", "f1 Help"},
 }  # fmt: skip
 OPEN = {"results": [], "launch": ["ctrl+n"], "lifbench": ["L"], "compare": ["C"],
-        "correlation": ["S"], "curves": ["V"], "sql": ["Q"]}  # fmt: skip
+        "correlation": ["S"], "curves": ["V"], "sql": ["Q"], "runs": ["G"]}  # fmt: skip
 
 
 def _shown(pilot: Pilot[None]) -> list[FooterKey]:

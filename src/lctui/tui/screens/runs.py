@@ -21,13 +21,14 @@ from typing import ClassVar
 from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
-from textual.widgets import DataTable, Footer, Static
+from textual.widgets import DataTable, Static
 from textual.widgets.data_table import RowDoesNotExist
 
 from lctui.tui.screens.base import LctuiScreen
 from lctui.tui.state.run_manager import ManagedRun
 from lctui.tui.state.run_rows import COLUMNS, run_details, run_row
 from lctui.tui.state.server_shares import server_lines, server_rows
+from lctui.tui.widgets.key_footer import KeyFooter
 
 REFRESH_S = 0.5
 EMPTY = "No run in this session yet: ctrl+n starts one."
@@ -53,7 +54,7 @@ class RunsScreen(LctuiScreen):
         table.border_title = "Runs of this session and detached runs of this file"
         yield table
         yield Static("", id="runs-detail")
-        yield Footer()
+        yield KeyFooter()
 
     def on_mount(self) -> None:
         table = self.query_one(DataTable)
