@@ -18,6 +18,7 @@ from textual.widget import Widget
 from textual.widgets import Input, SelectionList, Static
 from textual.widgets.selection_list import Selection
 
+from helpers.fake_openai_server import FakeOpenAIServer
 from helpers.pilot import until
 from helpers.slow_run import FRESH_TASKS, SlowGold, gold_request, loader_of, start_slow_run
 from lctui.backends import builtin_models, load_backend
@@ -293,6 +294,42 @@ async def test_gold_run_started_from_the_launch_screen_completes(
     ).fetchone()
     con.close()
     assert rows == (4, 1.0)
+
+
+async def test_an_endpoint_added_by_url_runs_against_a_loopback_stand_in_server(
+    make_app: Any, results_db: Path
+) -> None:
+    """An OpenAI-compatible endpoint typed into the launch screen is a model that runs
+    (the server is a loopback stand-in answering one fixed reply)."""
+    app = make_app()
+    with FakeOpenAIServer("served", ["The answer ", "is 42."]) as server:
+        async with app.run_test(size=(100, 30)) as pilot:
+            screen = await _launch(pilot)
+            add = screen.query_one("#add-model", Input)
+            add.focus()
+            add.value = server.base_url
+            await pilot.press("enter")
+            await pilot.pause(0.3)
+            assert _errors(screen) == "" and server.base_url in screen.specs
+            models = screen.query_one("#models", SelectionList)
+            assert server.base_url in models.selected
+            lengths = screen.query_one("#lengths", SelectionList)
+            lengths.deselect(DEFAULT_LENGTH)
+            lengths.select(1024)
+            await _tick_tasks(pilot, screen, ["vt"])
+            screen.query_one("#n", Input).value = "2"
+            await pilot.press("ctrl+s")
+            await until(pilot, lambda: isinstance(app.screen, RunScreen), timeout=10)
+            run = app.screen
+            assert isinstance(run, RunScreen)
+            await until(pilot, lambda: not run.run.running, timeout=30)
+    with duckdb.connect(str(results_db), read_only=True) as con:
+        rows = con.execute(
+            "SELECT status, output FROM results WHERE model = ? AND task = 'vt'",
+            [server.base_url],
+        ).fetchall()
+    assert [output for _, output in rows] == ["The answer is 42."] * 2
+    assert {status for status, _ in rows} <= {"ok", "unparsed"}
 
 
 async def test_errors_show_as_errors_not_zeros(make_app: Any) -> None:

@@ -330,31 +330,34 @@ class ServerInfo:
     continues_final_message: bool  # every server is vLLM, which can prefill the answer
 
 
-def probe_servers(urls: Sequence[str], model: str, key: str, key_env: str) -> ServerInfo:
-    """One GET /models per URL; a clear BackendError for the first problem found."""
+def served_models(url: str, key: str, key_env: str, timeout: float = 30.0) -> list[dict[str, Any]]:
+    """The entries of one server's GET /models; a clear BackendError when it fails."""
     import openai
 
+    client = openai.OpenAI(base_url=url, api_key=key, max_retries=0, timeout=timeout)
+    try:
+        return [m.to_dict() for m in client.models.list()]
+    except openai.APIStatusError as exc:
+        if exc.status_code in (401, 403):
+            raise BackendError(key_rejected(url, exc.status_code, key_env)) from None
+        raise BackendError(
+            f"{url}/models answered {exc.status_code}: "
+            f"{redact(_status_message(exc), key)}; is {url} an OpenAI-compatible base URL "
+            "(usually ending in /v1)?"
+        ) from None
+    except openai.APIConnectionError as exc:
+        raise BackendError(f"cannot reach {url}: {_reason(exc)}; is the server running?") from None
+    finally:
+        client.close()
+
+
+def probe_servers(urls: Sequence[str], model: str, key: str, key_env: str) -> ServerInfo:
+    """One GET /models per URL; a clear BackendError for the first problem found."""
     windows: list[int] = []
     owners: set[str] = set()
     served: list[str] = []
     for url in urls:
-        client = openai.OpenAI(base_url=url, api_key=key, max_retries=0, timeout=30.0)
-        try:
-            entries = [m.to_dict() for m in client.models.list()]
-        except openai.APIStatusError as exc:
-            if exc.status_code in (401, 403):
-                raise BackendError(key_rejected(url, exc.status_code, key_env)) from None
-            raise BackendError(
-                f"{url}/models answered {exc.status_code}: "
-                f"{redact(_status_message(exc), key)}; is {url} an OpenAI-compatible base URL "
-                "(usually ending in /v1)?"
-            ) from None
-        except openai.APIConnectionError as exc:
-            raise BackendError(
-                f"cannot reach {url}: {_reason(exc)}; is the server running?"
-            ) from None
-        finally:
-            client.close()
+        entries = served_models(url, key, key_env)
         # A server (or proxy) may list the key itself as a model id: masked like any text.
         ids = [redact(str(e.get("id")), key) for e in entries]
         match = next((e for e in entries if e.get("id") == model), None)

@@ -16,6 +16,7 @@ view attaches to it.
 
 from __future__ import annotations
 
+import asyncio
 import platform
 from pathlib import Path
 from typing import Any, ClassVar
@@ -39,7 +40,7 @@ from textual.widgets.selection_list import Selection
 from lctui.backends import builtin_models, declared_window, resolve_model
 from lctui.cli.data_option import listed_tasks
 from lctui.cli.run_args import request_argv
-from lctui.core.errors import UserInputError
+from lctui.core.errors import BackendError, UserInputError
 from lctui.core.lengths import format_length
 from lctui.core.types import ModelSpec
 from lctui.engine import RunRequest
@@ -69,6 +70,7 @@ from lctui.tui.state.run_options import (
     read_throughput,
     unreachable,
     url_spec,
+    with_served_model,
 )
 from lctui.tui.widgets.key_footer import KeyFooter
 from lctui.tui.widgets.run_task_tree import TaskNode, TaskTree, describe_node
@@ -415,24 +417,23 @@ class LaunchScreen(LctuiScreen):
         self._show_problems([p for p in self.problems if not p.about.startswith("add:")])
         if spec.backend == "openai":
             problem = await self._endpoint_problem(spec)
-            if problem.title == "Endpoint unreachable":
+            if problem is not None:
                 self._show_problems([*self.problems, problem])
-            else:
-                self.notify(
-                    f"{spec.name} answers, but the openai backend arrives in a later version "
-                    "of lctui: it cannot be run yet.",
-                    title="Backend not available yet",
-                    severity="warning",
-                )
 
-    async def _endpoint_problem(self, spec: ModelSpec) -> Problem:
+    async def _endpoint_problem(self, spec: ModelSpec) -> Problem | None:
+        """Why an OpenAI-compatible endpoint cannot be used now (it does not answer, or
+        serves several models and the URL names none); a URL that names no model gets the
+        one its server serves."""
         reason = await unreachable(spec)
-        if reason:
-            return Problem(
-                f"endpoint:{spec.name}", "Endpoint unreachable", f"{spec.name}: {reason}"
-            )
-        text = f"{spec.name}: the openai backend arrives in a later version of lctui"
-        return Problem(f"endpoint:{spec.name}", "Backend not available yet", text)
+        if reason is None and spec.name in self.specs:
+            try:
+                self.specs[spec.name] = await asyncio.to_thread(with_served_model, spec)
+                return None
+            except BackendError as exc:
+                return Problem(f"endpoint:{spec.name}", "Model not chosen", str(exc))
+        if reason is None:
+            return None
+        return Problem(f"endpoint:{spec.name}", "Endpoint unreachable", f"{spec.name}: {reason}")
 
     # -- problems -----------------------------------------------------------------------------
 
@@ -503,7 +504,9 @@ class LaunchScreen(LctuiScreen):
         """The RunRequest of the choices, or None after showing every problem."""
         problems = self._current_problems()
         models = self.chosen_models()
-        problems += [await self._endpoint_problem(m) for m in models if m.backend == "openai"]
+        for model in (m for m in models if m.backend == "openai"):
+            problem = await self._endpoint_problem(model)
+            problems += [problem] if problem is not None else []
         n, seed = self._number("n"), self._number("seed")
         if problems or isinstance(n, Problem) or isinstance(seed, Problem):
             self._show_problems(problems)

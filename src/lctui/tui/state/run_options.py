@@ -13,7 +13,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 from urllib.parse import urlsplit
 
-from lctui.core.errors import UserInputError
+from lctui.backends.resilience import served_models
+from lctui.core.errors import BackendError, UserInputError
 from lctui.core.lengths import PRESETS, format_length
 from lctui.core.types import ModelSpec
 from lctui.scoring.rubric import plural
@@ -32,7 +33,9 @@ def is_url(text: str) -> bool:
 
 
 def url_spec(text: str) -> ModelSpec:
-    """An OpenAI-compatible endpoint as a model; raises for a malformed URL."""
+    """An OpenAI-compatible endpoint as a model (`URL` or `URL#MODEL`, MODEL the name the
+    server serves it under); raises for a malformed URL."""
+    text, _, served = text.strip().partition("#")
     parts = urlsplit(text.strip())
     try:
         port = parts.port
@@ -43,9 +46,9 @@ def url_spec(text: str) -> ModelSpec:
             f"{text!r} is not a valid endpoint URL: write e.g. http://localhost:8000/v1"
         )
     return ModelSpec(
-        name=text.strip(),
+        name=f"{text.strip()}#{served}" if served else text.strip(),
         backend="openai",
-        params={"base_url": text.strip()},
+        params={"base_url": text.strip(), **({"model": served} if served else {})},
         description="OpenAI-compatible endpoint",
     )
 
@@ -69,6 +72,19 @@ async def unreachable(spec: ModelSpec, timeout: float = URL_TIMEOUT_S) -> str | 
     return None
 
 
+def with_served_model(spec: ModelSpec, timeout: float = URL_TIMEOUT_S) -> ModelSpec:
+    """A URL model with the name its server serves (asked once, GET /models) when the
+    URL names none; raises BackendError when the server serves several or none. Blocking."""
+    if spec.params.get("model") or not is_url(spec.name):  # configured: its own setting
+        return spec
+    url = str(spec.params["base_url"])
+    ids = [str(e.get("id")) for e in served_models(url, "EMPTY", "", timeout=timeout)]
+    if len(ids) != 1:
+        listed = ", ".join(ids) or "no model"
+        raise BackendError(f"{url} serves {listed}: add it as {url}#MODEL to choose one")
+    return replace(spec, params={**spec.params, "model": ids[0]})
+
+
 def window_label(spec: ModelSpec, window: int | None) -> str:
     if spec.backend == "gold" and window is None:
         return "no limit"
@@ -78,7 +94,7 @@ def window_label(spec: ModelSpec, window: int | None) -> str:
 def model_prompt(spec: ModelSpec, window: int | None) -> str:
     """The model's line in the launch list."""
     if spec.backend == "openai":
-        return f"{spec.name}  openai (later version)"
+        return f"{spec.name}  openai"  # its window is the server's, read when the run starts
     if spec.reference:
         return f"{spec.name}  reference"
     return f"{spec.name}  {spec.backend} {window_label(spec, window)}"
