@@ -16,7 +16,6 @@ view attaches to it.
 
 from __future__ import annotations
 
-import asyncio
 import platform
 from pathlib import Path
 from typing import Any, ClassVar
@@ -40,7 +39,7 @@ from textual.widgets.selection_list import Selection
 from lctui.backends import builtin_models, declared_window, resolve_model
 from lctui.cli.data_option import listed_tasks
 from lctui.cli.run_args import request_argv
-from lctui.core.errors import BackendError, UserInputError
+from lctui.core.errors import UserInputError
 from lctui.core.lengths import format_length
 from lctui.core.types import ModelSpec
 from lctui.engine import RunRequest
@@ -64,13 +63,13 @@ from lctui.tui.state.launch_choices import (
 )
 from lctui.tui.state.run_options import (
     LENGTH_CHOICES,
+    checked_endpoint,
     estimate_line,
     is_url,
+    length_options,
     model_prompt,
     read_throughput,
-    unreachable,
     url_spec,
-    with_served_model,
 )
 from lctui.tui.widgets.key_footer import KeyFooter
 from lctui.tui.widgets.run_task_tree import TaskNode, TaskTree, describe_node
@@ -323,27 +322,18 @@ class LaunchScreen(LctuiScreen):
     def _update_lengths(self) -> None:
         """Disable the lengths above the smallest window of the chosen models, with why."""
         lengths = self.query_one("#lengths", SelectionList)
-        limits = {m.name: self.windows.get(m.name) for m in self.chosen_models()}
-        known = {name: w for name, w in limits.items() if w is not None}
+        windows = {m.name: self.windows.get(m.name) for m in self.chosen_models()}
+        options, notes = length_options(windows)
         dropped = []
-        for index, length in enumerate(LENGTH_CHOICES):
-            over = sorted(name for name, w in known.items() if length > w)
-            if over:
-                window = min(known[name] for name in over)
-                prompt = f"{format_length(length)}  > {format_length(window)} window"
-                if length in lengths.selected:
-                    dropped.append(format_length(length))
-                    lengths.deselect(length)
-                lengths.replace_option_prompt_at_index(index, prompt)
-                lengths.disable_option_at_index(index)
-            else:
-                lengths.replace_option_prompt_at_index(index, format_length(length))
+        for index, option in enumerate(options):
+            if not option.enabled and option.length in lengths.selected:
+                dropped.append(format_length(option.length))
+                lengths.deselect(option.length)
+            lengths.replace_option_prompt_at_index(index, option.prompt)
+            if option.enabled:
                 lengths.enable_option_at_index(index)
-        notes = [
-            f"over {format_length(w)}: above the window of {name}"
-            for name, w in sorted(known.items(), key=lambda item: item[1])
-            if w < LENGTH_CHOICES[-1]
-        ]
+            else:
+                lengths.disable_option_at_index(index)
         if dropped:
             message = f"unticked {', '.join(dropped)}: above the window of a chosen model"
             notes.insert(0, f"! {message}")
@@ -421,19 +411,12 @@ class LaunchScreen(LctuiScreen):
                 self._show_problems([*self.problems, problem])
 
     async def _endpoint_problem(self, spec: ModelSpec) -> Problem | None:
-        """Why an OpenAI-compatible endpoint cannot be used now (it does not answer, or
-        serves several models and the URL names none); a URL that names no model gets the
-        one its server serves."""
-        reason = await unreachable(spec)
-        if reason is None and spec.name in self.specs:
-            try:
-                self.specs[spec.name] = await asyncio.to_thread(with_served_model, spec)
-                return None
-            except BackendError as exc:
-                return Problem(f"endpoint:{spec.name}", "Model not chosen", str(exc))
-        if reason is None:
-            return None
-        return Problem(f"endpoint:{spec.name}", "Endpoint unreachable", f"{spec.name}: {reason}")
+        """Why an endpoint cannot be used now (run_options.checked_endpoint); its model
+        keeps the name the server serves."""
+        checked, problem = await checked_endpoint(spec)
+        if spec.name in self.specs:
+            self.specs[spec.name] = checked
+        return problem
 
     # -- problems -----------------------------------------------------------------------------
 
@@ -503,10 +486,10 @@ class LaunchScreen(LctuiScreen):
     async def validate(self) -> RunRequest | None:
         """The RunRequest of the choices, or None after showing every problem."""
         problems = self._current_problems()
-        models = self.chosen_models()
-        for model in (m for m in models if m.backend == "openai"):
+        for model in (m for m in self.chosen_models() if m.backend == "openai"):
             problem = await self._endpoint_problem(model)
             problems += [problem] if problem is not None else []
+        models = self.chosen_models()  # endpoints with the names their servers serve
         n, seed = self._number("n"), self._number("seed")
         if problems or isinstance(n, Problem) or isinstance(seed, Problem):
             self._show_problems(problems)

@@ -20,6 +20,7 @@ from lctui.core.types import ModelSpec
 from lctui.scoring.rubric import plural
 from lctui.store.read.runs import model_throughput
 from lctui.store.read.source import Source
+from lctui.tui.state.launch_choices import Problem
 
 # Powers of two (RULER, HELMET) and LIFBench's six intervals, ascending.
 LENGTH_CHOICES = tuple(
@@ -85,6 +86,21 @@ def with_served_model(spec: ModelSpec, timeout: float = URL_TIMEOUT_S) -> ModelS
     return replace(spec, params={**spec.params, "model": ids[0]})
 
 
+async def checked_endpoint(spec: ModelSpec) -> tuple[ModelSpec, Problem | None]:
+    """An OpenAI-compatible endpoint's model (with the name its server serves, when a URL
+    names none), or why it cannot be used now: it does not answer, or it serves several
+    models and the URL names none."""
+    reason = await unreachable(spec)
+    if reason is not None:
+        return spec, Problem(
+            f"endpoint:{spec.name}", "Endpoint unreachable", f"{spec.name}: {reason}"
+        )
+    try:
+        return await asyncio.to_thread(with_served_model, spec), None
+    except BackendError as exc:
+        return spec, Problem(f"endpoint:{spec.name}", "Model not chosen", str(exc))
+
+
 def window_label(spec: ModelSpec, window: int | None) -> str:
     if spec.backend == "gold" and window is None:
         return "no limit"
@@ -98,6 +114,35 @@ def model_prompt(spec: ModelSpec, window: int | None) -> str:
     if spec.reference:
         return f"{spec.name}  reference"
     return f"{spec.name}  {spec.backend} {window_label(spec, window)}"
+
+
+@dataclass(frozen=True)
+class LengthOption:
+    """A length of the launch screen's list: its line, and whether every chosen model's
+    window holds it."""
+
+    length: int
+    prompt: str
+    enabled: bool
+
+
+def length_options(windows: Mapping[str, int | None]) -> tuple[list[LengthOption], list[str]]:
+    """Every length choice for the chosen models' windows (a length above one is disabled,
+    naming the smallest window it exceeds), and a note per window below the longest."""
+    known = {name: w for name, w in windows.items() if w is not None}
+    options = []
+    for length in LENGTH_CHOICES:
+        over = [w for w in known.values() if length > w]
+        shown = format_length(length)
+        if over:
+            shown += f"  > {format_length(min(over))} window"
+        options.append(LengthOption(length, shown, not over))
+    notes = [
+        f"over {format_length(w)}: above the window of {name}"
+        for name, w in sorted(known.items(), key=lambda item: item[1])
+        if w < LENGTH_CHOICES[-1]
+    ]
+    return options, notes
 
 
 def too_long(lengths: Sequence[int], windows: Mapping[str, int | None]) -> list[str]:
