@@ -7,6 +7,7 @@ original's modules from the snapshot path at run time.
 
 from __future__ import annotations
 
+import argparse
 import datetime
 import json
 import os
@@ -28,6 +29,28 @@ RULER_TASKS: tuple[str, ...] = tuple(
 NIAH: tuple[str, ...] = tuple(name for name in RULER_TASKS if name.startswith("niah_"))
 ROOT = Path(__file__).resolve().parents[2]
 FIXTURES = ROOT / "tests" / "parity"
+
+
+def structure_parser(
+    doc: str, fixture: str, n_help: str, n_default: int
+) -> argparse.ArgumentParser:
+    """The arguments every RULER structure script takes: the snapshot, its Python and
+    commit, examples per cell (`n_help`), RULER's seed, the fixture written, and a folder
+    to keep RULER's generated files in."""
+    parser = argparse.ArgumentParser(description=doc.split("\n\n")[0])
+    parser.add_argument("--ruler", type=Path, required=True, help="the RULER snapshot folder")
+    parser.add_argument("--python", required=True, help="a Python with RULER's dependencies")
+    parser.add_argument("--commit", help="the snapshot's commit (default: its git HEAD)")
+    parser.add_argument("--n", type=int, default=n_default, help=n_help)
+    parser.add_argument("--seed", type=int, default=42, help="RULER's --random_seed")
+    parser.add_argument("--out", type=Path, help=f"default: tests/parity/{fixture}")
+    parser.add_argument(
+        "--keep",
+        type=Path,
+        help="also copy RULER's generated files ({task}_{length}/validation.jsonl) here, "
+        "e.g. for scripts/parity/ruler_effect.py",
+    )
+    return parser
 
 
 def snapshot_commit(snapshot: Path, given: str | None) -> str:

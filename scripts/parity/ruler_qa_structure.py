@@ -22,7 +22,6 @@ The snapshot's Python needs qa.py's imports (tiktoken, numpy, tqdm, tenacity).
 
 from __future__ import annotations
 
-import argparse
 import hashlib
 import json
 import os
@@ -35,6 +34,7 @@ from ruler_common import (
     check_snapshot,
     run_in_snapshot_python,
     snapshot_commit,
+    structure_parser,
     tiktoken_cache,
     write_fixture,
 )
@@ -172,18 +172,8 @@ json.dump(out, open(out_path, "w"))
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--ruler", type=Path, required=True, help="the RULER snapshot folder")
-    parser.add_argument("--python", required=True, help="a Python with qa.py's dependencies")
-    parser.add_argument("--commit", help="the snapshot's commit (default: its git HEAD)")
-    parser.add_argument("--n", type=int, default=8, help="examples per task and length")
-    parser.add_argument("--seed", type=int, default=42, help="RULER's --random_seed")
-    parser.add_argument("--out", type=Path, help="default: tests/parity/ruler_qa_structure.jsonl")
-    parser.add_argument(
-        "--keep",
-        type=Path,
-        help="also copy RULER's generated files ({task}_{length}/validation.jsonl) here, "
-        "e.g. for scripts/parity/ruler_effect.py",
+    parser = structure_parser(
+        __doc__ or "", "ruler_qa_structure.jsonl", "examples per task and length", 8
     )
     args = parser.parse_args()
     check_snapshot(args.ruler)
