@@ -18,7 +18,7 @@ from lctui.core.types import Example
 from lctui.tasks import get_task, select_tasks
 from lctui.tasks.lifbench.list_context import parse_list
 from lctui.tasks.lifbench.multidoc_context import parse_docs
-from lctui.tasks.lifbench.onedoc_context import parse_tagged
+from lctui.tasks.lifbench.onedoc_context import doc_stream, parse_tagged
 from lctui.tasks.lifbench.shared import (
     LifbenchTask,
     Stream,
@@ -26,7 +26,7 @@ from lctui.tasks.lifbench.shared import (
     clear_streams,
     shared_prefix,
 )
-from lctui.tasks.tokenizers import TiktokenTokenizer
+from lctui.tasks.tokenizers import TiktokenTokenizer, reference_tokenizer
 
 LENGTH = 32768
 SCENARIOS = {
@@ -146,6 +146,14 @@ def test_contexts_do_not_depend_on_what_was_built_before(
     assert task.generate(6144, seed=8, index=2, tokenizer=o200k) == fresh
 
 
+def _untagged(context: str) -> str:
+    """A OneDoc document less its inserted sentences (tagged and probes)."""
+    stream = doc_stream(0, reference_tokenizer("o200k_base"))
+    for needle in stream.needles:
+        context = context.replace(" " + needle.text, "")
+    return context
+
+
 def test_the_stream_does_not_depend_on_the_length(o200k: TiktokenTokenizer) -> None:
     short, long = (
         _task("lifbench_single_query_id").generate(n, seed=0, index=0, tokenizer=o200k)
@@ -157,7 +165,12 @@ def test_the_stream_does_not_depend_on_the_length(o200k: TiktokenTokenizer) -> N
         for n in (3072, LENGTH)
     )
     assert parse_tagged(short.context) == parse_tagged(long.context)
-    assert short.context[:200] == long.context[:200]
+    # The tagged and probe sentences sit at depths of each length's document; the
+    # document around them is one text: the short one's (less its partial last
+    # sentence) begins the long one's.
+    short_doc, long_doc = (_untagged(e.context) for e in (short, long))
+    kept = short_doc[: short_doc.rindex(". ") + 1]
+    assert len(kept) > 5_000 and long_doc.startswith(kept)
     short, long = (
         _task("lifbench_batch_label").generate(n, seed=0, index=0, tokenizer=o200k)
         for n in (3072, LENGTH)
