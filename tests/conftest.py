@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import shutil
+import signal
 from collections.abc import Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -33,6 +34,14 @@ _SESSION_ROOT = Path(os.environ.get("LCTUI_TEST_ROOT", "/tmp/lctui-tests"))
 # The model cache is kept between sessions (materialising SmolLM2 takes ~15 s).
 os.environ.setdefault("LCTUI_CACHE_DIR", str(_SESSION_ROOT / "cache"))
 prepare_environment()
+# A test suite started in the background by a shell without job control (`cmd &`, nohup)
+# inherits SIGINT (and from nohup SIGHUP) ignored, and so would every process a test
+# starts: `lctui run` would never see the Ctrl-C a test sends, nor a shell the hang-up
+# of its closed terminal. The tests' processes start with the default dispositions.
+if signal.getsignal(signal.SIGINT) == signal.SIG_IGN:
+    signal.signal(signal.SIGINT, signal.default_int_handler)
+if signal.getsignal(signal.SIGHUP) == signal.SIG_IGN:
+    signal.signal(signal.SIGHUP, signal.SIG_DFL)
 # Tasks that read real datasets read the invented fixtures (tests/fixtures/helmet, in the
 # data release's layout) unless a test binds another source with `with_data`, so the
 # tests that cover every task (budget, params, scoring) cover them too.
