@@ -52,6 +52,7 @@ from lctui.scoring.judge import (
     parse_reply,
 )
 
+TARGET_S = 1.0  # issue 10.6: no score slower than this (CPU time of the scoring thread)
 JUDGE = "judge"
 QA_TASK = JudgeTask(QA, "When was the treaty signed?", ("1840", "in 1840"))
 SUMM_TASK = JudgeTask(SUMM, "Sum up the report.", (), ("a treaty", "a war", "a vote"), "A. B. C.")
@@ -207,7 +208,8 @@ def main() -> None:
     worst = max(tallies, key=lambda t: t.slowest_s)
     print(
         f"\n{total:,} outputs, {crashes} crashes; slowest score: {worst.name}, an output of "
-        f"{len(worst.slowest_output):,} characters, {worst.slowest_s:.3f} s CPU; "
+        f"{len(worst.slowest_output):,} characters, {worst.slowest_s:.3f} s CPU "
+        f"({worst.slowest_s / TARGET_S:.2f}x the {TARGET_S:g} s target); "
         f"{cpu / total * 1e3:.2f} ms CPU ({wall / total * 1e3:.2f} ms wall) per output"
     )
 
