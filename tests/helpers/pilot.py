@@ -13,6 +13,16 @@ from textual.worker import WorkerCancelled
 
 from lctui.tui.app import LctuiApp
 from lctui.tui.screens.inspector import InspectorScreen
+from lctui.tui.screens.launch import LaunchScreen
+
+
+async def open_launch(pilot: Pilot[Any]) -> LaunchScreen:
+    """The launch screen, opened with ctrl+n."""
+    await pilot.press("ctrl+n")
+    await pilot.pause()
+    screen = pilot.app.screen
+    assert isinstance(screen, LaunchScreen)
+    return screen
 
 
 async def settle(pilot: Pilot[Any]) -> None:

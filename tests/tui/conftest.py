@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from textual.screen import Screen
 
 from helpers.longbench_runs import longbench_db as longbench_copy
 from lctui.cli import main as cli_main
@@ -15,6 +16,13 @@ from lctui.core.config import Config
 from lctui.tui.app import LctuiApp
 
 _TEMPLATE: dict[str, Path] = {}
+
+
+@pytest.fixture
+def blank_home(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Start on a blank home screen, for modules whose subject is not the results screen
+    (they use it with `pytestmark = pytest.mark.usefixtures("blank_home")`)."""
+    monkeypatch.setattr(LctuiApp, "action_show_results", lambda self: self._switch(Screen()))
 
 
 def _template_db(root: Path) -> Path:

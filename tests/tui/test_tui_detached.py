@@ -20,7 +20,6 @@ from typing import Any
 
 import pytest
 from textual.pilot import Pilot
-from textual.screen import Screen
 from textual.widgets import DataTable
 from textual.widgets.data_table import RowDoesNotExist
 
@@ -43,9 +42,7 @@ SIZES = [(80, 24), (120, 40)]
 SIZE_IDS = ["80x24", "120x40"]
 
 
-@pytest.fixture(autouse=True)
-def _blank_home(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(LctuiApp, "action_show_results", lambda self: self._switch(Screen()))
+pytestmark = pytest.mark.usefixtures("blank_home")  # a blank home screen
 
 
 @pytest.fixture(scope="module")

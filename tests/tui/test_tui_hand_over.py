@@ -15,7 +15,6 @@ from typing import Any
 
 import pytest
 from textual.pilot import Pilot
-from textual.screen import Screen
 from textual.widgets import Checkbox, Input, OptionList, SelectionList
 
 from helpers.live_runs import stored_generations, wait_for_record
@@ -31,10 +30,7 @@ from lctui.tui.state.detached_run import DetachedRun
 from lctui.tui.state.run_manager import FINISHED
 from lctui.tui.widgets.run_task_tree import TaskTree
 
-
-@pytest.fixture(autouse=True)
-def _blank_home(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(LctuiApp, "action_show_results", lambda self: self._switch(Screen()))
+pytestmark = pytest.mark.usefixtures("blank_home")  # a blank home screen
 
 
 def _told(app: LctuiApp) -> str:

@@ -17,6 +17,7 @@ from textual.pilot import Pilot
 from textual.screen import Screen
 from textual.widgets import Input, Select, SelectionList, Static
 
+from helpers.pilot import open_launch
 from lctui.backends.embedded import EMBEDDED_NAME
 from lctui.cli.run_args import parse_overrides
 from lctui.core.config import Config
@@ -24,7 +25,6 @@ from lctui.core.errors import UserInputError
 from lctui.core.paths import data_dir
 from lctui.tasks import select_tasks
 from lctui.tui.app import LctuiApp
-from lctui.tui.screens.launch import LaunchScreen
 from lctui.tui.screens.param_editor import ParamEditor
 from lctui.tui.screens.run import RunScreen
 from lctui.tui.state.launch_choices import (
@@ -40,18 +40,7 @@ SIZES = [(80, 24), (120, 40)]
 SIZE_IDS = ["80x24", "120x40"]
 
 
-@pytest.fixture(autouse=True)
-def _blank_home(monkeypatch: pytest.MonkeyPatch) -> None:
-    """Start on a blank home screen: the results screen is another module's to test."""
-    monkeypatch.setattr(LctuiApp, "action_show_results", lambda self: self._switch(Screen()))
-
-
-async def _launch(pilot: Pilot[Any]) -> LaunchScreen:
-    await pilot.press("ctrl+n")
-    await pilot.pause()
-    screen = pilot.app.screen
-    assert isinstance(screen, LaunchScreen)
-    return screen
+pytestmark = pytest.mark.usefixtures("blank_home")  # a blank home screen
 
 
 def _flat(screen: Screen[Any], selector: str) -> str:
@@ -78,7 +67,7 @@ async def test_the_defaults_finish_in_minutes_and_a_long_run_gets_a_smaller_one(
     # An empty file: the app imports the sample runs, the embedded model's measurement.
     app = LctuiApp(tmp_path / "fresh.duckdb", Config())
     async with app.run_test(size=size) as pilot:
-        screen = await _launch(pilot)
+        screen = await open_launch(pilot)
         assert screen.chosen_lengths() == [DEFAULT_LENGTH]
         assert screen.query_one("#n", Input).value == str(DEFAULT_N)
         screen.query_one("#models", SelectionList).select(EMBEDDED_NAME)
@@ -112,7 +101,7 @@ async def test_the_last_run_started_sets_the_screen_next_time(
 ) -> None:
     app = make_app()
     async with app.run_test(size=size) as pilot:
-        screen = await _launch(pilot)
+        screen = await open_launch(pilot)
         screen.query_one("#models", SelectionList).select("gold")
         lengths = screen.query_one("#lengths", SelectionList)
         lengths.deselect(DEFAULT_LENGTH)
@@ -135,7 +124,7 @@ async def test_the_last_run_started_sets_the_screen_next_time(
         await pilot.press("escape")  # the live view, then the launch screen under it
         assert app.screen is screen
         await pilot.press("escape")
-        again = await _launch(pilot)
+        again = await open_launch(pilot)
         assert again is not screen
         assert again.query_one("#models", SelectionList).selected == ["gold"]
         again_tree = again.query_one(TaskTree)
@@ -164,7 +153,7 @@ async def test_remembered_choices_that_no_longer_apply_are_said_not_guessed(
     )
     app = make_app()
     async with app.run_test(size=size) as pilot:
-        screen = await _launch(pilot)
+        screen = await open_launch(pilot)
         assert screen.query_one("#models", SelectionList).selected == ["gold"]
         tree = screen.query_one(TaskTree)
         assert tree.checked == ["vt"] and tree.overrides == {"vt": {"num_hops": 3}}
@@ -181,7 +170,7 @@ async def test_a_message_goes_once_it_no_longer_holds_and_an_empty_n_says_so(
 ) -> None:
     app = make_app()
     async with app.run_test(size=size) as pilot:
-        screen = await _launch(pilot)
+        screen = await open_launch(pilot)
         await pilot.press("ctrl+s")
         errors = _flat(screen, "#launch-error")
         assert "choose at least one model" in errors and "choose at least one task" in errors
@@ -219,7 +208,7 @@ async def test_task_parameters_are_edited_and_checked_as_set_checks_them(
         select_tasks("niah_single_1", parse_overrides(["niah_single_1.num_keys=50000"]))
     app = make_app()
     async with app.run_test(size=size) as pilot:
-        screen = await _launch(pilot)
+        screen = await open_launch(pilot)
         screen.query_one("#models", SelectionList).select("gold")
         tree = screen.query_one(TaskTree)
         task = tree._task_nodes["niah_single_1"]
@@ -270,7 +259,7 @@ async def test_messages_are_titled_by_what_happened(
     not_a_checkpoint.mkdir()
     app = make_app()
     async with app.run_test(size=size) as pilot:
-        screen = await _launch(pilot)
+        screen = await open_launch(pilot)
         add = screen.query_one("#add-model", Input)
         add.focus()
         for typed, title in [

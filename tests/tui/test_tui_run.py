@@ -19,7 +19,7 @@ from textual.widgets import Input, SelectionList, Static
 from textual.widgets.selection_list import Selection
 
 from helpers.fake_openai_server import FakeOpenAIServer
-from helpers.pilot import until
+from helpers.pilot import open_launch, until
 from helpers.slow_run import FRESH_TASKS, SlowGold, gold_request, loader_of, start_slow_run
 from lctui.backends import builtin_models, load_backend
 from lctui.core.types import ModelSpec
@@ -36,18 +36,7 @@ from lctui.tui.widgets.stream_panel import StreamPanel
 SMOLLM = next(m for m in builtin_models() if m.name == "smollm2-135m")
 
 
-@pytest.fixture(autouse=True)
-def _blank_home(monkeypatch: pytest.MonkeyPatch) -> None:
-    """Start on a blank home screen: the results screen is another module's to test."""
-    monkeypatch.setattr(LctuiApp, "action_show_results", lambda self: self._switch(Screen()))
-
-
-async def _launch(pilot: Pilot[Any]) -> LaunchScreen:
-    await pilot.press("ctrl+n")
-    await pilot.pause()
-    screen = pilot.app.screen
-    assert isinstance(screen, LaunchScreen)
-    return screen
+pytestmark = pytest.mark.usefixtures("blank_home")  # a blank home screen
 
 
 def _text(widget: Widget) -> str:
@@ -96,7 +85,7 @@ async def _tick_tasks(pilot: Pilot[Any], screen: LaunchScreen, names: list[str])
 async def test_start_with_nothing_chosen_says_what_is_missing(make_app: Any) -> None:
     app = make_app()
     async with app.run_test(size=(80, 24)) as pilot:
-        screen = await _launch(pilot)
+        screen = await open_launch(pilot)
         await pilot.press("ctrl+s")
         assert "choose at least one model" in _errors(screen)
         assert "choose at least one task" in _errors(screen)
@@ -107,7 +96,7 @@ async def test_start_with_nothing_chosen_says_what_is_missing(make_app: Any) -> 
 async def test_lengths_above_the_smollm2_window_are_disabled_and_refused(make_app: Any) -> None:
     app = make_app()
     async with app.run_test(size=(80, 24)) as pilot:
-        screen = await _launch(pilot)
+        screen = await open_launch(pilot)
         models = screen.query_one("#models", SelectionList)
         assert models.get_option_at_index(models.highlighted or 0).value == SMOLLM.name
         await pilot.press("space")  # tick the highlighted model: smollm2-135m
@@ -132,7 +121,7 @@ async def test_bad_numbers_and_an_unreachable_url_are_refused(make_app: Any) -> 
         port = probe.getsockname()[1]
     app = make_app()
     async with app.run_test(size=(80, 24)) as pilot:
-        screen = await _launch(pilot)
+        screen = await open_launch(pilot)
         screen.query_one("#models", SelectionList).select("gold")
         await _tick_tasks(pilot, screen, ["vt"])
         screen.query_one("#n", Input).value = "0"
@@ -157,7 +146,7 @@ async def test_the_tokenizer_choice_goes_into_the_run(make_app: Any) -> None:
     (every model reads the same examples) or each model's own is chosen."""
     app = make_app()
     async with app.run_test(size=(80, 24)) as pilot:
-        screen = await _launch(pilot)
+        screen = await open_launch(pilot)
         screen.query_one("#models", SelectionList).select("gold")
         await _tick_tasks(pilot, screen, ["vt"])
         request = await screen.validate()
@@ -187,7 +176,7 @@ async def test_numbers_out_of_bounds_are_refused_with_the_reason(
 ) -> None:
     app = make_app()
     async with app.run_test(size=(100, 30)) as pilot:
-        screen = await _launch(pilot)
+        screen = await open_launch(pilot)
         screen.query_one("#models", SelectionList).select("gold")
         screen.query_one("#lengths", SelectionList).select(2048)
         await _tick_tasks(pilot, screen, ["vt"])
@@ -207,7 +196,7 @@ async def test_numbers_out_of_bounds_are_refused_with_the_reason(
 async def test_a_length_out_of_bounds_is_refused_by_the_run_request(make_app: Any) -> None:
     app = make_app()
     async with app.run_test(size=(100, 30)) as pilot:
-        screen = await _launch(pilot)
+        screen = await open_launch(pilot)
         screen.query_one("#models", SelectionList).select("gold")
         lengths = screen.query_one("#lengths", SelectionList)
         # Not one of the offered lengths: added the way a later list of choices could be.
@@ -228,7 +217,7 @@ async def test_a_checkpoint_added_by_path_limits_lengths_by_its_config(
     (checkpoint / "config.json").write_text('{"max_position_embeddings": 4096}')
     app = make_app()
     async with app.run_test(size=(80, 24)) as pilot:
-        screen = await _launch(pilot)
+        screen = await open_launch(pilot)
         add = screen.query_one("#add-model", Input)
         add.focus()
         add.value = str(checkpoint)
@@ -245,7 +234,7 @@ async def test_a_checkpoint_added_by_path_limits_lengths_by_its_config(
 async def test_the_estimate_counts_examples_and_tokens(make_app: Any) -> None:
     app = make_app()
     async with app.run_test(size=(120, 40)) as pilot:
-        screen = await _launch(pilot)
+        screen = await open_launch(pilot)
         screen.query_one("#models", SelectionList).select(SMOLLM.name)
         await _tick_tasks(pilot, screen, ["niah_single_1", "vt"])
         await pilot.pause()
@@ -268,7 +257,7 @@ async def test_gold_run_started_from_the_launch_screen_completes(
 ) -> None:
     app = make_app()
     async with app.run_test(size=(100, 30)) as pilot:
-        screen = await _launch(pilot)
+        screen = await open_launch(pilot)
         screen.query_one("#models", SelectionList).select("gold")
         lengths = screen.query_one("#lengths", SelectionList)
         lengths.deselect(DEFAULT_LENGTH)
@@ -304,7 +293,7 @@ async def test_an_endpoint_added_by_url_runs_against_a_loopback_stand_in_server(
     app = make_app()
     with FakeOpenAIServer("served", ["The answer ", "is 42."]) as server:
         async with app.run_test(size=(100, 30)) as pilot:
-            screen = await _launch(pilot)
+            screen = await open_launch(pilot)
             add = screen.query_one("#add-model", Input)
             add.focus()
             add.value = server.base_url
@@ -449,7 +438,7 @@ async def test_the_embedded_model_streams_tokens_before_it_finishes(
 
 def _launch_setup() -> Callable[[Pilot[Any]], Awaitable[None]]:
     async def run_before(pilot: Pilot[Any]) -> None:
-        screen = await _launch(pilot)
+        screen = await open_launch(pilot)
         await pilot.press("space")  # smollm2-135m: lengths over 8k disabled
         await _tick_tasks(pilot, screen, ["niah_single_1", "vt"])
         screen.query_one("#models").focus()

@@ -10,7 +10,6 @@ from dataclasses import replace
 from typing import Any
 
 import pytest
-from textual.screen import Screen
 from textual.widgets import Input, Static
 
 from helpers.pilot import until
@@ -27,10 +26,7 @@ SIZES = [(80, 24), (120, 40)]
 SIZE_IDS = ["80x24", "120x40"]
 
 
-@pytest.fixture(autouse=True)
-def _blank_home(monkeypatch: pytest.MonkeyPatch) -> None:
-    """Start on a blank home screen: the results screen is another module's to test."""
-    monkeypatch.setattr(LctuiApp, "action_show_results", lambda self: self._switch(Screen()))
+pytestmark = pytest.mark.usefixtures("blank_home")  # a blank home screen
 
 
 def _notified(app: LctuiApp) -> str:

@@ -9,7 +9,6 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from textual.screen import Screen
 from textual.widgets import Static
 
 from helpers.fake_openai_server import FakeOpenAIServer
@@ -24,9 +23,7 @@ from lctui.tui.screens.runs import RunsScreen
 CHUNKS = ["The special ", "number is ", "42", "."]
 
 
-@pytest.fixture(autouse=True)
-def _blank_home(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(LctuiApp, "action_show_results", lambda self: self._switch(Screen()))
+pytestmark = pytest.mark.usefixtures("blank_home")  # a blank home screen
 
 
 async def _live(app: LctuiApp, request: RunRequest) -> RunScreen:

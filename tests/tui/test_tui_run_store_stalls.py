@@ -20,7 +20,6 @@ from typing import Any
 import duckdb
 import pytest
 from textual.pilot import Pilot
-from textual.screen import Screen
 from textual.widgets import Static
 
 from lctui.backends import builtin_models
@@ -30,7 +29,6 @@ from lctui.engine import RunRequest, flushing
 from lctui.engine.flushing import BacklogLimits
 from lctui.store import open_store
 from lctui.tasks import select_tasks
-from lctui.tui.app import LctuiApp
 from lctui.tui.screens.run import RunScreen
 
 GOLD = next(m for m in builtin_models() if m.name == "gold")
@@ -52,9 +50,7 @@ class SlowGold(GoldBackend):
             yield chunk
 
 
-@pytest.fixture(autouse=True)
-def _blank_home(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(LctuiApp, "action_show_results", lambda self: self._switch(Screen()))
+pytestmark = pytest.mark.usefixtures("blank_home")  # a blank home screen
 
 
 async def _until(pilot: Pilot[Any], check: Callable[[], bool], timeout: float) -> None:

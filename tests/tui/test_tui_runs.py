@@ -12,7 +12,6 @@ from typing import Any
 import duckdb
 import pytest
 from textual.pilot import Pilot
-from textual.screen import Screen
 from textual.widgets import DataTable, Input, SelectionList, Static
 
 from helpers.pilot import rendered, until
@@ -32,10 +31,7 @@ SIZES = [(80, 24), (120, 40)]
 SIZE_IDS = ["80x24", "120x40"]
 
 
-@pytest.fixture(autouse=True)
-def _blank_home(monkeypatch: pytest.MonkeyPatch) -> None:
-    """Start on a blank home screen: the results screen is another module's to test."""
-    monkeypatch.setattr(LctuiApp, "action_show_results", lambda self: self._switch(Screen()))
+pytestmark = pytest.mark.usefixtures("blank_home")  # a blank home screen
 
 
 def _notified(app: LctuiApp, severity: str = "information") -> str:
