@@ -193,13 +193,14 @@ def curve_blocks(curves: Sequence[LengthCurve]) -> list[Block]:
         blocks += [
             Paragraph(
                 f"RULER's effective length: the longest length up to which the model's mean "
-                f"over its tasks stays above {effective[0].threshold:g} at every length "
-                "(reference models left out)."
+                f"over RULER's tasks stays above {effective[0].threshold:g} at every length "
+                "(reference models left out). tasks: RULER's tasks in that mean, of all of "
+                "RULER's; other suites' tasks have their curves above and are not in it."
             ),
             Table(
-                ["model", "effective", *(format_length(n) for n in shown)],
+                ["model", "effective", "tasks", *(format_length(n) for n in shown)],
                 [
-                    [e.model, format_length(e.length) if e.length else "none"]
+                    [e.model, format_length(e.length) if e.length else "none", e.tasks_shown]
                     + [fixed(e.means.get(n)) if n in e.means else "" for n in shown]
                     for e in effective
                 ],
