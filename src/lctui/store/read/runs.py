@@ -34,6 +34,7 @@ class RunSummary:
     models: tuple[str, ...]
     tasks: tuple[str, ...]
     lengths: tuple[int, ...]
+    sample: bool = False  # a sample run lctui ships (store/samples.py)
 
 
 _RUNS_SQL = f"""
@@ -98,6 +99,7 @@ def _runs(src: Source, run_id: str | None, limit: int) -> list[RunSummary]:
         # A run whose process is gone reads `interrupted` even before the next
         # read-write open marks it so (without a pid, its process cannot be checked).
         r["status"] = status_now(r["status"], r["host"], r["pid"], claim_held=True)
+        r["sample"] = r["run_id"] in sample_run_ids()
         out.append(RunSummary(**r))
     return out
 
