@@ -15,6 +15,7 @@ import duckdb
 import pytest
 
 import lctui.engine.todo
+from lctui.analysis.lifbench import lifbench_reports
 from lctui.analysis.report_md import render
 from lctui.analysis.report_run import run_blocks
 from lctui.cli import main
@@ -22,7 +23,7 @@ from lctui.store import open_store
 from lctui.store.read.run_results import reused_generations, run_cells
 from lctui.store.transfer import export_parquet, import_parquet
 
-TASKS = "niah_single_1,json_kv"
+TASKS = "niah_single_1,json_kv,lifbench_single_query_id"
 
 
 def _runs(db: Path) -> list[str]:
@@ -40,7 +41,8 @@ def three_runs(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, list[str
         mp.setenv("LCTUI_DATA_DIR", str(folder / "data"))
         assert main([*run, "--tasks", TASKS, "--lengths", "1k", "--n", "1"]) == 0
         assert main([*run, "--tasks", TASKS, "--lengths", "1k", "--n", "2"]) == 0
-        assert main([*run, "--tasks", "json_kv", "--lengths", "2k", "--n", "1"]) == 0
+        later = ["--tasks", "json_kv,lifbench_single_query_id", "--lengths", "2k", "--n", "1"]
+        assert main([*run, *later]) == 0
     with duckdb.connect(str(db)) as con:
         con.execute("UPDATE models SET reference = false")
     runs = _runs(db)
@@ -56,29 +58,32 @@ def test_the_report_counts_the_reused_results_and_names_their_run(
         cells = {(c.task, c.length): c for c in run_cells(store, run_b)}
         reused = reused_generations(store, run_b)
         markdown = render(run_blocks(store, run_b), "md")
-    assert set(cells) == {("niah_single_1", 1024), ("json_kv", 1024)}
-    assert [(c.n_scored, c.n_reused) for c in cells.values()] == [(2, 1), (2, 1)]
-    assert [(s.run_id, s.generations) for s in reused.sources] == [(run_a, 2)]
-    assert {(g.task, g.run_id) for g in reused.listed} == {
-        ("niah_single_1", run_a),
-        ("json_kv", run_a),
-    }
+    assert set(cells) == {(t, 1024) for t in TASKS.split(",")}
+    assert [(c.n_scored, c.n_reused) for c in cells.values()] == [(2, 1)] * 3
+    assert [(s.run_id, s.generations) for s in reused.sources] == [(run_a, 3)]
+    assert {(g.task, g.run_id) for g in reused.listed} == {(t, run_a) for t in TASKS.split(",")}
     # The issue's report said n=1 here, without a word on the stored example.
     assert "| gold | json_kv | 1.00 n=2 reused=1 |" in markdown
     assert "| gold | niah_single_1 | 1.00 n=2 reused=1 |" in markdown
-    assert f"2 example(s) already stored (2 from run {run_a})" in markdown
+    assert f"3 example(s) already stored (3 from run {run_a})" in markdown
     assert "### Reused results" in markdown
     for g in reused.listed:
         assert f"| {g.example_id} | {g.generation_id} | {run_a} |" in markdown
 
 
 def test_the_suite_tables_hold_the_runs_results_only(three_runs: tuple[Path, list[str]]) -> None:
-    """C's json_kv at 2K is gold's too, but not B's: B's HELMET table has 1K alone."""
+    """C's json_kv at 2K is gold's too, but not B's: B's HELMET table has 1K alone, and
+    its LIFEval numbers are of its two 1K responses."""
     db, (_, run_b, run_c) = three_runs
     with open_store(db, read_only=True) as store:
         b = render(run_blocks(store, run_b), "md")
         c = render(run_blocks(store, run_c), "md")
         page = render(run_blocks(store, run_b), "html")
+        (lifeval_b,) = lifbench_reports(store, ["gold"], run_id=run_b)
+        (lifeval_all,) = lifbench_reports(store, ["gold"])
+    assert (lifeval_b.responses, set(lifeval_b.ars_by_length)) == (2, {1})
+    assert (lifeval_all.responses, set(lifeval_all.ars_by_length)) == (3, {1, 2})
+    assert "### LIFEval" in b
     helmet_b = b.split("### HELMET categories")[1].split("###")[0]
     assert "| gold | 1k |" in helmet_b and "| gold | 2k |" not in helmet_b
     helmet_c = c.split("### HELMET categories")[1].split("###")[0]
@@ -96,16 +101,16 @@ def test_reused_results_travel_with_an_exported_run(
         export_parquet(store, tmp_path / "b", [run_b])
     with open_store(tmp_path / "copy.duckdb") as store:
         import_parquet(store, tmp_path / "a")
-        assert import_parquet(store, tmp_path / "b") == 2
+        assert import_parquet(store, tmp_path / "b") == 3
         assert import_parquet(store, tmp_path / "b") == 0  # nothing twice
         reused = reused_generations(store, run_b)
-        assert [(s.run_id, s.generations) for s in reused.sources] == [(run_a, 2)]
+        assert [(s.run_id, s.generations) for s in reused.sources] == [(run_a, 3)]
     # A folder written before the table existed (no run_reused.parquet) still imports.
     older = tmp_path / "older"
     shutil.copytree(tmp_path / "a", older)
     (older / "run_reused.parquet").unlink()
     with open_store(tmp_path / "older.duckdb") as store:
-        assert import_parquet(store, older) == 2
+        assert import_parquet(store, older) == 3
 
 
 def test_stored_items_found_while_the_run_goes_are_recorded_too(

@@ -48,7 +48,7 @@ _MEANS = """
     FROM scored
     GROUP BY model, task, length, metric
     ORDER BY model, length, task, metric
-""".format(in_run=in_run("generation_id"), in_run_g=in_run("g.generation_id"))
+"""
 
 
 @dataclass(frozen=True)
@@ -71,8 +71,11 @@ def metric_means(
     when None), rule-based and judged alike, ordered by model, length, task, metric;
     with `run_id`, of that run's results alone (store/read/run_results.py)."""
     params = {"models": None if models is None else list(models), "run_id": run_id}
+    sql = _MEANS.format(
+        in_run=in_run("generation_id", run_id), in_run_g=in_run("g.generation_id", run_id)
+    )
     with cursor_of(src) as cur:
-        rows = cur.execute(_MEANS, params).fetchall()
+        rows = cur.execute(sql, params if run_id else {"models": params["models"]}).fetchall()
     return [
         MetricMean(
             str(m),

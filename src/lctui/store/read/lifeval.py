@@ -25,10 +25,11 @@ from lctui.store.read.source import Source, cursor_of
 
 # The lifeval points with their example's levels, copied once into a temporary table.
 _POINTS_TABLE = "_lctui_lifeval_points"
+# {in_run}: the run's results alone (store/read/run_results.py), or `true`.
 _POINTS = f"""
     CREATE OR REPLACE TEMP TABLE {_POINTS_TABLE} AS
     SELECT * FROM ({LIFEVAL_POINTS})
-    WHERE ($models IS NULL OR list_contains($models, model)) AND {in_run("generation_id")}
+    WHERE ($models IS NULL OR list_contains($models, model)) AND {{in_run}}
 """
 _QUERIES = metric_queries(_POINTS_TABLE)
 _RESPONSES = _QUERIES["responses"]
@@ -36,9 +37,9 @@ _RESPONSE_ROWS = f"""
     SELECT model, task, expression, variable, length, ars FROM ({_RESPONSES})
     ORDER BY model, task, length, expression, variable
 """
-# The unscored responses among a run's results ($run_id; all of them when NULL).
+# The unscored responses among a run's results ({in_run}: see _POINTS).
 _UNSCORED = LIFEVAL_UNSCORED.replace(
-    "WHERE g.status = 'ok'", f"WHERE g.status = 'ok' AND {in_run('g.generation_id')}", 1
+    "WHERE g.status = 'ok'", "WHERE g.status = 'ok' AND {in_run}", 1
 )
 if _UNSCORED == LIFEVAL_UNSCORED:
     raise RuntimeError("LIFEVAL_UNSCORED changed: scope its generations to a run again")
@@ -200,9 +201,16 @@ def _run(
     run_id: str | None = None,
 ) -> dict[str, list[tuple[Any, ...]]]:
     """Rows of each query, on the one cursor that holds the temporary points table."""
+    params: dict[str, object] = {"models": list(models) if models else None}
+    if run_id is not None:
+        params["run_id"] = run_id
     with cursor_of(src) as cur:
-        cur.execute(_POINTS, {"models": list(models) if models else None, "run_id": run_id})
-        return {
-            name: cur.execute(sql, {"run_id": run_id} if "$run_id" in sql else None).fetchall()
-            for name, sql in queries.items()
-        }
+        cur.execute(_POINTS.format(in_run=in_run("generation_id", run_id)), params)
+        out = {}
+        for name, sql in queries.items():
+            if "{in_run}" not in sql:
+                out[name] = cur.execute(sql).fetchall()
+                continue
+            scoped = sql.format(in_run=in_run("g.generation_id", run_id))
+            out[name] = cur.execute(scoped, {"run_id": run_id} if run_id else None).fetchall()
+        return out

@@ -32,7 +32,7 @@ _COUNTS = """
       AND ($models IS NULL OR list_contains($models, r.model)) AND {in_run}
     GROUP BY ALL
     ORDER BY r.model, r.task, r.length, domain, difficulty, bucket
-""".format(in_run=in_run("r.generation_id"))
+"""
 
 
 @dataclass(frozen=True)
@@ -58,10 +58,13 @@ def longbench_counts(
     """The counts of every (model, task, length, domain, difficulty, bucket) of the latest
     LongBench v2 scores of `models` (all when None); with `run_id`, of that run's
     results alone (store/read/run_results.py)."""
-    params = {"suite": SUITE, "models": None if models is None else list(models)}
-    params["run_id"] = run_id
+    params: dict[str, object] = {"suite": SUITE}
+    params["models"] = None if models is None else list(models)
+    if run_id is not None:
+        params["run_id"] = run_id
+    sql = _COUNTS.format(in_run=in_run("r.generation_id", run_id))
     with cursor_of(src) as cur:
-        rows = cur.execute(_COUNTS, params).fetchall()
+        rows = cur.execute(sql, params).fetchall()
     return [
         LongBenchCount(
             str(model),

@@ -4,8 +4,8 @@ key the run's plan covered, both those it generated and the stored ones it reuse
 nothing else of the file: other runs' results of the same models are not the run's.
 
 `RUN_KEYS` and `in_run` are the filter the suites' reads (store/read/helmet.py,
-longbench.py, lifeval.py) take with a `run_id`; without one ($run_id NULL) they keep
-every stored result.
+longbench.py, lifeval.py) take with a `run_id` (as the parameter $run_id); without one
+they keep every stored result.
 """
 
 from __future__ import annotations
@@ -26,12 +26,14 @@ RUN_KEYS = """(
 _REUSED_KEYS = "(SELECT gen_key FROM run_reused WHERE run_id = $run_id)"
 
 
-def in_run(generation_id: str) -> str:
+def in_run(generation_id: str, run_id: str | None) -> str:
     """SQL: `generation_id` (a column) is the latest generation of a key of run $run_id's
-    plan; true for every generation when $run_id is NULL."""
+    plan; `true` without a run (no filter, and no cost)."""
+    if run_id is None:
+        return "true"
     return (
-        f"($run_id IS NULL OR {generation_id} IN "
-        f"(SELECT generation_id FROM latest_generations WHERE gen_key IN {RUN_KEYS}))"
+        f"{generation_id} IN "
+        f"(SELECT generation_id FROM latest_generations WHERE gen_key IN {RUN_KEYS})"
     )
 
 
