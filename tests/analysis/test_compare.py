@@ -11,10 +11,15 @@ import pytest
 from scipy import stats as sps
 
 from helpers.gold_runs import alter
-from lctui.analysis.compare import compare, output_diff, side_by_side
+from lctui.analysis import stats
+from lctui.analysis.compare import compare, output_diff, side_by_side, side_notes
 from lctui.core.errors import UserInputError
+from lctui.resources import sample_runs_dir
 from lctui.store import Store, open_store
 from lctui.store.derived import refresh_derived
+from lctui.store.read.runs import compare_sides
+from lctui.store.samples import sample_run_ids
+from lctui.store.transfer import import_parquet
 
 
 @pytest.fixture
@@ -41,9 +46,12 @@ def test_pairs_only_shared_examples_and_counts_the_rest(
     assert cell.diff == pytest.approx(0.4)
     assert cell.test == "mcnemar"
     assert cell.p == pytest.approx(sps.binomtest(3, 4, 0.5).pvalue)
-    d = np.array([1, 1, 1, -1, 0], dtype=float)
-    expected = sps.ttest_rel(d, np.zeros(5)).confidence_interval()
+    # e7 both passed, e3-e5 only A, e6 only B: Newcombe's interval of that table
+    expected = stats.newcombe_interval(stats.PairTable(both=1, a_only=3, b_only=1, neither=0))
+    assert cell.ci.method == "newcombe"
     assert cell.ci.pair() == pytest.approx([expected.low, expected.high])
+    assert cell.ci.low is not None and cell.ci.high is not None
+    assert -1.0 <= cell.ci.low < cell.diff < cell.ci.high <= 1.0
     assert (cell.a_better, cell.b_better) == (3, 1)
 
 
@@ -144,3 +152,37 @@ def test_output_diff_keeps_text_and_marks_changes() -> None:
     assert "".join(s.a for s in spans) == "the key is 42."
     assert "".join(s.b for s in spans) == "the key is 17."
     assert [s.kind for s in spans if s.kind != "equal"] == ["replace"]
+
+
+def test_one_model_on_both_sides_is_said_and_its_own_generations_are_refused(
+    altered: tuple[Store, str, str, list[str]],
+) -> None:
+    """gold's latest generation of an example is run B's, except e0 and e1, which B
+    lacks: gold against A shares those two generations, gold against B all of them."""
+    store, a, b, _ = altered
+    runs = compare(store, a, b)
+    assert runs.same_model == "gold" and runs.same_generations == 0
+    assert side_notes(runs)[0].startswith("both sides are gold:")
+    model = compare(store, "gold", a)
+    assert model.same_model == "gold" and model.same_generations == 2
+    assert "2 example(s) are the same generation on both sides" in " ".join(side_notes(model))
+    with pytest.raises(UserInputError, match=r"are the same generations: every example"):
+        compare(store, "gold", b)
+
+
+def test_a_sample_run_is_named_so_and_never_compared_with_its_own_model(
+    tmp_path: Path,
+) -> None:
+    with open_store(tmp_path / "samples.duckdb") as store:
+        assert import_parquet(store, sample_runs_dir() / "smollm2-synthetic") > 0
+        (run,) = sample_run_ids()
+        sides = compare_sides(store)
+        assert [(s.spec, s.sample) for s in sides] == [
+            ("smollm2-135m", False),
+            (f"run:{run}", True),
+        ]
+        with pytest.raises(UserInputError) as refused:
+            compare(store, "smollm2-135m", f"run:{run}")
+    message = str(refused.value)
+    assert f"run:{run} (sample run) are the same generations" in message
+    assert "compare two models, or two runs of smollm2-135m" in message

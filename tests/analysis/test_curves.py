@@ -12,10 +12,13 @@ from lctui.analysis.curves import (
     effective_length,
     effective_lengths,
     length_curves,
+    ruler_tasks,
 )
 from lctui.core.errors import UserInputError
+from lctui.resources import sample_runs_dir
 from lctui.store import Store, open_store
 from lctui.store.derived import fill_derived
+from lctui.store.transfer import import_parquet
 
 # model -> length -> scores of its 10 examples at depths 0, 10, ..., 90 (None: error).
 SCORES: dict[str, dict[int, list[float] | list[float | None]]] = {
@@ -108,3 +111,25 @@ def test_depth_grid_buckets_depths_per_length(store: Store) -> None:
     coarse = {g.model: g for g in depth_grids(store, bucket=50)}["steady"]
     assert coarse.depths == [0.0, 50.0, 100.0]
     assert coarse.n[0] == [3, 3, 3]  # depths 0.4, 10.4, 20.4 round to 0
+
+
+def test_effective_length_is_over_rulers_tasks_alone(tmp_path: Path) -> None:
+    """The sample runs hold RULER's synthetic tasks and HELMET's json_kv: RULER's
+    effective length averages RULER's tasks only (json_kv, 0 at every length there,
+    once pulled the 1K mean from 0.559 to 0.513)."""
+    with open_store(tmp_path / "samples.duckdb") as store:
+        assert import_parquet(store, sample_runs_dir() / "smollm2-synthetic") > 0
+        curves = length_curves(store)
+    tasks = {c.task for c in curves}
+    assert "json_kv" in tasks and {"niah_single_1", "vt", "cwe"} <= tasks
+    ruler = [c for c in curves if c.task in ruler_tasks()]
+    assert "json_kv" not in ruler_tasks() and len(ruler) == len(curves) - 1
+    (effective,) = effective_lengths(curves)
+    for length, mean in effective.means.items():
+        means = [p.mean for c in ruler for p in c.points if p.length == length]
+        scored = [m for m in means if m is not None]
+        assert mean == pytest.approx(sum(scored) / len(scored))
+    assert effective.tasks == tuple(sorted(c.task for c in ruler))
+    assert effective.tasks_shown == f"{len(ruler)}/{len(ruler_tasks())}"
+    # Only other suites' curves: no effective length at all.
+    assert effective_lengths([c for c in curves if c.task not in ruler_tasks()]) == []

@@ -121,7 +121,7 @@ def test_curves_and_run_report_show_missing_scores_as_missing(gold_db: Path) -> 
     assert (vt.mean, vt.n, vt.n_unscored, vt.n_error) == (None, 0, 3, 0)
     assert "| gold (reference) | vt | - n=0 not scored=3 |" in report
     # the per-task table counts them apart too: n 0, not scored 3, no mean
-    assert "| gold (reference) | vt | 1 | 0 | 0 | 0 | 0 | 0 | 3 | - |" in report
+    assert "| gold (reference) | vt | 1 | 0 | 0 | 0 | 0 | 0 | 3 | 0 | - |" in report
     assert "3 ok, 0 unparsed, 0 errors, 0 cancelled, 3 not scored; mean score 1.000" in report
     assert "0.00" not in report
 

@@ -6,6 +6,8 @@ import math
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from scipy import stats as sps
 
 from lctui.analysis import stats
@@ -129,3 +131,76 @@ def test_spearman_drops_missing_pairs_and_explains_what_it_cannot_compute() -> N
     assert few.rho is None and few.reason is not None and "n = 3: too few" in few.reason
     flat = stats.spearman([1, 1, 1, 1, 1], [1, 2, 3, 4, 5])
     assert flat.rho is None and flat.reason == "x is the same for all 5: no ranking"
+
+
+def test_newcombe_interval_equals_the_published_example() -> None:
+    # Fagerland, Lydersen & Laake (2017), table 8.3 (Cavo et al. 2012): 59 pairs both
+    # responded, 6 only before, 16 only after, 80 neither; Newcombe's square-and-add
+    # interval of the difference is -0.0621 (-0.1186 to -0.0046).
+    interval = stats.newcombe_interval(stats.PairTable(59, 6, 16, 80))
+    assert interval.method == "newcombe"
+    assert (interval.low, interval.high) == pytest.approx((-0.1186, -0.0046), abs=5e-5)
+
+
+def test_the_issues_two_pairs_get_no_interval_but_too_few_pairs() -> None:
+    # A passed both, B one of two: the t interval was [-5.853, +6.853].
+    t = stats.t_interval([1.0, 1.0], [1.0, 0.0])
+    assert (t.low, t.high) == pytest.approx((-5.853, 6.853), abs=5e-4)
+    interval = stats.paired_interval([1.0, 1.0], [1.0, 0.0])
+    assert interval.too_few and interval.low is None and interval.high is None
+    assert interval.shown() == stats.TOO_FEW_PAIRS == "too few pairs"
+    assert interval.reason == "n = 2 pairs: too few for an interval (needs 5)"
+    five = stats.paired_interval([1.0] * 5, [1.0, 0.0, 1.0, 1.0, 1.0])
+    assert five.method == "newcombe" and not five.too_few
+
+
+def test_a_t_interval_past_the_bootstrap_budget_stays_within_the_range() -> None:
+    # 3000 graded pairs where A is nearly always 1 above B: t alone reaches past +1.
+    a = np.ones(3000)
+    b = np.concatenate([np.zeros(2999), [0.999]])
+    b[:1500] += np.linspace(0, 1e-3, 1500)
+    t = stats.t_interval(a, b)
+    assert t.high is not None and t.high > 1.0
+    interval = stats.bootstrap_interval(a, b, budget=1000)
+    assert interval.method == "t" and interval.high == 1.0
+    assert interval.low == pytest.approx(t.low)
+
+
+SCORES = st.one_of(
+    st.sampled_from([0.0, 1.0]),
+    st.sampled_from([0.0, 0.25, 0.5, 0.75, 1.0]),
+    st.floats(0.0, 1.0, allow_nan=False),
+)
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    pairs=st.one_of(
+        st.lists(st.tuples(st.sampled_from([0.0, 1.0]), st.sampled_from([0.0, 1.0])), max_size=80),
+        st.lists(st.tuples(SCORES, SCORES), max_size=80),
+        # one pair repeated: every resample mean is the mean, up to rounding
+        st.tuples(SCORES, SCORES).flatmap(lambda p: st.lists(st.just(p), max_size=40)),
+    ),
+    seed=st.integers(0, 2**32 - 1),
+)
+def test_every_interval_printed_is_possible_and_holds_the_difference(
+    pairs: list[tuple[float, float]], seed: int
+) -> None:
+    """For any paired scores in [0, 1]: the interval lies within [-1, 1] and holds the
+    observed mean difference, as computed and as printed; below the minimum n none is
+    printed, only `too few pairs`."""
+    a = np.array([p[0] for p in pairs], dtype=np.float64)
+    b = np.array([p[1] for p in pairs], dtype=np.float64)
+    interval = stats.paired_interval(a, b, resamples=1000, seed=seed)
+    shown = interval.shown()
+    if len(pairs) < stats.MIN_INTERVAL_PAIRS:
+        assert interval.too_few and shown == stats.TOO_FEW_PAIRS
+        return
+    assert interval.low is not None and interval.high is not None
+    diff = float(np.mean(a - b))
+    assert -1.0 <= interval.low <= diff <= interval.high <= 1.0
+    low, high = (float(end) for end in shown.strip("[]").split(", "))
+    printed = float(f"{diff:+.3f}")
+    assert -1.0 <= low <= printed <= high <= 1.0
+    binary = set(a) <= {0.0, 1.0} and set(b) <= {0.0, 1.0}
+    assert interval.method == ("newcombe" if binary else "bootstrap")

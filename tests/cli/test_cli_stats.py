@@ -10,6 +10,10 @@ import pytest
 
 from helpers.fake_openai_server import FakeOpenAIServer
 from lctui.cli import main
+from lctui.resources import sample_runs_dir
+from lctui.store import open_store
+from lctui.store.samples import sample_run_ids
+from lctui.store.transfer import import_parquet
 
 
 @pytest.fixture
@@ -117,3 +121,17 @@ def test_stats_shows_each_servers_share_of_a_run_spread_over_two(
     capsys.readouterr()
     assert main(["stats", "--db", str(merged), "--run", run_id, "--format", "json"]) == 0
     assert json.loads(capsys.readouterr().out)[0]["servers"] == account["servers"]
+
+
+def test_stats_name_a_shipped_sample_run_so(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    db = tmp_path / "samples.duckdb"
+    with open_store(db) as store:
+        assert import_parquet(store, sample_runs_dir() / "smollm2-synthetic") > 0
+    (run,) = sample_run_ids()
+    monkeypatch.setenv("COLUMNS", "200")
+    assert main(["stats", "--db", str(db), "--format", "table"]) == 0
+    assert f"Run {run} (sample run)" in capsys.readouterr().out
+    assert main(["stats", "--db", str(db), "--format", "json"]) == 0
+    assert json.loads(capsys.readouterr().out)[0]["run_id"] == run  # the id alone

@@ -174,6 +174,7 @@ def test_migration_11_gives_older_generations_their_example_hash(tmp_path: Path)
         con.execute("DELETE FROM schema_version WHERE version > 10")
         con.execute("ALTER TABLE generations DROP COLUMN example_hash")
         con.execute("ALTER TABLE generations DROP COLUMN calls")  # migration 12
+        con.execute("DROP TABLE run_reused")  # migration 13
     finally:
         con.close()
     with open_store(db) as store:

@@ -135,6 +135,7 @@ def test_an_older_file_shows_the_new_status_once_upgraded(db: Path) -> None:
         con.execute("ALTER TABLE runs DROP COLUMN pid")
         con.execute("ALTER TABLE generations DROP COLUMN example_hash")
         con.execute("ALTER TABLE generations DROP COLUMN calls")  # migration 12
+        con.execute("DROP TABLE run_reused")  # migration 13
         for table in ("scores", "rubric_points"):
             con.execute(f"ALTER TABLE {table} DROP COLUMN scorer_version")
     with pytest.raises(StoreError, match="open it once read-write"):

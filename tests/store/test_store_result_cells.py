@@ -220,6 +220,7 @@ def test_migration_10_fills_result_cells_of_an_older_file(tmp_path: Path) -> Non
     con.execute("DELETE FROM schema_version WHERE version >= 10")
     con.execute("ALTER TABLE generations DROP COLUMN example_hash")  # migration 11
     con.execute("ALTER TABLE generations DROP COLUMN calls")  # migration 12
+    con.execute("DROP TABLE run_reused")  # migration 13
     con.close()
     with open_store(db) as store:
         assert store.migrated_from == 9

@@ -22,6 +22,7 @@ TABLES = {
     "result_cells_stamp",
     "rubric_points",
     "judge_calls",
+    "run_reused",
 }
 VIEWS = {"results", "rubric", "latest_generations", "latest_scores"}
 

@@ -114,6 +114,7 @@ def _downgrade_to_7(db: Path) -> None:
             con.execute(f"ALTER TABLE {table} DROP COLUMN scorer_version")
         con.execute("ALTER TABLE generations DROP COLUMN example_hash")  # migration 11
         con.execute("ALTER TABLE generations DROP COLUMN calls")  # migration 12
+        con.execute("DROP TABLE run_reused")  # migration 13
     finally:
         con.close()
 

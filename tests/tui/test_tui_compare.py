@@ -14,12 +14,15 @@ from textual.content import Content
 from textual.pilot import Pilot
 from textual.widgets import DataTable, Select, Static
 
-from helpers.gold_runs import alter, unpairable_runs
+from helpers.gold_runs import alter, two_gold_runs, unpairable_runs
 from helpers.pilot import rendered, settle
 from lctui.analysis.compare import CompareResult, compare
-from lctui.core.formatting import interval, p_value
+from lctui.core.formatting import p_value
 from lctui.core.lengths import format_length
+from lctui.resources import sample_runs_dir
 from lctui.store import open_store
+from lctui.store.samples import sample_run_ids
+from lctui.store.transfer import import_parquet
 from lctui.tui.app import LctuiApp
 from lctui.tui.screens.compare import CompareScreen
 from lctui.tui.screens.inspector import InspectorScreen
@@ -71,7 +74,7 @@ async def test_cells_show_the_analysis_numbers_and_unmatched_counts(
         cell = want.cells[0]
         assert rows[0][:9] == [
             cell.label, format_length(cell.length), str(cell.n), f"{cell.mean_a:.3f}",
-            f"{cell.mean_b:.3f}", f"{cell.diff:+.3f}", interval(cell.ci.low, cell.ci.high),
+            f"{cell.mean_b:.3f}", f"{cell.diff:+.3f}", cell.ci.shown(),
             cell.test, p_value(cell.p),
         ]  # fmt: skip
         assert rows[0][9:] == [str(cell.a_better), str(cell.b_better)]
@@ -203,3 +206,47 @@ async def test_sides_that_cannot_pair_open_no_comparison_and_say_why(
         assert screen.result is None
         assert screen.query_one("#compare-cells", DataTable).row_count == 0
         assert not screen.check_action("export", ("md",))
+
+
+async def test_a_sample_run_is_labelled_and_its_own_model_is_not_pitted_against_it(
+    make_app: MakeApp, tmp_path: Path
+) -> None:
+    """A fresh database holds the sample run alone: the one model and its one run are
+    the same generations, which the header says instead of 48 rows of +0.000."""
+    db = tmp_path / "samples.duckdb"
+    with open_store(db) as store:
+        assert import_parquet(store, sample_runs_dir() / "smollm2-synthetic") > 0
+    (run,) = sample_run_ids()
+    async with make_app(db).run_test(size=(120, 40)) as pilot:
+        await settle(pilot)
+        screen = CompareScreen()
+        pilot.app.push_screen(screen)
+        await settle(pilot)
+        assert screen.sides == [
+            ("model smollm2-135m", "smollm2-135m"),
+            (f"run:{run} (smollm2-135m, sample run)", f"run:{run}"),
+        ]
+        header = " ".join(" ".join(rendered(screen.query_one("#compare-header", Static))).split())
+        assert f"run:{run} (sample run) are the same generations" in header
+        assert screen.result is None
+        assert screen.query_one("#compare-cells", DataTable).row_count == 0
+
+
+@pytest.fixture
+def two_pairs(tmp_path: Path) -> tuple[Path, str, str]:
+    """Two gold runs of 2 examples (built before the app's event loop runs)."""
+    return two_gold_runs(tmp_path, 2)
+
+
+async def test_cells_under_five_pairs_show_too_few_pairs(
+    make_app: MakeApp, two_pairs: tuple[Path, str, str]
+) -> None:
+    db, run_a, run_b = two_pairs
+    a, b = f"run:{run_a}", f"run:{run_b}"
+    async with make_app(db).run_test(size=(120, 40)) as pilot:
+        screen = await open_compare(pilot, a, b)
+        (row,) = table_rows(screen.query_one("#compare-cells", DataTable))
+        assert row[2] == "2" and row[6] == "too few pairs"
+        header = " ".join(" ".join(rendered(screen.query_one("#compare-header", Static))).split())
+        assert "both sides are gold" in header
+        assert "1 cell(s) under 5 pairs: no interval (too few pairs)" in header

@@ -26,12 +26,15 @@ from lctui.analysis import stats
 from lctui.analysis.outdated import find_outdated, outdated_runs
 from lctui.analysis.pairing import NoPairs, Side, explain_no_pairs
 from lctui.core.errors import UserInputError
+from lctui.core.lengths import format_length
+from lctui.store import pairing as pairing_reads
 from lctui.store.db import Store
 from lctui.store.outdated import OutdatedScores
 from lctui.store.read import generations, pairs
 from lctui.store.read.catalog import EXAMPLE_RUNS
 from lctui.store.read.pairs import ChangedExample  # a changed pair, as the query found it
 from lctui.store.read.source import Source
+from lctui.store.samples import SAMPLE_NOTE, is_sample, run_label
 
 CHANGED_THRESHOLD = 0.5  # |A - B| at or above this makes a pair "changed"
 CHANGED_LIMIT = 1000  # changed pairs fetched (the counts cover all of them)
@@ -39,7 +42,8 @@ CHANGED_LIMIT = 1000  # changed pairs fetched (the counts cover all of them)
 
 @dataclass(frozen=True)
 class CompareCell:
-    """One task x length (x metric) cell: n pairs, means, A - B with its interval, test."""
+    """One task x length (x metric) cell: n pairs, means, A - B with its interval (none
+    below stats.MIN_INTERVAL_PAIRS pairs: `ci.too_few`), test."""
 
     task: str
     length: int
@@ -92,6 +96,15 @@ class CompareResult:
     # Scores of each side that an older version of their scorer made (analysis/outdated.py)
     outdated_a: list[OutdatedScores] = field(default_factory=list)
     outdated_b: list[OutdatedScores] = field(default_factory=list)
+    # Examples where both sides hold the very same generation (a model and its own run)
+    same_generations: int = 0
+
+    @property
+    def same_model(self) -> str | None:
+        """The model's name when both sides are the one model, else None."""
+        if set(self.a.model_ids) != set(self.b.model_ids):
+            return None
+        return self.b.model if self.b.run_id is not None else self.a.model
 
     @property
     def a_better(self) -> int:
@@ -143,7 +156,8 @@ def resolve_side(src: Source, spec: str) -> Side:
             raise UserInputError(
                 f"run {run_id} holds several models ({names}); pick one: run:{run_id}@MODEL"
             )
-        return Side(spec, (chosen[0],), run_id)
+        name = next(m.name for m in in_run if m.model_id == chosen[0])
+        return Side(spec, (chosen[0],), run_id, name, is_sample(run_id))
     ids = pairs.model_ids_named(src, spec)
     if not ids:
         known = pairs.model_names(src)
@@ -152,7 +166,7 @@ def resolve_side(src: Source, spec: str) -> Side:
             f"no model {spec!r} in the database (models: {shown or 'none'}); a side is a "
             "model name, run:RUN_ID or run:RUN_ID@MODEL"
         )
-    return Side(spec, ids, None)
+    return Side(spec, ids, None, spec)
 
 
 def compare(
@@ -175,6 +189,7 @@ def compare(
         side_a, side_b = resolve_side(cur, a), resolve_side(cur, b)
         if (side_a.model_ids, side_a.run_id) == (side_b.model_ids, side_b.run_id):
             raise UserInputError(f"{a!r} and {b!r} are the same generations; compare two sides")
+        same = _same_generations(cur, side_a, side_b)
         found = pairs.paired_scores(
             cur,
             pairs.SideKey(side_a.model_ids, side_a.run_id),
@@ -226,12 +241,59 @@ def compare(
         side_a,
         side_b,
         cells,
+        same_generations=same,
         threshold=threshold,
         changed=changed,
         outdated_a=outdated[0],
         outdated_b=outdated[1],
         **totals,
     )
+
+
+def _same_generations(cur: Source, a: Side, b: Side) -> int:
+    """How many examples are one generation on both sides (0 when the sides cannot
+    share one: different models or different runs). Refuses sides where every shared
+    example is: the comparison would pit each generation against itself."""
+    if not set(a.model_ids) & set(b.model_ids):
+        return 0
+    if a.run_id is not None and b.run_id is not None and a.run_id != b.run_id:
+        return 0
+    shared, same = pairing_reads.same_generations(
+        cur, (a.model_ids, a.run_id), (b.model_ids, b.run_id)
+    )
+    if shared and same == shared:
+        run = a.run_id or b.run_id
+        model = b.model if b.run_id is not None else a.model
+        raise UserInputError(
+            f"{a.label} and {b.label} are the same generations: every example both have is "
+            f"the same generation of {model} on both sides (run {run_label(run or '')} holds "
+            f"all of them); compare two models, or two runs of {model}"
+        )
+    return same
+
+
+def side_notes(result: CompareResult) -> list[str]:
+    """What the sides are when that changes how to read the table: one model on both
+    sides, generations shared by both, a shipped sample run."""
+    notes = []
+    model = result.same_model
+    if model is not None:
+        notes.append(
+            f"both sides are {model}: the differences are between its runs or settings, "
+            "not between two models"
+        )
+    if result.same_generations:
+        notes.append(
+            f"{result.same_generations} example(s) are the same generation on both sides "
+            "(a model and its own run): their difference is 0 by construction"
+        )
+    for name, side in (("A", result.a), ("B", result.b)):
+        if side.sample:
+            notes.append(
+                f"{name} is a {SAMPLE_NOTE} shipped with lctui (imported on first launch), "
+                "not a run of yours"
+            )
+    return notes
 
 
 def _cell(
@@ -250,25 +312,29 @@ def _cell(
 ) -> CompareCell:
     """Statistics of one cell from its paired differences d = A - B (the functions of
     stats.py take pairs; (d, 0) is the same pair difference)."""
-    zeros = np.zeros_like(d)
-    test: stats.McNemarResult | stats.WilcoxonResult
-    if row.binary:
-        a_only = int(np.count_nonzero(d == 1.0))
-        test = stats.mcnemar_from_counts(a_only, int(np.count_nonzero(d == -1.0)), len(d))
-        ci = stats.t_interval(d, zeros, level=level)
-        reason = None
-    else:
-        test = stats.wilcoxon_signed_rank(d, zeros)
-        ci = stats.bootstrap_interval(d, zeros, resamples=resamples, level=level, seed=rng)
-        reason = test.reason
     assert row.mean_a is not None and row.mean_b is not None  # a cell with pairs has means
     mean_a, mean_b = float(row.mean_a), float(row.mean_b)
+    n = len(d)
+    test: stats.McNemarResult | stats.WilcoxonResult
+    table = None
+    if row.binary:
+        a_only, b_only = int(np.count_nonzero(d == 1.0)), int(np.count_nonzero(d == -1.0))
+        test = stats.mcnemar_from_counts(a_only, b_only, n)
+        # A's passes are the pairs both passed and those only A passed (mean_a * n of
+        # them, an integer up to rounding).
+        both = min(max(0, round(mean_a * n) - a_only), n - a_only - b_only)
+        table = stats.PairTable(both, a_only, b_only, n - both - a_only - b_only)
+        reason = None
+    else:
+        test = stats.wilcoxon_signed_rank(d, np.zeros_like(d))
+        reason = test.reason
+    ci = stats.difference_interval(d, table, resamples=resamples, level=level, seed=rng)
     return CompareCell(
         task=task,
         length=length,
         metric=metric,
         label=label,
-        n=len(d),
+        n=n,
         mean_a=mean_a,
         mean_b=mean_b,
         diff=mean_a - mean_b,
@@ -280,6 +346,25 @@ def _cell(
         b_better=int(np.count_nonzero(-d >= threshold)),
         **counts,
     )
+
+
+def interval_notes(result: CompareResult) -> list[str]:
+    """What the interval column cannot say itself: the cells with too few pairs for an
+    interval, and those whose bootstrap gave way to a t interval."""
+    too_few = [c for c in result.cells if c.ci.too_few]
+    notes = []
+    if too_few:
+        cells = ", ".join(f"{c.label} @ {format_length(c.length)} (n = {c.n})" for c in too_few)
+        notes.append(
+            f"{stats.TOO_FEW_PAIRS}: no interval below {stats.MIN_INTERVAL_PAIRS} pairs, "
+            f"for {cells}"
+        )
+    notes += [
+        f"interval of {c.label} @ {format_length(c.length)}: {c.ci.reason}"
+        for c in result.cells
+        if c.ci.reason and not c.ci.too_few
+    ]
+    return notes
 
 
 @dataclass(frozen=True)

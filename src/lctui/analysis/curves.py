@@ -1,6 +1,10 @@
 """Length and depth views: score vs length per model and task, RULER's effective length,
 and depth x length grids for needle tasks.
 
+RULER's effective length is RULER's own measure: over RULER's tasks (its suite in the
+task registry) against RULER's threshold. Other suites' tasks (HELMET's json_kv,
+LIFBench, LongBench v2, ...) keep their own curves and never enter its mean.
+
 Every mean follows store/read/'s per-cell rules (unparsed counts as 0; errors,
 cancelled generations and missing scores are counted apart and left out).
 """
@@ -10,14 +14,23 @@ from __future__ import annotations
 from collections import defaultdict
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
+from functools import lru_cache
 
 from lctui.core.errors import UserInputError
 from lctui.core.lengths import format_length
 from lctui.store.db import Store
 from lctui.store.read import cells as cell_reads
+from lctui.tasks.registry import all_tasks
 
 # RULER's threshold: Llama-2-7B's mean score at 4K, 85.6 on a 0-100 scale.
 RULER_THRESHOLD = 0.856
+RULER = "ruler"
+
+
+@lru_cache(maxsize=1)
+def ruler_tasks() -> frozenset[str]:
+    """The names of RULER's tasks (the registry's suite `ruler`)."""
+    return frozenset(t.name for t in all_tasks() if t.suite == RULER)
 
 
 @dataclass(frozen=True)
@@ -80,8 +93,14 @@ class EffectiveLength:
     model: str
     threshold: float
     length: int | None
-    means: dict[int, float]  # length -> mean over the tasks with a score there
+    means: dict[int, float]  # length -> mean over RULER's tasks with a score there
     reason: str | None = None
+    tasks: tuple[str, ...] = ()  # RULER's tasks in those means (at some length)
+
+    @property
+    def tasks_shown(self) -> str:
+        """'11/13': RULER's tasks in the means, of all of RULER's tasks."""
+        return f"{len(self.tasks)}/{len(ruler_tasks())}"
 
 
 def effective_length(means: Mapping[int, float], threshold: float = RULER_THRESHOLD) -> int | None:
@@ -106,15 +125,19 @@ def effective_length(means: Mapping[int, float], threshold: float = RULER_THRESH
 def effective_lengths(
     curves: Sequence[LengthCurve], threshold: float = RULER_THRESHOLD
 ) -> list[EffectiveLength]:
-    """Per model, the mean over its tasks at each length (RULER averages its tasks), then
-    `effective_length` of those means. Reference pseudo-models are left out."""
+    """Per model, the mean over its RULER tasks at each length (RULER averages its
+    tasks), then `effective_length` of those means. Curves of other suites' tasks and
+    of reference pseudo-models are left out; a model without a RULER task has none."""
+    ruler = ruler_tasks()
     per_length: dict[str, dict[int, list[float]]] = defaultdict(lambda: defaultdict(list))
+    tasks: dict[str, set[str]] = defaultdict(set)
     for curve in curves:
-        if curve.reference:
+        if curve.reference or curve.task not in ruler:
             continue
         for point in curve.points:
             if point.mean is not None:
                 per_length[curve.model][point.length].append(point.mean)
+                tasks[curve.model].add(curve.task)
     out = []
     for model in sorted(per_length):
         means = {n: sum(v) / len(v) for n, v in sorted(per_length[model].items())}
@@ -126,7 +149,9 @@ def effective_lengths(
                 f"the mean at the shortest length, {format_length(shortest)}, is "
                 f"{means[shortest]:.3f}, not above {threshold}"
             )
-        out.append(EffectiveLength(model, threshold, length, means, reason))
+        out.append(
+            EffectiveLength(model, threshold, length, means, reason, tuple(sorted(tasks[model])))
+        )
     return out
 
 

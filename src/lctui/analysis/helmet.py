@@ -168,9 +168,12 @@ def _mean(values: Sequence[float]) -> float | None:
     return sum(values) / len(values) if values else None
 
 
-def helmet_table(src: Source, models: Sequence[str] | None = None) -> list[HelmetRow]:
-    """HELMET's table of the latest scores of `models` (all when None)."""
-    return helmet_rows(metric_means(src, models))
+def helmet_table(
+    src: Source, models: Sequence[str] | None = None, *, run_id: str | None = None
+) -> list[HelmetRow]:
+    """HELMET's table of the latest scores of `models` (all when None); with `run_id`,
+    of that run's results alone."""
+    return helmet_rows(metric_means(src, models, run_id=run_id))
 
 
 def category_scores(

@@ -64,8 +64,11 @@ def lifbench_responses(store: Store, models: Sequence[str] | None = None) -> lis
     ]
 
 
-def lifbench_reports(store: Store, models: Sequence[str] | None = None) -> list[LifbenchReport]:
-    """One report per model with LIFEval scores (all of them, or those in `models`)."""
+def lifbench_reports(
+    store: Store, models: Sequence[str] | None = None, *, run_id: str | None = None
+) -> list[LifbenchReport]:
+    """One report per model with LIFEval scores (all of them, or those in `models`);
+    with `run_id`, of that run's results alone."""
     reports: dict[str, LifbenchReport] = {}
 
     def get(model: str) -> LifbenchReport:
@@ -73,7 +76,7 @@ def lifbench_reports(store: Store, models: Sequence[str] | None = None) -> list[
             reports[model] = LifbenchReport(model)
         return reports[model]
 
-    rows = lifeval_metrics(store, models)
+    rows = lifeval_metrics(store, models, run_id=run_id)
     weighted: dict[str, list[tuple[float, float]]] = defaultdict(list)
     for t in rows.by_task:
         report = get(t.model)

@@ -137,9 +137,12 @@ def longbench_scores(counts: Iterable[LongBenchCount]) -> list[LongBenchScores]:
     return rows
 
 
-def longbench_table(src: Source, models: Sequence[str] | None = None) -> list[LongBenchScores]:
-    """LongBench v2's table over the latest scores of `models` (all when None)."""
-    return longbench_scores(longbench_counts(src, models))
+def longbench_table(
+    src: Source, models: Sequence[str] | None = None, *, run_id: str | None = None
+) -> list[LongBenchScores]:
+    """LongBench v2's table over the latest scores of `models` (all when None); with
+    `run_id`, over that run's results alone."""
+    return longbench_scores(longbench_counts(src, models, run_id=run_id))
 
 
 def shown(value: float | None) -> str:

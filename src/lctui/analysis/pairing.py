@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING
 from lctui.core.errors import UserInputError
 from lctui.core.lengths import format_length
 from lctui.store.pairing import TRAITS, example_traits, shared_examples
+from lctui.store.samples import SAMPLE_NOTE
 
 if TYPE_CHECKING:
     from lctui.store.read.source import Source
@@ -41,6 +42,13 @@ class Side:
     spec: str  # as the user wrote it
     model_ids: tuple[str, ...]
     run_id: str | None
+    model: str = ""  # the model's name (the spec of a model side)
+    sample: bool = False  # a run lctui ships as a sample (store/samples.py)
+
+    @property
+    def label(self) -> str:
+        """The spec, with SAMPLE_NOTE after a sample run's."""
+        return f"{self.spec} ({SAMPLE_NOTE})" if self.sample else self.spec
 
 
 class NoPairs(UserInputError):
@@ -95,7 +103,7 @@ def explain_no_pairs(
     `errors`: the pairs compare left out because A's or B's generation failed;
     `unscored`: those left out because A's or B's generation has no score.
     """
-    names = (a.spec, b.spec)
+    names = (a.label, b.label)
     shared = shared_examples(src, (a.model_ids, a.run_id), (b.model_ids, b.run_id))
     if shared:
         failed = [f"{n} failed on {spec}" for n, spec in zip(errors, names, strict=True) if n]
@@ -107,14 +115,14 @@ def explain_no_pairs(
         )
         why = ", ".join(failed + missing)
         return (
-            f"{a.spec} and {b.spec} share {shared} example(s), but none was scored on both "
+            f"{a.label} and {b.label} share {shared} example(s), but none was scored on both "
             f"sides{f' ({why})' if why else ''}: "
             f"{'; '.join(fixes) or 'run the same command again to retry them'}"
         )
     traits_a, total_a, stored_a = example_traits(src, a.model_ids, a.run_id)
     traits_b, total_b, stored_b = example_traits(src, b.model_ids, b.run_id)
-    head = f"{a.spec} and {b.spec} share no example, so nothing pairs"
-    for spec, total, stored in ((a.spec, total_a, stored_a), (b.spec, total_b, stored_b)):
+    head = f"{a.label} and {b.label} share no example, so nothing pairs"
+    for spec, total, stored in ((a.label, total_a, stored_a), (b.label, total_b, stored_b)):
         if stored < total:
             return (
                 f"{head}: {total - stored} of the {total} examples of {spec} are not stored in "

@@ -13,7 +13,7 @@ from collections.abc import Sequence
 from datetime import datetime
 
 from lctui import __version__
-from lctui.analysis.compare import CompareResult
+from lctui.analysis.compare import CompareResult, interval_notes, side_notes
 from lctui.analysis.correlation import CorrelationMatrix, SyntheticDownstream
 from lctui.analysis.outdated import outdated_line
 from lctui.analysis.report_blocks import (
@@ -26,9 +26,10 @@ from lctui.analysis.report_blocks import (
     warning_blocks,
 )
 from lctui.analysis.report_html import page
+from lctui.analysis.stats import MIN_INTERVAL_PAIRS, TOO_FEW_PAIRS
 from lctui.analysis.svg_plots import Estimate, interval_chart, scatter_chart
 from lctui.core.errors import UserInputError
-from lctui.core.formatting import fixed, interval, p_value
+from lctui.core.formatting import fixed, p_value
 from lctui.core.lengths import format_length
 
 FORMATS = ("md", "html")
@@ -83,12 +84,12 @@ def compare_blocks(result: CompareResult, db: str | None = None) -> list[Block]:
     """A comparison: one row per task x length with its interval (a table and, in HTML,
     a picture), then the changed examples; a warning first for a side scored by an
     older scorer version (`db` goes into its fix)."""
-    a, b = result.a.spec, result.b.spec
+    a, b = result.a.label, result.b.label
     rows, heat = [], []
     for c in result.cells:
         rows.append(
             [c.label, format_length(c.length), str(c.n), fixed(c.mean_a), fixed(c.mean_b),
-             fixed(c.diff, signed=True), interval(c.ci.low, c.ci.high), c.test, p_value(c.p),
+             fixed(c.diff, signed=True), c.ci.shown(), c.test, p_value(c.p),
              str(c.a_better), str(c.b_better)]
         )  # fmt: skip
         heat.append([*[None] * 5, c.diff, *[None] * 5])  # A - B on the signed scale
@@ -99,9 +100,13 @@ def compare_blocks(result: CompareResult, db: str | None = None) -> list[Block]:
             f"Paired by example: {result.only_a} example(s) only A has and {result.only_b} "
             f"only B has are left out, as are {result.errors_a} pair(s) where A failed and "
             f"{result.errors_b} where B failed{_unscored_pairs(result)}. Pass/fail cells: "
-            "exact McNemar and a t interval; graded cells: Wilcoxon signed-rank and a paired "
-            "bootstrap interval. A>B and B>A count the changed pairs of each cell."
+            "exact McNemar and Newcombe's interval for paired proportions (Newcombe 1998, "
+            "method 10); graded cells: Wilcoxon signed-rank and a paired bootstrap "
+            "percentile interval. Both lie within [-1, 1], the range of a difference of "
+            f"scores; below {MIN_INTERVAL_PAIRS} pairs a cell has none ({TOO_FEW_PAIRS}). "
+            "A>B and B>A count the changed pairs of each cell."
         ),
+        *[Paragraph(note) for note in (*side_notes(result), *interval_notes(result))],
         *warning_blocks(outdated_sides(result, db)),
         Table(headers, rows, heat, diverging=True),
     ]
@@ -153,8 +158,8 @@ def _interval_figure(result: CompareResult) -> Figure:
     ]
     chart = interval_chart(rows, title="A - B with its 95% interval", x_label="A - B")
     return Figure(
-        f"Each cell's mean difference (dot) and interval (bar); blue where p < {SIGNIFICANT}, "
-        "grey where not. Right of the line A scores higher.",
+        f"Each cell's mean difference (dot) and interval (bar; none with {TOO_FEW_PAIRS}); "
+        f"blue where p < {SIGNIFICANT}, grey where not. Right of the line A scores higher.",
         [chart],
     )
 
@@ -163,8 +168,8 @@ def outdated_sides(result: CompareResult, db: str | None = None) -> list[str]:
     """A line per side with scores an older scorer version made (compared all the same)."""
     lines = []
     for name, spec, found in (
-        ("A", result.a.spec, result.outdated_a),
-        ("B", result.b.spec, result.outdated_b),
+        ("A", result.a.label, result.outdated_a),
+        ("B", result.b.label, result.outdated_b),
     ):
         line = outdated_line(found, db)
         if line is not None:

@@ -2,7 +2,12 @@
 length heatmap, a per-task table of the counts (scored, unparsed, errors, not scored),
 score-vs-length curves with RULER's effective length, and the suites' own tables
 (HELMET's categories, LongBench v2's accuracy, LIFEval's ARS/IFP/IFS) where the run's
-models have them. The analysis functions are the TUI's and `lctui report`'s."""
+models have them. The analysis functions are the TUI's and `lctui report`'s.
+
+Everything is of the run's results alone (store/read/run_results.py): the latest result
+of every example its plan covered, those it generated and those already stored that it
+reused instead of generating again (counted in each cell and listed with the run that
+made them); other runs' results of the same models are not in it."""
 
 from __future__ import annotations
 
@@ -23,9 +28,12 @@ from lctui.scoring.versions import current_versions
 from lctui.store.db import Store
 from lctui.store.lifeval_views import PERSPECTIVES
 from lctui.store.read import cells as cell_reads
-from lctui.store.read import runs
+from lctui.store.read import run_results, runs
+from lctui.store.read.run_results import Reused, RunCell
+from lctui.store.samples import SAMPLE_NOTE, run_label
 
 REFERENCE = " (reference)"  # after a reference pseudo-model's name (gold), as in the TUI
+REUSED_SHOWN = 100  # reused results listed one by one (the counts above cover all)
 
 
 def model_label(model: str, reference: bool) -> str:
@@ -39,36 +47,64 @@ def run_blocks(store: Store, run_id: str | None = None) -> list[Block]:
         raise UserInputError(
             f"no run {run_id!r} in {store.where}" if run_id else f"{store.where} holds no run"
         )
-    cells = cell_reads.cell_scores(store, run_id=summary.run_id, versions=current_versions())
+    cells = run_results.run_cells(store, summary.run_id, versions=current_versions())
+    reused = run_results.reused_generations(store, summary.run_id, limit=REUSED_SHOWN)
     mean = fixed(summary.mean_score)
     # A missing score is counted apart, never as a 0 (store/views.py: `unscored`).
     missing = f", {summary.unscored} not scored" if summary.unscored else ""
     outdated = outdated_line(find_outdated(store, run_id=summary.run_id), store.where)
     blocks: list[Block] = [
         Heading(f"Run {summary.run_id}"),
+        *(
+            [Paragraph(f"A {SAMPLE_NOTE} shipped with lctui (imported on first launch).")]
+            if summary.sample
+            else []
+        ),
         Paragraph(
             f"Status {summary.status}, started {summary.started_at}; models "
-            f"{', '.join(summary.models)}; {summary.generations} generations: {summary.ok} ok, "
-            f"{summary.unparsed} unparsed, {summary.errors} errors, {summary.cancelled} "
-            f"cancelled{missing}; mean score {mean} (errors and missing scores excluded)."
+            f"{', '.join(summary.models)}; {summary.generations} generations made by this "
+            f"run: {summary.ok} ok, {summary.unparsed} unparsed, {summary.errors} errors, "
+            f"{summary.cancelled} cancelled{missing}; mean score {mean} (errors and missing "
+            "scores excluded)."
         ),
+        *_results_paragraph(cells, reused),
         *warning_blocks([outdated] if outdated else []),
         *heatmap_blocks(cells),
         *per_task_blocks(cells),
         *curve_blocks(curves_of(cells)),
     ]
-    models = list(summary.models)
-    blocks += suite_blocks(store, models)
+    models = sorted({c.model for c in cells if not c.reference})
+    blocks += suite_blocks(store, models, summary.run_id)
+    blocks += reused_blocks(reused)
     return blocks
 
 
+def _results_paragraph(cells: Sequence[RunCell], reused: Reused) -> list[Block]:
+    """What the tables below count, when the run reused stored results."""
+    if not reused.total:
+        return []
+    scored = sum(c.n_scored for c in cells)
+    total = sum((c.mean_score or 0.0) * c.n_scored for c in cells)
+    sources = ", ".join(f"{s.generations} from run {run_label(s.run_id)}" for s in reused.sources)
+    return [
+        Paragraph(
+            f"Its plan also covered {reused.total} example(s) already stored ({sources}): "
+            "it did not generate them again and counts their stored results as its own "
+            "(reused=N in a cell; listed under Reused results). Over all its results the "
+            f"mean score is {fixed(total / scored if scored else None)} ({scored} scored)."
+        )
+    ]
+
+
 def _cell_text(cell: cell_reads.CellScore) -> str:
-    """'0.67 n=3', with the errors and the missing scores counted apart."""
+    """'0.67 n=3', with the errors, the missing scores and the reused results counted."""
     text = f"{fixed(cell.mean_score, 2)} n={cell.n_scored}"
     if cell.n_error:
         text += f" err={cell.n_error}"
     if cell.n_unscored:
         text += f" not scored={cell.n_unscored}"
+    if isinstance(cell, RunCell) and cell.n_reused:
+        text += f" reused={cell.n_reused}"
     return text
 
 
@@ -87,6 +123,8 @@ def _cell_tip(cell: cell_reads.CellScore) -> str:
         parts.append(f"{cell.n_unscored} not scored")
     if cell.n_outdated:
         parts.append(f"{cell.n_outdated} by an older scorer version")
+    if isinstance(cell, RunCell) and cell.n_reused:
+        parts.append(f"{cell.n_reused} reused from earlier runs")
     return ", ".join(parts)
 
 
@@ -118,9 +156,10 @@ def heatmap_blocks(cells: Sequence[cell_reads.CellScore]) -> list[Block]:
         Paragraph(
             "Each cell: the mean score over scored examples (an unparsed answer counts 0) "
             "and n, how many were scored; failed requests (err) and answers without a score "
-            "(not scored) are counted apart and left out of the mean. Colour: 0 red, 0.5 "
-            "amber, 1 green. A reference model (gold) streams the expected answer: it "
-            "checks tasks and scorers and is no model's result."
+            "(not scored) are counted apart and left out of the mean; reused: results an "
+            "earlier run stored, which this run counted instead of generating them again. "
+            "Colour: 0 red, 0.5 amber, 1 green. A reference model (gold) streams the "
+            "expected answer: it checks tasks and scorers and is no model's result."
         ),
         Table(["model", "task", *(format_length(n) for n in lengths)], rows, heat, tips=tips),
     ]
@@ -144,14 +183,18 @@ def per_task_blocks(cells: Sequence[cell_reads.CellScore]) -> list[Block]:
                 str(sum(c.n_error for c in mine)),
                 str(sum(c.n_cancelled for c in mine)),
                 str(sum(c.n_unscored for c in mine)),
+                str(sum(c.n_reused for c in mine if isinstance(c, RunCell))),
                 fixed(total / scored if scored else None),
             ]
         )
     headers = ["model", "task", "lengths", "n", "ok", "unparsed", "errors", "cancelled",
-               "not scored", "mean"]  # fmt: skip
+               "not scored", "reused", "mean"]  # fmt: skip
     return [
         Heading("Per task", 3),
-        Paragraph("n: scored examples (ok + unparsed) over all lengths; the mean is over them."),
+        Paragraph(
+            "n: scored examples (ok + unparsed) over all lengths; the mean is over them. "
+            "reused: results of earlier runs this run counted instead of generating them."
+        ),
         Table(headers, rows),
     ]
 
@@ -193,13 +236,14 @@ def curve_blocks(curves: Sequence[LengthCurve]) -> list[Block]:
         blocks += [
             Paragraph(
                 f"RULER's effective length: the longest length up to which the model's mean "
-                f"over its tasks stays above {effective[0].threshold:g} at every length "
-                "(reference models left out)."
+                f"over RULER's tasks stays above {effective[0].threshold:g} at every length "
+                "(reference models left out). tasks: RULER's tasks in that mean, of all of "
+                "RULER's; other suites' tasks have their curves above and are not in it."
             ),
             Table(
-                ["model", "effective", *(format_length(n) for n in shown)],
+                ["model", "effective", "tasks", *(format_length(n) for n in shown)],
                 [
-                    [e.model, format_length(e.length) if e.length else "none"]
+                    [e.model, format_length(e.length) if e.length else "none", e.tasks_shown]
                     + [fixed(e.means.get(n)) if n in e.means else "" for n in shown]
                     for e in effective
                 ],
@@ -208,17 +252,20 @@ def curve_blocks(curves: Sequence[LengthCurve]) -> list[Block]:
     return blocks
 
 
-def suite_blocks(store: Store, models: Sequence[str]) -> list[Block]:
-    """HELMET's, LongBench v2's and LIFEval's tables of `models`, where they have scores
-    (over every stored result of those models, as `lctui report --suite` computes)."""
+def suite_blocks(store: Store, models: Sequence[str], run_id: str) -> list[Block]:
+    """HELMET's, LongBench v2's and LIFEval's tables of `models`, where they have scores,
+    over the run's results (those it reused included), as `lctui report --suite`
+    computes them over every stored result."""
+    if not models:
+        return []
     blocks: list[Block] = []
-    rows = helmet.helmet_table(store, models)
+    rows = helmet.helmet_table(store, models, run_id=run_id)
     if rows:
         blocks += [
             Heading("HELMET categories (0-100)", 3),
             Paragraph(
-                f"Over every stored result of these models. {helmet.PARTIAL} after a mean: "
-                "some of its datasets have no score (never counted as 0); -: none scored."
+                f"Over this run's results. {helmet.PARTIAL} after a mean: some of its "
+                "datasets have no score in the run (never counted as 0); -: none scored."
             ),
             Table(
                 ["model", "length", *(helmet.HEADINGS[c] for c in helmet.CATEGORIES), "Overall"],
@@ -233,14 +280,14 @@ def suite_blocks(store: Store, models: Sequence[str]) -> list[Block]:
                 ],
             ),
         ]
-    blocks += _longbench(store, models)
-    reports = lifbench_reports(store, list(models))
+    blocks += _longbench(store, models, run_id)
+    reports = lifbench_reports(store, list(models), run_id=run_id)
     if reports:
         blocks += [
             Heading("LIFEval", 3),
             Paragraph(
                 "ARS and IFP per capability (higher is better); IFS per perspective (lower "
-                "is more stable). Over every stored lifeval score of these models."
+                "is more stable). Over this run's lifeval scores."
             ),
             Table(
                 ["model", "ARS", *CAPABILITIES, *PERSPECTIVES, "IFS mean"],
@@ -255,8 +302,8 @@ def suite_blocks(store: Store, models: Sequence[str]) -> list[Block]:
     return blocks
 
 
-def _longbench(store: Store, models: Sequence[str]) -> list[Block]:
-    rows = longbench.longbench_table(store, models)
+def _longbench(store: Store, models: Sequence[str], run_id: str) -> list[Block]:
+    rows = longbench.longbench_table(store, models, run_id=run_id)
     if not rows:
         return []
     groups = (longbench.OVERALL, *longbench.DIFFICULTY_GROUPS, *longbench.BUCKET_GROUPS)
@@ -277,4 +324,44 @@ def _longbench(store: Store, models: Sequence[str]) -> list[Block]:
             "naming no option; left out: errors and answers without a score."
         ),
         Table([*headers, "n", "unparsed", "left out"], table),
+    ]
+
+
+def reused_blocks(reused: Reused) -> list[Block]:
+    """The stored results the run counted instead of generating them, by earlier run,
+    and the first REUSED_SHOWN of them by example."""
+    if not reused.total:
+        return []
+    shown = (
+        f"; the first {len(reused.listed)} are listed" if reused.total > len(reused.listed) else ""
+    )
+    return [
+        Heading("Reused results", 3),
+        Paragraph(
+            f"{reused.total} result(s) this run's plan covered were already stored, so it "
+            "did not generate them again (lctui skips an example a model has answered with "
+            "the same settings) and counts them as its own"
+            f"{shown}."
+        ),
+        Table(
+            ["from run", "started", "results"],
+            [
+                [run_label(s.run_id), str(s.started_at or "-"), str(s.generations)]
+                for s in reused.sources
+            ],
+        ),
+        Table(
+            ["model", "task", "length", "example", "generation", "from run"],
+            [
+                [
+                    g.model,
+                    g.task,
+                    format_length(g.length),
+                    g.example_id,
+                    g.generation_id,
+                    run_label(g.run_id),
+                ]
+                for g in reused.listed
+            ],
+        ),
     ]

@@ -12,7 +12,7 @@ from rich.text import Text
 from lctui.cli.db_options import common_options
 from lctui.cli.tables import Column, fit_table
 from lctui.core.errors import UserInputError
-from lctui.core.formatting import fixed, interval, p_value
+from lctui.core.formatting import fixed, p_value
 from lctui.core.lengths import format_length
 
 SIDE_HELP = "a model name (or fingerprint), run:RUN_ID, or run:RUN_ID@MODEL"
@@ -23,10 +23,11 @@ def add_parsers(sub: Any) -> None:
         "compare",
         help="paired A/B of two models, checkpoints or runs: deltas, CIs, tests",
         description="Pair the latest generations of A and B by example and compare them per "
-        "task x length: means, A - B with a 95%% confidence interval, and a paired test "
-        "(exact McNemar for pass/fail scores, Wilcoxon signed-rank with a paired bootstrap "
-        "interval for graded ones). Examples only one side has, and pairs where a side "
-        "failed, are left out and counted.",
+        "task x length: means, A - B with a 95%% confidence interval within [-1, 1], and a "
+        "paired test (exact McNemar with Newcombe's paired interval for pass/fail scores, "
+        "Wilcoxon signed-rank with a paired bootstrap percentile interval for graded ones; "
+        "below 5 pairs the interval reads 'too few pairs'). Examples only one side has, "
+        "and pairs where a side failed, are left out and counted.",
     )
     compare.add_argument("a", metavar="A", help=SIDE_HELP)
     compare.add_argument("b", metavar="B", help=SIDE_HELP)
@@ -78,6 +79,8 @@ def cmd_compare(args: argparse.Namespace) -> int:
 
 
 def _tables(result: Any, shown: int, width: int | None) -> list[Any]:
+    from lctui.analysis.compare import interval_notes, side_notes
+
     columns = [
         Column("task", key=True),
         Column("length", "right", key=True),
@@ -92,12 +95,13 @@ def _tables(result: Any, shown: int, width: int | None) -> list[Any]:
         )  # fmt: skip
         rows.append([
             c.label, format_length(c.length), str(c.n), fixed(c.mean_a), fixed(c.mean_b),
-            Text(fixed(c.diff, signed=True), colour), interval(c.ci.low, c.ci.high), c.test,
+            Text(fixed(c.diff, signed=True), colour), c.ci.shown(), c.test,
             p_value(c.p),
         ])  # fmt: skip
-    title = f"A = {result.a.spec}  vs  B = {result.b.spec}"
+    title = f"A = {result.a.label}  vs  B = {result.b.label}"
     tables: list[Any] = fit_table(title, columns, rows, width)
     notes = [
+        *side_notes(result),
         f"left out: {result.only_a} example(s) only in A, {result.only_b} only in B, "
         f"{result.errors_a} failed in A, {result.errors_b} failed in B"
         + (
@@ -114,6 +118,7 @@ def _tables(result: Any, shown: int, width: int | None) -> list[Any]:
         for c in result.cells
         if c.reason
     ]
+    notes += interval_notes(result)
     out: list[Any] = [*tables, "\n".join(notes)]
     if result.changed and shown > 0:
         changed = [

@@ -15,6 +15,7 @@ from lctui.cli.db_options import common_options, resolve_db
 from lctui.cli.tables import Column, fit_table, format_option, output_format, print_tsv
 from lctui.core.errors import UserInputError
 from lctui.store.read.catalog import EXAMPLE_RUNS
+from lctui.store.samples import run_label
 
 if TYPE_CHECKING:
     from lctui.analysis.accounting import ServerStats
@@ -68,18 +69,18 @@ def cmd_stats(args: argparse.Namespace) -> int:
     console = Console()
     for account in accounts:
         cost = account.cost_usd
-        title = f"Run {account.run_id}" + (
+        title = f"Run {run_label(account.run_id)}" + (
             f": estimated cost ${cost:.4f}" if cost is not None else ""
         )
         for part in fit_table(title, MODEL_COLUMNS, _model_rows(account), console.width):
             console.print(part)
         if account.judges:
-            title = f"Judge calls of run {account.run_id} (cache hits are free)"
+            title = f"Judge calls of run {run_label(account.run_id)} (cache hits are free)"
             for part in fit_table(title, JUDGE_COLUMNS, _judge_rows(account), console.width):
                 console.print(part)
         spread = _spread(account.servers)
         if spread:
-            title = f"Servers of run {account.run_id} (attempts, retries included)"
+            title = f"Servers of run {run_label(account.run_id)} (attempts, retries included)"
             for part in fit_table(title, SERVER_COLUMNS, _server_rows(spread), console.width):
                 console.print(part)
     return 0

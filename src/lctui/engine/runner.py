@@ -84,6 +84,8 @@ class ResultStore(Protocol):
 
     def add_score(self, generation_id: str, score: Score) -> None: ...
 
+    def add_reused(self, run_id: str, gen_keys: Sequence[str]) -> None: ...
+
     def flush(self, force: bool = False) -> int: ...
 
     def backlog(self) -> Backlog: ...
@@ -182,6 +184,8 @@ class Engine:
         except BaseException:
             await self._close(models)
             raise
+        for m in models:  # what the plan found stored before the run started
+            self._store.add_reused(run_id, m.todo.take_skipped_keys())
         self._sink(RunPlanned(run_id, cells, dict(skipped)))
         self._uses = Counter()
         started = time.monotonic()
@@ -327,16 +331,18 @@ class Engine:
         workers = max(1, model.backend.max_concurrency)
         ready: asyncio.Queue[tuple[WorkItem, Example] | None] = asyncio.Queue(maxsize=1)
 
-        async def produce() -> None:
-            while (item := await model.todo.next()) is not None:
-                found = model.todo.take_skipped()
-                if found:
-                    self._sink(ItemsSkipped(found))
-                self._uses[item.example_id] += 1
-                await ready.put((item, await self._example(item, model)))
+        def skipped() -> None:
             found = model.todo.take_skipped()
             if found:
                 self._sink(ItemsSkipped(found))
+                self._store.add_reused(run_id, model.todo.take_skipped_keys())
+
+        async def produce() -> None:
+            while (item := await model.todo.next()) is not None:
+                skipped()
+                self._uses[item.example_id] += 1
+                await ready.put((item, await self._example(item, model)))
+            skipped()
             for _ in range(workers):
                 await ready.put(None)
 

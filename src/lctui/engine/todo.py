@@ -52,6 +52,7 @@ class TodoStream:
         self._chunk: list[WorkItem] | None = None  # planned, not checked yet
         self._exhausted = False
         self._unreported: Counter[CellKey] = Counter()
+        self._unreported_keys: list[str] = []
         self.planned = 0  # items planned so far
         self.skipped = 0  # of which already stored
 
@@ -63,11 +64,12 @@ class TodoStream:
                 self.planned += len(self._chunk)
             stored = await self._check(self._chunk)
             todo = [item for item in self._chunk if item.gen_key not in stored]
-            skipped = Counter(item.cell for item in self._chunk if item.gen_key in stored)
+            found = [item for item in self._chunk if item.gen_key in stored]
             self._chunk = None
             self._ready.extend(todo)
-            self._unreported.update(skipped)
-            self.skipped += sum(skipped.values())
+            self._unreported.update(item.cell for item in found)
+            self._unreported_keys += [item.gen_key for item in found]
+            self.skipped += len(found)
         return bool(self._ready)
 
     async def next(self) -> WorkItem | None:
@@ -80,6 +82,12 @@ class TodoStream:
         """Stored items found since the last call, per cell."""
         found, self._unreported = dict(self._unreported), Counter()
         return found
+
+    def take_skipped_keys(self) -> list[str]:
+        """The generation keys of the stored items found since the last call (the run
+        records them as reused: store/writer.py add_reused)."""
+        keys, self._unreported_keys = self._unreported_keys, []
+        return keys
 
     def _next_chunk(self) -> list[WorkItem]:
         """In a worker thread: plan the next chunk of items."""

@@ -162,6 +162,9 @@ class Store(ClosesOnExit):
     def add_score(self, generation_id: str, score: Score) -> None:
         self.writer.add_score(generation_id, score)
 
+    def add_reused(self, run_id: str, gen_keys: Sequence[str]) -> None:
+        self.writer.add_reused(run_id, gen_keys)
+
     def flush(self, force: bool = False) -> int:
         """Write what the writer buffers; the number of rows written."""
         return self._writer.flush(force=force) if self._writer is not None else 0

@@ -62,3 +62,40 @@ def shared_examples(
     with cursor_of(src) as cur:
         row: Any = cur.execute(_SHARED_SQL, [list(a[0]), a[1], list(b[0]), b[1]]).fetchone()
     return int(row[0])
+
+
+# Each side's latest generation per example (as the `latest` flags order attempts), and
+# how many examples both sides have and how many of those are one generation on both.
+_SAME_SQL = f"""
+    WITH g AS (
+        SELECT example_id, generation_id, started_at, {_SIDE} AS in_a,
+               list_contains($3, g.model_id) AND ($4 IS NULL OR g.run_id = $4) AS in_b
+        FROM generations AS g
+    ), latest_a AS (
+        SELECT example_id, generation_id FROM g WHERE in_a
+        QUALIFY row_number() OVER (
+            PARTITION BY example_id ORDER BY started_at DESC NULLS LAST, generation_id DESC
+        ) = 1
+    ), latest_b AS (
+        SELECT example_id, generation_id FROM g WHERE in_b
+        QUALIFY row_number() OVER (
+            PARTITION BY example_id ORDER BY started_at DESC NULLS LAST, generation_id DESC
+        ) = 1
+    )
+    SELECT count(*), count(*) FILTER (WHERE a.generation_id = b.generation_id)
+    FROM latest_a AS a JOIN latest_b AS b USING (example_id)
+"""
+
+
+def same_generations(
+    src: Source,
+    a: tuple[Sequence[str], str | None],
+    b: tuple[Sequence[str], str | None],
+) -> tuple[int, int]:
+    """(examples both sides have, of which the latest generation is the same one on both
+    sides): a model and one of its runs overlap so."""
+    with cursor_of(src) as cur:
+        # fetchall: the caller's cursor may go on to another query, which a result
+        # left unread would refuse
+        ((shared, same),) = cur.execute(_SAME_SQL, [list(a[0]), a[1], list(b[0]), b[1]]).fetchall()
+    return int(shared), int(same)

@@ -118,6 +118,8 @@ SCHEMAS: dict[str, pa.Schema] = {
             ("repaired", _B),
         ]
     ),
+    # lctui's own ids (a run id, a hash): never text from outside, so never repaired
+    "run_reused": pa.schema([("run_id", _S), ("gen_key", _S)]),
 }
 
 

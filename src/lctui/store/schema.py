@@ -160,6 +160,19 @@ def _add_generation_calls(con: duckdb.DuckDBPyConnection) -> None:
     con.execute("ALTER TABLE generations ADD COLUMN calls JSON")
 
 
+def _add_run_reused(con: duckdb.DuckDBPyConnection) -> None:
+    """Migration 13: `run_reused`, the generation keys a run's plan covered that were
+    stored already, so the run did not generate them again (engine/todo.py skips them):
+    a run's report counts their results as the run's, and says they were reused."""
+    con.execute(
+        """
+        CREATE TABLE run_reused (
+            run_id  TEXT NOT NULL,
+            gen_key TEXT NOT NULL
+        )"""
+    )
+
+
 @dataclass(frozen=True)
 class Migration:
     """One forward step; `apply` runs inside the transaction that records it."""
@@ -209,6 +222,7 @@ MIGRATIONS: tuple[Migration, ...] = (
     ),
     Migration(11, "example_hash on generations: the A/B groups by an integer", add_example_hash),
     Migration(12, "calls on generations: each call of a two-call answer", _add_generation_calls),
+    Migration(13, "run_reused: the stored generations each run's plan covered", _add_run_reused),
 )
 SCHEMA_VERSION = MIGRATIONS[-1].version
 

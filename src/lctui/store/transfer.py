@@ -22,7 +22,10 @@ from lctui.store.derived import HASH_COLUMNS, refresh_derived
 from lctui.store.result_cells import WAITING_FOR_EXAMPLE, cells_kept
 from lctui.store.scorer_versions import unversion_foreign_rows
 
-TABLES = ("models", "runs", "examples", "generations", "scores", "rubric_points")
+TABLES = ("models", "runs", "examples", "generations", "scores", "rubric_points", "run_reused")
+# Written by an lctui with the table; a folder from before it lacks the file, and its
+# runs then record no reused generations.
+_OPTIONAL = ("run_reused",)
 _KEYED = {"models": "model_id", "runs": "run_id", "examples": "example_id"}
 _BY_GENERATION = ("scores", "rubric_points")
 
@@ -49,6 +52,7 @@ def _export(con: duckdb.DuckDBPyConnection, out: Path, run_ids: Sequence[str] | 
         "(SELECT model_id FROM generations WHERE run_id IN (SELECT run_id FROM _export_runs))",
         "examples": "SELECT * FROM examples WHERE example_id IN "
         "(SELECT example_id FROM generations WHERE run_id IN (SELECT run_id FROM _export_runs))",
+        "run_reused": "SELECT * FROM run_reused WHERE run_id IN (SELECT run_id FROM _export_runs)",
     }
     for table in _BY_GENERATION:
         selects[table] = (
@@ -67,7 +71,7 @@ def _export(con: duckdb.DuckDBPyConnection, out: Path, run_ids: Sequence[str] | 
 def import_parquet(store: Store, folder: str | Path) -> int:
     """Merge the Parquet files of `folder` into `store`; returns generations added."""
     source = Path(folder)
-    missing = [t for t in TABLES if not (source / f"{t}.parquet").is_file()]
+    missing = [t for t in TABLES if t not in _OPTIONAL and not (source / f"{t}.parquet").is_file()]
     if missing:
         raise StoreError(f"{source} lacks {', '.join(f'{t}.parquet' for t in missing)}")
     store.flush(force=True)
@@ -102,6 +106,8 @@ def _insert_new_rows(con: duckdb.DuckDBPyConnection, source: Path) -> None:
     """Insert what the target lacks, then refresh the derived columns and flags."""
     unversioned = False
     for table in TABLES:
+        if table in _OPTIONAL and not (source / f"{table}.parquet").is_file():
+            continue
         src = _read(source, table)
         # Files from an older lctui may lack newer columns; those stay NULL/default.
         present = {r[0] for r in con.execute(f"DESCRIBE SELECT * FROM {src}").fetchall()}
@@ -109,6 +115,8 @@ def _insert_new_rows(con: duckdb.DuckDBPyConnection, source: Path) -> None:
         names = ", ".join(c for c in _columns(con, table) if c in present and c not in HASH_COLUMNS)
         if table in _KEYED:
             verb, where = "INSERT OR IGNORE", ""
+        elif table == "run_reused":  # only what the target does not record yet
+            verb, where = "INSERT", " EXCEPT SELECT run_id, gen_key FROM run_reused"
         else:  # generations, scores, rubric points: only those of new generations
             verb, where = "INSERT", " WHERE generation_id IN (SELECT * FROM _new_generations)"
         con.execute(f"{verb} INTO {table} ({names}) SELECT {names} FROM {src}{where}")

@@ -15,7 +15,7 @@ import os
 import platform
 import threading
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from contextlib import AbstractContextManager
 from dataclasses import dataclass
 from typing import Any
@@ -38,7 +38,7 @@ from lctui.store.rows import Row
 # open of the file (store/run_status.py).
 RUN_STATUSES = ("running", "finished", "cancelled", "failed", "interrupted")
 # Insertion order inside a flush; content-addressed tables ignore keys already stored.
-_ORDER = ("models", "examples", "generations", "scores", "rubric_points")
+_ORDER = ("models", "examples", "generations", "scores", "rubric_points", "run_reused")
 _IDEMPOTENT = frozenset({"models", "examples"})
 # A flush costs about 10 ms whatever its size (a statement per table plus the commit);
 # at 256 rows that fixed cost was 85 % of the writer's time (bench/store_write.py).
@@ -212,6 +212,20 @@ class StoreWriter(ClosesOnExit):
             self._rows["rubric_points"].extend(points)
             self._count += len(points)
             due = self._append("scores", rows.score_row(generation_id, score, scored))
+        self._flush_if_full(due)
+
+    def add_reused(self, run_id: str, gen_keys: Sequence[str]) -> None:
+        """Buffer the keys of stored generations that the run's plan covered and did not
+        make again (the engine skipped them); they are written with its next flush."""
+        if not gen_keys:
+            return
+        with self._lock:
+            self._check_open()
+            self._rows["run_reused"].extend((run_id, key) for key in gen_keys)
+            self._count += len(gen_keys)
+            if self._oldest is None:
+                self._oldest = self._clock()
+            due = self._count > self._max_rows
         self._flush_if_full(due)
 
     # -- flushing ----------------------------------------------------------------------

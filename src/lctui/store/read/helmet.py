@@ -12,6 +12,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from lctui.store.read.run_results import in_run
 from lctui.store.read.source import Source, cursor_of
 
 _MEANS = """
@@ -19,12 +20,12 @@ _MEANS = """
         SELECT model, task, length, metric, score, status
         FROM results_core
         WHERE NOT reference AND metric IS NOT NULL
-          AND ($models IS NULL OR list_contains($models, model))
+          AND ($models IS NULL OR list_contains($models, model)) AND {in_run}
         UNION ALL
         SELECT model, task, length, metric, score, status
         FROM judge_scores
         WHERE model NOT IN (SELECT name FROM models WHERE coalesce(reference, false))
-          AND ($models IS NULL OR list_contains($models, model))
+          AND ($models IS NULL OR list_contains($models, model)) AND {in_run}
         UNION ALL
         -- ALCE leaves an output without a sentence to check out of its citation means:
         -- only scores with a verdict ('ok') are read.
@@ -36,7 +37,7 @@ _MEANS = """
             FROM latest_generations AS g
             JOIN latest_scores AS s ON s.gen_hash = g.gen_hash AND s.scorer = 'alce_citations'
             LEFT JOIN models AS m ON m.model_id = g.model_id
-            WHERE s.status = 'ok' AND NOT coalesce(m.reference, false)
+            WHERE s.status = 'ok' AND NOT coalesce(m.reference, false) AND {in_run_g}
         )
         WHERE $models IS NULL OR list_contains($models, model)
     )
@@ -63,12 +64,18 @@ class MetricMean:
     n_left_out: int  # errors, cancelled: not in the mean
 
 
-def metric_means(src: Source, models: Sequence[str] | None = None) -> list[MetricMean]:
+def metric_means(
+    src: Source, models: Sequence[str] | None = None, *, run_id: str | None = None
+) -> list[MetricMean]:
     """Every (model, task, length, metric) mean of the latest scores of `models` (all
-    when None), rule-based and judged alike, ordered by model, length, task, metric."""
-    params = {"models": None if models is None else list(models)}
+    when None), rule-based and judged alike, ordered by model, length, task, metric;
+    with `run_id`, of that run's results alone (store/read/run_results.py)."""
+    params = {"models": None if models is None else list(models), "run_id": run_id}
+    sql = _MEANS.format(
+        in_run=in_run("generation_id", run_id), in_run_g=in_run("g.generation_id", run_id)
+    )
     with cursor_of(src) as cur:
-        rows = cur.execute(_MEANS, params).fetchall()
+        rows = cur.execute(sql, params if run_id else {"models": params["models"]}).fetchall()
     return [
         MetricMean(
             str(m),

@@ -20,14 +20,16 @@ from lctui.store.lifeval_views import (
     PERSPECTIVES,
     metric_queries,
 )
+from lctui.store.read.run_results import in_run
 from lctui.store.read.source import Source, cursor_of
 
 # The lifeval points with their example's levels, copied once into a temporary table.
 _POINTS_TABLE = "_lctui_lifeval_points"
+# {in_run}: the run's results alone (store/read/run_results.py), or `true`.
 _POINTS = f"""
     CREATE OR REPLACE TEMP TABLE {_POINTS_TABLE} AS
     SELECT * FROM ({LIFEVAL_POINTS})
-    WHERE $models IS NULL OR list_contains($models, model)
+    WHERE ($models IS NULL OR list_contains($models, model)) AND {{in_run}}
 """
 _QUERIES = metric_queries(_POINTS_TABLE)
 _RESPONSES = _QUERIES["responses"]
@@ -35,13 +37,19 @@ _RESPONSE_ROWS = f"""
     SELECT model, task, expression, variable, length, ars FROM ({_RESPONSES})
     ORDER BY model, task, length, expression, variable
 """
+# The unscored responses among a run's results ({in_run}: see _POINTS).
+_UNSCORED = LIFEVAL_UNSCORED.replace(
+    "WHERE g.status = 'ok'", "WHERE g.status = 'ok' AND {in_run}", 1
+)
+if _UNSCORED == LIFEVAL_UNSCORED:
+    raise RuntimeError("LIFEVAL_UNSCORED changed: scope its generations to a run again")
 _METRICS = {
     "by_task": f"SELECT model, task, r_t, ars, n FROM ({_QUERIES['task_ars']}) "
     "ORDER BY model, task",
     "by_length": f"SELECT * FROM ({_QUERIES['length_ars']}) ORDER BY model, length",
     "ifp": f"SELECT * FROM ({_QUERIES['ifp']}) ORDER BY model, capability",
     "ifs": f"SELECT * FROM ({_QUERIES['ifs']}) ORDER BY model, perspective",
-    "unscored": f"SELECT model, unscored FROM ({LIFEVAL_UNSCORED}) ORDER BY model",
+    "unscored": f"SELECT model, unscored FROM ({_UNSCORED}) ORDER BY model",
 }
 
 
@@ -145,9 +153,12 @@ class LifevalLevels:
     by_length: tuple[LengthArs, ...]  # unordered
 
 
-def lifeval_metrics(src: Source, models: Sequence[str] | None = None) -> LifevalMetrics:
-    """The metric rows of the models with LIFEval scores (all, or those in `models`)."""
-    rows = _run(src, models, _METRICS)
+def lifeval_metrics(
+    src: Source, models: Sequence[str] | None = None, *, run_id: str | None = None
+) -> LifevalMetrics:
+    """The metric rows of the models with LIFEval scores (all, or those in `models`);
+    with `run_id`, of that run's results alone (store/read/run_results.py)."""
+    rows = _run(src, models, _METRICS, run_id)
     return LifevalMetrics(
         by_task=tuple(
             TaskArs(m, t, float(r), float(a), int(n)) for m, t, r, a, n in rows["by_task"]
@@ -184,9 +195,22 @@ def _length_ars(rows: list[tuple[Any, ...]]) -> tuple[LengthArs, ...]:
 
 
 def _run(
-    src: Source, models: Sequence[str] | None, queries: Mapping[str, str]
+    src: Source,
+    models: Sequence[str] | None,
+    queries: Mapping[str, str],
+    run_id: str | None = None,
 ) -> dict[str, list[tuple[Any, ...]]]:
     """Rows of each query, on the one cursor that holds the temporary points table."""
+    params: dict[str, object] = {"models": list(models) if models else None}
+    if run_id is not None:
+        params["run_id"] = run_id
     with cursor_of(src) as cur:
-        cur.execute(_POINTS, {"models": list(models) if models else None})
-        return {name: cur.execute(sql).fetchall() for name, sql in queries.items()}
+        cur.execute(_POINTS.format(in_run=in_run("generation_id", run_id)), params)
+        out = {}
+        for name, sql in queries.items():
+            if "{in_run}" not in sql:
+                out[name] = cur.execute(sql).fetchall()
+                continue
+            scoped = sql.format(in_run=in_run("g.generation_id", run_id))
+            out[name] = cur.execute(scoped, {"run_id": run_id} if run_id else None).fetchall()
+        return out

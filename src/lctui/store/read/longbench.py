@@ -12,6 +12,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from lctui.store.read.run_results import in_run
 from lctui.store.read.source import Source, cursor_of
 
 SUITE = "longbench"
@@ -28,7 +29,7 @@ _COUNTS = """
     FROM results_core AS r
     JOIN examples AS e ON e.example_id = r.example_id
     WHERE e.suite = $suite AND NOT r.reference
-      AND ($models IS NULL OR list_contains($models, r.model))
+      AND ($models IS NULL OR list_contains($models, r.model)) AND {in_run}
     GROUP BY ALL
     ORDER BY r.model, r.task, r.length, domain, difficulty, bucket
 """
@@ -51,12 +52,19 @@ class LongBenchCount:
     left_out: int  # errors and unscored generations: not in n
 
 
-def longbench_counts(src: Source, models: Sequence[str] | None = None) -> list[LongBenchCount]:
+def longbench_counts(
+    src: Source, models: Sequence[str] | None = None, *, run_id: str | None = None
+) -> list[LongBenchCount]:
     """The counts of every (model, task, length, domain, difficulty, bucket) of the latest
-    LongBench v2 scores of `models` (all when None)."""
-    params = {"suite": SUITE, "models": None if models is None else list(models)}
+    LongBench v2 scores of `models` (all when None); with `run_id`, of that run's
+    results alone (store/read/run_results.py)."""
+    params: dict[str, object] = {"suite": SUITE}
+    params["models"] = None if models is None else list(models)
+    if run_id is not None:
+        params["run_id"] = run_id
+    sql = _COUNTS.format(in_run=in_run("r.generation_id", run_id))
     with cursor_of(src) as cur:
-        rows = cur.execute(_COUNTS, params).fetchall()
+        rows = cur.execute(sql, params).fetchall()
     return [
         LongBenchCount(
             str(model),

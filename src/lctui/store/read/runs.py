@@ -8,6 +8,7 @@ from typing import Any
 
 from lctui.store.read.source import Source, cursor_of, dict_rows
 from lctui.store.run_status import status_now
+from lctui.store.samples import sample_run_ids
 from lctui.store.views import RESULT_STATUS
 
 
@@ -33,6 +34,7 @@ class RunSummary:
     models: tuple[str, ...]
     tasks: tuple[str, ...]
     lengths: tuple[int, ...]
+    sample: bool = False  # a sample run lctui ships (store/samples.py)
 
 
 _RUNS_SQL = f"""
@@ -97,6 +99,7 @@ def _runs(src: Source, run_id: str | None, limit: int) -> list[RunSummary]:
         # A run whose process is gone reads `interrupted` even before the next
         # read-write open marks it so (without a pid, its process cannot be checked).
         r["status"] = status_now(r["status"], r["host"], r["pid"], claim_held=True)
+        r["sample"] = r["run_id"] in sample_run_ids()
         out.append(RunSummary(**r))
     return out
 
@@ -160,6 +163,7 @@ class CompareSide:
     spec: str
     label: str  # the model's name
     started: Any  # datetime of a run's start (None for a model)
+    sample: bool = False  # a sample run lctui ships (store/samples.py)
 
 
 _SIDES_SQL = """
@@ -181,7 +185,14 @@ def compare_sides(src: Source) -> list[CompareSide]:
     """Every model (by name), then every run and model of it (oldest run first)."""
     with cursor_of(src) as cur:
         rows = cur.execute(_SIDES_SQL).fetchall()
+    samples = sample_run_ids()
     return [
-        CompareSide(str(kind), str(spec), str(label), started)
+        CompareSide(
+            str(kind),
+            str(spec),
+            str(label),
+            started,
+            kind == "run" and str(spec)[4:].partition("@")[0] in samples,
+        )
         for kind, spec, label, started in rows
     ]

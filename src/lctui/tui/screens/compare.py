@@ -21,12 +21,20 @@ from textual.containers import Horizontal
 from textual.content import Content
 from textual.widgets import DataTable, Label, Select, Static
 
-from lctui.analysis.compare import ChangedExample, CompareCell, CompareResult, compare
+from lctui.analysis.compare import (
+    ChangedExample,
+    CompareCell,
+    CompareResult,
+    compare,
+    side_notes,
+)
 from lctui.analysis.report_md import compare_blocks, render
-from lctui.core.formatting import fixed, interval, p_value
+from lctui.analysis.stats import MIN_INTERVAL_PAIRS, TOO_FEW_PAIRS
+from lctui.core.formatting import fixed, p_value
 from lctui.core.lengths import format_length
 from lctui.core.paths import export_file
 from lctui.store.read.runs import compare_sides
+from lctui.store.samples import SAMPLE_NOTE
 from lctui.tui.screens.base import LctuiScreen, on_a_cursor
 from lctui.tui.widgets.key_footer import KeyFooter
 
@@ -44,7 +52,9 @@ def list_sides(cur: duckdb.DuckDBPyConnection) -> list[tuple[str, str]]:
         if side.kind == "model":
             sides.append((f"model {side.spec}", side.spec))
         else:
-            sides.append((f"{side.spec} ({side.label})", side.spec))  # run ids start with the date
+            # run ids start with the date; a shipped sample run says so
+            label = f"{side.label}, {SAMPLE_NOTE}" if side.sample else side.label
+            sides.append((f"{side.spec} ({label})", side.spec))
     return sides
 
 
@@ -197,7 +207,7 @@ class CompareScreen(LctuiScreen):
         cells.clear()
         for c in result.cells:
             row = [c.label, format_length(c.length), str(c.n), f"{c.mean_a:.3f}",
-                   f"{c.mean_b:.3f}", fixed(c.diff, signed=True), interval(c.ci.low, c.ci.high),
+                   f"{c.mean_b:.3f}", fixed(c.diff, signed=True), c.ci.shown(),
                    c.test, p_value(c.p),
                    str(c.a_better), str(c.b_better)]  # fmt: skip
             styled = [
@@ -229,8 +239,14 @@ class CompareScreen(LctuiScreen):
 
     def _summary(self, result: CompareResult) -> Content:
         pairs = sum(c.n for c in result.cells)
+        notes = side_notes(result)
+        too_few = sum(c.ci.too_few for c in result.cells)
+        if too_few:  # the CLI and the reports name them; here the column says which
+            notes.append(
+                f"{too_few} cell(s) under {MIN_INTERVAL_PAIRS} pairs: no interval ({TOO_FEW_PAIRS})"
+            )
         return Content.assemble(
-            (f"{result.a.spec}", "bold"), " (A) vs ", (f"{result.b.spec}", "bold"),
+            (f"{result.a.label}", "bold"), " (A) vs ", (f"{result.b.label}", "bold"),
             f" (B) · {pairs} pairs in {len(result.cells)} cells\nunmatched: ",
             (f"{result.only_a} only A, {result.only_b} only B", "$warning"),
             " · excluded errors: ",
@@ -240,7 +256,8 @@ class CompareScreen(LctuiScreen):
                                      "$warning"))
                 if result.unscored_a or result.unscored_b else ()
             ),
-            " · McNemar on pass/fail, Wilcoxon + bootstrap CI on graded",
+            " · McNemar + Newcombe CI on pass/fail, Wilcoxon + bootstrap CI on graded",
+            *((("\n" + "; ".join(notes), "$warning"),) if notes else ()),
         )  # fmt: skip
 
     # -- events and actions -------------------------------------------------------------

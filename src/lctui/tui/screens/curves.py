@@ -1,7 +1,8 @@
 """Length and depth views: score vs length per model and task (a table with a sparkline
 per curve, and under it the highlighted row's task plotted, a line per model),
-RULER's effective length per model with a threshold set on the screen, and depth x
-length heatmaps of the needle tasks (the results screen's heatmap widget).
+RULER's effective length per model over RULER's tasks (how many of them in `tasks`)
+with a threshold set on the screen, and depth x length heatmaps of the needle tasks
+(the results screen's heatmap widget).
 
 The data come from `analysis.curves` in one thread worker; a new threshold is applied
 to the curves already loaded, without a query.
@@ -217,15 +218,16 @@ class CurvesScreen(LctuiScreen):
         table = self.query_one("#effective-table", DataTable)
         table.clear(columns=True)
         table.border_title = (
-            f"RULER effective length: longest L with the task mean > {self.threshold:g} "
-            "at every length up to L"
+            f"RULER effective length: longest L with the mean over RULER's tasks > "
+            f"{self.threshold:g} at every length up to L"
         )
         table.border_subtitle = (
-            ""
+            "other suites' tasks are not in it: their curves are on tab 1"
             if self.effective
-            else "no model under evaluation (references such as gold are left out)"
+            else "no RULER task of a model under evaluation (references such as gold are "
+            "left out; other suites have no effective length)"
         )
-        for name in ("model", "effective", *(format_length(n) for n in lengths)):
+        for name in ("model", "effective", "tasks", *(format_length(n) for n in lengths)):
             table.add_column(name, key=name)
         for e in self.effective:
             found = Text(format_length(e.length), style="bold") if e.length else Text("none")
@@ -236,7 +238,7 @@ class CurvesScreen(LctuiScreen):
                 cells.append(
                     Text("" if mean is None else f"{mean:.3f}", style=style, justify="right")
                 )
-            table.add_row(Text(e.model), found, *cells)
+            table.add_row(Text(e.model), found, Text(e.tasks_shown, justify="right"), *cells)
 
     def _plot(self, task: str) -> None:
         """Every model's curve on `task`, references after the models under evaluation."""
