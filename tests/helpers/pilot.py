@@ -1,5 +1,5 @@
 """Driving the Textual app through its Pilot: wait for workers, poll for a condition,
-read a widget's painted lines, open the inspector."""
+read a widget's painted lines, open the inspector, type keys as one terminal read."""
 
 from __future__ import annotations
 
@@ -7,6 +7,7 @@ import contextlib
 from collections.abc import Callable
 from typing import Any
 
+from textual._xterm_parser import XTermParser
 from textual.geometry import Region
 from textual.pilot import Pilot
 from textual.worker import WorkerCancelled
@@ -23,6 +24,17 @@ async def open_launch(pilot: Pilot[Any]) -> LaunchScreen:
     screen = pilot.app.screen
     assert isinstance(screen, LaunchScreen)
     return screen
+
+
+def type_in_one_read(pilot: Pilot[Any], keys: str) -> None:
+    """Send `keys` (terminal bytes as text: "\x7f" is backspace) as the terminal driver
+    does after one read: parsed, every event posted to the app before it handles any.
+    `pilot.press` waits for the app to go idle after each key, which hides reordering;
+    a paste or fast typing over SSH arrives like this."""
+    driver = pilot.app._driver
+    assert driver is not None
+    for event in XTermParser().feed(keys):
+        driver.process_message(event)
 
 
 async def settle(pilot: Pilot[Any]) -> None:

@@ -190,3 +190,34 @@ def test_a_store_hands_its_file_over_and_takes_it_back(db_path: Path) -> None:
     store.close()
     assert _run_ids(db_path) == {"run-1", "run-2", "run-3"}
     assert not writer_active(db_path)
+
+
+def test_a_store_that_lends_its_file_holds_the_claim_only_while_it_writes(db_path: Path) -> None:
+    """What the TUI does (`lend_when_idle`): idle, another process may take the file;
+    each write of its own takes the claim back, or fails while another process writes."""
+    store = open_store(db_path, shared=True)
+    store.lend_when_idle()
+    assert not writer_active(db_path) and not store.written_elsewhere()
+    run = open_store(db_path, shared=True)  # a headless run, while the store is idle
+    run.start_run("theirs", {"argv": ["run"]})
+    assert store.written_elsewhere()
+    with pytest.raises(StoreError, match="being written by another lctui process"):
+        store.begin_writing()
+    assert store.claim is None and not store.writes_going  # nothing left half taken
+    assert {r.run_id for r in list_runs(store)} == {"theirs"}  # it reads on meanwhile
+    run.close()
+    assert not store.written_elsewhere()
+    with store.writing():  # a run of its own
+        assert writer_active(db_path) and not store.written_elsewhere()
+        with store.writing():  # a re-score while the run writes
+            store.start_run("mine", {"argv": ["run"]})
+        assert writer_active(db_path) and store.writes_going  # the run still writes
+        with pytest.raises(StoreError, match="being written by another lctui process"):
+            open_store(db_path, shared=True)
+        store.start_run("mine-too", {"argv": ["run"]})  # held by the writer until the end
+    assert not writer_active(db_path) and not store.writes_going
+    assert _run_ids(db_path) == {"theirs", "mine", "mine-too"}  # written before letting go
+    store.close()
+    with pytest.raises(StoreError, match="closed"):
+        store.begin_writing()
+    assert not writer_active(db_path)

@@ -3,6 +3,7 @@ the help screen lists keys, and `lctui` without arguments means the TUI."""
 
 from __future__ import annotations
 
+import contextlib
 import json
 from collections.abc import Callable
 from pathlib import Path
@@ -28,14 +29,16 @@ async def test_first_launch_on_an_empty_db_imports_the_sample_runs(tmp_path: Pat
     app = LctuiApp(db, Config())
     async with app.run_test(size=(80, 24)) as pilot:
         await pilot.pause()
-        row = app.store.cursor().execute("SELECT count(*), count(DISTINCT model) FROM results")
-        count, models = row.fetchone() or (0, 0)
+        with contextlib.closing(app.store.cursor()) as cur:  # it holds the file: closed
+            row = cur.execute("SELECT count(*), count(DISTINCT model) FROM results")
+            count, models = row.fetchone() or (0, 0)
         assert count > 0 and models == 1
     # A second launch finds the data and imports nothing more.
     app = LctuiApp(db, Config())
     async with app.run_test(size=(80, 24)) as pilot:
         await pilot.pause()
-        again = app.store.cursor().execute("SELECT count(*) FROM results").fetchone()
+        with contextlib.closing(app.store.cursor()) as cur:
+            again = cur.execute("SELECT count(*) FROM results").fetchone()
         assert again == (count,)
 
 

@@ -161,8 +161,9 @@ async def test_reload_reads_answers_written_meanwhile_and_the_key_is_listed(
         # Another model's answers to the same questions, written through the app's store.
         examples = longbench_examples("longbench_v2", 4)
         outputs = [answer(e, RIGHT) for e in examples]
-        write_answered_run(app.store, examples, outputs, model="second", run_id="run-2")
-        app.store.flush(force=True)
+        with app.store.writing():  # the idle app lends its file: it takes it back to write
+            write_answered_run(app.store, examples, outputs, model="second", run_id="run-2")
+            app.store.flush(force=True)
         await pilot.press("R")
         await settle(pilot)
         assert [r.model for r in screen.rows or []] == ["answerer", "answerer", "second"]

@@ -4,6 +4,7 @@ empty database; plus SVG snapshots at 80x24 and 120x40."""
 
 from __future__ import annotations
 
+import contextlib
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -76,9 +77,10 @@ def add_result(
         error="boom" if failed else None,
         started_at=time.time(),
     )
-    app.store.add_generation(generation, {})
-    app.store.add_score(generation_id, score)
-    app.store.flush(force=True)
+    with app.store.writing():  # the idle app lends its file: it takes it back to write
+        app.store.add_generation(generation, {})
+        app.store.add_score(generation_id, score)
+        app.store.flush(force=True)
 
 
 def gold_model_id(app: LctuiApp) -> str:
@@ -241,7 +243,8 @@ async def test_depth_view_of_a_task_without_depths_says_so(make_app: MakeApp) ->
     app = make_app()
     async with app.run_test(size=(80, 24)) as pilot:
         await settle(pilot)
-        app.store.cursor().execute("UPDATE examples SET depth = NULL WHERE task = 'vt'")
+        with app.store.writing(), contextlib.closing(app.store.cursor()) as cur:
+            cur.execute("UPDATE examples SET depth = NULL WHERE task = 'vt'")
         await pilot.press("down", "down", "d")  # vt
         await settle(pilot)
         grid = results_screen(app).grid

@@ -4,8 +4,8 @@ A shared store (store/db.py) holds its DuckDB file only while a query or a flush
 so DuckDB's own lock says nothing between flushes. The process that writes the file
 holds `WriterClaim`, an advisory lock on `<db>.writer`, for as long as it may write;
 `writer_active` tells others (the TUI opens such a file read-only, `lctui run --detach`
-refuses it, a detached run waits its turn). A TUI that starts a run in the background
-hands its claim to that run and takes it back later (`Store.hand_over`, `Store.take_back`).
+refuses it, a detached run waits its turn). The TUI holds the claim only while it writes
+(`Store.lend_when_idle`), so that a headless run may write a file the TUI merely has open.
 """
 
 from __future__ import annotations
@@ -57,8 +57,9 @@ class WriterClaim:
             handle.close()
             if time.monotonic() >= deadline:
                 raise StoreError(
-                    f"{file} is being written by another lctui process (a run, or the TUI "
-                    "open on it); wait for it to end, or pass --db to use another file"
+                    f"{file} is being written by another lctui process (a run, or a TUI "
+                    "open on it that runs or re-scores); wait for it to end, or pass --db to "
+                    "use another file"
                 )
             time.sleep(0.02)
 

@@ -41,7 +41,9 @@ class Store(ClosesOnExit):
     holds, so a headless run or the TUI that shares its file can be browsed (read-only)
     by another process while it writes. Nor does DuckDB let one process open a file
     twice with different settings, which the SQL console's sandbox needs (sandbox.py).
-    All sides retry for a while when they find the file busy.
+    All sides retry for a while when they find the file busy. A shared store that
+    writes holds the file's `WriterClaim` (store/claim.py): for its whole life, or, once
+    it lends its file while idle (`lend_when_idle`, the TUI), only while it writes.
     """
 
     def __init__(
@@ -63,6 +65,11 @@ class Store(ClosesOnExit):
         self.claim: WriterClaim | None = None
         self._lock = threading.Lock()
         self._watchers = threading.local()  # see watching_cursors
+        # Lending the file while idle (`lend_when_idle`): the writes going, and their lock.
+        self._lends = False
+        self._writes = 0
+        self._turns = threading.RLock()
+        self._closed = False
 
     @property
     def where(self) -> str:
@@ -167,7 +174,8 @@ class Store(ClosesOnExit):
 
     def flush(self, force: bool = False) -> int:
         """Write what the writer buffers; the number of rows written."""
-        return self._writer.flush(force=force) if self._writer is not None else 0
+        writer = self._writer  # once: a hand-over in another thread may drop it
+        return writer.flush(force=force) if writer is not None else 0
 
     def backlog(self) -> Backlog:
         """What the writer has not written yet (nothing when there is no writer)."""
@@ -205,6 +213,7 @@ class Store(ClosesOnExit):
         alive to the end of the interpreter (a logging handler holding the TUI's
         stderr holds the app), and a connection alive then is reported as leaked.
         """
+        self._closed = True
         writer, self._writer = self._writer, None
         try:
             if writer is not None:
@@ -222,10 +231,10 @@ class Store(ClosesOnExit):
                 self.claim.release()
 
     def hand_over(self) -> None:
-        """Stop writing this shared file so that another process may (a run the TUI
-        starts in the background): what the writer holds is written, the file
-        checkpointed and its claim released. The store reads on, read-only, until
-        `take_back`. Nothing for a store that does not write a shared file."""
+        """Stop writing this shared file so that another process may (a headless run,
+        while the TUI is idle): what the writer holds is written, the file checkpointed
+        and its claim released. The store reads on, read-only, until `take_back`.
+        Nothing for a store that does not write a shared file."""
         if not self.shared or self.read_only:
             return
         with self._lock:
@@ -236,6 +245,8 @@ class Store(ClosesOnExit):
                 self.checkpoint()
             finally:
                 self.read_only = True  # no writer is made from now on
+                # Writing, it migrated the file: reads need no views of their own.
+                self.migrated_from = max(self.migrated_from, self.schema_version)
                 claim, self.claim = self.claim, None
                 if claim is not None:
                     claim.release()
@@ -260,6 +271,61 @@ class Store(ClosesOnExit):
             raise
         with self._lock:
             self.claim, self.read_only, self.migrated_from = claim, False, before
+
+    # -- lending the file while idle (the TUI) ------------------------------------------
+
+    def lend_when_idle(self) -> None:
+        """From now on hold the shared file's claim only while something of this process
+        writes (between `begin_writing` and `end_writing`): another lctui process (a
+        headless run) may write the file whenever this one does not. Hands the file over
+        now unless writes are going. Nothing for a store that does not share its file."""
+        if not self.shared or self.path is None:
+            return
+        with self._turns:
+            self._lends = True
+            if self._writes == 0:
+                self.hand_over()
+
+    def begin_writing(self) -> None:
+        """Before a write (a run, a re-score, an import): a store that lends its file
+        takes it back unless it holds it already (`take_back`: StoreError while another
+        process writes the file). Every call is paired with one `end_writing`."""
+        with self._turns:
+            if self._closed:
+                raise StoreError(f"{self.where} is closed; nothing can be written to it")
+            if self._lends and self.claim is None:
+                self.take_back()
+            self._writes += 1
+
+    def end_writing(self) -> None:
+        """After a write: a store that lends its file hands it over once no write of this
+        process goes on (what the writer holds is written first)."""
+        with self._turns:
+            self._writes -= 1
+            if self._writes == 0 and self._lends and not self._closed:
+                self.hand_over()
+
+    @contextlib.contextmanager
+    def writing(self) -> Iterator[None]:
+        """`begin_writing` and `end_writing` around a block of writes."""
+        self.begin_writing()
+        try:
+            yield
+        finally:
+            self.end_writing()
+
+    @property
+    def writes_going(self) -> bool:
+        """Whether a write of this process goes on (between begin and end)."""
+        return self._writes > 0
+
+    def written_elsewhere(self) -> bool:
+        """Whether another process holds the file's claim (a run writes it); this store's
+        own claim, while it writes, is not another's."""
+        if not self.shared or self.path is None:
+            return False
+        with self._turns:  # not taking or dropping its own claim while we look
+            return self.claim is None and writer_active(self.path)
 
     def checkpoint(self) -> None:
         """Fold the write-ahead log into the file (see _connect_shared), so the file is

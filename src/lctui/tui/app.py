@@ -110,6 +110,10 @@ class LctuiApp(App[None]):
             self.notify(error, title="Theme file skipped", severity="warning")
         if self.import_samples and not self.read_only and self._is_empty():
             self._import_samples()
+        if not self.read_only or self.writable_later:
+            # Idle, the app holds no claim on its file: a headless run may write it
+            # meanwhile (the app reads on, read-only, and says so; see RunHost.look).
+            self.store.lend_when_idle()
         self.run_host.mount()
         self.action_show_results()
 
@@ -124,10 +128,12 @@ class LctuiApp(App[None]):
         processes (`lctui query`, a second TUI) can read it in between, and so that the
         SQL console's sandbox connection (other settings) can open it in this process.
 
-        Read-write, the app takes the file's writer claim for its whole life, as a
-        headless run does: it may write at any moment (a run, a re-score, the sample
-        import). Read-only when asked, or while another process holds the claim (a
-        headless run writes the file): browsing never fails with a lock error.
+        Read-write, the app takes the file's writer claim to open it (migrations, the
+        sample import), then lends it while idle (`Store.lend_when_idle`): it takes the
+        claim back for each write (a run, a re-score), so that a headless run can write
+        the file while the app is merely open. Read-only when asked, or while another
+        process holds the claim (a headless run writes the file): browsing never fails
+        with a lock error.
         """
         if self.read_only:
             return open_store(self.db_path, read_only=True, shared=True)

@@ -99,20 +99,23 @@ def rescore(store: Store, record: GenerationRecord) -> tuple[Score, GenerationRe
 
     Blocking (DuckDB reads and a write): call it from a worker thread.
     """
-    cursor = store.cursor()
-    try:
-        example = load_example(cursor, record.example_id)
-        if example is None:
-            raise StoreError(
-                f"example {record.example_id} is not stored in this file, so its output "
-                "cannot be scored again"
-            )
-        score = score_example(example, record.output or "")
-        store.add_score(record.generation_id, score)
-        store.flush(force=True)
-        fresh = get_generation(cursor, record.generation_id)
-    finally:
-        cursor.close()
+    # First: an app that lends its idle file takes it back for this, and its cursors
+    # then open the file as its writes do (one process, one configuration at a time).
+    with store.writing():
+        cursor = store.cursor()
+        try:
+            example = load_example(cursor, record.example_id)
+            if example is None:
+                raise StoreError(
+                    f"example {record.example_id} is not stored in this file, so its output "
+                    "cannot be scored again"
+                )
+            score = score_example(example, record.output or "")
+            store.add_score(record.generation_id, score)
+            store.flush(force=True)
+            fresh = get_generation(cursor, record.generation_id)
+        finally:
+            cursor.close()
     if fresh is None:
         raise StoreError(f"generation {record.generation_id} disappeared from the file")
     return score, fresh

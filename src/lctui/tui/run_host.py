@@ -12,10 +12,12 @@ before the store closes (`wind_down`); detached runs are let go, never stopped.
 
 Detached runs: every few seconds the host lists the runs folder (`live_runs`) and
 follows each run of this database it does not hold yet as a `DetachedRun`. One file has
-one writer, so starting a run in the background hands the app's claim on the file to
-that run (`Store.hand_over`; the app reads on, read-only); once no detached run of
-the file goes on, the app takes it back (`Store.take_back`), as it does for a file it
-opened read-only because another lctui process wrote it.
+one writer: the app holds the file's claim only while it writes (`Store.lend_when_idle`),
+so a run it starts in the background, or a headless run started anywhere, may write
+the file whenever the app does not. Meanwhile the app reads on, read-only, and says
+so (`look` finds the claim another process holds); once no other process writes the
+file and no detached run of it goes on, the app may write it again, as it does for a
+file it opened read-only because another lctui process wrote it.
 """
 
 from __future__ import annotations
@@ -62,8 +64,9 @@ class FileOwner(Protocol):
     db_path: Path
     config: Config
     read_only: bool
-    # Read-only only while another lctui process writes the file (a run the app handed
-    # it to, or one found writing it at start): the app takes it back once free.
+    # Read-only only while another lctui process writes the file (a run the app started
+    # in the background, or one that found it idle or writing it at start): the app may
+    # write it again once free.
     writable_later: bool
 
     @property
@@ -102,9 +105,10 @@ class RunHost:
         file and open its live view; None, having said why, when it cannot start."""
         going = self.manager.going()
         db = self.owner.db_path
-        if going:
+        if going or self.owner.store.writes_going:
+            what = f"{len(going)} run(s) of this lctui" if going else "A re-score of this lctui"
             self.app.notify(
-                f"{len(going)} run(s) of this lctui write {db.name}, and a file has one writer: "
+                f"{what} write {db.name}, and a file has one writer: "
                 "start this run once they end, or here (untick 'in background').",
                 title="Cannot start in the background",
                 severity="warning",
@@ -116,15 +120,14 @@ class RunHost:
         except LctuiError as exc:
             self.app.notify(str(exc), title="Cannot start in the background", severity="error")
             return None
-        store = self.owner.store
         self._handing = True  # what the runs folder shows meanwhile is this run
         try:
-            await asyncio.to_thread(store.hand_over)
+            # The idle app holds no claim (Store.lend_when_idle): the file is the run's.
             self.owner.read_only = self.owner.writable_later = True
             try:
                 record = await asyncio.to_thread(detach_argv, argv)
             except LctuiError as exc:
-                await self._take_back(quiet=True)
+                self._writable_again(quiet=True)
                 self.app.notify(str(exc), title="Cannot start in the background", severity="error")
                 return None
             run = DetachedRun(record, request)
@@ -168,9 +171,14 @@ class RunHost:
             self._looking = asyncio.ensure_future(self._look())
 
     async def _look(self) -> None:
+        store = self.owner.store
+
+        def survey() -> tuple[list[RunRecord], bool]:
+            return live_runs(ended=False), store.written_elsewhere()
+
         try:
-            found = await asyncio.to_thread(live_runs, ended=False)
-        except OSError:
+            found, elsewhere = await asyncio.to_thread(survey)
+        except (OSError, LctuiError):
             return
         if self._closing or self._handing:
             return
@@ -181,15 +189,25 @@ class RunHost:
             if self.manager.find(record.run_id) is None:
                 self.manager.add(DetachedRun(record))
         followed = any(run.running for run in self.manager.runs if not run.in_process)
-        if self.owner.writable_later and not ours and not followed:
-            await self._take_back()
+        if self.owner.writable_later:
+            if not ours and not followed and not elsewhere:
+                self._writable_again()
+        elif elsewhere and not self.owner.read_only:
+            self._written_elsewhere()
 
-    async def _take_back(self, quiet: bool = False) -> None:
-        """Write the file again, if no other process does (else: later)."""
-        try:
-            await asyncio.to_thread(self.owner.store.take_back)
-        except LctuiError:
-            return
+    def _written_elsewhere(self) -> None:
+        """Another process took the file the idle app lent (a headless run): read on."""
+        self.owner.read_only = self.owner.writable_later = True
+        self.app.notify(
+            f"Another lctui process writes {self.owner.db_path.name} (a headless run? G lists "
+            "it): read-only meanwhile, the results refresh as it writes; runs and re-scores "
+            "can start here again once it has ended.",
+            title="Read-only",
+            timeout=10,
+        )
+
+    def _writable_again(self, quiet: bool = False) -> None:
+        """No other process writes the file: the app may (it claims it for each write)."""
         self.owner.read_only = self.owner.writable_later = False
         if not quiet:
             self.app.notify(
@@ -230,8 +248,7 @@ class RunHost:
             self.app.notify(text, title="Run finished", timeout=10)
         if self.quit_when_done and not self.manager.going():
             self.app.exit()
-        if not run.in_process:
-            self.look()  # the file may be free now
+        self.look()  # the file may be free now (or another process's, if the run failed so)
 
     def _detached_ended(self, run: DetachedRun, status: str) -> None:
         record = run.record
@@ -326,8 +343,7 @@ class RunHost:
                 "(what finished is kept); start them again to do the rest."
             )
         else:
-            self._handing = True
-            await asyncio.to_thread(self.owner.store.hand_over)
+            self._handing = True  # the runs, ended, gave the file back (lend_when_idle)
             self.owner.read_only = True
             for run in going:
                 argv = commands.get(run.number)

@@ -75,6 +75,7 @@ class LctuiHost(Protocol):
     config: Config
     db_path: Path
     read_only: bool
+    writable_later: bool  # read-only only while another lctui process writes the file
 
     @property
     def store(self) -> Store: ...

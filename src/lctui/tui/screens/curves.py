@@ -33,6 +33,7 @@ from lctui.core.lengths import format_length
 from lctui.tui.screens.base import LctuiScreen
 from lctui.tui.widgets.heatmap import HeatCell, HeatGrid, Heatmap, HeatRow
 from lctui.tui.widgets.key_footer import KeyFooter
+from lctui.tui.widgets.ordered_keys import OrderedInput
 from lctui.tui.widgets.plots import CurveLine, LengthPlot, plots_wanted
 
 if TYPE_CHECKING:
@@ -149,7 +150,7 @@ class CurvesScreen(LctuiScreen):
                     # On the table's own scale: means from 0 to 1.
                     label = f"threshold (0-1, RULER: {RULER_THRESHOLD:g})"
                     yield Static(label, id="threshold-label")
-                    yield Input(f"{RULER_THRESHOLD:g}", id="threshold", compact=True)
+                    yield OrderedInput(f"{RULER_THRESHOLD:g}", id="threshold", compact=True)
                 yield DataTable[Text](id="effective-table", cursor_type="row", zebra_stripes=True)
             with TabPane("3 Depth x length", id="depth"), Horizontal():
                 yield OptionList(id="depth-pairs")

@@ -395,8 +395,15 @@ class InspectorScreen(LctuiScreen):
         if self.record is None:
             self.notify("Still loading the generation.", severity="warning")
             return False
-        if self.lctui.read_only or self.lctui.store.read_only:
-            self.notify(f"Opened read-only: cannot {what}.", severity="warning")
+        if self.lctui.read_only:
+            if self.lctui.writable_later:
+                self.notify(
+                    f"Another lctui process writes {self.lctui.db_path.name} (G lists its "
+                    f"run): cannot {what} until it has ended.",
+                    severity="warning",
+                )
+            else:
+                self.notify(f"Opened read-only: cannot {what}.", severity="warning")
             return False
         return True
 

@@ -72,6 +72,7 @@ from lctui.tui.state.run_options import (
     url_spec,
 )
 from lctui.tui.widgets.key_footer import KeyFooter
+from lctui.tui.widgets.ordered_keys import OrderedInput
 from lctui.tui.widgets.run_task_tree import TaskNode, TaskTree, describe_node
 from lctui.tui.widgets.tick_list import TickBox, TickList
 
@@ -162,7 +163,7 @@ class LaunchScreen(LctuiScreen):
                     ),
                     id="models",
                 )
-                yield Input(
+                yield OrderedInput(
                     placeholder="+ add: path, hf:name, http://…", id="add-model", compact=True
                 )
             with Vertical(id="tasks-panel", classes="panel") as tasks:
@@ -178,10 +179,10 @@ class LaunchScreen(LctuiScreen):
                 yield Static("", id="length-note")
                 with Horizontal(classes="field"):
                     yield Label("n (F5)")
-                    yield Input(str(choices.n), type="integer", id="n", compact=True)
+                    yield OrderedInput(str(choices.n), type="integer", id="n", compact=True)
                 with Horizontal(classes="field"):
                     yield Label("seed (F6)")
-                    yield Input(str(choices.seed), type="integer", id="seed", compact=True)
+                    yield OrderedInput(str(choices.seed), type="integer", id="seed", compact=True)
                 yield Label("count tokens with (F7)", classes="field")
                 offered = {value for _, value in TOKENIZER_OPTIONS}
                 picker = Select[str](

@@ -21,6 +21,7 @@ from textual.widgets import Input, Static
 
 from lctui.core.errors import UserInputError
 from lctui.core.types import ParamSpec
+from lctui.tui.widgets.ordered_keys import OrderedInput
 
 
 class ParamEditor(ModalScreen[tuple[Any] | None]):
@@ -55,7 +56,7 @@ class ParamEditor(ModalScreen[tuple[Any] | None]):
             accepts = f" Accepts {allowed}." if allowed else ""
             default = f" Default {self.spec.default!r}." if self.spec.default is not None else ""
             yield Static(f"{self.spec.help}.{accepts}{default}".lstrip("."), id="param-help")
-            yield Input(self.current, id="param-value")
+            yield OrderedInput(self.current, id="param-value")
             yield Static("", id="param-error", classes="error-text")
             yield Static("enter: set · empty: the default · escape: cancel", id="param-keys")
 

@@ -353,9 +353,14 @@ class ResultsScreen(LctuiScreen):
         """Score the results of the grid on screen that have no score, or one an older
         version of their scorer made."""
         if self.lctui.read_only:
+            why = (
+                "Another lctui process writes the file"
+                if self.lctui.writable_later
+                else "Opened read-only"
+            )
             self.notify(
-                "Opened read-only: cannot store scores. Score them with "
-                f"`lctui rescore --db {self.lctui.db_path}` once nothing else writes the file.",
+                f"{why}: cannot store scores. Score them here, or with `lctui rescore --db "
+                f"{self.lctui.db_path}`, once nothing else writes the file.",
                 title="Missing scores",
                 severity="warning",
             )
@@ -384,13 +389,14 @@ class ResultsScreen(LctuiScreen):
         models, tasks = ([depth_of[0]], [depth_of[1]]) if depth_of else (None, None)
         try:
             targets = find_targets(store, "stale", models=models, tasks=tasks)
-            return rescore_targets(
-                store,
-                targets,
-                progress=self._post_progress,
-                # Stops after its chunk once the screen closes; unmounting waits for it.
-                should_stop=lambda: self.closing or get_current_worker().is_cancelled,
-            )
+            with store.writing():  # an app that lends its idle file takes it back for this
+                return rescore_targets(
+                    store,
+                    targets,
+                    progress=self._post_progress,
+                    # Stops after its chunk once the screen closes; unmounting waits for it.
+                    should_stop=lambda: self.closing or get_current_worker().is_cancelled,
+                )
         finally:
             self._rescoring = False
 

@@ -33,7 +33,6 @@ from textual.widgets import (
     Static,
     TabbedContent,
     TabPane,
-    TextArea,
 )
 from textual.widgets.option_list import Option
 
@@ -48,6 +47,7 @@ from lctui.tui.state.sql_history import add_to_history, load_history, load_saved
 from lctui.tui.widgets.arrow_table import ArrowTable
 from lctui.tui.widgets.ask import AskScreen
 from lctui.tui.widgets.key_footer import KeyFooter
+from lctui.tui.widgets.ordered_keys import OrderedInput, OrderedTextArea
 
 if TYPE_CHECKING:
     from lctui.store.db import Store
@@ -66,7 +66,7 @@ DOCUMENTED_VIEWS: dict[str, str] = {
 EXPORT_FORMATS = {".csv": "CSV", ".parquet": "Parquet"}
 
 
-class SqlEditor(TextArea):
+class SqlEditor(OrderedTextArea):
     """The editor; up and down in an empty editor (or on a query recalled from the
     history, unchanged) step through the history instead of moving the cursor."""
 
@@ -168,7 +168,9 @@ class SqlConsoleScreen(LctuiScreen):
                 with Horizontal(id="sql-bar"):
                     yield Static("", id="sql-status", markup=False)
                     yield Static("limit ", id="sql-limit-label")
-                    yield Input(str(DEFAULT_LIMIT), id="sql-limit", type="integer", compact=True)
+                    yield OrderedInput(
+                        str(DEFAULT_LIMIT), id="sql-limit", type="integer", compact=True
+                    )
                 yield ArrowTable(id="sql-result")
         yield KeyFooter()
 

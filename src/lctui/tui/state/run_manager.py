@@ -20,7 +20,8 @@ from collections.abc import Callable
 
 from lctui.core.errors import LctuiError
 from lctui.engine import Engine, RunOutcome, RunRequest
-from lctui.engine.runner import BackendLoader, ResultStore
+from lctui.engine.runner import BackendLoader
+from lctui.store import Store
 from lctui.tui.state.run_progress import EventBuffer, RunState
 
 # What a run is doing, as the Runs screen's status column says it.
@@ -189,15 +190,34 @@ class ManagedRun:
 
 
 class LocalRun(ManagedRun):
-    """A run whose engine runs in this process, on the app's loop, over the app's store."""
+    """A run whose engine runs in this process, on the app's loop, over the app's store.
 
-    def __init__(self, request: RunRequest, store: ResultStore, loader: BackendLoader) -> None:
+    It writes from start to end: the store holds the file's claim meanwhile
+    (`Store.begin_writing`; a store that lends its file while idle takes it back, and
+    the run fails with the reason when another process writes the file)."""
+
+    def __init__(self, request: RunRequest, store: Store, loader: BackendLoader) -> None:
         super().__init__(request)
+        self.store = store
         self.engine = Engine(store, loader, self.buffer)
 
     async def _work(self) -> RunOutcome | None:
         assert self.request is not None
-        return await self.engine.run(self.request)
+        taking = asyncio.ensure_future(asyncio.to_thread(self.store.begin_writing))
+        try:
+            await asyncio.shield(taking)
+        except asyncio.CancelledError:
+            # Cancelled while the claim is being taken (in a thread, which goes on):
+            # give it back once taken, so the count of writes stays true.
+            with contextlib.suppress(LctuiError):
+                await taking
+                await asyncio.to_thread(self.store.end_writing)
+            raise
+        try:
+            return await self.engine.run(self.request)
+        finally:
+            # Shielded: a cancel while the file is handed over must not leave it half so.
+            await asyncio.shield(asyncio.to_thread(self.store.end_writing))
 
     def _set_paused(self, paused: bool) -> None:
         if paused:
@@ -220,9 +240,7 @@ class RunManager:
         run.start(self._ended)
         return run
 
-    def start_local(
-        self, request: RunRequest, store: ResultStore, loader: BackendLoader
-    ) -> LocalRun:
+    def start_local(self, request: RunRequest, store: Store, loader: BackendLoader) -> LocalRun:
         run = LocalRun(request, store, loader)
         self.add(run)
         return run

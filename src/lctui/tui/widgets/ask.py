@@ -11,6 +11,8 @@ from textual.containers import Vertical
 from textual.screen import ModalScreen
 from textual.widgets import Input, Static
 
+from lctui.tui.widgets.ordered_keys import OrderedInput
+
 
 class AskScreen(ModalScreen[str | None]):
     DEFAULT_CSS = """
@@ -34,7 +36,7 @@ class AskScreen(ModalScreen[str | None]):
     def compose(self) -> ComposeResult:
         with Vertical():
             yield Static(self.title_text, markup=False)
-            yield Input(self.default, id="ask-input")
+            yield OrderedInput(self.default, id="ask-input")
             if self.note:
                 yield Static(self.note, classes="ask-note", markup=False)
 
