@@ -163,6 +163,35 @@ async def test_the_tokenizer_choice_goes_into_the_run(make_app: Any) -> None:
         assert isinstance(argv, list) and argv[argv.index("--tokenizer") + 1] == "o200k_base"
 
 
+async def test_two_models_ticked_read_the_same_examples_by_default(make_app: Any) -> None:
+    """Issue 24: smollm2-135m and gold ticked with the tokenizer left at its default
+    count every example with o200k_base (as `--tokenizer o200k_base` does), so their
+    results pair; the screen says so, and says what each model's own tokenizer costs."""
+    app = make_app()
+    async with app.run_test(size=(80, 24)) as pilot:
+        screen = await open_launch(pilot)
+        note = screen.query_one("#tokenizer-note", Static)
+        models = screen.query_one("#models", SelectionList)
+        models.select("smollm2-135m")
+        await _tick_tasks(pilot, screen, ["niah_single_1", "niah_multikey_1"])
+        await pilot.pause()
+        assert not note.display  # one model: nothing to pair
+        models.select("gold")
+        await pilot.pause()
+        request = await screen.validate()
+        assert request is not None and request.tokenizer is None
+        assert request.counts_with == request.reference_tokenizer == "o200k_base"
+        assert note.display and "2 models read the same examples" in _flat(note)
+        assert "pair in Compare" in _flat(note)
+        await pilot.press("f7", "enter", "end", "enter")  # each model's own
+        await pilot.pause()
+        request = await screen.validate()
+        assert request is not None and request.counts_with == "model"
+        shown = _flat(note)
+        assert note.has_class("warning") and shown.startswith("! each model's own tokenizer")
+        assert "nothing pairs across models in Compare" in shown
+
+
 @pytest.mark.parametrize(
     ("n", "seed", "message"),
     [

@@ -60,6 +60,7 @@ from lctui.tui.state.launch_choices import (
     read_number,
     shown_value,
     still_holding,
+    tokenizer_note,
 )
 from lctui.tui.state.run_options import (
     LENGTH_CHOICES,
@@ -106,6 +107,8 @@ class LaunchScreen(LctuiScreen):
     LaunchScreen .field Input { width: 1fr; }
     LaunchScreen #tokenizer { width: 1fr; }
     LaunchScreen #estimate { height: auto; max-height: 3; padding: 0 1; }
+    LaunchScreen #tokenizer-note { height: auto; max-height: 3; padding: 0 1; color: $text-muted; }
+    LaunchScreen #tokenizer-note.warning { color: $text-warning; }
     LaunchScreen #launch-error { height: auto; max-height: 4; padding: 0 1; }
     LaunchScreen #start-row { height: 1; padding: 0 1; }
     LaunchScreen #start-row Label { padding: 0 2; color: $text-muted; }
@@ -194,6 +197,7 @@ class LaunchScreen(LctuiScreen):
                 picker.tooltip = TOKENIZER_HELP
                 yield picker
         yield Static("", id="estimate")
+        yield Static("", id="tokenizer-note")
         yield Static("", id="launch-error", classes="error-text")
         with Horizontal(id="start-row"):
             yield Button("Start", id="start", variant="primary", compact=True)
@@ -211,6 +215,7 @@ class LaunchScreen(LctuiScreen):
         self._restore(self.choices)
         self._update_lengths()
         self._update_estimate()
+        self._update_tokenizer_note()
         self._load_throughput()
 
     def _restore(self, choices: LaunchChoices) -> None:
@@ -260,7 +265,7 @@ class LaunchScreen(LctuiScreen):
         return [self.specs[name] for name in self.query_one("#models", SelectionList).selected]
 
     def chosen_tokenizer(self) -> str | None:
-        """The run's `tokenizer` (None: each task's default)."""
+        """The run's `tokenizer` (None: the default, engine.plan.shared_default)."""
         value = self.query_one("#tokenizer", Select).value
         return None if value == TASK_DEFAULT or not isinstance(value, str) else value
 
@@ -283,6 +288,7 @@ class LaunchScreen(LctuiScreen):
     @on(Select.Changed, "#tokenizer")
     def _changed(self) -> None:
         self._update_estimate()
+        self._update_tokenizer_note()
         self._recheck()
 
     @on(Tree.NodeSelected, "#tasks")
@@ -364,6 +370,14 @@ class LaunchScreen(LctuiScreen):
         if shown.advice:
             parts.append((f"\nto finish in minutes: {shown.advice}", "$text-muted"))
         line.update(Content.assemble(*parts))
+
+    def _update_tokenizer_note(self) -> None:
+        """What the tokenizer choice costs a comparison of the ticked models."""
+        text, warning = tokenizer_note(len(self.chosen_models()), self.chosen_tokenizer())
+        note = self.query_one("#tokenizer-note", Static)
+        note.update(f"! {text}" if warning else text)
+        note.set_class(warning, "warning")
+        note.display = bool(text)
 
     # -- adding a model ---------------------------------------------------------------------
 
