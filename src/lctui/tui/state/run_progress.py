@@ -30,7 +30,6 @@ from lctui.core.events import (
     StoreRecovered,
     StoreStalled,
 )
-from lctui.core.lengths import format_length
 from lctui.core.types import ServerShare
 
 RATE_WINDOW_S = 5.0  # tok/s is measured over the last few seconds, not the whole run
@@ -103,10 +102,6 @@ class StreamView:
     @property
     def finished(self) -> bool:
         return self.status != "running"
-
-    @property
-    def title(self) -> str:
-        return f"{self.cell.task} #{self.index} @{format_length(self.cell.length)}"
 
 
 class RunState:
