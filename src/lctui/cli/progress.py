@@ -45,6 +45,7 @@ from lctui.core.events import (
     StoreStalled,
 )
 from lctui.core.lengths import format_length
+from lctui.core.measures import FirstTokens
 from lctui.core.text import abbreviate, cell_width
 
 STALL_REPEAT_S = 30.0  # a stall that goes on is said again this often, with new counts
@@ -56,8 +57,6 @@ class _Cell:
     task_id: TaskID
     tokens: int = 0
     decode_s: float = 0.0
-    ttft_sum: float = 0.0
-    ttft_n: int = 0
     score_sum: float = 0.0
     scored: int = 0
     errors: int = 0
@@ -70,6 +69,8 @@ class RichProgressSink:
         self.console = console
         self.progress = CellRows(console=console, refresh_per_second=8)
         self._cells: dict[CellKey, _Cell] = {}
+        # Per cell, measured as every display measures it (core/measures.py).
+        self.first_tokens = FirstTokens[CellKey]()
         self.errors: list[str] = []
         self._stall_said: tuple[str, bool] | None = None  # (error, paused) last said
         self._stall_said_at = 0.0
@@ -135,8 +136,7 @@ class RichProgressSink:
         generation = event.generation
         if cell is None or generation.ttft_s is None:
             return
-        cell.ttft_sum += generation.ttft_s
-        cell.ttft_n += 1
+        self.first_tokens.measured(event.cell, generation.generation_id, generation.ttft_s)
         cell.tokens += generation.output_tokens
         cell.decode_s += max(0.0, generation.latency_s - generation.ttft_s)
 
@@ -150,7 +150,7 @@ class RichProgressSink:
         elif isinstance(event, ExampleFailed):
             cell.errors += 1
             self.errors.append(event.message)
-        self._show(cell, advance=1)
+        self._show(event.cell, cell, advance=1)
 
     def _earlier(self, event: EarlierResults) -> None:
         """What finished before a viewer attached, counted per cell (lctui attach)."""
@@ -160,20 +160,20 @@ class RichProgressSink:
                 continue
             cell.tokens += tally.output_tokens
             cell.decode_s += tally.decode_s
-            cell.ttft_sum += tally.ttft_sum
-            cell.ttft_n += tally.ttft_n
+            self.first_tokens.add(key, tally.ttft_sum, tally.ttft_n)
             cell.score_sum += tally.score_sum
             cell.scored += tally.scored
             cell.errors += tally.errors
-            self._show(cell, advance=tally.done + tally.errors)
+            self._show(key, cell, advance=tally.done + tally.errors)
         if event.last_error:
             self.errors.append(event.last_error)
 
-    def _show(self, cell: _Cell, advance: int) -> None:
+    def _show(self, key: CellKey, cell: _Cell, advance: int) -> None:
         score = f"score {cell.score_sum / cell.scored:.2f}" if cell.scored else ""
         speed = ""
-        if cell.ttft_n:
-            speed = f"ttft {cell.ttft_sum / cell.ttft_n:.1f}s"
+        ttft = self.first_tokens.mean(key)
+        if ttft is not None:
+            speed = f"ttft {ttft:.1f}s"
         if cell.decode_s > 0:
             speed += f" {cell.tokens / cell.decode_s:.0f} tok/s"
         errors = f"{cell.errors} errors" if cell.errors else ""

@@ -121,7 +121,8 @@ def _cells(line: RunLine) -> list[str]:
         rate = f"{progress.tokens_per_s:.0f}" if progress.tokens_per_s is not None else "-"
     else:
         done, to_do, errors = record.done + record.errors, record.to_do, record.errors
-        eta, rate = "-", "-"
+        mean = record.tokens_per_s  # an ended run's mean
+        eta, rate = "-", f"{mean:.0f}" if mean is not None else "-"
     share = f" ({100 * done / to_do:.0f}%)" if to_do else ""
     amount = f"{done}/{to_do}{share}" if to_do or done else "-"
     started = time.strftime("%m-%d %H:%M", time.localtime(record.started_at))

@@ -46,6 +46,7 @@ from lctui.engine import RunRequest
 from lctui.tasks import all_tasks
 from lctui.tui.screens.base import LctuiScreen, on_a_cursor
 from lctui.tui.screens.param_editor import ParamEditor
+from lctui.tui.state.estimate import ModelCost, ModelKey, estimate_line, read_costs
 from lctui.tui.state.launch_choices import (
     TASK_DEFAULT,
     TOKENIZER_HELP,
@@ -65,11 +66,9 @@ from lctui.tui.state.launch_choices import (
 from lctui.tui.state.run_options import (
     LENGTH_CHOICES,
     checked_endpoint,
-    estimate_line,
     is_url,
     length_options,
     model_prompt,
-    read_throughput,
     url_spec,
 )
 from lctui.tui.widgets.key_footer import KeyFooter
@@ -144,7 +143,7 @@ class LaunchScreen(LctuiScreen):
         super().__init__()
         self.specs: dict[str, ModelSpec] = {}
         self.windows: dict[str, int | None] = {}
-        self.throughput: dict[str, float] = {}
+        self.costs: dict[ModelKey, ModelCost] = {}  # measured on this machine
         self.problems: list[Problem] = []  # those the error line shows
         self.choices: LaunchChoices = last_choices()
 
@@ -216,7 +215,7 @@ class LaunchScreen(LctuiScreen):
         self._update_lengths()
         self._update_estimate()
         self._update_tokenizer_note()
-        self._load_throughput()
+        self._load_costs()
 
     def _restore(self, choices: LaunchChoices) -> None:
         """Tick the remembered models and tasks and set their parameters; what is gone
@@ -242,21 +241,21 @@ class LaunchScreen(LctuiScreen):
             )
 
     def on_screen_resume(self) -> None:
-        # Back from a run: it measured throughput, so the estimate can use it.
+        # Back from a run: it measured its models here, so the estimate can use it.
         if self.is_mounted:
-            self._load_throughput()
+            self._load_costs()
 
-    def _load_throughput(self) -> None:
+    def _load_costs(self) -> None:
         self.run_query(
-            on_a_cursor(read_throughput),
-            group="throughput",
-            done=self._set_throughput,
-            # The estimate then goes without measured throughput, as on a new file.
+            on_a_cursor(read_costs),
+            group="costs",
+            done=self._set_costs,
+            # The estimate then goes without measurements, as on a new file.
             failed=lambda exc: None,
         )
 
-    def _set_throughput(self, measured: dict[str, float]) -> None:
-        self.throughput = measured
+    def _set_costs(self, measured: dict[ModelKey, ModelCost]) -> None:
+        self.costs = measured
         self._update_estimate()
 
     # -- reading the choices ----------------------------------------------------------------
@@ -347,7 +346,7 @@ class LaunchScreen(LctuiScreen):
         self.query_one("#length-note", Static).update("\n".join(notes))
 
     def _update_estimate(self) -> None:
-        models = [m.name for m in self.chosen_models()]
+        models = [(m.name, m.backend) for m in self.chosen_models()]
         tasks = len(self.query_one(TaskTree).checked)
         lengths = self.chosen_lengths()
         n = self._number("n")
@@ -361,7 +360,7 @@ class LaunchScreen(LctuiScreen):
         if isinstance(n, Problem):  # what is wrong with n, as soon as it is typed
             line.update(Content.styled(f"! {n.text}", "$text-warning"))
             return
-        shown = estimate_line(models, tasks, lengths, n, self.throughput)
+        shown = estimate_line(models, tasks, lengths, n, self.costs)
         parts: list[str | tuple[str, str]] = [
             ("Estimate ", "bold"),
             (shown.duration, LEVEL_STYLES[shown.level]),

@@ -45,7 +45,7 @@ def run_row(run: ManagedRun, now: float) -> RunRow:
     done = f"{state.done + state.errors}/{state.to_do}" if state.planned else "-"
     going = run.running and state.planned and status != PAUSED
     eta = duration(state.eta_s(now)) if going else "-"
-    rate = state.tokens_per_s(now) if run.running else state.average_tokens_per_s
+    rate = state.tokens_per_s(now)  # the run's mean once it has ended
     return RunRow(
         number=f"#{run.number}",
         run_id=run.run_id or "-",
@@ -68,7 +68,7 @@ def _unattached_row(run: DetachedRun) -> RunRow:
     else:
         planned = bool(record.to_do or record.done)
         finished, to_do, errors = record.done + record.errors, record.to_do, record.errors
-        eta, rate = "-", None
+        eta, rate = "-", record.tokens_per_s  # its mean, once it has ended
     return RunRow(
         number=f"#{run.number}",
         run_id=run.run_id,
