@@ -50,11 +50,12 @@ def test_the_fit_recovers_latency_overlap_and_loading() -> None:
     assert cost.ratio == pytest.approx(0.75) and cost.load_s == pytest.approx(5.0)
     assert cost.ratio_sd == pytest.approx(0.3535, abs=1e-3)
     assert cost.residual_sd == pytest.approx(0.0, abs=1e-6)
+    assert cost.load_sd == pytest.approx(2**0.5)
     est = estimate([("m", "hf")], 1, [2048], 10, {("m", "hf"): cost})
     assert est.seconds == pytest.approx(5.0 + 0.75 * 10 * 4.048)
-    assert cost.ratio_sd is not None and est.spread_s == pytest.approx(
-        2 * 10 * 4.048 * cost.ratio_sd
-    )
+    assert cost.ratio_sd is not None
+    between = 10 * 4.048 * cost.ratio_sd
+    assert est.spread_s == pytest.approx(2 * (between**2 + 2) ** 0.5)
     line = estimate_line([("m", "hf")], 1, [2048], 10, {("m", "hf"): cost})
     assert line.duration.startswith("~36 s (") and "measured here over 2 runs" in line.detail
     # One run: its examples' scatter only, and the line says how runs differ is unknown.

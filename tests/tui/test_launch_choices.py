@@ -99,7 +99,7 @@ def test_a_parameter_is_checked_as_set_checks_it() -> None:
 
 def test_a_long_estimate_names_a_smaller_run_that_takes_minutes() -> None:
     m = ("m", "hf")
-    cost = {m: ModelCost(0.0, 0.001, 1.0, 0.0, 0.0, 0.0, 2, 10)}  # 1000 tokens a second
+    cost = {m: ModelCost(0.0, 0.001, 1.0, 0.0, 0.0, 0.0, 0.0, 2, 10)}  # 1000 tokens a second
     short = estimate_line([m], 2, [2048], 3, cost)
     assert (short.duration, short.level, short.advice) == ("~13 s", "short", "")
     long = estimate_line([m], 10, [4096, 8192], 10, cost)

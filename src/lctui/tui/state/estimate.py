@@ -9,12 +9,12 @@ count) and with its backend (`ModelCost`, one per model name and backend):
 - how much its examples overlapped (the backend's concurrency) and how busy the machine
   was come in as `ratio`: each run's span (first start to last end) over the latencies
   the fit predicts for it, averaged over the runs;
-- loading is the mean load time the runs recorded.
+- loading is the mean load time the runs recorded (and how much it varied).
 
 A run's estimate is the sum over its models (they share this machine) of their load
 plus `ratio x` their examples' predicted latencies, with an interval of two standard
-deviations: the examples' own scatter around the fit and the spread of `ratio` between
-runs (unknown with one run measured, and said so). Issue 24 found the older estimate
+deviations: the examples' own scatter around the fit and the spread of `ratio` and of
+the load time between runs (unknown with one run measured, and said so). Issue 24 found the older estimate
 (prompt tokens over summed latency of any run, sample runs of another machine included,
 no loading) at ~39 s for a run that took 3.5 minutes; bench figures: README.
 """
@@ -44,6 +44,7 @@ class ModelCost:
     ratio_sd: float | None  # its standard deviation between runs; None with one run
     residual_sd: float  # an example's scatter around the fit, in seconds
     load_s: float  # mean load time (0 when no run recorded one)
+    load_sd: float | None  # its standard deviation between runs; None below two
     runs: int
     examples: int
 
@@ -54,7 +55,8 @@ class ModelCost:
         work = latency * self.ratio
         scatter = self.residual_sd**2 * sum(examples.values()) * self.ratio**2
         between = (latency * self.ratio_sd) ** 2 if self.ratio_sd is not None else 0.0
-        return self.load_s + work, math.sqrt(scatter + between)
+        loading = self.load_sd**2 if self.load_sd is not None else 0.0
+        return self.load_s + work, math.sqrt(scatter + between + loading)
 
     def latency_s(self, length: int) -> float:
         return max(0.0, self.intercept_s + self.per_token_s * length)
@@ -89,7 +91,8 @@ def _fit(runs: Sequence[RunTiming]) -> ModelCost:
     ratio_sd = _sd(ratios) if len(ratios) > 1 else None
     loads = [r.load_s for r in runs if r.load_s is not None]
     load = sum(loads) / len(loads) if loads else 0.0
-    return ModelCost(a, b, ratio, ratio_sd, residual_sd, load, len(runs), n)
+    load_sd = _sd(loads) if len(loads) > 1 else None
+    return ModelCost(a, b, ratio, ratio_sd, residual_sd, load, load_sd, len(runs), n)
 
 
 def _sd(values: Sequence[float]) -> float:
@@ -159,9 +162,12 @@ def format_duration(seconds: float) -> str:
 
 
 def format_range(low: float, high: float) -> str:
-    """`40-75 s`, `3-5 min`, `1.2-2.0 h`: an interval in the unit of its upper end."""
+    """`40-75 s`, `1.2-2.5 min`, `12-20 min`, `1.2-2.0 h`: an interval in the unit of its
+    upper end (minutes to a tenth below ten)."""
     if high < 90:
         return f"{math.floor(low)}-{math.ceil(high)} s"
+    if high < 600:
+        return f"{math.floor(low / 6) / 10:.1f}-{math.ceil(high / 6) / 10:.1f} min"
     if high < 5400:
         return f"{math.floor(low / 60)}-{math.ceil(high / 60)} min"
     return f"{low / 3600:.1f}-{high / 3600:.1f} h"
