@@ -45,7 +45,7 @@ from lctui.core.events import (
     StoreRecovered,
     StoreStalled,
 )
-from lctui.core.formatting import duration
+from lctui.core.formatting import duration, per_second
 from lctui.core.lengths import format_length
 from lctui.core.measures import Stopwatch, Throughput
 from lctui.core.run_record import ENDED_STATUSES, WAITING, RunRecord
@@ -268,7 +268,7 @@ class AttachView:
             state = "cancelled" if f.cancelled else "finished"
             took = f" in {duration(self.clock.elapsed_s(time.time()))}" if self.clock else ""
             rate = self.rates.tokens_per_s(time.monotonic())
-            mean = f", {rate:,.0f} tok/s on average" if rate is not None else ""
+            mean = f", {per_second(rate)} tok/s on average" if rate is not None else ""
             self.console.print(
                 f"Run {f.run_id} {state}: {f.done} done, {f.errors} error(s){took}{mean}.",
                 highlight=False,
@@ -347,7 +347,7 @@ class AttachView:
         rate = self.rates.tokens_per_s(now)  # the run's mean once it has ended
         eta = self.rates.eta_s(max(0, total - done), now)
         state = "paused" if self.paused else ("finished" if self.finished else "running")
-        speed = f"{rate:,.0f} tok/s" if rate is not None else "tok/s -"
+        speed = f"{per_second(rate)} tok/s" if rate is not None else "tok/s -"
         elapsed = duration(self.clock.elapsed_s(time.time())) if self.clock else "-"
         line = (
             f"run {self.run_id} {state}: {done}/{total} done, {len(self.sink.errors)} error(s), "

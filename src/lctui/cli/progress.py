@@ -44,6 +44,7 @@ from lctui.core.events import (
     StoreRecovered,
     StoreStalled,
 )
+from lctui.core.formatting import per_second
 from lctui.core.lengths import format_length
 from lctui.core.measures import FirstTokens
 from lctui.core.text import abbreviate, cell_width
@@ -175,7 +176,7 @@ class RichProgressSink:
         if ttft is not None:
             speed = f"ttft {ttft:.1f}s"
         if cell.decode_s > 0:
-            speed += f" {cell.tokens / cell.decode_s:.0f} tok/s"
+            speed += f" {per_second(cell.tokens / cell.decode_s)} tok/s"
         errors = f"{cell.errors} errors" if cell.errors else ""
         self.progress.update(cell.task_id, advance=advance, score=score, speed=speed, errors=errors)
 

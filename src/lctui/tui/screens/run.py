@@ -41,6 +41,7 @@ from textual.css.query import NoMatches
 from textual.widgets import Static
 
 from lctui.core.events import StoreRecovered
+from lctui.core.formatting import per_second
 from lctui.core.types import ServerShare
 from lctui.store import Store
 from lctui.store.read.generations import get_generation
@@ -185,7 +186,7 @@ class RunScreen(LctuiScreen):
         ttft = state.model_ttft(focused.cell.model) if focused else state.mean_ttft
         rate = state.tokens_per_s(now)  # the run's mean once it has ended
         timings = [
-            f"tok/s {rate:.0f}" if rate is not None else "tok/s —",
+            f"tok/s {per_second(rate)}" if rate is not None else "tok/s —",
             f"ttft {ttft:.2f} s" if ttft is not None else "ttft —",
             f"elapsed {self.run.elapsed_s(now):.1f} s",
         ]

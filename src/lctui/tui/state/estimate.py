@@ -14,9 +14,10 @@ count) and with its backend (`ModelCost`, one per model name and backend):
 A run's estimate is the sum over its models (they share this machine) of their load
 plus `ratio x` their examples' predicted latencies, with an interval of two standard
 deviations: the examples' own scatter around the fit and the spread of `ratio` and of
-the load time between runs (unknown with one run measured, and said so). Issue 24 found the older estimate
-(prompt tokens over summed latency of any run, sample runs of another machine included,
-no loading) at ~39 s for a run that took 3.5 minutes; bench figures: README.
+the load time between runs (unknown with one run measured, and said so). Issue 24 found
+the older estimate (prompt tokens over summed latency of any run, the sample runs of
+another machine included, no loading) at ~39 s for a run that took 3.5 minutes; three
+runs measured against this one: README.
 """
 
 from __future__ import annotations

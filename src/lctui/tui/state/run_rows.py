@@ -11,7 +11,7 @@ from __future__ import annotations
 import platform
 from dataclasses import dataclass
 
-from lctui.core.formatting import duration
+from lctui.core.formatting import duration, per_second
 from lctui.core.lengths import format_length
 from lctui.core.text import shorten
 from lctui.tui.state.detached_run import KILLED, WAITING, DetachedRun
@@ -52,7 +52,7 @@ def run_row(run: ManagedRun, now: float) -> RunRow:
         status=status,
         done=done,
         eta=eta,
-        rate=f"{rate:.0f}" if rate is not None else "-",
+        rate=per_second(rate),
         errors=str(state.errors) if state.planned else "-",
     )
 
@@ -75,7 +75,7 @@ def _unattached_row(run: DetachedRun) -> RunRow:
         status=status,
         done=f"{finished}/{to_do}" if planned else "-",
         eta=eta,
-        rate=f"{rate:.0f}" if rate is not None else "-",
+        rate=per_second(rate),
         errors=str(errors) if planned else "-",
     )
 
