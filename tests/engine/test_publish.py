@@ -10,6 +10,7 @@ import io
 import os
 import socket
 import stat
+import time
 from pathlib import Path
 from typing import Any
 
@@ -287,3 +288,30 @@ async def test_a_retried_answer_reaches_viewers_as_it_ends_up(tmp_path: Path, o2
     assert own.texts == seen.texts == {"g1": "kept and more"}
     lines = [e for e in seen.log if isinstance(e, ChunkReceived)]
     assert len(lines) < 5 and publisher.failure is None  # merged within a batch
+
+
+def test_a_run_that_has_ended_tells_its_mean_rates_not_an_idle_window(tmp_path: Path) -> None:
+    """Issue 24: an hour after a real gold run ended, its summary (what `lctui runs`, the
+    Runs screen and a late viewer read) and its record give the run's mean tok/s, the
+    output tokens over the time it generated, not the 0 of the last seconds."""
+    later = [0.0]  # how far the publisher's clock is moved on
+    db = tmp_path / "rates.duckdb"
+    publisher = EventPublisher(
+        new_record(["run", "test"], db),
+        keep_record=False,
+        clock=lambda: time.monotonic() + later[0],
+    )
+    tally = Tally()
+    with open_store(db) as store:
+        engine = Engine(
+            store, lambda spec, tok: SlowGoldFake(delay=0.01), fan_out(tally, publisher)
+        )
+        outcome = asyncio.run(engine.run(_request(2)))
+    assert outcome.done == 4
+    finished = next(e for e in tally.log if isinstance(e, RunFinished))
+    later[0] = 3600.0
+    progress = publisher.progress()
+    assert progress.output_tokens > 0 and finished.elapsed_s > 0
+    assert progress.tokens_per_s == pytest.approx(progress.output_tokens / finished.elapsed_s)
+    assert progress.examples_per_s == pytest.approx(4 / finished.elapsed_s)
+    assert publisher.record.tokens_per_s == pytest.approx(progress.tokens_per_s, rel=1e-3)

@@ -124,12 +124,55 @@ def test_checkpoints_sharing_a_tokenizer_share_examples_without_a_shared_tokeniz
     chat, plain = tiny(checkpoints, "chat"), tiny(checkpoints, "plain")
     assert load_backend(chat).tokenizer.name == load_backend(plain).tokenizer.name
     request = RunRequest(
-        models=[chat, plain], tasks=select_tasks("niah_single_1"), lengths=[512], n=2
+        models=[chat, plain],
+        tasks=select_tasks("niah_single_1"),
+        lengths=[512],
+        n=2,
+        tokenizer="model",
     )
     outcome = run(db, request)
     assert outcome.done + outcome.errors == 4
     by_model = examples_by_model(db)
     assert by_model["tiny-chat"] == by_model["tiny-plain"] and len(by_model["tiny-chat"]) == 2
+
+
+def test_several_models_read_the_same_examples_unless_each_counts_with_its_own(
+    checkpoints: dict[str, Path], tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Issue 24: gold and a model with a tokenizer of its own, run together without a
+    tokenizer named, read the same examples (o200k_base), so Compare pairs every one;
+    `--tokenizer model` is what makes each build its own (and nothing pairs)."""
+    chat = tiny(checkpoints, "chat")
+    assert load_backend(chat).tokenizer.name != "o200k_base"
+    tasks = select_tasks("niah_single_1,niah_multikey_1")
+    shared = run(tmp_path / "shared.duckdb", RunRequest([GOLD, chat], tasks, [1024], n=2))
+    assert shared.done + shared.errors == 8
+    by_model = examples_by_model(tmp_path / "shared.duckdb")
+    assert by_model["gold"] == by_model["tiny-chat"] and len(by_model["gold"]) == 4
+    with open_store(tmp_path / "shared.duckdb", read_only=True) as store:
+        result = compare(store, "gold", "tiny-chat")
+    assert sum(c.n for c in result.cells) == 4 and result.only_a == result.only_b == 0
+
+    own = RunRequest([GOLD, chat], tasks, [1024], n=2, tokenizer="model")
+    apart = run(tmp_path / "own.duckdb", own)
+    assert apart.done + apart.errors == 8
+    by_model = examples_by_model(tmp_path / "own.duckdb")
+    assert not by_model["gold"] & by_model["tiny-chat"]
+
+    # The command line has the same default, and says so.
+    db, config = tmp_path / "cli.duckdb", tmp_path / "lctui.toml"
+    config.write_text(
+        f'[models.tiny-chat]\nbackend = "hf"\npath = "{checkpoints["chat"]}"\n'
+        f'max_context = {WINDOW}\ndtype = "float32"\n',
+        encoding="utf-8",
+    )
+    argv = ["run", "-m", "gold", "-m", "tiny-chat", "-t", "niah_single_1", "-l", "1k", "-n", "2"]
+    capsys.readouterr()
+    assert main([*argv, "--db", str(db), "--config", str(config)]) == 0
+    out = " ".join(capsys.readouterr().out.split())
+    assert "2 models: every example counts with o200k_base" in out
+    stored = examples_by_model(db)
+    assert len(stored) == 2 and len({frozenset(ids) for ids in stored.values()}) == 1
 
 
 def test_the_window_is_checked_per_model_with_its_own_template(

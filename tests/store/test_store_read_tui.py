@@ -1,9 +1,10 @@
 """The reads the TUI makes apart from cell scores and generations, on a real file: the
-heatmap's cells and change stamp, the launch screen's throughput, the compare screen's
+heatmap's cells and change stamp, the launch screen's timings, the compare screen's
 sides, a cell's examples and the SQL console's catalog."""
 
 from __future__ import annotations
 
+import dataclasses
 from typing import Any
 
 import pytest
@@ -15,11 +16,12 @@ from helpers.store_factories import (
     make_score,
     write_tiny_run,
 )
+from lctui.core.types import GenerationStatus
 from lctui.store import Store
 from lctui.store.read.catalog import ColumnInfo, count_generations, view_columns
 from lctui.store.read.examples import cell_examples
 from lctui.store.read.heat import ChangeStamp, HeatCellCounts, change_stamp, heat_cells
-from lctui.store.read.runs import CompareSide, ModelThroughput, compare_sides, model_throughput
+from lctui.store.read.runs import CompareSide, RunTiming, compare_sides, run_timings
 
 
 def _fill(store: Store) -> None:
@@ -59,17 +61,37 @@ def test_change_stamp_changes_when_a_score_is_written(store: Store) -> None:
     assert after != before and after.scores == 7
 
 
-def test_model_throughput_sums_tokens_and_latency_of_generations_that_succeeded(
-    store: Store,
-) -> None:
+def test_run_timings_sum_the_runs_made_on_one_machine(store: Store) -> None:
+    """Per model and run of machine m1: its generations that succeeded (x: length, y:
+    latency), their span and the load time its command recorded; run-1 (recorded no
+    machine, as runs imported from elsewhere) and run-3 (another machine) are left out."""
     _fill(store)
-    by_model = {m.model: m for m in model_throughput(store)}
-    # 4 ok generations of tiny (the error is left out), 3911 tokens in 1.5 s each
-    tiny = by_model["tiny"]
-    assert isinstance(tiny, ModelThroughput)
-    assert (tiny.model, tiny.prompt_tokens) == ("tiny", 4 * 3911)
-    assert tiny.seconds == pytest.approx(4 * 1.5)
-    assert set(by_model) == {"tiny", "gold"}
+    store.add_model(GOLD, "fp-gold", "o200k_base", 0)
+    for run, machine, load in (("run-m1", "m1", 2.5), ("run-3", "m2", 1.0)):
+        store.start_run(run, {"timing": {"machine": machine, "load_s": {"gold": load}}})
+        for i, (length, latency) in enumerate([(1024, 1.0), (2048, 3.0), (2048, 2.0)]):
+            example = make_example(i, length=length)
+            generation = make_generation(
+                example, f"k-{run}-{i}", f"g-{run}-{i}", run_id=run, model_id="fp-gold",
+                started_at=1000.0 + 10 * i,
+            )  # fmt: skip
+            store.add_example(example)
+            store.add_generation(dataclasses.replace(generation, latency_s=latency), {})
+        store.finish_run(run, "finished")
+    failed = make_generation(
+        make_example(9), "k-bad", "g-bad", GenerationStatus.ERROR, run_id="run-m1",
+        model_id="fp-gold",
+    )  # fmt: skip
+    store.add_generation(failed, {})
+    store.flush(force=True)
+    (timing,) = run_timings(store, "m1")
+    assert isinstance(timing, RunTiming)
+    assert (timing.model, timing.backend, timing.run_id, timing.n) == ("gold", "gold", "run-m1", 3)
+    assert (timing.sum_x, timing.sum_y) == (5120, 6.0)
+    assert timing.sum_xy == 1024 * 1.0 + 2048 * 3.0 + 2048 * 2.0
+    assert timing.span_s == pytest.approx(22.0)  # from 1000 to 1020 + 2.0
+    assert timing.load_s == 2.5
+    assert run_timings(store, "elsewhere") == []
 
 
 def test_compare_sides_lists_models_then_runs_oldest_first(store: Store) -> None:

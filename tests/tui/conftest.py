@@ -26,11 +26,15 @@ def blank_home(monkeypatch: pytest.MonkeyPatch) -> None:
 
 
 def _template_db(root: Path) -> Path:
-    """Gold runs over three tasks at 1K and 2K, built once per session and copied."""
+    """Gold runs over three tasks at 1K and 2K, built once per session and copied. Built
+    with a data folder of its own, so that its runs were made on another "machine"
+    (core.paths.machine_id) for every test, the first included."""
     if "db" not in _TEMPLATE:
         db = root / "template.duckdb"
         args = ["run", "--model", "gold", "--tasks", "niah_single_1,vt,json_kv"]
-        assert cli_main([*args, "--lengths", "1k,2k", "--n", "2", "--db", str(db)]) == 0
+        with pytest.MonkeyPatch.context() as env:
+            env.setenv("LCTUI_DATA_DIR", str(root / "data"))
+            assert cli_main([*args, "--lengths", "1k,2k", "--n", "2", "--db", str(db)]) == 0
         _TEMPLATE["db"] = db
     return _TEMPLATE["db"]
 

@@ -14,6 +14,7 @@ from lctui.cli.run_args import parse_overrides, request_argv
 from lctui.core.errors import UserInputError
 from lctui.engine import RunRequest
 from lctui.tasks import get_task, select_tasks
+from lctui.tui.state.estimate import TARGET_S, ModelCost, estimate_line, smaller_run
 from lctui.tui.state.launch_choices import (
     DEFAULT_N,
     LaunchChoices,
@@ -25,7 +26,6 @@ from lctui.tui.state.launch_choices import (
     read_number,
     still_holding,
 )
-from lctui.tui.state.run_options import TARGET_S, estimate_line, smaller_run
 from lctui.tui.state.ui_state import remember, state_path
 
 
@@ -98,17 +98,18 @@ def test_a_parameter_is_checked_as_set_checks_it() -> None:
 
 
 def test_a_long_estimate_names_a_smaller_run_that_takes_minutes() -> None:
-    rate = {"m": 1000.0}  # prompt tokens a second
-    short = estimate_line(["m"], 2, [2048], 3, rate)
+    m = ("m", "hf")
+    cost = {m: ModelCost(0.0, 0.001, 1.0, 0.0, 0.0, 0.0, 0.0, 2, 10)}  # 1000 tokens a second
+    short = estimate_line([m], 2, [2048], 3, cost)
     assert (short.duration, short.level, short.advice) == ("~13 s", "short", "")
-    long = estimate_line(["m"], 10, [4096, 8192], 10, rate)
+    long = estimate_line([m], 10, [4096, 8192], 10, cost)
     assert long.level == "long" and long.duration == "~21 min"
     assert long.advice == "n 2 would take ~5 min"
     # Even n 1 is long: the longest lengths go.
-    assert smaller_run(["m"], 40, [1024, 8192, 16384], 3, rate) == "n 1 at 1k would take ~41 s"
-    assert smaller_run(["m"], 400, [16384], 3, rate) == ""  # nothing that small exists
-    assert estimate_line(["m"], 40, [16384], 10, rate).level == "very long"  # ~109 min
-    unknown = estimate_line(["m", "new"], 1, [1024], 1, {})
+    assert smaller_run([m], 40, [1024, 8192, 16384], 3, cost) == "n 1 at 1k would take ~41 s"
+    assert smaller_run([m], 400, [16384], 3, cost) == ""  # nothing that small exists
+    assert estimate_line([m], 40, [16384], 10, cost).level == "very long"  # ~109 min
+    unknown = estimate_line([m, ("new", "hf")], 1, [1024], 1, {})
     assert unknown.level == "unknown" and unknown.duration == "duration unknown"
     assert TARGET_S == 300
     assert json.dumps(LaunchChoices().to_json())  # what is remembered is plain JSON

@@ -12,28 +12,33 @@ import re
 from pathlib import Path
 from typing import Any
 
+import duckdb
 import pytest
 from textual.pilot import Pilot
 from textual.screen import Screen
 from textual.widgets import Input, Select, SelectionList, Static
 
-from helpers.pilot import open_launch
+from helpers.pilot import open_launch, settle
 from lctui.backends.embedded import EMBEDDED_NAME
 from lctui.cli.run_args import parse_overrides
 from lctui.core.config import Config
 from lctui.core.errors import UserInputError
-from lctui.core.paths import data_dir
+from lctui.core.paths import data_dir, machine_id
+from lctui.core.types import RUN_TIMING
+from lctui.resources import sample_runs_dir
+from lctui.store import open_store
+from lctui.store.transfer import import_parquet
 from lctui.tasks import select_tasks
 from lctui.tui.app import LctuiApp
 from lctui.tui.screens.param_editor import ParamEditor
 from lctui.tui.screens.run import RunScreen
+from lctui.tui.state.estimate import LONG_S
 from lctui.tui.state.launch_choices import (
     DEFAULT_LENGTH,
     DEFAULT_N,
     LaunchChoices,
     keep_choices,
 )
-from lctui.tui.state.run_options import LONG_S
 from lctui.tui.widgets.run_task_tree import TaskTree
 
 SIZES = [(80, 24), (120, 40)]
@@ -64,8 +69,18 @@ async def _enter_on(pilot: Pilot[Any], tree: TaskTree, node: Any) -> None:
 async def test_the_defaults_finish_in_minutes_and_a_long_run_gets_a_smaller_one(
     tmp_path: Path, size: tuple[int, int]
 ) -> None:
-    # An empty file: the app imports the sample runs, the embedded model's measurement.
-    app = LctuiApp(tmp_path / "fresh.duckdb", Config())
+    # The sample runs' timings of the embedded model, as if they had been made here
+    # (made elsewhere, they measure nothing here: tests/tui/test_estimate.py).
+    db = tmp_path / "measured.duckdb"
+    with open_store(db) as store:
+        import_parquet(store, sample_runs_dir() / "smollm2-synthetic")
+    timing = json.dumps({"machine": machine_id(), "load_s": {EMBEDDED_NAME: 5.0}})
+    with duckdb.connect(str(db)) as con:
+        con.execute(
+            "UPDATE runs SET command = json_merge_patch(command, json_object(?, ?::JSON))",
+            [RUN_TIMING, timing],
+        )
+    app = LctuiApp(db, Config())
     async with app.run_test(size=size) as pilot:
         screen = await open_launch(pilot)
         assert screen.chosen_lengths() == [DEFAULT_LENGTH]
@@ -74,9 +89,9 @@ async def test_the_defaults_finish_in_minutes_and_a_long_run_gets_a_smaller_one(
         tree = screen.query_one(TaskTree)
         await _enter_on(pilot, tree, tree._task_nodes["niah_single_1"].parent)  # synthetic
         assert len(tree.checked) == 11  # RULER's synthetic tasks
-        await pilot.pause()
+        await settle(pilot)
         line = _flat(screen, "#estimate")
-        found = re.match(r"Estimate ~(\d+) (s|min) 33 examples \(1 model x 11 tasks", line)
+        found = re.match(r"Estimate ~(\d+) (s|min) \(.*\) 33 examples \(1 model x 11 tasks", line)
         assert found, line
         minutes = int(found[1]) / (60 if found[2] == "s" else 1)
         assert 1 <= minutes <= 10, "the defaults take minutes on the embedded model"
@@ -87,7 +102,7 @@ async def test_the_defaults_finish_in_minutes_and_a_long_run_gets_a_smaller_one(
             screen.query_one("#lengths", SelectionList).select(length)
         await pilot.pause()
         line = _flat(screen, "#estimate")
-        found = re.match(r"Estimate ~(\d+(?:\.\d)?) (min|h) 330 examples", line)
+        found = re.match(r"Estimate ~(\d+(?:\.\d)?) (min|h) \(.*\) 330 examples", line)
         assert found and float(found[1]) * (60 if found[2] == "h" else 1) * 60 > LONG_S, line
         advice = re.search(r"to finish in minutes: n (\d+)(.*) would take ~(\d+) (s|min)$", line)
         assert advice, line

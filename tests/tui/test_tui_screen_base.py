@@ -137,14 +137,14 @@ async def test_an_error_arrives_on_the_screen_and_the_app_goes_on(make_app: Make
         assert pilot.app.is_running and pilot.app.screen is screen
 
 
-async def test_a_failing_throughput_read_leaves_the_launch_screen_open(
+async def test_a_failing_timings_read_leaves_the_launch_screen_open(
     make_app: MakeApp, results_db: Path
 ) -> None:
-    # A damaged file: its `results` view is gone (an up-to-date file is not migrated,
-    # so it stays gone). The launch screen's throughput read then fails for real; it
-    # used to run in a worker that stopped the app on error.
+    # A damaged file: its runs' command column is gone (an up-to-date file is not
+    # migrated, so it stays gone). The launch screen's timings read then fails for real;
+    # it used to run in a worker that stopped the app on error.
     con = duckdb.connect(str(results_db))
-    con.execute("DROP VIEW results")
+    con.execute("ALTER TABLE runs RENAME COLUMN command TO command_gone")
     con.close()
     async with make_app().run_test(size=(120, 40)) as pilot:
         await pilot.pause()
@@ -155,10 +155,10 @@ async def test_a_failing_throughput_read_leaves_the_launch_screen_open(
         await until(
             pilot,
             # Started on mount; a worker leaves the list once it has ended.
-            lambda: not any(w.group == "throughput" for w in pilot.app.workers),
-            "the throughput read",
+            lambda: not any(w.group == "costs" for w in pilot.app.workers),
+            "the timings read",
         )
         await pilot.pause(0.2)
         assert pilot.app.is_running and pilot.app.return_code is None
-        assert screen.throughput == {}  # before `is`, which widens `screen` to Screen
+        assert screen.costs == {}  # before `is`, which widens `screen` to Screen
         assert pilot.app.screen is screen

@@ -34,22 +34,24 @@ from lctui.cli.progress import RichProgressSink
 from lctui.core.errors import UserInputError
 from lctui.core.events import (
     ChunkReceived,
+    EarlierResults,
     Event,
     ExampleFailed,
     ExampleScored,
     ExampleStarted,
     RunFinished,
     RunPaused,
+    RunPlanned,
     StoreRecovered,
     StoreStalled,
 )
-from lctui.core.formatting import duration
+from lctui.core.formatting import duration, per_second
 from lctui.core.lengths import format_length
+from lctui.core.measures import Stopwatch, Throughput
 from lctui.core.run_record import ENDED_STATUSES, WAITING, RunRecord
 from lctui.engine.attach import DROPPED, RUN_ENDED, AttachedRun, find_run, live_runs
 
 PLAIN_EVERY_S = 5.0  # piped: a progress line this often
-RATE_WINDOW_S = 5.0
 FOCUS_LINES = 12  # lines of the focused generation shown
 KEPT_STREAMS = 256  # generations the focus can cycle over
 WAIT_POLL_S = 0.5
@@ -235,8 +237,8 @@ class AttachView:
         self.stalled: str | None = None
         self.finished: RunFinished | None = None
         self.confirming = False
-        self._tokens: deque[tuple[float, int]] = deque()
-        self._ends: deque[float] = deque()
+        self.rates = Throughput()  # measured as every display measures (core/measures.py)
+        self.clock: Stopwatch | None = None  # wall clock, from the run's record
         self._said_at = 0.0
 
     # -- lifecycle ------------------------------------------------------------------------
@@ -246,6 +248,8 @@ class AttachView:
         self.attached = attached
         self.run_id = attached.record.run_id
         self.paused = attached.progress.paused
+        # Elapsed from the run's start, models loading included, as the TUI counts it.
+        self.clock = Stopwatch(attached.record.started_at)
         self.say(
             f"attached to run {self.run_id} ({attached.record.command}) on {attached.record.db}"
         )
@@ -262,9 +266,11 @@ class AttachView:
         if self.finished is not None:
             f = self.finished
             state = "cancelled" if f.cancelled else "finished"
+            took = f" in {duration(self.clock.elapsed_s(time.time()))}" if self.clock else ""
+            rate = self.rates.tokens_per_s(time.monotonic())
+            mean = f", {per_second(rate)} tok/s on average" if rate is not None else ""
             self.console.print(
-                f"Run {f.run_id} {state}: {f.done} done, {f.errors} error(s) in "
-                f"{duration(f.elapsed_s)}.",
+                f"Run {f.run_id} {state}: {f.done} done, {f.errors} error(s){took}{mean}.",
                 highlight=False,
             )
 
@@ -276,13 +282,20 @@ class AttachView:
     def __call__(self, event: Event) -> None:
         self.sink(event)
         now = time.monotonic()
+        # The replay is the run so far: stamped at its plan, it counts in no recent rate.
+        at = now if self._live() else now - self._progress_elapsed()
         if isinstance(event, ChunkReceived):
             stream = self.streams.get(event.generation_id)
             if stream is not None:
                 if event.restart:
                     stream.parts.clear()
                 stream.parts.append(event.text)
-            self._tokens.append((now, event.tokens))
+            self.rates.add_tokens(at, event.tokens)
+        elif isinstance(event, RunPlanned):
+            self.rates.plan(at)
+        elif isinstance(event, EarlierResults):
+            for tally in event.cells.values():
+                self.rates.add_earlier(tally.output_tokens, tally.done + tally.errors)
         elif isinstance(event, ExampleStarted):
             cell = event.cell
             title = f"{cell.model} {cell.task} #{event.example.index} @{format_length(cell.length)}"
@@ -296,7 +309,7 @@ class AttachView:
                 stream.status = (
                     event.score.status.value if isinstance(event, ExampleScored) else "error"
                 )
-            self._ends.append(now)
+            self.rates.add_finished(at)
         elif isinstance(event, RunPaused):
             self.paused = event.paused
             self._plain(f"run {'paused' if event.paused else 'resumed'}")
@@ -306,9 +319,19 @@ class AttachView:
             self.stalled = None
         elif isinstance(event, RunFinished):
             self.finished = event
+            planned = self.rates.planned_at
+            self.rates.end(planned + event.elapsed_s if planned is not None else at)
+            if self.clock is not None:
+                self.clock.stop(time.time())
         if not self.live and now - self._said_at >= PLAIN_EVERY_S:
             self._said_at = now
             self.console.print(self.status_line(), highlight=False)
+
+    def _live(self) -> bool:
+        return self.attached is None or self.attached.replayed.is_set()
+
+    def _progress_elapsed(self) -> float:
+        return self.attached.progress.elapsed_s if self.attached is not None else 0.0
 
     def _plain(self, line: str) -> None:
         if not self.live and self.attached is not None and self.attached.replayed.is_set():
@@ -321,17 +344,15 @@ class AttachView:
         done = sum(int(t.completed) for t in tasks)
         total = sum(int(t.total or 0) for t in tasks)
         now = time.monotonic()
-        while self._tokens and self._tokens[0][0] < now - RATE_WINDOW_S:
-            self._tokens.popleft()
-        while self._ends and self._ends[0] < now - 60:
-            self._ends.popleft()
-        rate = sum(n for _, n in self._tokens) / RATE_WINDOW_S
-        per_s = len(self._ends) / 60
-        eta = duration((total - done) / per_s) if per_s and total > done else "-"
+        rate = self.rates.tokens_per_s(now)  # the run's mean once it has ended
+        eta = self.rates.eta_s(max(0, total - done), now)
         state = "paused" if self.paused else ("finished" if self.finished else "running")
+        speed = f"{per_second(rate)} tok/s" if rate is not None else "tok/s -"
+        elapsed = duration(self.clock.elapsed_s(time.time())) if self.clock else "-"
         line = (
             f"run {self.run_id} {state}: {done}/{total} done, {len(self.sink.errors)} error(s), "
-            f"{rate:,.0f} tok/s, ETA {eta}"
+            f"{speed}, ETA {duration(eta) if eta and not self.finished else '-'}, "
+            f"elapsed {elapsed}"
         )
         if self.stalled:
             line += f" | {self.stalled}"

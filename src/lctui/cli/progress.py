@@ -4,25 +4,32 @@ The engine calls `__call__` for every event; this sink only updates counters and
 rich's task fields (cheap, thread-safe), and rich repaints on its own timer. When the
 results file cannot be written, a line above the bars says why and how much waits
 (StoreStalled), repeated when that changes, and another when writing works again.
+
+The rows are laid out for the width they are drawn at (`CellRows`): the cell's name,
+its count, its score, its errors and its time keep their width; the bar, then the
+speed give way; only a name too long for the terminal is shortened, in its middle, so
+that no two rows read alike (core.text.abbreviate).
 """
 
 from __future__ import annotations
 
 import re
 import time
+from collections.abc import Iterable
 from dataclasses import dataclass
 
-from rich.console import Console
+from rich.console import Console, ConsoleOptions, RenderableType, RenderResult
 from rich.markup import escape
 from rich.progress import (
     BarColumn,
     MofNCompleteColumn,
     Progress,
+    Task,
     TaskID,
-    TextColumn,
     TimeRemainingColumn,
 )
-from rich.table import Column
+from rich.table import Column, Table
+from rich.text import Text
 
 from lctui.core.events import (
     CellKey,
@@ -37,7 +44,10 @@ from lctui.core.events import (
     StoreRecovered,
     StoreStalled,
 )
+from lctui.core.formatting import per_second
 from lctui.core.lengths import format_length
+from lctui.core.measures import FirstTokens
+from lctui.core.text import abbreviate, cell_width
 
 STALL_REPEAT_S = 30.0  # a stall that goes on is said again this often, with new counts
 _NUMBER = re.compile(r"\d+")
@@ -48,8 +58,6 @@ class _Cell:
     task_id: TaskID
     tokens: int = 0
     decode_s: float = 0.0
-    ttft_sum: float = 0.0
-    ttft_n: int = 0
     score_sum: float = 0.0
     scored: int = 0
     errors: int = 0
@@ -60,21 +68,10 @@ class RichProgressSink:
 
     def __init__(self, console: Console) -> None:
         self.console = console
-        # The cell's name and its score keep their width: at a narrow terminal the speed
-        # gives way (cut at its end) rather than `score 0.…` or the task that tells two
-        # rows apart.
-        self.progress = Progress(
-            TextColumn("{task.description}", table_column=Column(no_wrap=True)),
-            BarColumn(bar_width=12),
-            MofNCompleteColumn(),
-            TextColumn("{task.fields[score]}", table_column=Column(no_wrap=True, min_width=10)),
-            TextColumn("{task.fields[speed]}", table_column=Column(no_wrap=True, ratio=1)),
-            TextColumn("{task.fields[errors]}", style="red"),
-            TimeRemainingColumn(),
-            console=console,
-            refresh_per_second=8,
-        )
+        self.progress = CellRows(console=console, refresh_per_second=8)
         self._cells: dict[CellKey, _Cell] = {}
+        # Per cell, measured as every display measures it (core/measures.py).
+        self.first_tokens = FirstTokens[CellKey]()
         self.errors: list[str] = []
         self._stall_said: tuple[str, bool] | None = None  # (error, paused) last said
         self._stall_said_at = 0.0
@@ -121,11 +118,9 @@ class RichProgressSink:
         )
 
     def _plan(self, event: RunPlanned) -> None:
-        width = max((len(k.task) for k in event.cells), default=10)
         for key in sorted(event.cells, key=lambda k: (k.model, k.task, k.length)):
-            label = f"{key.model} {key.task:<{width}} {format_length(key.length):>5}"
             task_id = self.progress.add_task(
-                label, total=event.cells[key], score="", speed="", errors=""
+                key.task, total=event.cells[key], cell=key, score="", speed="", errors=""
             )
             self._cells[key] = _Cell(task_id)
 
@@ -142,8 +137,7 @@ class RichProgressSink:
         generation = event.generation
         if cell is None or generation.ttft_s is None:
             return
-        cell.ttft_sum += generation.ttft_s
-        cell.ttft_n += 1
+        self.first_tokens.measured(event.cell, generation.generation_id, generation.ttft_s)
         cell.tokens += generation.output_tokens
         cell.decode_s += max(0.0, generation.latency_s - generation.ttft_s)
 
@@ -157,7 +151,7 @@ class RichProgressSink:
         elif isinstance(event, ExampleFailed):
             cell.errors += 1
             self.errors.append(event.message)
-        self._show(cell, advance=1)
+        self._show(event.cell, cell, advance=1)
 
     def _earlier(self, event: EarlierResults) -> None:
         """What finished before a viewer attached, counted per cell (lctui attach)."""
@@ -167,21 +161,127 @@ class RichProgressSink:
                 continue
             cell.tokens += tally.output_tokens
             cell.decode_s += tally.decode_s
-            cell.ttft_sum += tally.ttft_sum
-            cell.ttft_n += tally.ttft_n
+            self.first_tokens.add(key, tally.ttft_sum, tally.ttft_n)
             cell.score_sum += tally.score_sum
             cell.scored += tally.scored
             cell.errors += tally.errors
-            self._show(cell, advance=tally.done + tally.errors)
+            self._show(key, cell, advance=tally.done + tally.errors)
         if event.last_error:
             self.errors.append(event.last_error)
 
-    def _show(self, cell: _Cell, advance: int) -> None:
+    def _show(self, key: CellKey, cell: _Cell, advance: int) -> None:
         score = f"score {cell.score_sum / cell.scored:.2f}" if cell.scored else ""
         speed = ""
-        if cell.ttft_n:
-            speed = f"ttft {cell.ttft_sum / cell.ttft_n:.1f}s"
+        ttft = self.first_tokens.mean(key)
+        if ttft is not None:
+            speed = f"ttft {ttft:.1f}s"
         if cell.decode_s > 0:
-            speed += f" {cell.tokens / cell.decode_s:.0f} tok/s"
+            speed += f" {per_second(cell.tokens / cell.decode_s)} tok/s"
         errors = f"{cell.errors} errors" if cell.errors else ""
         self.progress.update(cell.task_id, advance=advance, score=score, speed=speed, errors=errors)
+
+
+BAR_WIDTH = 12
+SCORE_WIDTH = len("score 1.00")
+TIME_WIDTH = len("0:00:00")
+
+
+class CellRows(Progress):
+    """rich's Progress whose rows are laid out for the width they are drawn at: the
+    speed gives way before the name, count, score, errors and time, the bar first."""
+
+    def __init__(self, console: Console, refresh_per_second: float) -> None:
+        self._bar = BarColumn(bar_width=BAR_WIDTH)
+        self._count = MofNCompleteColumn()
+        self._time = TimeRemainingColumn()
+        super().__init__(
+            self._bar,
+            self._count,
+            self._time,
+            console=console,
+            refresh_per_second=refresh_per_second,
+        )
+
+    def get_renderables(self) -> Iterable[RenderableType]:
+        yield _Fitted(self)
+
+    def rows(self, width: int) -> Table:
+        """The rows within `width` cells (see the module's docstring)."""
+        tasks = [t for t in self.tasks if t.visible]
+        keys = [_key(t) for t in tasks]
+        count = max((len(f"{int(t.total or 0)}") * 2 + 1 for t in tasks), default=3)
+        errors = max((cell_width(str(t.fields.get("errors", ""))) for t in tasks), default=0)
+        # The name, count, score, errors and time, with a space between each.
+        fixed = count + SCORE_WIDTH + TIME_WIDTH + (errors + 1 if errors else 0) + 3
+        names = _names(keys, max(8, width - fixed - 1))
+        # What the name leaves: the speed first, then the bar; each with its space.
+        room = width - fixed - max((cell_width(n) for n in names), default=0)
+        wanted = max((cell_width(str(t.fields.get("speed", ""))) for t in tasks), default=0)
+        speed = max(0, min(wanted, room - 1))
+        room -= speed + 1 if speed else 0
+        bar = min(BAR_WIDTH, room - 1) if room - 1 >= 4 else 0
+        columns = [Column(no_wrap=True)]
+        if bar:
+            self._bar.bar_width = bar
+            columns.append(Column(no_wrap=True, width=bar))
+        columns += [Column(no_wrap=True, width=count), Column(no_wrap=True, width=SCORE_WIDTH)]
+        if speed > 0:
+            columns.append(Column(no_wrap=True, width=speed, overflow="ellipsis"))
+        if errors:
+            columns.append(Column(no_wrap=True, width=errors, style="red"))
+        columns.append(Column(no_wrap=True, width=TIME_WIDTH))
+        table = Table.grid(*columns, padding=(0, 1))
+        for task, name in zip(tasks, names, strict=True):
+            row: list[RenderableType] = [Text(name)]
+            if bar:
+                row.append(self._bar(task))
+            row += [self._count(task), Text(str(task.fields.get("score", "")))]
+            if speed > 0:
+                row.append(Text(str(task.fields.get("speed", ""))))
+            if errors:
+                row.append(Text(str(task.fields.get("errors", ""))))
+            row.append(self._time(task))
+            table.add_row(*row)
+        return table
+
+
+class _Fitted:
+    """The rows of a CellRows, laid out when rich knows the width to draw them in."""
+
+    def __init__(self, progress: CellRows) -> None:
+        self.progress = progress
+
+    def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
+        yield self.progress.rows(options.max_width)
+
+
+def _key(task: Task) -> CellKey:
+    key = task.fields.get("cell")
+    return key if isinstance(key, CellKey) else CellKey("", task.description, 0)
+
+
+def _names(keys: list[CellKey], width: int) -> list[str]:
+    """`model task length` per row in columns, within `width` cells: whole where they
+    fit, else the models, then the tasks, shortened in their middle (`abbreviate`)."""
+    models = list(dict.fromkeys(k.model for k in keys))
+    tasks = list(dict.fromkeys(k.task for k in keys))
+    lengths = {k.length: format_length(k.length) if k.length else "" for k in keys}
+    length_w = max((len(text) for text in lengths.values()), default=0)
+    model_w = max((cell_width(m) for m in models), default=0)
+    task_w = max((cell_width(t) for t in tasks), default=0)
+    over = model_w + 1 + task_w + 1 + length_w - width
+    if over > 0:
+        shrink = min(over, max(0, model_w - 8))
+        model_w, over = model_w - shrink, over - shrink
+        task_w = max(3, task_w - over)
+    shown_models = dict(zip(models, abbreviate(models, model_w), strict=True))
+    shown_tasks = dict(zip(tasks, abbreviate(tasks, task_w), strict=True))
+
+    def pad(text: str, w: int) -> str:
+        return text + " " * max(0, w - cell_width(text))
+
+    return [
+        f"{pad(shown_models[k.model], model_w)} {pad(shown_tasks[k.task], task_w)} "
+        f"{lengths[k.length]:>{length_w}}".rstrip()
+        for k in keys
+    ]

@@ -241,9 +241,17 @@ def _open_run_store(db: Path, publisher: EventPublisher) -> Store:
 
 
 def tokenizer_notes(request: RunRequest) -> list[str]:
-    """Which tasks count with a paper's tokenizer by default (said, as it is not asked)."""
+    """What the examples count with by default (said, as it is not asked): the shared
+    tokenizer of several models, or which tasks count with their paper's."""
     if request.tokenizer is not None:
         return []
+    if request.counts_with is not None:
+        return [
+            f"{len(request.models)} models: every example counts with {request.counts_with}, "
+            "so they read the same examples and pair in `lctui compare` (--tokenizer model: "
+            "each model builds its own examples with its own tokenizer, and nothing pairs "
+            "across models)"
+        ]
     by_tokenizer: dict[str, list[str]] = {}
     for task in request.tasks:
         if task.paper_tokenizer:

@@ -25,6 +25,7 @@ from lctui.core.bounds import check_n, check_seed, check_temperature
 from lctui.core.errors import UserInputError
 from lctui.core.lengths import format_length
 from lctui.engine import RunRequest
+from lctui.engine.plan import SHARED_TOKENIZER
 from lctui.tasks import select_tasks
 
 
@@ -58,9 +59,10 @@ def add_run_options(p: argparse.ArgumentParser) -> None:
         "--tokenizer",
         metavar="NAME",
         help="count every example with a reference tokenizer (o200k_base, cl100k_base): all "
-        "models then read the same examples; 'model': each model counts with its own. "
-        "Default: the tokenizer of the task's paper where it fixes one (LIFBench: o200k_base), "
-        "else each model's own",
+        "models then read the same examples; 'model': each model counts with its own (then "
+        f"nothing pairs across models). Default: with several models, {SHARED_TOKENIZER} for all; "
+        "with one, the tokenizer of the task's paper where it fixes one (LIFBench: "
+        "o200k_base), else the model's own",
     )
     p.add_argument(
         "--truncate",

@@ -22,7 +22,7 @@ from rich.markup import escape
 from rich.table import Table
 
 from lctui.cli.tables import format_option, output_format, print_tsv
-from lctui.core.formatting import duration
+from lctui.core.formatting import duration, per_second
 from lctui.core.run_record import KILLED, STARTING, WAITING, LiveProgress, RunRecord
 from lctui.core.text import shorten
 from lctui.engine.attach import AttachedRun, live_runs
@@ -118,10 +118,11 @@ def _cells(line: RunLine) -> list[str]:
     if progress is not None and progress.planned:
         done, to_do, errors = progress.finished, progress.to_do, progress.errors
         eta = duration(progress.eta_s)
-        rate = f"{progress.tokens_per_s:.0f}" if progress.tokens_per_s is not None else "-"
+        rate = per_second(progress.tokens_per_s)
     else:
         done, to_do, errors = record.done + record.errors, record.to_do, record.errors
-        eta, rate = "-", "-"
+        mean = record.tokens_per_s  # an ended run's mean
+        eta, rate = "-", per_second(mean)
     share = f" ({100 * done / to_do:.0f}%)" if to_do else ""
     amount = f"{done}/{to_do}{share}" if to_do or done else "-"
     started = time.strftime("%m-%d %H:%M", time.localtime(record.started_at))

@@ -155,6 +155,8 @@ class RunFinished:
     done: int
     errors: int
     cancelled: bool
+    # Seconds from its plan to its end: the time it generated (the mean rates of
+    # core/measures.py); a display's elapsed counts from the run's start, loading included.
     elapsed_s: float
 
 

@@ -27,6 +27,14 @@ def interval(low: float | None, high: float | None, digits: int = 3) -> str:
     return f"[{fixed(low, digits, signed=True)}, {fixed(high, digits, signed=True)}]"
 
 
+def per_second(rate: float | None) -> str:
+    """12 or 0.4: a rate per second, to a tenth below 10 (a slow model's 0.4 tok/s is
+    no 0); "-" for None."""
+    if rate is None:
+        return "-"
+    return f"{rate:.1f}" if rate < 9.95 else f"{rate:,.0f}"
+
+
 def file_size(size: int) -> str:
     """Bytes in decimal units, as the hub and most tools show them: 512 B, 4.2 MB, 11.3 GB."""
     if size < 1000:

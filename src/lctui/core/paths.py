@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import os
 import re
+import secrets
 import time
 from collections.abc import Iterable
 from pathlib import Path
@@ -40,6 +41,30 @@ def make_runs_dir() -> Path:
     if folder.stat().st_mode & 0o077:
         folder.chmod(0o700)
     return folder
+
+
+MACHINE_FILE = "machine-id"
+
+
+def machine_id() -> str | None:
+    """This installation's id on this machine: a random one kept in the data folder
+    (`machine-id`), made on first use. Runs record it, so that what was measured here
+    (the launch screen's estimate) is told apart from runs imported from elsewhere,
+    hostnames alike or not. None when the data folder cannot be written."""
+    path = data_dir() / MACHINE_FILE
+    try:
+        found = path.read_text(encoding="ascii").strip()
+    except (OSError, UnicodeDecodeError):
+        found = ""
+    if re.fullmatch(r"[0-9a-f]{32}", found):
+        return found
+    made = secrets.token_hex(16)
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(made + "\n", encoding="ascii")
+    except OSError:
+        return None
+    return made
 
 
 EXPORTS = "exports"  # the folder of the data folder every export goes to

@@ -57,6 +57,8 @@ class RunRecord:
     done: int = 0
     errors: int = 0
     message: str | None = None  # why a run failed, or other last words
+    # Output tokens per second over the time it generated, once it has ended (its mean).
+    tokens_per_s: float | None = None
 
     @property
     def ended(self) -> bool:
@@ -112,6 +114,7 @@ _TYPES: dict[str, Any] = {
     "to_do": int,
     "done": int,
     "errors": int,
+    "tokens_per_s": (int, float, type(None)),
 }
 
 
@@ -161,8 +164,10 @@ class LiveProgress:
     errors: int = 0
     output_tokens: int = 0
     elapsed_s: float = 0.0  # since the run was planned
-    tokens_per_s: float | None = None  # over the last few seconds
-    examples_per_s: float | None = None  # finished per second, over the last minute
+    # Over the last few seconds, and finished per second over the last minute; the
+    # run's means once it has ended (core/measures.py).
+    tokens_per_s: float | None = None
+    examples_per_s: float | None = None
     paused: bool = False
     stalled: str | None = None  # the store's stall, said as StoreStalled.describe
     last_error: str | None = None

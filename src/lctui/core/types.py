@@ -318,6 +318,9 @@ class TaskInfo:
 # The key of a run's command (runs.command) under which the run's record keeps, per
 # model, the ServerShare rows of its servers (written by the engine, read by lctui stats).
 RUN_SERVERS = "servers"
+# ... and under which it keeps how it was timed: {"machine": core.paths.machine_id(),
+# "load_s": {model: seconds its backend took to load}} (the launch screen's estimate).
+RUN_TIMING = "timing"
 
 
 @dataclass(frozen=True)

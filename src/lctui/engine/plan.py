@@ -7,9 +7,11 @@ only the items it is about to do, while `planned_cells` counts them without plan
 
 Every model that counts with the same tokenizer reads the same examples: an example
 reserves a fixed template allowance (tasks.budget.TEMPLATE_ALLOWANCE) instead of the
-model's own framing, so its id names no model. The window is checked per model: its
-prompt plus answer take `length - allowance + framing` tokens, where `framing` is what
-its template adds (backend.template_overhead).
+model's own framing, so its id names no model. A run of several models that names no
+tokenizer counts every example with `SHARED_TOKENIZER`, so that its models read the
+same examples and their results pair (`RunRequest.counts_with`). The window is
+checked per model: its prompt plus answer take `length - allowance + framing` tokens,
+where `framing` is what its template adds (backend.template_overhead).
 """
 
 from __future__ import annotations
@@ -36,6 +38,10 @@ from lctui.tasks.tokenizers import REFERENCE_TOKENIZERS, reference_tokenizer
 # tasks whose paper fixes one (Task.paper_tokenizer).
 MODEL_TOKENIZER = "model"
 TOKENIZER_CHOICES = (*REFERENCE_TOKENIZERS, MODEL_TOKENIZER)
+# What the examples of a run of several models count with when it names no tokenizer:
+# each model's own would build each model its own examples, and nothing would pair
+# across them in a comparison. Gold's default too, so a reference run pairs with them.
+SHARED_TOKENIZER = "o200k_base"
 
 
 @dataclass(frozen=True)
@@ -48,7 +54,8 @@ class RunRequest:
     n: int = 10
     seed: int = 0
     # A reference tokenizer every example counts with, MODEL_TOKENIZER for each model's
-    # own, or None: each task's paper tokenizer where it has one, else the model's own.
+    # own, or None: the default (`counts_with`): with one model, each task's paper
+    # tokenizer where it has one, else the model's own; with several, SHARED_TOKENIZER.
     tokenizer: str | None = None
     truncate: bool = False
     # None: each task's own (Task.temperature: 0, or what its original decodes with).
@@ -84,9 +91,22 @@ class RunRequest:
         return self.indices if self.indices is not None else range(self.n)
 
     @property
+    def counts_with(self) -> str | None:
+        """The run's tokenizer choice with its default resolved (`shared_default`)."""
+        return self.tokenizer if self.tokenizer is not None else shared_default(len(self.models))
+
+    @property
     def reference_tokenizer(self) -> str | None:
-        """The reference tokenizer named for the whole run, if one is (what gold counts with)."""
-        return self.tokenizer if self.tokenizer in REFERENCE_TOKENIZERS else None
+        """The reference tokenizer of the whole run, if it has one (what gold counts with)."""
+        counts_with = self.counts_with
+        return counts_with if counts_with in REFERENCE_TOKENIZERS else None
+
+
+def shared_default(models: int) -> str | None:
+    """What a run of `models` models that names no tokenizer counts its examples with:
+    SHARED_TOKENIZER for several (so they read the same examples), else None (each
+    task's paper tokenizer where it has one, else the model's own)."""
+    return SHARED_TOKENIZER if models > 1 else None
 
 
 @dataclass(frozen=True)
@@ -304,7 +324,7 @@ def _built_items(request: RunRequest, spec: ModelSpec, backend: Backend) -> Iter
     for task in request.tasks:
         fmt = prompt_format(spec, task, request.prompt_format)
         framing = backend.template_overhead(task.answer_prefix, fmt)
-        name = counting_tokenizer(request.tokenizer, task)
+        name = counting_tokenizer(request.counts_with, task)
         tokenizer = reference_tokenizer(name) if name else backend.tokenizer
         for length in request.lengths:
             config = generation_config(

@@ -44,6 +44,7 @@ from lctui.core.events import (
     StoreRecovered,
     StoreStalled,
 )
+from lctui.core.measures import Throughput
 from lctui.core.run_record import (
     CANCELLED,
     FINISHED,
@@ -69,8 +70,6 @@ RECENT_FINISHED = 64  # finished generations a replay repeats whole; older ones 
 # view draws at 20 Hz, so the wait is not seen).
 BATCH_S = 0.02
 VIEWER_QUEUE_BYTES = 8 * 1024 * 1024  # a viewer this far behind is dropped
-TOKEN_RATE_WINDOW_S = 5.0
-EXAMPLE_RATE_WINDOW_S = 60.0
 CLOSE_FLUSH_S = 2.0  # at the end, how long viewers get to read the last events
 DROP_ABORT_S = 5.0  # a dropped viewer's connection is cut after this if it reads nothing
 
@@ -169,10 +168,8 @@ class EventPublisher:
         self._servers: dict[str, ServersReported] = {}  # the last report of each model
         self._finished: RunFinished | None = None
         self._to_do = self._skipped_n = self._started = self._done = self._errors = 0
-        self._output_tokens = 0
         self._planned_at: float | None = None
-        self._token_rate = _Rate(TOKEN_RATE_WINDOW_S)
-        self._end_rate = _Rate(EXAMPLE_RATE_WINDOW_S)
+        self._rates = Throughput()  # measured as every display measures (core/measures.py)
         self._chunks: dict[str, _Pending] = {}  # per generation, merged until sent
         self._last_error: str | None = None
         self.failure: str | None = None  # why publishing stopped, if it did
@@ -246,8 +243,7 @@ class EventPublisher:
                     stream.tokens = 0
                 stream.parts.append(event.text)
                 stream.tokens += event.tokens
-            self._output_tokens += event.tokens
-            self._token_rate.add(now, event.tokens)
+            self._rates.add_tokens(now, event.tokens)
         elif isinstance(event, ExampleStarted):
             self._streams[event.generation_id] = _Stream(event)
             self._started += 1
@@ -259,6 +255,7 @@ class EventPublisher:
             self._ended(event, now)
         elif isinstance(event, RunPlanned):
             self._planned, self._planned_at = event, now
+            self._rates.plan(now)
             self._to_do = sum(event.cells.values())
             self._skipped_n = sum(event.skipped.values())
             self._save(self.record.with_status(RUNNING, to_do=self._to_do))
@@ -277,10 +274,16 @@ class EventPublisher:
             self._servers[event.model] = event
         elif isinstance(event, RunFinished):
             self._finished = event
+            planned = self._planned_at
+            self._rates.end(planned + event.elapsed_s if planned is not None else now)
             status = CANCELLED if event.cancelled else FINISHED
             self._save(
                 self.record.with_status(
-                    status, to_do=self._to_do, done=event.done, errors=event.errors
+                    status,
+                    to_do=self._to_do,
+                    done=event.done,
+                    errors=event.errors,
+                    tokens_per_s=self._rates.tokens_per_s(now),
                 )
             )
 
@@ -290,7 +293,7 @@ class EventPublisher:
             self._last_error = event.message
         else:
             self._done += 1
-        self._end_rate.add(now, 1)
+        self._rates.add_finished(now)
         stream = self._streams.pop(event.generation.generation_id, None)
         if stream is None:
             return
@@ -332,19 +335,16 @@ class EventPublisher:
     def progress(self) -> LiveProgress:
         now = self._clock()
         elapsed = now - self._planned_at if self._planned_at is not None else 0.0
-        token_span = min(TOKEN_RATE_WINDOW_S, elapsed)
-        example_span = min(EXAMPLE_RATE_WINDOW_S, elapsed)
-        tokens = self._token_rate.total(now)
         return LiveProgress(
             to_do=self._to_do,
             skipped=self._skipped_n,
             started=self._started,
             done=self._done,
             errors=self._errors,
-            output_tokens=self._output_tokens,
+            output_tokens=self._rates.output_tokens,
             elapsed_s=elapsed,
-            tokens_per_s=tokens / token_span if token_span > 0 else None,
-            examples_per_s=self._end_rate.total(now) / example_span if example_span > 0 else None,
+            tokens_per_s=self._rates.tokens_per_s(now),
+            examples_per_s=self._rates.examples_per_s(now),
             paused=self._paused,
             stalled=self._stalled.describe() if self._stalled is not None else None,
             last_error=self._last_error,
@@ -456,32 +456,6 @@ class EventPublisher:
             viewer.reader.cancel()
         with contextlib.suppress(Exception):
             viewer.writer.close()
-
-
-class _Rate:
-    """Amounts per quarter second over a sliding window: a rate at any moment, in
-    bounded memory however many events come."""
-
-    BUCKET_S = 0.25
-
-    def __init__(self, window_s: float) -> None:
-        self.window_s = window_s
-        self._buckets: deque[list[float]] = deque()  # [start, amount]
-
-    def add(self, now: float, amount: float) -> None:
-        if self._buckets and now - self._buckets[-1][0] < self.BUCKET_S:
-            self._buckets[-1][1] += amount
-        else:
-            self._buckets.append([now, amount])
-            self._trim(now)
-
-    def total(self, now: float) -> float:
-        self._trim(now)
-        return sum(amount for _, amount in self._buckets)
-
-    def _trim(self, now: float) -> None:
-        while self._buckets and self._buckets[0][0] < now - self.window_s:
-            self._buckets.popleft()
 
 
 def _abort(transport: asyncio.BaseTransport) -> None:

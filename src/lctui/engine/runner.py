@@ -35,12 +35,14 @@ from lctui.core.events import (
     StoreRecovered,
     StoreStalled,
 )
+from lctui.core.measures import run_timing
 from lctui.core.protocols import Backend
 from lctui.core.run_record import new_run_id
 from lctui.core.types import (
     CHAT_FORMAT,
     FORMAT_USED,
     PLAIN_FORMAT,
+    RUN_TIMING,
     Chunk,
     Example,
     Generation,
@@ -109,6 +111,7 @@ class _Model:
     spec: ModelSpec
     backend: Backend
     todo: TodoStream
+    load_s: float = 0.0  # how long its backend took to load
 
 
 class Engine:
@@ -263,7 +266,8 @@ class Engine:
             self._store.add_model(
                 m.spec, m.backend.fingerprint, m.backend.tokenizer.name, m.backend.max_context
             )
-        self._store.start_run(run_id, command)
+        loads = {m.spec.name: round(m.load_s, 3) for m in models}
+        self._store.start_run(run_id, {**command, RUN_TIMING: run_timing(loads)})
         with contextlib.suppress(StoreError):
             self._store.flush()
 
@@ -310,14 +314,16 @@ class Engine:
         loaded: list[Backend] = []  # closed again if a later model or length is refused
         try:
             for spec in request.models:
+                loading = time.monotonic()
                 backend = await asyncio.to_thread(
                     self._load_backend, spec, request.reference_tokenizer
                 )
+                load_s = time.monotonic() - loading
                 loaded.append(backend)
                 check_window(spec, backend, request)
                 stored = None if request.retry_stored else self._store.stored_keys
                 todo = TodoStream(iter_items(request, spec, backend), stored, self._check_stalled)
-                models.append(_Model(spec, backend, todo))
+                models.append(_Model(spec, backend, todo, load_s))
         except BaseException:
             await _close_all(loaded)
             raise

@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import json
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from lctui.core.types import RUN_TIMING
 from lctui.store.read.source import Source, cursor_of, dict_rows
 from lctui.store.run_status import status_now
 from lctui.store.samples import sample_run_ids
@@ -124,34 +126,69 @@ def model_generation_ids(src: Source, model_ids: Sequence[str]) -> set[str]:
 
 
 @dataclass(frozen=True)
-class ModelThroughput:
-    """Prompt tokens read and seconds of latency summed over a model's generations that
-    succeeded (the launch screen's time estimate)."""
+class RunTiming:
+    """How long one model's generations that succeeded took in one run made on a given
+    machine (the launch screen's estimate, tui/state/estimate.py): sums over them of
+    their length (the budget they were built at, x) and latency (y), their span from
+    the first start to the last end, and how long the model took to load."""
 
     model: str
-    prompt_tokens: int
-    seconds: float
+    backend: str
+    run_id: str
+    n: int
+    sum_x: float
+    sum_xx: float
+    sum_y: float
+    sum_yy: float
+    sum_xy: float
+    span_s: float
+    load_s: float | None  # None: the run did not record it
 
 
-# Distinct generations: the results view has one row per metric.
-_THROUGHPUT_SQL = """
-    SELECT model, sum(prompt_tokens) AS tokens, sum(latency_s) AS seconds
-    FROM (
-        SELECT DISTINCT generation_id, model, prompt_tokens, latency_s FROM results
-        WHERE generation_status = 'ok' AND latency_s > 0 AND prompt_tokens > 0
-    )
-    GROUP BY model
-    ORDER BY model
+# The run's command keeps the machine and load times (core.types.RUN_TIMING).
+_TIMINGS_SQL = f"""
+    SELECT m.name, m.backend, g.run_id, count(*),
+           sum(g.length), sum(g.length::DOUBLE * g.length),
+           sum(g.latency_s), sum(g.latency_s * g.latency_s), sum(g.length * g.latency_s),
+           max(epoch(g.started_at) + g.latency_s) - min(epoch(g.started_at)),
+           any_value(r.command -> '{RUN_TIMING}' -> 'load_s')
+    FROM generations AS g
+    JOIN models AS m USING (model_id)
+    JOIN runs AS r USING (run_id)
+    WHERE g.status = 'ok' AND g.latency_s > 0 AND g.length > 0
+      AND r.command ->> '$.{RUN_TIMING}.machine' = ?
+    GROUP BY m.name, m.backend, g.run_id
+    ORDER BY m.name, m.backend, g.run_id
 """
 
 
-def model_throughput(src: Source) -> list[ModelThroughput]:
-    """Per model with a measurement (a generation that succeeded with a latency)."""
+def run_timings(src: Source, machine: str) -> list[RunTiming]:
+    """Per model and run made on `machine` (core.paths.machine_id), its generations
+    that succeeded, timed; runs imported from elsewhere, or older than the record of
+    their machine, are not among them."""
     with cursor_of(src) as cur:
-        rows = cur.execute(_THROUGHPUT_SQL).fetchall()
-    return [
-        ModelThroughput(str(model), int(tokens), float(seconds)) for model, tokens, seconds in rows
-    ]
+        rows = cur.execute(_TIMINGS_SQL, [machine]).fetchall()
+    timings = []
+    for name, backend, run_id, n, sx, sxx, sy, syy, sxy, span, loads in rows:
+        load = _load_of(loads, str(name))
+        timings.append(
+            RunTiming(
+                str(name), str(backend), str(run_id), int(n), float(sx), float(sxx),
+                float(sy), float(syy), float(sxy), float(span), load,
+            )
+        )  # fmt: skip
+    return timings
+
+
+def _load_of(loads: object, model: str) -> float | None:
+    """A model's load time from the run's JSON (a file's text: anything may be there)."""
+    try:
+        value = json.loads(str(loads)).get(model) if loads is not None else None
+    except (ValueError, AttributeError):
+        return None
+    if isinstance(value, int | float) and not isinstance(value, bool) and value >= 0:
+        return float(value)
+    return None
 
 
 @dataclass(frozen=True)

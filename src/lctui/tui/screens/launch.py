@@ -46,6 +46,7 @@ from lctui.engine import RunRequest
 from lctui.tasks import all_tasks
 from lctui.tui.screens.base import LctuiScreen, on_a_cursor
 from lctui.tui.screens.param_editor import ParamEditor
+from lctui.tui.state.estimate import ModelCost, ModelKey, estimate_line, read_costs
 from lctui.tui.state.launch_choices import (
     TASK_DEFAULT,
     TOKENIZER_HELP,
@@ -60,15 +61,14 @@ from lctui.tui.state.launch_choices import (
     read_number,
     shown_value,
     still_holding,
+    tokenizer_note,
 )
 from lctui.tui.state.run_options import (
     LENGTH_CHOICES,
     checked_endpoint,
-    estimate_line,
     is_url,
     length_options,
     model_prompt,
-    read_throughput,
     url_spec,
 )
 from lctui.tui.widgets.key_footer import KeyFooter
@@ -107,6 +107,8 @@ class LaunchScreen(LctuiScreen):
     LaunchScreen .field Input { width: 1fr; }
     LaunchScreen #tokenizer { width: 1fr; }
     LaunchScreen #estimate { height: auto; max-height: 3; padding: 0 1; }
+    LaunchScreen #tokenizer-note { height: auto; max-height: 3; padding: 0 1; color: $text-muted; }
+    LaunchScreen #tokenizer-note.warning { color: $text-warning; }
     LaunchScreen #launch-error { height: auto; max-height: 4; padding: 0 1; }
     LaunchScreen #start-row { height: 1; padding: 0 1; }
     LaunchScreen #start-row Label { padding: 0 2; color: $text-muted; }
@@ -142,7 +144,7 @@ class LaunchScreen(LctuiScreen):
         super().__init__()
         self.specs: dict[str, ModelSpec] = {}
         self.windows: dict[str, int | None] = {}
-        self.throughput: dict[str, float] = {}
+        self.costs: dict[ModelKey, ModelCost] = {}  # measured on this machine
         self.problems: list[Problem] = []  # those the error line shows
         self.choices: LaunchChoices = last_choices()
 
@@ -195,6 +197,7 @@ class LaunchScreen(LctuiScreen):
                 picker.tooltip = TOKENIZER_HELP
                 yield picker
         yield Static("", id="estimate")
+        yield Static("", id="tokenizer-note")
         yield Static("", id="launch-error", classes="error-text")
         with Horizontal(id="start-row"):
             yield Button("Start", id="start", variant="primary", compact=True)
@@ -212,7 +215,8 @@ class LaunchScreen(LctuiScreen):
         self._restore(self.choices)
         self._update_lengths()
         self._update_estimate()
-        self._load_throughput()
+        self._update_tokenizer_note()
+        self._load_costs()
 
     def _restore(self, choices: LaunchChoices) -> None:
         """Tick the remembered models and tasks and set their parameters; what is gone
@@ -238,21 +242,21 @@ class LaunchScreen(LctuiScreen):
             )
 
     def on_screen_resume(self) -> None:
-        # Back from a run: it measured throughput, so the estimate can use it.
+        # Back from a run: it measured its models here, so the estimate can use it.
         if self.is_mounted:
-            self._load_throughput()
+            self._load_costs()
 
-    def _load_throughput(self) -> None:
+    def _load_costs(self) -> None:
         self.run_query(
-            on_a_cursor(read_throughput),
-            group="throughput",
-            done=self._set_throughput,
-            # The estimate then goes without measured throughput, as on a new file.
+            on_a_cursor(read_costs),
+            group="costs",
+            done=self._set_costs,
+            # The estimate then goes without measurements, as on a new file.
             failed=lambda exc: None,
         )
 
-    def _set_throughput(self, measured: dict[str, float]) -> None:
-        self.throughput = measured
+    def _set_costs(self, measured: dict[ModelKey, ModelCost]) -> None:
+        self.costs = measured
         self._update_estimate()
 
     # -- reading the choices ----------------------------------------------------------------
@@ -261,7 +265,7 @@ class LaunchScreen(LctuiScreen):
         return [self.specs[name] for name in self.query_one("#models", SelectionList).selected]
 
     def chosen_tokenizer(self) -> str | None:
-        """The run's `tokenizer` (None: each task's default)."""
+        """The run's `tokenizer` (None: the default, engine.plan.shared_default)."""
         value = self.query_one("#tokenizer", Select).value
         return None if value == TASK_DEFAULT or not isinstance(value, str) else value
 
@@ -284,6 +288,7 @@ class LaunchScreen(LctuiScreen):
     @on(Select.Changed, "#tokenizer")
     def _changed(self) -> None:
         self._update_estimate()
+        self._update_tokenizer_note()
         self._recheck()
 
     @on(Tree.NodeSelected, "#tasks")
@@ -342,7 +347,7 @@ class LaunchScreen(LctuiScreen):
         self.query_one("#length-note", Static).update("\n".join(notes))
 
     def _update_estimate(self) -> None:
-        models = [m.name for m in self.chosen_models()]
+        models = [(m.name, m.backend) for m in self.chosen_models()]
         tasks = len(self.query_one(TaskTree).checked)
         lengths = self.chosen_lengths()
         n = self._number("n")
@@ -356,7 +361,7 @@ class LaunchScreen(LctuiScreen):
         if isinstance(n, Problem):  # what is wrong with n, as soon as it is typed
             line.update(Content.styled(f"! {n.text}", "$text-warning"))
             return
-        shown = estimate_line(models, tasks, lengths, n, self.throughput)
+        shown = estimate_line(models, tasks, lengths, n, self.costs)
         parts: list[str | tuple[str, str]] = [
             ("Estimate ", "bold"),
             (shown.duration, LEVEL_STYLES[shown.level]),
@@ -365,6 +370,14 @@ class LaunchScreen(LctuiScreen):
         if shown.advice:
             parts.append((f"\nto finish in minutes: {shown.advice}", "$text-muted"))
         line.update(Content.assemble(*parts))
+
+    def _update_tokenizer_note(self) -> None:
+        """What the tokenizer choice costs a comparison of the ticked models."""
+        text, warning = tokenizer_note(len(self.chosen_models()), self.chosen_tokenizer())
+        note = self.query_one("#tokenizer-note", Static)
+        note.update(f"! {text}" if warning else text)
+        note.set_class(warning, "warning")
+        note.display = bool(text)
 
     # -- adding a model ---------------------------------------------------------------------
 

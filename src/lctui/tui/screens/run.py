@@ -9,7 +9,10 @@ next example, shift+tab previous, l follow the newest, enter inspect, escape bac
 Pausing stops new examples from starting; those already streaming finish (a request
 cannot be held half-way on every backend: vLLM and HF generate on their own), and the
 status line and the stream panel say so. Time to first token counts as soon as a
-stream's first text arrives, not when the example ends.
+stream's first text arrives, not when the example ends; the line shows the focused
+example's model's, and `—` while none of its generations has shown text. Elapsed runs
+from Start (models loading included) and stops at the end; once the run has ended, its
+tok/s is the run's mean (core/measures.py).
 
 Leaving the view (escape, or any other screen) never stops the run; cancelling is `c`
 here or on the Runs screen. Opening the view again shows the run as it is by then,
@@ -38,6 +41,7 @@ from textual.css.query import NoMatches
 from textual.widgets import Static
 
 from lctui.core.events import StoreRecovered
+from lctui.core.formatting import per_second
 from lctui.core.types import ServerShare
 from lctui.store import Store
 from lctui.store.read.generations import get_generation
@@ -176,13 +180,15 @@ class RunScreen(LctuiScreen):
 
     def _show_stats(self, now: float) -> None:
         state = self.state
-        ttft = state.mean_ttft
-        end = state.finished.elapsed_s if state.finished else self.run.elapsed_s(now)
-        rate = state.tokens_per_s(now) if self.run.running else state.average_tokens_per_s
+        # The focused example's model: a reference model's instant answers say nothing
+        # of how long another model takes to start answering.
+        focused = state.streams.get(self.run.focus_id) if self.run.focus_id else None
+        ttft = state.model_ttft(focused.cell.model) if focused else state.mean_ttft
+        rate = state.tokens_per_s(now)  # the run's mean once it has ended
         timings = [
-            f"tok/s {rate:.0f}" if rate is not None else "tok/s —",
+            f"tok/s {per_second(rate)}" if rate is not None else "tok/s —",
             f"ttft {ttft:.2f} s" if ttft is not None else "ttft —",
-            f"elapsed {end:.1f} s",
+            f"elapsed {self.run.elapsed_s(now):.1f} s",
         ]
         # Fixed-size lines: repaint them without a layout pass of the screen.
         self.query_one("#run-timings", Static).update("  ".join(timings), layout=False)

@@ -28,6 +28,7 @@ from collections.abc import Awaitable, Callable
 from lctui.cli.run_args import parse_run_argv
 from lctui.core import run_record as records
 from lctui.core.errors import LctuiError
+from lctui.core.measures import Stopwatch
 from lctui.core.run_record import KILLED, LiveProgress, RunRecord
 from lctui.engine import RunOutcome, RunRequest
 from lctui.engine.attach import DROPPED, LOST, RUN_ENDED, AttachedRun, current_record, pid_alive
@@ -69,13 +70,17 @@ class DetachedRun(ManagedRun):
         self._changed = asyncio.Event()
         self._connection: AttachedRun | None = None
         self._sending: set[asyncio.Task[None]] = set()
+        self.clock = self._run_clock()
 
     # -- the run's life ----------------------------------------------------------------
 
     def start(self, on_end: Callable[[ManagedRun], None] | None = None) -> None:
         super().start(on_end)
-        # Its age is the run's, not the app's (the run may have started long before).
-        self.started_at = time.monotonic() - max(0.0, time.time() - self.record.started_at)
+        self.clock = self._run_clock()
+
+    def _run_clock(self) -> Stopwatch:
+        """Its age is the run's, not the app's (the run may have started long before)."""
+        return Stopwatch(_monotonic_of(self.record.started_at))
 
     async def _work(self) -> RunOutcome | None:
         while not self._over():
@@ -125,8 +130,7 @@ class DetachedRun(ManagedRun):
             # not count as tokens or examples of the last seconds.
             at = time.monotonic() - self.progress.elapsed_s
             state = RunState(*self._shape())
-            for event in replay:
-                state.apply(at, event)
+            state.replay(at, replay)
             self.buffer.drain()  # what an earlier connection left is in the replay too
             self.state, self.paused = state, state.paused
             self.note = None
@@ -273,8 +277,14 @@ class DetachedRun(ManagedRun):
 
     def elapsed_s(self, now: float) -> float:
         record = self.record
-        end = record.ended_at if record.ended and record.ended_at else time.time()
-        return max(0.0, end - record.started_at)
+        if record.ended and record.ended_at:  # the run's own end, when its record says it
+            self.clock.stop(_monotonic_of(record.ended_at))
+        return self.clock.elapsed_s(now)
+
+
+def _monotonic_of(wall: float) -> float:
+    """The monotonic clock's reading at wall-clock time `wall` (a record's times)."""
+    return time.monotonic() - (time.time() - wall)
 
 
 def detached_line(run: DetachedRun) -> str | None:

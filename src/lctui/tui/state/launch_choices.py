@@ -24,22 +24,24 @@ from lctui.cli.run_args import parse_literal
 from lctui.core.bounds import check_n, check_seed
 from lctui.core.errors import UserInputError
 from lctui.core.lengths import format_length
-from lctui.engine.plan import MODEL_TOKENIZER
+from lctui.engine.plan import MODEL_TOKENIZER, SHARED_TOKENIZER, shared_default
 from lctui.tasks import Task
 from lctui.tasks.tokenizers import REFERENCE_TOKENIZERS
 from lctui.tui.state.ui_state import recall, remember
 
 TASK_DEFAULT = "default"
-# What `--tokenizer` offers (engine.plan): the value None stands for is the tasks' default.
+# What `--tokenizer` offers (engine.plan): the value None stands for is the default.
 TOKENIZER_OPTIONS = [
-    ("task default", TASK_DEFAULT),
+    ("default", TASK_DEFAULT),
     *((f"{name} (all)", name) for name in REFERENCE_TOKENIZERS),
     ("each model's own", MODEL_TOKENIZER),
 ]
 TOKENIZER_HELP = (
-    "task default: LIFBench tasks count with o200k_base as in their paper, the others with "
-    "each model's own tokenizer. A reference tokenizer (all) makes every model read the "
-    "same examples, so their results pair for a comparison."
+    f"default: with several models, {SHARED_TOKENIZER} for all, so they read the same "
+    "examples and their results pair in Compare; with one, LIFBench tasks count with "
+    "o200k_base as in their paper, the others with the model's own tokenizer. A reference "
+    "tokenizer (all) makes every model read the same examples. Each model's own: each model "
+    "builds its own examples, and nothing pairs across models."
 )
 DEFAULT_LENGTH = 2048
 DEFAULT_N = 3
@@ -59,7 +61,7 @@ class LaunchChoices:
     lengths: tuple[int, ...] = (DEFAULT_LENGTH,)
     n: int = DEFAULT_N
     seed: int = DEFAULT_SEED
-    tokenizer: str | None = None  # None: each task's default
+    tokenizer: str | None = None  # None: the default (engine.plan.shared_default)
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -112,6 +114,23 @@ def last_choices() -> LaunchChoices:
 
 def keep_choices(choices: LaunchChoices) -> None:
     remember(REMEMBERED, choices.to_json())
+
+
+def tokenizer_note(models: int, tokenizer: str | None) -> tuple[str, bool]:
+    """What the tokenizer choice means for a comparison of the chosen models, and
+    whether it is a warning (their results will not pair); '' for one model or none."""
+    if models < 2:
+        return "", False
+    if tokenizer == MODEL_TOKENIZER:
+        return (
+            "each model's own tokenizer: each model builds its own examples, so nothing "
+            f"pairs across models in Compare (default: all count with {SHARED_TOKENIZER})"
+        ), True
+    shared = tokenizer or shared_default(models)
+    return (
+        f"{models} models read the same examples ({shared} tokens): they pair in Compare. "
+        "Each model's own tokenizer (F7) would pair none."
+    ), False
 
 
 # -- problems ------------------------------------------------------------------------------

@@ -19,6 +19,7 @@ import time
 from collections.abc import Callable
 
 from lctui.core.errors import LctuiError
+from lctui.core.measures import Stopwatch
 from lctui.engine import Engine, RunOutcome, RunRequest
 from lctui.engine.runner import BackendLoader
 from lctui.store import Store
@@ -50,7 +51,8 @@ class ManagedRun:
         models = [m.name for m in request.models] if request else []
         tasks = [t.name for t in request.tasks] if request else []
         self.state = RunState(models, tasks, request.lengths if request else [])
-        self.started_at = time.monotonic()
+        # Elapsed from the start (models loading included) to the end (core/measures.py).
+        self.clock = Stopwatch(time.monotonic())
         self.ended_at: float | None = None
         self.paused = False
         self.cancel_asked = False
@@ -91,7 +93,7 @@ class ManagedRun:
     def start(self, on_end: Callable[[ManagedRun], None] | None = None) -> None:
         """Start the run's task on the running loop; `on_end(run)` once it has ended."""
         self._on_end = on_end
-        self.started_at = time.monotonic()
+        self.clock = Stopwatch(time.monotonic())
         self._task = asyncio.get_running_loop().create_task(
             self._host(), name=f"lctui-run-{self.number}"
         )
@@ -109,6 +111,8 @@ class ManagedRun:
             self.failure = f"{type(exc).__name__}: {exc}"
         finally:
             self.ended_at = time.monotonic()
+            self.clock.stop(self.ended_at)
+            self.state.end(self.ended_at)  # a run that failed has its means too
             self.paused = False
             if self._on_end is not None:
                 self._on_end(self)
@@ -153,6 +157,8 @@ class ManagedRun:
         if len(self.buffer):
             for at, event in self.buffer.drain():
                 self.state.apply(at, event)
+            if self.state.finished_at is not None:  # the run said it ended
+                self.clock.stop(self.state.finished_at)
 
     @property
     def status(self) -> str:
@@ -186,7 +192,9 @@ class ManagedRun:
         return f"#{self.number} {', '.join(self.state.models)}".rstrip()
 
     def elapsed_s(self, now: float) -> float:
-        return (self.ended_at if self.ended_at is not None else now) - self.started_at
+        """Seconds since the run started, models loading included, to its end; never
+        less than it said before."""
+        return self.clock.elapsed_s(now)
 
 
 class LocalRun(ManagedRun):

@@ -1,14 +1,13 @@
-"""What the launch screen knows before anything loads: windows, estimates, URL checks.
+"""What the launch screen knows before anything loads: windows and URL checks (its
+estimate: tui/state/estimate.py).
 
 Windows come from a model's settings or its checkpoint's config.json, never from
-loading weights; the estimate uses the throughput measured on this machine (stored
-generations), so it says "no run measured yet" rather than guess for a new model.
+loading weights.
 """
 
 from __future__ import annotations
 
 import asyncio
-import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 from urllib.parse import urlsplit
@@ -17,9 +16,6 @@ from lctui.backends.resilience import served_models
 from lctui.core.errors import BackendError, UserInputError
 from lctui.core.lengths import PRESETS, format_length
 from lctui.core.types import ModelSpec
-from lctui.scoring.rubric import plural
-from lctui.store.read.runs import model_throughput
-from lctui.store.read.source import Source
 from lctui.tui.state.launch_choices import Problem
 
 # Powers of two (RULER, HELMET) and LIFBench's six intervals, ascending.
@@ -154,124 +150,3 @@ def too_long(lengths: Sequence[int], windows: Mapping[str, int | None]) -> list[
         for n in lengths
         if n > w
     ]
-
-
-def read_throughput(src: Source) -> dict[str, float]:
-    """Prompt tokens per second of latency, per model, from stored generations."""
-    return {m.model: m.prompt_tokens / m.seconds for m in model_throughput(src) if m.seconds}
-
-
-@dataclass(frozen=True)
-class Estimate:
-    examples: int
-    prompt_tokens: int
-    seconds: float | None  # None when no chosen model has a measurement
-    unmeasured: tuple[str, ...]
-
-
-def estimate(
-    models: Sequence[str],
-    tasks: int,
-    lengths: Sequence[int],
-    n: int,
-    throughput: Mapping[str, float],
-) -> Estimate:
-    per_model = sum(lengths) * n * tasks
-    measured = [m for m in models if throughput.get(m)]
-    seconds = sum(per_model / throughput[m] for m in measured) if measured else None
-    unmeasured = tuple(m for m in models if m not in measured)
-    return Estimate(
-        len(models) * tasks * len(lengths) * n, per_model * len(models), seconds, unmeasured
-    )
-
-
-def format_tokens(tokens: int) -> str:
-    if tokens >= 1_000_000:
-        return f"{tokens / 1_000_000:.1f}M"
-    if tokens >= 1_000:
-        return f"{tokens / 1_000:.0f}K"
-    return str(tokens)
-
-
-def format_duration(seconds: float) -> str:
-    if seconds < 1:
-        return "under 1 s"
-    if seconds < 90:
-        return f"~{math.ceil(seconds)} s"
-    if seconds < 5400:
-        return f"~{math.ceil(seconds / 60)} min"
-    return f"~{seconds / 3600:.1f} h"
-
-
-# Past LONG_S the estimate line warns and names a smaller run that takes about TARGET_S.
-LONG_S = 15 * 60
-TARGET_S = 5 * 60
-
-
-@dataclass(frozen=True)
-class EstimateLine:
-    """The launch screen's estimate: the duration first (what decides whether to start),
-    then what it counts, how long it is (`level`: unknown, short, long, very long) and,
-    for a long run, a smaller one that finishes in minutes."""
-
-    duration: str
-    detail: str
-    level: str
-    advice: str = ""
-
-
-def describe(est: Estimate, models: int, tasks: int, lengths: int, n: int) -> EstimateLine:
-    """`~4 min` and `36 examples (1 model x 12 tasks x 1 length x n 3), 74K prompt tokens`."""
-    detail = (
-        f"{plural(est.examples, 'example')} ({plural(models, 'model')} x "
-        f"{plural(tasks, 'task')} x {plural(lengths, 'length')} x n {n}), "
-        f"{format_tokens(est.prompt_tokens)} prompt tokens"
-    )
-    if est.seconds is None:
-        return EstimateLine("duration unknown", detail + "; no run measured yet", "unknown")
-    if est.unmeasured:
-        detail += f" + no run measured yet for {', '.join(est.unmeasured)}"
-    level = (
-        "short" if est.seconds <= LONG_S else "long" if est.seconds <= 4 * LONG_S else "very long"
-    )
-    return EstimateLine(format_duration(est.seconds), detail, level)
-
-
-def smaller_run(
-    models: Sequence[str],
-    tasks: int,
-    lengths: Sequence[int],
-    n: int,
-    throughput: Mapping[str, float],
-) -> str:
-    """A run of the same models and tasks that takes about TARGET_S or less: a smaller
-    n, else n 1 at the shorter lengths; '' when none does."""
-
-    def seconds(at: Sequence[int], count: int) -> float:
-        return estimate(models, tasks, at, count, throughput).seconds or 0.0
-
-    for count in range(n - 1, 0, -1):
-        if seconds(lengths, count) <= TARGET_S:
-            return f"n {count} would take {format_duration(seconds(lengths, count))}"
-    shorter = sorted(lengths)
-    while len(shorter) > 1 and seconds(shorter, 1) > TARGET_S:
-        shorter.pop()
-    if len(shorter) < len(lengths) and seconds(shorter, 1) <= TARGET_S:
-        kept = ", ".join(format_length(x) for x in shorter)
-        return f"n 1 at {kept} would take {format_duration(seconds(shorter, 1))}"
-    return ""
-
-
-def estimate_line(
-    models: Sequence[str],
-    tasks: int,
-    lengths: Sequence[int],
-    n: int,
-    throughput: Mapping[str, float],
-) -> EstimateLine:
-    """The estimate of the choices, with a smaller run when they would take long."""
-    est = estimate(models, tasks, lengths, n, throughput)
-    line = describe(est, len(models), tasks, len(lengths), n)
-    if line.level in ("long", "very long"):
-        return replace(line, advice=smaller_run(models, tasks, lengths, n, throughput))
-    return line

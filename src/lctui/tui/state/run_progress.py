@@ -3,14 +3,15 @@
 The engine calls its sink synchronously on the event loop, so the sink (`EventBuffer`)
 only appends `(time, event)` pairs; the screen drains the buffer on a timer and
 applies the events here. Drawing never runs inside the engine's call, however slow
-the terminal is.
+the terminal is. Rates and times to first token are measured as every display measures
+them (core/measures.py); a viewer's replay of a run of another process (`replay`)
+counts in the means but in no window, and says nothing of when first tokens came.
 """
 
 from __future__ import annotations
 
 import time
-from collections import deque
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 
 from lctui.core.events import (
@@ -30,12 +31,8 @@ from lctui.core.events import (
     StoreRecovered,
     StoreStalled,
 )
-from lctui.core.lengths import format_length
+from lctui.core.measures import FirstTokens, Throughput
 from lctui.core.types import ServerShare
-
-RATE_WINDOW_S = 5.0  # tok/s is measured over the last few seconds, not the whole run
-# Examples finish seconds apart: their rate (and the ETA from it) is taken over a minute.
-FINISH_WINDOW_S = 60.0
 
 
 class EventBuffer:
@@ -104,10 +101,6 @@ class StreamView:
     def finished(self) -> bool:
         return self.status != "running"
 
-    @property
-    def title(self) -> str:
-        return f"{self.cell.task} #{self.index} @{format_length(self.cell.length)}"
-
 
 class RunState:
     """Applies engine events; read by the grid, the stream panel and the stats line."""
@@ -128,25 +121,37 @@ class RunState:
         self.done = 0
         self.errors = 0
         self.last_error: str | None = None
-        self.output_tokens = 0
-        # Time to first token per generation: as seen here when its first text arrives
-        # (so it shows while the stream goes on), then the engine's own measure.
-        self.ttfts: dict[str, float] = {}
+        self.rates = Throughput()
+        # Time to first token per model: as seen here when a generation's first text
+        # arrives (so it shows while the stream goes on), then the engine's own measure.
+        self.first_tokens = FirstTokens[str]()
         self.finished: RunFinished | None = None
+        self.finished_at: float | None = None  # when RunFinished came (not in a replay)
         self.store_stalled: StoreStalled | None = None  # until a write succeeds again
         self.store_recovered: StoreRecovered | None = None  # the last recovery
         # Per model served from base URLs: each server's share, errors, latency so far.
         self.servers: dict[str, tuple[ServerShare, ...]] = {}
         self.paused = False  # as the engine last said (RunPaused)
-        # TTFTs of generations an attached viewer got as counts (EarlierResults): sum, n.
-        self._earlier_ttft = (0.0, 0)
         self.version = 0  # bumped by every event that changes the grid or the counts
-        self._recent: deque[tuple[float, int]] = deque()  # (time, tokens) of recent chunks
-        self._first_chunk_at: float | None = None
-        self._last_chunk_at: float | None = None
-        self._finishes: deque[float] = deque()  # when each recent example finished
+        self._replaying = False
 
     # -- events -------------------------------------------------------------------------
+
+    def replay(self, at: float, events: Iterable[Event]) -> None:
+        """A viewer's replay of a run so far, all stamped `at` (the run's plan): its
+        tokens and examples count in the means but in no recent window, its streams'
+        first tokens are unknown until the engine's measure comes, and its end stops
+        no clock (the viewer learns of it now, not then)."""
+        self._replaying = True
+        try:
+            for event in events:
+                self.apply(at, event)
+        finally:
+            self._replaying = False
+
+    def end(self, at: float) -> None:
+        """The run is over (however it ended, RunFinished or not): its means from now."""
+        self.rates.end(at)
 
     def apply(self, at: float, event: Event) -> None:
         if isinstance(event, ChunkReceived):
@@ -155,10 +160,11 @@ class RunState:
             self._started(at, event)
         elif isinstance(event, GenerationFinished):
             generation = event.generation
-            view = self.streams.get(generation.generation_id)
-            if view is not None and generation.ttft_s is not None:
+            gid = generation.generation_id
+            self.first_tokens.measured(event.cell.model, gid, generation.ttft_s)
+            view = self.streams.get(gid)
+            if view is not None:
                 view.ttft_s = generation.ttft_s
-                self.ttfts[generation.generation_id] = generation.ttft_s
         elif isinstance(event, ExampleScored):
             self._scored(at, event)
         elif isinstance(event, ExampleFailed):
@@ -178,6 +184,11 @@ class RunState:
             self._skipped(event)
         elif isinstance(event, RunFinished):
             self.finished = event
+            planned = self.rates.planned_at
+            # The engine's own measure of the time it generated, also in a replay.
+            self.rates.end(planned + event.elapsed_s if planned is not None else at)
+            if not self._replaying:
+                self.finished_at = at
             self.version += 1
         elif isinstance(event, RunPaused):
             self.paused = event.paused
@@ -187,7 +198,6 @@ class RunState:
 
     def _earlier(self, event: EarlierResults) -> None:
         """What finished before this viewer attached to a published run, as counts."""
-        ttft_sum, ttft_n = self._earlier_ttft
         for key, tally in event.cells.items():
             cell = self.cell(key)
             cell.done += tally.done
@@ -197,9 +207,8 @@ class RunState:
             self.done += tally.done
             self.errors += tally.errors
             self.started += tally.done + tally.errors
-            self.output_tokens += tally.output_tokens
-            ttft_sum, ttft_n = ttft_sum + tally.ttft_sum, ttft_n + tally.ttft_n
-        self._earlier_ttft = (ttft_sum, ttft_n)
+            self.rates.add_earlier(tally.output_tokens, tally.done + tally.errors)
+            self.first_tokens.add(key.model, tally.ttft_sum, tally.ttft_n)
         self.last_error = self.last_error or event.last_error
         self.version += 1
 
@@ -207,6 +216,7 @@ class RunState:
         self.run_id = event.run_id
         self.planned = True
         self.planned_at = at
+        self.rates.plan(at)
         for key, count in event.cells.items():
             self.cell(key).total += count
             self.to_do += count
@@ -251,25 +261,16 @@ class RunState:
                 view.tokens = 0
             view.parts.append(event.text)
             view.tokens += event.tokens
-            if view.first_token_at is None and event.text:
+            if view.first_token_at is None and event.text and not self._replaying:
                 view.first_token_at = at
                 # Until the engine reports its own measure (when the example ends).
                 view.ttft_s = at - view.started_at
-                self.ttfts[event.generation_id] = view.ttft_s
+                self.first_tokens.seen(event.cell.model, event.generation_id, view.ttft_s)
             view.version += 1
-        self.output_tokens += event.tokens
-        if self._first_chunk_at is None:
-            self._first_chunk_at = at
-        self._last_chunk_at = at
-        self._recent.append((at, event.tokens))
-
-    def _finished_at(self, at: float) -> None:
-        self._finishes.append(at)
-        while self._finishes[0] < at - FINISH_WINDOW_S:  # only the window is kept
-            self._finishes.popleft()
+        self.rates.add_tokens(at, event.tokens)
 
     def _scored(self, at: float, event: ExampleScored) -> None:
-        self._finished_at(at)
+        self.rates.add_finished(at)
         cell = self.cell(event.cell)
         cell.running = max(0, cell.running - 1)
         cell.done += 1
@@ -285,7 +286,7 @@ class RunState:
         self.version += 1
 
     def _failed(self, at: float, event: ExampleFailed) -> None:
-        self._finished_at(at)
+        self.rates.add_finished(at)
         cell = self.cell(event.cell)
         cell.running = max(0, cell.running - 1)
         cell.errors += 1
@@ -315,24 +316,14 @@ class RunState:
     def in_flight(self) -> int:
         return self.started - self.done - self.errors
 
-    def tokens_per_s(self, now: float) -> float | None:
-        """Output tokens per second over the last RATE_WINDOW_S seconds."""
-        while self._recent and self._recent[0][0] < now - RATE_WINDOW_S:
-            self._recent.popleft()
-        if self._first_chunk_at is None:
-            return None
-        span = min(RATE_WINDOW_S, now - self._first_chunk_at)
-        if span <= 0:
-            return None
-        return sum(tokens for _, tokens in self._recent) / span
-
     @property
-    def average_tokens_per_s(self) -> float | None:
-        """Output tokens per second between the first and the last chunk of the run."""
-        if self._first_chunk_at is None or self._last_chunk_at is None:
-            return None
-        span = self._last_chunk_at - self._first_chunk_at
-        return self.output_tokens / span if span > 0 else None
+    def output_tokens(self) -> int:
+        return self.rates.output_tokens
+
+    def tokens_per_s(self, now: float) -> float | None:
+        """Output tokens per second over the last few seconds; the run's mean once it
+        has ended (core/measures.py)."""
+        return self.rates.tokens_per_s(now)
 
     @property
     def remaining(self) -> int:
@@ -340,32 +331,25 @@ class RunState:
         return max(0, self.to_do - self.done - self.errors)
 
     def examples_per_s(self, now: float) -> float | None:
-        """Examples finished per second over the last FINISH_WINDOW_S seconds (since
-        the run was planned, when that is shorter); None before the first finishes."""
-        while self._finishes and self._finishes[0] < now - FINISH_WINDOW_S:
-            self._finishes.popleft()
-        if not self._finishes or self.planned_at is None:
-            return None
-        span = min(FINISH_WINDOW_S, now - self.planned_at)
-        return len(self._finishes) / span if span > 0 else None
+        """Examples finished per second over the last minute; the run's mean once over."""
+        return self.rates.examples_per_s(now)
 
     def eta_s(self, now: float) -> float | None:
         """Seconds until the run's last example finishes at the recent rate: 0 once
         none is left, None while nothing is planned or nothing has finished lately."""
         if not self.planned:
             return None
-        if not self.remaining:
-            return 0.0
-        rate = self.examples_per_s(now)
-        return self.remaining / rate if rate else None
+        return self.rates.eta_s(self.remaining, now)
 
     @property
     def mean_ttft(self) -> float | None:
         """Mean time to first token of the generations that have had one, those still
-        streaming included (and those an attached viewer got as counts)."""
-        total, n = self._earlier_ttft
-        n += len(self.ttfts)
-        return (total + sum(self.ttfts.values())) / n if n else None
+        streaming included (and those an attached viewer got as counts); None before."""
+        return self.first_tokens.mean()
+
+    def model_ttft(self, model: str) -> float | None:
+        """The same, of one model's generations only."""
+        return self.first_tokens.mean(model)
 
     @property
     def mean_score(self) -> float | None:

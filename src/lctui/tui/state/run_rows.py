@@ -11,7 +11,7 @@ from __future__ import annotations
 import platform
 from dataclasses import dataclass
 
-from lctui.core.formatting import duration
+from lctui.core.formatting import duration, per_second
 from lctui.core.lengths import format_length
 from lctui.core.text import shorten
 from lctui.tui.state.detached_run import KILLED, WAITING, DetachedRun
@@ -45,14 +45,14 @@ def run_row(run: ManagedRun, now: float) -> RunRow:
     done = f"{state.done + state.errors}/{state.to_do}" if state.planned else "-"
     going = run.running and state.planned and status != PAUSED
     eta = duration(state.eta_s(now)) if going else "-"
-    rate = state.tokens_per_s(now) if run.running else state.average_tokens_per_s
+    rate = state.tokens_per_s(now)  # the run's mean once it has ended
     return RunRow(
         number=f"#{run.number}",
         run_id=run.run_id or "-",
         status=status,
         done=done,
         eta=eta,
-        rate=f"{rate:.0f}" if rate is not None else "-",
+        rate=per_second(rate),
         errors=str(state.errors) if state.planned else "-",
     )
 
@@ -68,14 +68,14 @@ def _unattached_row(run: DetachedRun) -> RunRow:
     else:
         planned = bool(record.to_do or record.done)
         finished, to_do, errors = record.done + record.errors, record.to_do, record.errors
-        eta, rate = "-", None
+        eta, rate = "-", record.tokens_per_s  # its mean, once it has ended
     return RunRow(
         number=f"#{run.number}",
         run_id=run.run_id,
         status=status,
         done=f"{finished}/{to_do}" if planned else "-",
         eta=eta,
-        rate=f"{rate:.0f}" if rate is not None else "-",
+        rate=per_second(rate),
         errors=str(errors) if planned else "-",
     )
 

@@ -32,17 +32,22 @@ def cell_text(cell: CellProgress | None) -> Text:
     if mean is not None:
         text.append(f" {mean:.2f}", style="bold")
     elif cell.stored and cell.stored == cell.finished:
-        text.append(" stored", style="dim")
+        text.append(STORED, style="dim")
     if cell.errors:
         text.append(f" {cell.errors} err", style="bold red")
     return text
 
 
+STORED = " stored"  # what a cell says while all it has finished was stored before
+
+
 def cell_width(state: RunState) -> int:
     """The widest a cell can get, so the grid keeps its size as counts grow."""
     digits = len(str(max((c.total for c in state.cells.values()), default=1)))
-    # bar, " d/d", " 1.00", and " d err" once the run has an error
-    return BAR_WIDTH + (2 + 2 * digits) + 5 + ((5 + digits) if state.errors else 0)
+    # " 1.00", or " stored" in a run that found stored examples
+    verdict = len(STORED) if state.skipped else len(" 1.00")
+    # bar, " d/d", the verdict, and " d err" once the run has an error
+    return BAR_WIDTH + (2 + 2 * digits) + verdict + ((5 + digits) if state.errors else 0)
 
 
 def grid_width(state: RunState) -> int:
@@ -92,7 +97,7 @@ class RunGrid(Static):
         super().__init__(id=id)
         self._state = state
         self._drawn = -1
-        self._shape: tuple[bool, bool, bool] | None = None
+        self._shape: tuple[bool, bool, bool, bool] | None = None
 
     def on_mount(self) -> None:
         self.redraw()
@@ -106,7 +111,7 @@ class RunGrid(Static):
             return
         self._drawn = self._state.version
         state = self._state
-        shape = (state.planned, state.finished is not None, state.errors > 0)
+        shape = (state.planned, state.finished is not None, state.errors > 0, state.skipped > 0)
         if shape != self._shape:
             self.styles.width = max([grid_width(state), *(len(m) for m in state.models)])
         self.update(grid_renderable(state), layout=shape != self._shape)

@@ -9,11 +9,13 @@ terminal: a redraw repaints this widget alone, with no layout pass of the screen
 
 from __future__ import annotations
 
+from textual import events
 from textual.content import Content
 from textual.geometry import Region
 from textual.widget import Widget
 
-from lctui.core.text import shorten
+from lctui.core.lengths import format_length
+from lctui.core.text import abbreviate, cell_width, shorten
 from lctui.tui.state.run_progress import StreamView
 
 CURSOR = "▌"
@@ -45,6 +47,28 @@ def stream_text(view: StreamView | None) -> Content:
     return Content.assemble(*parts)
 
 
+NO_STREAM_TITLE = "focused: —"
+SHORTEST_TASK = 8  # a task is shortened down to this before its model is
+
+
+def stream_title(view: StreamView | None, width: int) -> str:
+    """The panel's title within `width` cells: the example (task, index, length) and its
+    model, whole where they fit; else the task, then the model, shortened in their
+    middle (`abbreviate`: `niah_m…ikey_1`), never both cut at the end."""
+    if view is None:
+        return NO_STREAM_TITLE
+    task, model = view.cell.task, view.cell.model
+    where = f" #{view.index} @{format_length(view.cell.length)}"
+    full = f"{task}{where} · {model}"
+    if width <= 0 or cell_width(full) <= width:
+        return full
+    room = width - cell_width(where) - len(" · ")
+    over = cell_width(task) + cell_width(model) - room
+    task_w = max(min(cell_width(task), SHORTEST_TASK), cell_width(task) - over)
+    model_w = max(3, room - task_w)
+    return f"{abbreviate([task], task_w)[0]}{where} · {abbreviate([model], model_w)[0]}"
+
+
 class StreamPanel(Widget):
     """Shows the end of the focused stream; the inspector shows all of it."""
 
@@ -54,7 +78,8 @@ class StreamPanel(Widget):
 
     def __init__(self, *, id: str | None = None) -> None:
         super().__init__(id=id)
-        self.border_title = "focused: —"
+        self.border_title = NO_STREAM_TITLE
+        self._view: StreamView | None = None  # the stream shown, titled again on resize
         self._shown: tuple[str | None, int, bool] = (None, -1, False)
         self._body = stream_text(None)
         self._lines: list[Content] = []  # the wrapped tail on screen
@@ -67,8 +92,8 @@ class StreamPanel(Widget):
         if key == self._shown:
             return False
         same_stream = key[0] == self._shown[0] and paused == self._shown[2]
-        self._shown = key
-        title = "focused: —" if view is None else f"{view.title} · {view.cell.model}"
+        self._shown, self._view = key, view
+        title = self._title()
         subtitle = "following the newest (f: pick)" if follow else "l: follow newest"
         if paused and view is not None and not view.finished:
             subtitle = "paused: this one finishes, no new one starts"
@@ -96,6 +121,13 @@ class StreamPanel(Widget):
             top = self.styles.gutter.top + first
             self.refresh(Region(0, top, self.size.width, len(self._lines) - first))
         return True
+
+    def _title(self) -> str:
+        # The border's corners and the spaces around the title take 4 cells.
+        return stream_title(self._view, self.size.width - 4)
+
+    def on_resize(self, event: events.Resize) -> None:
+        self.border_title = self._title()
 
     def _wrap(self) -> list[Content]:
         """The last lines of the body that fit the content area."""
