@@ -15,7 +15,7 @@ from textual.pilot import Pilot
 from textual.widgets import DataTable, Select, Static
 
 from helpers.gold_runs import alter, two_gold_runs, unpairable_runs
-from helpers.pilot import rendered, settle
+from helpers.pilot import rendered, settle, until
 from lctui.analysis.compare import CompareResult, compare
 from lctui.core.formatting import p_value
 from lctui.core.lengths import format_length
@@ -56,6 +56,11 @@ def table_rows(table: DataTable[Any]) -> list[list[str]]:
 async def open_compare(pilot: Pilot[Any], a: str, b: str) -> CompareScreen:
     await settle(pilot)
     pilot.app.push_screen(CompareScreen(a, b))
+    # Under load the comparison's worker may outlast settle's rounds: wait for its result.
+    await until(
+        pilot,
+        lambda: isinstance(pilot.app.screen, CompareScreen) and pilot.app.screen.result is not None,
+    )
     await settle(pilot)
     screen = pilot.app.screen
     assert isinstance(screen, CompareScreen) and screen.result is not None
