@@ -41,6 +41,7 @@ from lctui.core.backend_settings import settings_of
 from lctui.core.errors import BackendError, UserInputError
 from lctui.core.hashing import stable_hash
 from lctui.core.paths import data_dir
+from lctui.core.private import open_private, prepare_output
 from lctui.core.types import ModelSpec
 
 log = logging.getLogger(__name__)
@@ -114,7 +115,7 @@ class ServerProcess:
             return (list(self._tail)[-fresh:] if fresh > 0 else []), self.total_lines
 
     def start(self) -> None:
-        self.log_path.parent.mkdir(parents=True, exist_ok=True)
+        prepare_output(self.log_path)
         self._proc = subprocess.Popen(
             [sys.executable, "-c", _GUARD, str(os.getpid()), *self.command],
             stdin=subprocess.DEVNULL,
@@ -137,7 +138,7 @@ class ServerProcess:
         self._reader.start()
 
     def _read(self, stream: IO[str]) -> None:
-        with self.log_path.open("a", encoding="utf-8") as log:
+        with open_private(self.log_path, append=True) as log:  # a server may log prompts
             for line in stream:
                 log.write(line)
                 log.flush()

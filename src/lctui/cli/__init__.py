@@ -15,6 +15,7 @@ from collections.abc import Sequence
 
 from lctui import __version__
 from lctui.core.errors import LctuiError
+from lctui.core.private import open_data_dir_warning
 from lctui.core.runtime import prepare_environment
 
 EXIT_USER_ERROR = 2
@@ -74,6 +75,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.command is None:
         parser.print_help()
         return EXIT_USER_ERROR
+    exposed = open_data_dir_warning()
+    if exposed is not None:
+        print(f"lctui: warning: {exposed}", file=sys.stderr)
     try:
         return int(args.handler(args))
     except LctuiError as exc:

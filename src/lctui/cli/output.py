@@ -15,6 +15,7 @@ from rich.text import Text
 
 from lctui.cli.db_options import resolve_db
 from lctui.core.errors import UserInputError
+from lctui.core.private import write_output
 
 
 def open_results(args: argparse.Namespace) -> Any:
@@ -30,7 +31,7 @@ def emit(text: str, out: str | None) -> None:
         sys.stdout.write(text)
         return
     try:
-        Path(out).expanduser().write_text(text, encoding="utf-8")
+        write_output(Path(out), text)  # 0600 in the data folder
     except OSError as err:
         raise UserInputError(f"cannot write {out}: {err.strerror}") from err
     print(f"wrote {out}", file=sys.stderr)

@@ -23,6 +23,7 @@ from textual.screen import Screen
 from lctui.backends import load_backend
 from lctui.core.config import Config
 from lctui.core.errors import LctuiError, NotWritableError, StoreError
+from lctui.core.private import open_data_dir_warning
 from lctui.engine import RunRequest
 from lctui.engine.runner import BackendLoader
 from lctui.resources import sample_runs_dir
@@ -101,6 +102,9 @@ class LctuiApp(App[None]):
         return self.run_host.manager
 
     def on_mount(self) -> None:
+        exposed = open_data_dir_warning()  # before the store creates the folder (0700)
+        if exposed is not None:
+            self.notify(exposed, title="Data folder", severity="warning", timeout=20)
         try:
             self._store = self._open_store()
         except LctuiError as exc:

@@ -26,6 +26,7 @@ from lctui.analysis.report_md import compare_blocks, render
 from lctui.core.formatting import fixed, interval, p_value
 from lctui.core.lengths import format_length
 from lctui.core.paths import export_file
+from lctui.core.private import write_output
 from lctui.store.read.runs import compare_sides
 from lctui.tui.screens.base import LctuiScreen, on_a_cursor
 from lctui.tui.widgets.key_footer import KeyFooter
@@ -285,8 +286,7 @@ class CompareScreen(LctuiScreen):
             return
         path = report_path(self.result, fmt)
         try:
-            path.parent.mkdir(parents=True, exist_ok=True)
-            path.write_text(render(compare_blocks(self.result), fmt), encoding="utf-8")
+            write_output(path, render(compare_blocks(self.result), fmt))
         except OSError as exc:
             self.notify(f"could not write {path}: {exc}", title="Export", severity="error")
             return

@@ -32,6 +32,7 @@ from textual.widgets import Static, Tab, Tabs
 from lctui.backends import resolve_model
 from lctui.core.errors import LctuiError
 from lctui.core.lengths import format_length
+from lctui.core.private import write_output
 from lctui.core.text import cell_width
 from lctui.core.types import FORMAT_USED, ModelSpec, Score
 from lctui.store.read.generations import GenerationRecord, get_generation
@@ -492,9 +493,8 @@ class InspectorScreen(LctuiScreen):
     def _export(self, record: GenerationRecord) -> None:
         path = export_path(record)
         try:
-            path.parent.mkdir(parents=True, exist_ok=True)
             text = json.dumps(export_payload(record), indent=2, ensure_ascii=False, default=str)
-            path.write_text(text + "\n", encoding="utf-8")
+            write_output(path, text + "\n")
         except OSError as exc:
             self.app.call_from_thread(self.notify, f"Export failed: {exc}", severity="error")
             return

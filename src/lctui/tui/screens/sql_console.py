@@ -39,6 +39,7 @@ from textual.widgets.option_list import Option
 
 from lctui.core.errors import LctuiError
 from lctui.core.paths import export_file
+from lctui.core.private import open_private, prepare_output
 from lctui.core.text import shorten
 from lctui.store.lifeval_views import LIFEVAL_VIEWS
 from lctui.store.read.catalog import preview_statement, view_columns
@@ -382,11 +383,12 @@ class SqlConsoleScreen(LctuiScreen):
     @work(thread=True, exclusive=True, group="sql-export", exit_on_error=False)
     def _export(self, table: pa.Table, path: Path) -> None:
         try:
-            path.parent.mkdir(parents=True, exist_ok=True)
-            if path.suffix.lower() == ".csv":
-                pa_csv.write_csv(table, path)
-            else:
-                pq.write_table(table, path)
+            private = prepare_output(path)
+            with open_private(path, binary=True) if private else path.open("wb") as out:
+                if path.suffix.lower() == ".csv":
+                    pa_csv.write_csv(table, out)
+                else:
+                    pq.write_table(table, out)
         except (OSError, pa.ArrowException) as exc:
             self.app.call_from_thread(self._set_status, f"could not write {path}: {exc}", True)
             return
