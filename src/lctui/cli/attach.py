@@ -46,7 +46,14 @@ from lctui.core.events import (
 from lctui.core.formatting import duration
 from lctui.core.lengths import format_length
 from lctui.core.run_record import ENDED_STATUSES, WAITING, RunRecord
-from lctui.engine.attach import DROPPED, RUN_ENDED, AttachedRun, find_run, live_runs
+from lctui.engine.attach import (
+    DROPPED,
+    RUN_ENDED,
+    AttachedRun,
+    ViewerRefused,
+    find_run,
+    live_runs,
+)
 
 PLAIN_EVERY_S = 5.0  # piped: a progress line this often
 RATE_WINDOW_S = 5.0
@@ -142,6 +149,8 @@ async def _pause_state(attached: AttachedRun, want: bool) -> bool:
 async def _connect(record: RunRecord) -> AttachedRun:
     try:
         return await AttachedRun.connect(record.socket)
+    except ViewerRefused as err:
+        raise UserInputError(f"run {record.run_id}: {err}") from err
     except (OSError, asyncio.TimeoutError) as err:
         if record.host != platform.node():
             raise UserInputError(
@@ -163,6 +172,8 @@ async def follow(record: RunRecord, view: AttachView, wait: bool, key_fd: int | 
         while True:
             try:
                 attached = await AttachedRun.connect(record.socket)
+            except ViewerRefused as err:
+                raise UserInputError(f"run {record.run_id}: {err}") from err
             except (OSError, asyncio.TimeoutError):
                 now = {r.run_id: r for r in live_runs()}.get(record.run_id, record)
                 if now.host != platform.node():

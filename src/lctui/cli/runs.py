@@ -25,7 +25,7 @@ from lctui.cli.tables import format_option, output_format, print_tsv
 from lctui.core.formatting import duration
 from lctui.core.run_record import KILLED, STARTING, WAITING, LiveProgress, RunRecord
 from lctui.core.text import shorten
-from lctui.engine.attach import AttachedRun, live_runs
+from lctui.engine.attach import AttachedRun, ViewerRefused, live_runs
 
 RECENT = 10  # ended runs listed without --all
 ASK_TIMEOUT_S = 2.0
@@ -88,6 +88,8 @@ async def _ask(record: RunRecord) -> RunLine:
         return RunLine(record, None, record.status, f"on {record.host}: list it there")
     try:
         attached = await AttachedRun.connect(record.socket, timeout=ASK_TIMEOUT_S)
+    except ViewerRefused as err:  # it runs, and serves as many viewers as it will
+        return RunLine(record, None, record.status, str(err))
     except (OSError, asyncio.TimeoutError) as err:
         if record.status == WAITING:  # for its database, which another process writes
             return RunLine(record, None, WAITING, record.message or "")

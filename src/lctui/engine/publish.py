@@ -12,7 +12,11 @@ The run never waits for a viewer: events are encoded once and written to every v
 together every `BATCH_S` (one write per viewer, never awaited); a viewer whose unread
 bytes pass `VIEWER_QUEUE_BYTES` (a stopped or vanished viewer) is told (`Dropped`) and
 disconnected, and may reconnect for a fresh replay. Viewers
-write control lines (pause, resume, cancel) that go to the `control` callback.
+write control lines (pause, resume, cancel) that go to the `control` callback; a line
+longer than a control (`CONTROL_BYTES`) or not one is skipped, and the connection read
+on. A run serves at most `MAX_VIEWERS` at once: so what viewers can cost it is bounded
+(each up to VIEWER_QUEUE_BYTES unread); the next connections read `Refused`, which
+says why, and are closed.
 The publisher also keeps the run's record file up to date (core/run_record.py).
 """
 
@@ -53,12 +57,14 @@ from lctui.core.run_record import (
     write_record,
 )
 from lctui.core.wire import (
+    CONTROL_BYTES,
     Hello,
     WireError,
     decode_control,
     encode_dropped,
     encode_event,
     encode_hello,
+    encode_refused,
     encode_replay_done,
     slim_example,
 )
@@ -69,6 +75,9 @@ RECENT_FINISHED = 64  # finished generations a replay repeats whole; older ones 
 # view draws at 20 Hz, so the wait is not seen).
 BATCH_S = 0.02
 VIEWER_QUEUE_BYTES = 8 * 1024 * 1024  # a viewer this far behind is dropped
+# Viewers served at once (a TUI's live view, `lctui attach`; `lctui runs` and the TUI's
+# polls hold one for a moment): at most MAX_VIEWERS x VIEWER_QUEUE_BYTES held for them.
+MAX_VIEWERS = 16
 TOKEN_RATE_WINDOW_S = 5.0
 EXAMPLE_RATE_WINDOW_S = 60.0
 CLOSE_FLUSH_S = 2.0  # at the end, how long viewers get to read the last events
@@ -189,7 +198,8 @@ class EventPublisher:
         """Write the record and listen on its socket (OSError if the socket cannot be made)."""
         if self._keep_record:
             write_record(self.record)
-        self._server = await local_socket.listen(self.socket, self._connected)
+        # Viewers write only control lines: a reader's buffer holds about two of them.
+        self._server = await local_socket.listen(self.socket, self._connected, limit=CONTROL_BYTES)
 
     def set_status(self, status: str, message: str | None = None) -> None:
         """Record a new status (and last words), e.g. `failed` with the error."""
@@ -413,6 +423,10 @@ class EventPublisher:
                 viewer.writer.write(data)
 
     async def _connected(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        if len(self._viewers) >= MAX_VIEWERS:
+            writer.write(encode_refused(refusal(MAX_VIEWERS)))
+            writer.close()  # after the line is sent; nothing it writes is read
+            return
         # What is pending goes to the others first: the replay below already holds it.
         self._send_batch()
         viewer = _Viewer(writer)
@@ -427,7 +441,7 @@ class EventPublisher:
 
     async def _read_controls(self, viewer: _Viewer, reader: asyncio.StreamReader) -> None:
         try:
-            while line := await reader.readline():
+            while (line := await _control_line(reader)) is not None:
                 try:
                     op = decode_control(line)
                 except WireError:
@@ -435,7 +449,7 @@ class EventPublisher:
                 if self.control is not None:
                     self.control(op)
         except (ConnectionError, OSError, ValueError):
-            pass  # ValueError: a line over the limit
+            pass
         self._disconnect(viewer)
 
     def _drop(self, viewer: _Viewer, reason: str) -> None:
@@ -456,6 +470,33 @@ class EventPublisher:
             viewer.reader.cancel()
         with contextlib.suppress(Exception):
             viewer.writer.close()
+
+
+def refusal(most: int) -> str:
+    """What a viewer the run does not serve reads."""
+    return (
+        f"the run serves {most} viewers at once and has {most}: close one (a TUI's live "
+        "view or an `lctui attach`) and try again"
+    )
+
+
+async def _control_line(reader: asyncio.StreamReader) -> bytes | None:
+    """A viewer's next line of at most the reader's limit (CONTROL_BYTES); a longer one
+    is read past and skipped, whole; None at the end of the connection."""
+    skipping = False
+    while True:
+        try:
+            try:
+                line = await reader.readuntil(b"\n")
+            except asyncio.LimitOverrunError as over:
+                await reader.readexactly(over.consumed)  # what it holds of the long line
+                skipping = True
+                continue
+        except asyncio.IncompleteReadError:
+            return None  # a last line without its newline is no control
+        if not skipping:
+            return line
+        skipping = False  # that was the long line's end
 
 
 class _Rate:
