@@ -6,11 +6,11 @@ import argparse
 import json
 from typing import Any
 
-from rich.console import Console
 from rich.text import Text
 
 from lctui.cli.db_options import common_options
 from lctui.cli.tables import Column, fit_table
+from lctui.cli.terminal import SafeConsole, data
 from lctui.core.errors import UserInputError
 from lctui.core.formatting import fixed, interval, p_value
 from lctui.core.lengths import format_length
@@ -72,7 +72,7 @@ def cmd_compare(args: argparse.Namespace) -> int:
     elif args.format == "md":
         emit(render(compare_blocks(result, where), "md"), args.out)
     else:
-        width = table_width(Console()) if args.out is None else None
+        width = table_width(SafeConsole()) if args.out is None else None
         print_rich(_tables(result, args.changed, width), args.out)
     return 0
 
@@ -114,7 +114,7 @@ def _tables(result: Any, shown: int, width: int | None) -> list[Any]:
         for c in result.cells
         if c.reason
     ]
-    out: list[Any] = [*tables, "\n".join(notes)]
+    out: list[Any] = [*tables, "\n".join(data(note) for note in notes)]  # markup: inert
     if result.changed and shown > 0:
         changed = [
             [ch.task, format_length(ch.length), ch.example_id, fixed(ch.score_a),

@@ -17,7 +17,7 @@ from pathlib import Path
 
 from lctui import __version__
 from lctui.core.paths import data_dir, make_data_subdir
-from lctui.core.text import shorten
+from lctui.core.text import escape_unprintable, shorten
 
 EXIT_BUG = 1
 
@@ -57,7 +57,7 @@ def report_crash(exc: BaseException, argv: Sequence[str]) -> int:
     """Print one line about `exc` (and where its traceback is) on stderr; the exit status."""
     path = write_crash_log(exc, argv)
     where = f"the full traceback is in {path}" if path else "no traceback file could be written"
-    summary = shorten(str(exc), 200, one_line=True) or "(no message)"
+    summary = escape_unprintable(shorten(str(exc), 200, one_line=True)) or "(no message)"
     summary = summary.encode("utf-8", "backslashreplace").decode("utf-8")
     print(
         f"lctui: internal error (a bug): {type(exc).__name__}: {summary}; {where}",

@@ -13,7 +13,6 @@ import time
 from dataclasses import dataclass
 
 from rich.console import Console
-from rich.markup import escape
 from rich.progress import (
     BarColumn,
     MofNCompleteColumn,
@@ -24,6 +23,7 @@ from rich.progress import (
 )
 from rich.table import Column
 
+from lctui.cli.terminal import data
 from lctui.core.events import (
     CellKey,
     EarlierResults,
@@ -111,7 +111,7 @@ class RichProgressSink:
         if said == self._stall_said and now - self._stall_said_at < STALL_REPEAT_S:
             return
         self._stall_said, self._stall_said_at = said, now
-        self.console.print(f"[bold yellow]{escape(event.describe())}[/]")
+        self.console.print(f"[bold yellow]{data(event.describe())}[/]")
 
     def _recovered(self, event: StoreRecovered) -> None:
         self._stall_said = None
@@ -121,9 +121,10 @@ class RichProgressSink:
         )
 
     def _plan(self, event: RunPlanned) -> None:
-        width = max((len(k.task) for k in event.cells), default=10)
+        width = max((len(data(k.task)) for k in event.cells), default=10)
         for key in sorted(event.cells, key=lambda k: (k.model, k.task, k.length)):
-            label = f"{key.model} {key.task:<{width}} {format_length(key.length):>5}"
+            # The column reads markup: names from data are made inert and one line.
+            label = f"{data(key.model)} {data(key.task):<{width}} {format_length(key.length):>5}"
             task_id = self.progress.add_task(
                 label, total=event.cells[key], score="", speed="", errors=""
             )

@@ -17,11 +17,10 @@ from pathlib import Path
 from typing import Any
 
 from rich import box
-from rich.console import Console
-from rich.markup import escape
 from rich.table import Table
 
 from lctui.cli.tables import format_option, output_format, print_tsv
+from lctui.cli.terminal import SafeConsole, data
 from lctui.core.formatting import duration
 from lctui.core.run_record import KILLED, STARTING, WAITING, LiveProgress, RunRecord
 from lctui.core.text import shorten
@@ -151,7 +150,7 @@ def _json(line: RunLine) -> dict[str, Any]:
 
 
 def _print_table(lines: list[RunLine]) -> None:
-    console = Console()
+    console = SafeConsole()
     if not lines:
         console.print("No runs recorded. `lctui run --detach ...` starts one in the background.")
         return
@@ -177,8 +176,8 @@ def _print_table(lines: list[RunLine]) -> None:
         run, status, amount, eta, rate, errors, _, db, note = _cells(line)
         amount = amount.split(" (")[0]
         table.add_row(
-            *(escape(c) for c in (run, status, amount, eta, rate, errors, Path(db).name)),
-            escape(shorten(note, 120)),
+            *(data(c) for c in (run, status, amount, eta, rate, errors, Path(db).name)),
+            data(shorten(note, 120)),
             style=_STYLE.get(line.status, ""),
         )
     console.print(table)

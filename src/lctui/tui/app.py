@@ -24,6 +24,7 @@ from lctui.backends import load_backend
 from lctui.core.config import Config
 from lctui.core.errors import LctuiError, NotWritableError, StoreError
 from lctui.core.private import open_data_dir_warning
+from lctui.core.text import shown_error
 from lctui.engine import RunRequest
 from lctui.engine.runner import BackendLoader
 from lctui.resources import sample_runs_dir
@@ -108,7 +109,7 @@ class LctuiApp(App[None]):
         try:
             self._store = self._open_store()
         except LctuiError as exc:
-            self.exit(return_code=2, message=f"lctui: error: {exc}")
+            self.exit(return_code=2, message=f"lctui: error: {shown_error(exc)}")
             return
         for error in THEME_ERRORS:
             self.notify(error, title="Theme file skipped", severity="warning")
