@@ -53,6 +53,23 @@ def escape_unprintable(text: str, keep: str = "") -> str:
     return "".join(_escaped(char) if _acts(char) and char not in keep else char for char in text)
 
 
+# One visible character for each control character: the Unicode control pictures
+# (␛ for ESC, ␇ for a bell), → for a tab; other characters that act (C1 controls, bidi
+# overrides, line separators, lone surrogates) as �.
+_PICTURES = {i: chr(0x2400 + i) for i in range(32)} | {9: "→", 127: "\u2421"}
+
+
+def control_pictures(text: str, keep: str = "\n") -> str:
+    """`text` with every character `escape_unprintable` escapes replaced by one visible
+    character of one cell (see `_PICTURES`), `keep` left as it is: the same length, so
+    that offsets into the text (a marked needle, a highlighted answer) stay valid."""
+    if text.isprintable():
+        return text
+    return "".join(
+        _PICTURES.get(ord(c), "\ufffd") if _acts(c) and c not in keep else c for c in text
+    )
+
+
 def shown_error(exc: BaseException) -> str:
     """An error's message for a terminal: on one line, its control characters shown,
     unless the error keeps its lines (`LctuiError.lines_kept`)."""

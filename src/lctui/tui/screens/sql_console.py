@@ -40,11 +40,12 @@ from textual.widgets.option_list import Option
 from lctui.core.errors import LctuiError
 from lctui.core.paths import export_file
 from lctui.core.private import open_private, prepare_output
-from lctui.core.text import shorten
+from lctui.core.text import escape_unprintable, shorten
 from lctui.store.lifeval_views import LIFEVAL_VIEWS
 from lctui.store.read.catalog import preview_statement, view_columns
 from lctui.store.sandbox import SqlSandbox
 from lctui.tui.screens.base import LctuiScreen, on_a_cursor
+from lctui.tui.shown import shown
 from lctui.tui.state.sql_history import add_to_history, load_history, load_saved, save_query
 from lctui.tui.widgets.arrow_table import ArrowTable
 from lctui.tui.widgets.ask import AskScreen
@@ -229,7 +230,9 @@ class SqlConsoleScreen(LctuiScreen):
     def _show_columns(self, view: str) -> None:
         lines = [f"{view}: {DOCUMENTED_VIEWS[view]}", ""]
         lines += [f"{name}  {kind.lower()}" for name, kind in self._columns.get(view, [])]
-        self.query_one("#sql-columns", Static).update("\n".join(lines))
+        self.query_one("#sql-columns", Static).update(
+            shown("\n".join(escape_unprintable(line) for line in lines))
+        )
 
     @on(OptionList.OptionHighlighted, "#sql-views")
     def _view_highlighted(self, event: OptionList.OptionHighlighted) -> None:
@@ -327,7 +330,8 @@ class SqlConsoleScreen(LctuiScreen):
     def _set_status(self, text: str, error: bool = False) -> None:
         self.status = text
         status = self.query_one("#sql-status", Static)
-        status.update(Content.styled(text, "$error") if error else text)
+        text = escape_unprintable(text)  # an error quotes the SQL and DuckDB
+        status.update(Content.styled(text, "$error") if error else Content(text))
         status.set_class(error, "-error")
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
