@@ -69,6 +69,7 @@ from lctui.core.wire import (
     slim_example,
 )
 from lctui.engine import local_socket
+from lctui.engine.viewers import Viewer, abort_unread, control_line, refusal
 
 RECENT_FINISHED = 64  # finished generations a replay repeats whole; older ones are counted
 # Events go out in batches this often: one write per viewer, not one per token (a live
@@ -133,21 +134,6 @@ class _Stream:
         return events
 
 
-class _Viewer:
-    """One connected viewer: its connection, and the task reading its controls."""
-
-    def __init__(self, writer: asyncio.StreamWriter) -> None:
-        self.writer = writer
-        self.transport = writer.transport
-        self.closed = False
-        self.reader: asyncio.Task[None] | None = None
-
-    @property
-    def behind(self) -> int:
-        """Bytes written to the viewer that it has not read yet (beyond the socket's)."""
-        return self.transport.get_write_buffer_size()
-
-
 class EventPublisher:
     """The sink that publishes a run (see the module's docstring)."""
 
@@ -164,7 +150,7 @@ class EventPublisher:
         self._keep_record = keep_record
         self._clock = clock
         self._server: asyncio.AbstractServer | None = None
-        self._viewers: set[_Viewer] = set()
+        self._viewers: set[Viewer] = set()
         self._batch: list[bytes] = []  # encoded events not yet sent
         self._batch_due: asyncio.TimerHandle | None = None
         self._planned: RunPlanned | None = None
@@ -429,7 +415,7 @@ class EventPublisher:
             return
         # What is pending goes to the others first: the replay below already holds it.
         self._send_batch()
-        viewer = _Viewer(writer)
+        viewer = Viewer(writer)
         # Built and written in one step: no event comes between the replay and the live
         # ones. The replay is bounded itself (RECENT_FINISHED, what is in flight).
         lines = [encode_hello(Hello(self.record, self.progress()))]
@@ -439,9 +425,9 @@ class EventPublisher:
         self._viewers.add(viewer)
         viewer.reader = asyncio.ensure_future(self._read_controls(viewer, reader))
 
-    async def _read_controls(self, viewer: _Viewer, reader: asyncio.StreamReader) -> None:
+    async def _read_controls(self, viewer: Viewer, reader: asyncio.StreamReader) -> None:
         try:
-            while (line := await _control_line(reader)) is not None:
+            while (line := await control_line(reader)) is not None:
                 try:
                     op = decode_control(line)
                 except WireError:
@@ -452,16 +438,16 @@ class EventPublisher:
             pass
         self._disconnect(viewer)
 
-    def _drop(self, viewer: _Viewer, reason: str) -> None:
+    def _drop(self, viewer: Viewer, reason: str) -> None:
         transport = viewer.transport
         with contextlib.suppress(Exception):
             viewer.writer.write(encode_dropped(reason))  # after what it has not read
         self._disconnect(viewer)
         # A viewer that reads nothing would keep the closing transport's buffer forever.
         with contextlib.suppress(RuntimeError):
-            asyncio.get_running_loop().call_later(DROP_ABORT_S, _abort, transport)
+            asyncio.get_running_loop().call_later(DROP_ABORT_S, abort_unread, transport)
 
-    def _disconnect(self, viewer: _Viewer) -> None:
+    def _disconnect(self, viewer: Viewer) -> None:
         if viewer.closed:
             return
         viewer.closed = True
@@ -470,33 +456,6 @@ class EventPublisher:
             viewer.reader.cancel()
         with contextlib.suppress(Exception):
             viewer.writer.close()
-
-
-def refusal(most: int) -> str:
-    """What a viewer the run does not serve reads."""
-    return (
-        f"the run serves {most} viewers at once and has {most}: close one (a TUI's live "
-        "view or an `lctui attach`) and try again"
-    )
-
-
-async def _control_line(reader: asyncio.StreamReader) -> bytes | None:
-    """A viewer's next line of at most the reader's limit (CONTROL_BYTES); a longer one
-    is read past and skipped, whole; None at the end of the connection."""
-    skipping = False
-    while True:
-        try:
-            try:
-                line = await reader.readuntil(b"\n")
-            except asyncio.LimitOverrunError as over:
-                await reader.readexactly(over.consumed)  # what it holds of the long line
-                skipping = True
-                continue
-        except asyncio.IncompleteReadError:
-            return None  # a last line without its newline is no control
-        if not skipping:
-            return line
-        skipping = False  # that was the long line's end
 
 
 class _Rate:
@@ -523,10 +482,3 @@ class _Rate:
     def _trim(self, now: float) -> None:
         while self._buckets and self._buckets[0][0] < now - self.window_s:
             self._buckets.popleft()
-
-
-def _abort(transport: asyncio.BaseTransport) -> None:
-    """Cut a connection that has not closed by itself (gone already: nothing to do)."""
-    if isinstance(transport, asyncio.WriteTransport) and transport.get_write_buffer_size():
-        with contextlib.suppress(Exception):
-            transport.abort()
