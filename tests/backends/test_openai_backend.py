@@ -21,6 +21,7 @@ from typing import Any
 
 import pytest
 
+from helpers.fake_openai_server import FakeOpenAIServer
 from lctui.backends.openai_backend import OpenAIBackend, load_openai
 from lctui.backends.resilience import (
     AdaptiveLimiter,
@@ -204,6 +205,18 @@ def test_a_model_list_holding_the_key_is_masked_in_the_message_with_fake_server(
     message = str(err.value)
     assert key not in message
     assert f"server {url}/v1 serves llama-8b, ***; not mistral-7b." in message
+
+
+def test_a_rate_limited_model_list_says_the_server_is_rate_limiting_with_fake_server() -> None:
+    """A 429 storm on GET /models is a fault a real server cannot make on demand."""
+    with FakeOpenAIServer("m", ["hi"], models_status=429) as server:
+        spec = ModelSpec("m", "openai", params={"base_url": server.base_url})
+        with pytest.raises(BackendError) as err:
+            load_openai(spec)
+    message = str(err.value)
+    assert "rate-limiting" in message
+    assert "Retry-After 7 s" in message
+    assert "OpenAI-compatible" not in message
 
 
 # -- the vllm-server kind's supervision, with real (small) child processes --------------

@@ -1,7 +1,10 @@
 """The one text shortener (core/text.py): where it cuts, what marks the cut, and the
-terminal cells it counts with `cells=True`, checked against what Rich draws."""
+terminal cells it counts with `cells=True`, checked against what Rich draws; and the one
+escaping of what a terminal would obey (`escape_unprintable`, `escape_tsv`)."""
 
 from __future__ import annotations
+
+import unicodedata
 
 import pytest
 from rich.cells import cell_len
@@ -10,6 +13,8 @@ from lctui.core.text import (
     ELLIPSIS,
     abbreviate,
     cell_width,
+    escape_tsv,
+    escape_unprintable,
     family_runs,
     fit,
     name_family,
@@ -137,3 +142,21 @@ def test_family_runs_find_consecutive_names_sharing_a_first_word() -> None:
     assert family_runs(names, least=1) == [(1, 3, "lifbench_"), (3, 4, "niah_"), (5, 6, "vt_")]
     assert name_family("lifbench_qa") == "lifbench_"
     assert name_family("vt") == name_family("qa_") == name_family("_x") == ""
+
+
+def test_what_a_terminal_would_obey_is_shown_as_escapes_and_text_stays_whole() -> None:
+    assert escape_unprintable("m2\n\r\t\x1b[31mX\x07\x08\x7f\x9b1m") == (
+        "m2\\n\\r\\t\\x1b[31mX\\x07\\x08\\x7f\\x9b1m"
+    )
+    assert escape_unprintable("a\u202eb\u2066c\u2028d\ud800") == "a\\u202eb\\u2066c\\u2028d\\ud800"
+    # Ordinary text, Unicode included, is kept: accents, CJK, an emoji joined by ZWJ.
+    plain = "naïve 東京 👩\u200d💻 [bold]x C:\\path"
+    assert escape_unprintable(plain) == plain
+    assert escape_unprintable("line one\nline\ttwo\x1b", keep="\n\t") == "line one\nline\ttwo\\x1b"
+
+
+def test_tsv_values_are_one_field_and_read_back_whole() -> None:
+    for value in ["m2\n\x1b[31mX\t[bold]", "C:\\new\\table", "東京\u202e\ud800 👩\u200d💻", ""]:
+        field = escape_tsv(value)
+        assert not any(unicodedata.category(c) in ("Cc", "Cs") for c in field)
+        assert field.encode("latin-1", "backslashreplace").decode("unicode_escape") == value

@@ -36,6 +36,7 @@ from lctui.core.wire import (
     QUESTION_CHARS,
     Dropped,
     Hello,
+    Refused,
     ReplayDone,
     WireError,
     decode_control,
@@ -45,6 +46,7 @@ from lctui.core.wire import (
     encode_dropped,
     encode_event,
     encode_hello,
+    encode_refused,
     encode_replay_done,
     slim_example,
 )
@@ -182,6 +184,7 @@ def test_hello_replay_done_dropped_and_controls() -> None:
     assert decode_message(encode_hello(Hello(record, progress))) == Hello(record, progress)
     assert decode_message(encode_replay_done()) == ReplayDone()
     assert decode_message(encode_dropped("slow")) == Dropped("slow")
+    assert decode_message(encode_refused("full")) == Refused("full")
     for op in ("pause", "resume", "cancel"):
         assert decode_control(encode_control(op)) == op
     with pytest.raises(ValueError, match="unknown control"):
@@ -215,6 +218,22 @@ def test_a_decoded_control_must_be_known() -> None:
         decode_control(json.dumps({"op": "explode"}).encode())
     with pytest.raises(WireError):
         decode_control(b"{}")
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        b"[" * 100_000 + b"\n",  # deeper than the parser goes: RecursionError before
+        b'{"op": ' * 50_000 + b"\n",
+        b'{"op": "pause", "pad": "' + b"x" * 1_000_000 + b'"}\n',
+        b"\xc3\x28\n",
+        b"\x00" * 300,
+        b"",
+    ],
+)
+def test_no_control_line_raises_anything_but_a_wire_error(line: bytes) -> None:
+    with pytest.raises(WireError):
+        decode_control(line)
 
 
 def test_run_records_refuse_what_they_cannot_hold(tmp_path: Path) -> None:

@@ -1,6 +1,6 @@
-"""Publishing a run on its socket: replay for late viewers, controls, slow and vanished
-viewers. A real engine on the gold model (slowed: SlowGoldFake) and real Unix sockets,
-viewer and run in one event loop."""
+"""Publishing a run on its socket: replay for late viewers, controls, slow, vanished and
+hostile viewers, the cap on viewers. A real engine on the gold model (slowed:
+SlowGoldFake) and real Unix sockets, viewer and run in one event loop."""
 
 from __future__ import annotations
 
@@ -19,7 +19,9 @@ import pytest
 from rich.console import Console
 
 from helpers.live_runs import SlowGoldFake, Tally, until
+from lctui.cli.attach import _connect as cli_connect
 from lctui.cli.progress import RichProgressSink
+from lctui.core.errors import UserInputError
 from lctui.core.events import (
     CellKey,
     ChunkReceived,
@@ -33,7 +35,7 @@ from lctui.core.run_record import CANCELLED, FINISHED, RUNNING, read_record, rec
 from lctui.core.types import ModelSpec
 from lctui.core.wire import Dropped, Hello, decode_message, encode_control
 from lctui.engine import Engine, RunOutcome, RunRequest, local_socket, publish
-from lctui.engine.attach import LOST, RUN_ENDED, AttachedRun
+from lctui.engine.attach import LOST, RUN_ENDED, AttachedRun, ViewerRefused
 from lctui.engine.publish import EventPublisher
 from lctui.engine.published_run import new_record, run_published
 from lctui.store import open_store
@@ -315,3 +317,59 @@ def test_a_run_that_has_ended_tells_its_mean_rates_not_an_idle_window(tmp_path: 
     assert progress.tokens_per_s == pytest.approx(progress.output_tokens / finished.elapsed_s)
     assert progress.examples_per_s == pytest.approx(4 / finished.elapsed_s)
     assert publisher.record.tokens_per_s == pytest.approx(progress.tokens_per_s, rel=1e-3)
+
+
+async def test_a_hostile_control_line_costs_nothing_and_pause_works_after_it(
+    tmp_path: Path,
+) -> None:
+    run = Published(tmp_path / "h.duckdb", SlowGoldFake(delay=0.02, concurrency=1))
+    await run.start(_request(n=20))
+    tally = Tally()
+    attached = await AttachedRun.connect(run.publisher.record.socket)
+    watching = asyncio.ensure_future(_drain(attached, tally))
+    await until(lambda: run.own.done >= 2, 60, "two finished generations")
+    # On the viewer's own connection: a line nested past the parser's depth, one far
+    # longer than any control, bytes that are not UTF-8; then a pause.
+    hostile = b"[" * 100_000 + b"\n" + b'{"op": "' + b"x" * (4 << 20) + b'"}\n' + b"\xff\xfe\n"
+    attached._writer.write(hostile)
+    await attached.pause()
+    await until(lambda: tally.paused, 10, "the pause after the hostile lines")
+    assert run.engine.paused
+    await attached.cancel()
+    outcome = await run.outcome()
+    await watching
+    assert outcome.cancelled and run.publisher.failure is None
+
+
+async def test_the_viewer_past_the_cap_is_refused_in_words_and_the_run_goes_on(
+    tmp_path: Path,
+) -> None:
+    most = publish.MAX_VIEWERS
+    run = Published(tmp_path / "cap.duckdb", SlowGoldFake(delay=0.01, concurrency=2))
+    await run.start(_request(n=10))
+    socket = run.publisher.record.socket
+    viewers = [await AttachedRun.connect(socket) for _ in range(most)]
+    tallies = [Tally() for _ in viewers]
+    watching = [asyncio.ensure_future(_drain(a, t)) for a, t in zip(viewers, tallies, strict=True)]
+    with pytest.raises(ViewerRefused, match=f"serves {most} viewers at once and has {most}"):
+        await AttachedRun.connect(socket)
+    # `lctui attach` says so in words (exit status 2), neither a traceback nor a wait.
+    with pytest.raises(UserInputError, match=r"refused this viewer: .* close one"):
+        await cli_connect(run.publisher.record)
+    # A flood of connections is refused at once, and costs the run none of its viewers.
+    flood = [await local_socket.connect(Path(socket)) for _ in range(200)]
+    refused = [await reader.readline() for reader, _ in flood]
+    assert all(b'"refused"' in line for line in refused)
+    assert [await reader.read() for reader, _ in flood] == [b""] * len(flood)  # closed
+    for _, writer in flood:
+        writer.close()
+    assert run.publisher.viewers == most
+    # One leaves: the next is served, replay and all.
+    await viewers[0].close()
+    await until(lambda: run.publisher.viewers < most, 10, "a free place")
+    late = Tally()
+    late_task = asyncio.ensure_future(_watch(socket, late))
+    outcome = await run.outcome()
+    await asyncio.gather(*watching, late_task)
+    assert outcome.done == 20 and not outcome.cancelled and run.publisher.failure is None
+    assert all(t.counts() == run.own.counts() for t in [*tallies[1:], late])

@@ -6,7 +6,8 @@ server-sent events, one per chunk it is given, with the usage at the end. Text i
 JSON-escaped as a server written in a UTF-16 language sends it: a lone surrogate
 goes out as `\\ud800`, which a JSON parser turns back into a lone surrogate.
 Requests named in `fail` (1-based) get HTTP 400 with `error_message` instead;
-`chunk_delay_s` makes it a slow server (a pause before each chunk).
+`chunk_delay_s` makes it a slow server (a pause before each chunk); `models_status`
+makes GET /v1/models answer that status (429 with a Retry-After: a rate-limit storm).
 """
 
 from __future__ import annotations
@@ -32,6 +33,7 @@ class FakeOpenAIServer:
         error_message: str = "bad request",
         max_model_len: int = 32768,
         chunk_delay_s: float = 0.0,
+        models_status: int = 200,
     ) -> None:
         self.model = model
         self.chunks = list(chunks)
@@ -39,6 +41,7 @@ class FakeOpenAIServer:
         self.error_message = error_message
         self.max_model_len = max_model_len
         self.chunk_delay_s = chunk_delay_s
+        self.models_status = models_status
         self.requests = 0
         self.port = 0
         self._loop = asyncio.new_event_loop()
@@ -82,6 +85,9 @@ class FakeOpenAIServer:
         await runner.cleanup()
 
     async def _models(self, request: web.Request) -> web.Response:
+        if self.models_status != 200:
+            body = {"error": {"message": "Too many requests", "type": "rate_limit_exceeded"}}
+            return web.json_response(body, status=self.models_status, headers={"Retry-After": "7"})
         entry: dict[str, object] = {"id": self.model, "object": "model", "owned_by": "fake"}
         entry["max_model_len"] = self.max_model_len
         return web.json_response({"object": "list", "data": [entry]})

@@ -88,6 +88,18 @@ async def test_read_only_app_refuses_to_start_runs(make_app: MakeApp, results_db
     assert con.execute("SELECT count(*) FROM generations").fetchone() == (12,)
 
 
+async def test_a_data_folder_open_to_others_is_a_notification(make_app: MakeApp) -> None:
+    folder = data_dir()
+    folder.mkdir(parents=True, exist_ok=True)
+    folder.chmod(0o755)
+    app = make_app()
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.pause()
+        told = [str(n.message) for n in app._notifications]
+    assert sum("open to other users" in m for m in told) == 1, told
+    assert f"chmod -R go= {folder}" in " ".join(told)
+
+
 def test_locked_db_gives_a_message_not_a_traceback(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

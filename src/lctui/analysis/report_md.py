@@ -31,6 +31,7 @@ from lctui.analysis.svg_plots import Estimate, interval_chart, scatter_chart
 from lctui.core.errors import UserInputError
 from lctui.core.formatting import fixed, p_value
 from lctui.core.lengths import format_length
+from lctui.core.text import escape_unprintable
 
 FORMATS = ("md", "html")
 CHANGED_SHOWN = 50  # changed examples listed (the counts above the list cover all)
@@ -60,14 +61,16 @@ def render(
 
 
 def _escape_md(text: str) -> str:
-    return text.replace("|", "\\|").replace("\n", " ")
+    return escape_unprintable(text.replace("|", "\\|").replace("\n", " "))
 
 
 def _markdown(block: Block) -> str:
+    # A heading or a paragraph is one line of text: a name in it (a model's, a task's)
+    # shows its control characters as escapes rather than breaking or colouring it.
     if isinstance(block, Heading):
-        return f"{'#' * block.level} {block.text}"
+        return f"{'#' * block.level} {escape_unprintable(block.text)}"
     if isinstance(block, Paragraph):
-        return block.text
+        return escape_unprintable(block.text)
     if isinstance(block, Figure):
         return ""  # the tables beside it hold its numbers
     lines = [

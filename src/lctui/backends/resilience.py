@@ -330,6 +330,18 @@ class ServerInfo:
     continues_final_message: bool  # every server is vLLM, which can prefill the answer
 
 
+def rate_limited(url: str, exc: Any, key: str) -> str:
+    """What to say of a 429 on GET /models: the URL is right, the server is busy."""
+    headers = getattr(getattr(exc, "response", None), "headers", None)
+    wait = retry_after_seconds(dict(headers) if headers else None)
+    when = f"it asks to wait (Retry-After {wait:g} s)" if wait is not None else "wait"
+    return (
+        f"the server at {url} is rate-limiting requests (429: "
+        f"{shorten(redact(_status_message(exc), key), 200)}); {when} and try again, or ask "
+        "its operator for a higher limit"
+    )
+
+
 def served_models(url: str, key: str, key_env: str, timeout: float = 30.0) -> list[dict[str, Any]]:
     """The entries of one server's GET /models; a clear BackendError when it fails."""
     import openai
@@ -340,6 +352,8 @@ def served_models(url: str, key: str, key_env: str, timeout: float = 30.0) -> li
     except openai.APIStatusError as exc:
         if exc.status_code in (401, 403):
             raise BackendError(key_rejected(url, exc.status_code, key_env)) from None
+        if exc.status_code == 429:
+            raise BackendError(rate_limited(url, exc, key)) from None
         raise BackendError(
             f"{url}/models answered {exc.status_code}: "
             f"{redact(_status_message(exc), key)}; is {url} an OpenAI-compatible base URL "

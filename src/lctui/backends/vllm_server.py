@@ -41,6 +41,8 @@ from lctui.core.backend_settings import settings_of
 from lctui.core.errors import BackendError, UserInputError
 from lctui.core.hashing import stable_hash
 from lctui.core.paths import data_dir
+from lctui.core.private import open_private, prepare_output
+from lctui.core.text import escape_unprintable
 from lctui.core.types import ModelSpec
 
 log = logging.getLogger(__name__)
@@ -114,7 +116,7 @@ class ServerProcess:
             return (list(self._tail)[-fresh:] if fresh > 0 else []), self.total_lines
 
     def start(self) -> None:
-        self.log_path.parent.mkdir(parents=True, exist_ok=True)
+        prepare_output(self.log_path)
         self._proc = subprocess.Popen(
             [sys.executable, "-c", _GUARD, str(os.getpid()), *self.command],
             stdin=subprocess.DEVNULL,
@@ -137,7 +139,7 @@ class ServerProcess:
         self._reader.start()
 
     def _read(self, stream: IO[str]) -> None:
-        with self.log_path.open("a", encoding="utf-8") as log:
+        with open_private(self.log_path, append=True) as log:  # a server may log prompts
             for line in stream:
                 log.write(line)
                 log.flush()
@@ -164,11 +166,14 @@ class ServerProcess:
             if code is not None:
                 if self._reader is not None:
                     self._reader.join(timeout=5)  # the last lines explain the exit
-                tail = "\n".join(self.lines(last=15))
-                raise BackendError(
-                    f"the vLLM server of {self.name} exited with code {code} while starting; "
-                    f"the end of its log ({self.log_path}):\n{tail}"
+                tail = "\n".join(escape_unprintable(line) for line in self.lines(last=15))
+                exited = BackendError(
+                    f"the vLLM server of {escape_unprintable(self.name)} exited with code "
+                    f"{code} while starting; the end of its log "
+                    f"({escape_unprintable(str(self.log_path))}):\n{tail}"
                 )
+                exited.lines_kept = True
+                raise exited
             if _healthy(base):
                 return time.monotonic() - start
             now = time.monotonic()

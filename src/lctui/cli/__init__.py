@@ -15,7 +15,9 @@ from collections.abc import Sequence
 
 from lctui import __version__
 from lctui.core.errors import LctuiError
+from lctui.core.private import open_data_dir_warning
 from lctui.core.runtime import prepare_environment
+from lctui.core.text import escape_unprintable, shown_error
 
 EXIT_USER_ERROR = 2
 EXIT_INTERRUPTED = 130
@@ -74,10 +76,15 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.command is None:
         parser.print_help()
         return EXIT_USER_ERROR
+    exposed = open_data_dir_warning()
+    if exposed is not None:
+        print(f"lctui: warning: {escape_unprintable(exposed)}", file=sys.stderr)
     try:
         return int(args.handler(args))
     except LctuiError as exc:
-        print(f"lctui: error: {exc}", file=sys.stderr)
+        # Its lines as written (a server's log tail); any other control character that a
+        # name, a path or a server's message brought in is shown, not obeyed.
+        print(f"lctui: error: {shown_error(exc)}", file=sys.stderr)
         return EXIT_USER_ERROR
     except KeyboardInterrupt:
         print("lctui: interrupted", file=sys.stderr)

@@ -26,11 +26,11 @@ from typing import Any
 
 from rich.console import Console, Group, RenderableType
 from rich.live import Live
-from rich.markup import escape
 from rich.panel import Panel
 from rich.text import Text
 
 from lctui.cli.progress import RichProgressSink
+from lctui.cli.terminal import SafeConsole, data, plain
 from lctui.core.errors import UserInputError
 from lctui.core.events import (
     ChunkReceived,
@@ -49,7 +49,15 @@ from lctui.core.formatting import duration, per_second
 from lctui.core.lengths import format_length
 from lctui.core.measures import Stopwatch, Throughput
 from lctui.core.run_record import ENDED_STATUSES, WAITING, RunRecord
-from lctui.engine.attach import DROPPED, RUN_ENDED, AttachedRun, find_run, live_runs
+from lctui.core.text import escape_unprintable
+from lctui.engine.attach import (
+    DROPPED,
+    RUN_ENDED,
+    AttachedRun,
+    ViewerRefused,
+    find_run,
+    live_runs,
+)
 
 PLAIN_EVERY_S = 5.0  # piped: a progress line this often
 FOCUS_LINES = 12  # lines of the focused generation shown
@@ -89,7 +97,7 @@ def add_parsers(sub: Any) -> None:
 
 def cmd_attach(args: argparse.Namespace) -> int:
     record = find_run(args.run, live_runs())
-    console = Console()
+    console = SafeConsole()
     if args.op is not None:
         return asyncio.run(_ask(record, args.op, console))
     view = AttachView(console, live=console.is_terminal)
@@ -98,8 +106,8 @@ def cmd_attach(args: argparse.Namespace) -> int:
     except KeyboardInterrupt:
         view.stop()
         console.print(
-            f"Detached from run {view.run_id}; it goes on (`lctui attach {view.run_id}` "
-            "comes back).",
+            f"Detached from run {data(view.run_id)}; it goes on "
+            f"(`lctui attach {data(view.run_id)}` comes back).",
             highlight=False,
         )
         return 0
@@ -111,12 +119,12 @@ async def _ask(record: RunRecord, op: str, console: Console) -> int:
     async with attached:
         if op == "cancel":
             await attached.cancel()
-            console.print(f"Asked run {record.run_id} to cancel; it keeps what finished.")
+            console.print(f"Asked run {data(record.run_id)} to cancel; it keeps what finished.")
             return 0
         want = op == "pause"
         said = "paused: running requests finish, no new one starts" if want else "running"
         if attached.progress.paused == want:
-            console.print(f"Run {record.run_id} is already {said}.")
+            console.print(f"Run {data(record.run_id)} is already {said}.")
             return 0
         await (attached.pause() if want else attached.resume())
         paused = attached.progress.paused
@@ -127,9 +135,9 @@ async def _ask(record: RunRecord, op: str, console: Console) -> int:
             with contextlib.suppress(asyncio.TimeoutError):
                 paused = await asyncio.wait_for(_pause_state(attached, want), CONTROL_WAIT_S)
         if paused != want:
-            console.print(f"Run {record.run_id} did not confirm within {CONTROL_WAIT_S:g} s.")
+            console.print(f"Run {data(record.run_id)} did not confirm within {CONTROL_WAIT_S:g} s.")
             return 1
-        console.print(f"Run {record.run_id} {'paused' if want else 'resumed'}: {said}.")
+        console.print(f"Run {data(record.run_id)} {'paused' if want else 'resumed'}: {said}.")
         return 0
 
 
@@ -144,6 +152,8 @@ async def _pause_state(attached: AttachedRun, want: bool) -> bool:
 async def _connect(record: RunRecord) -> AttachedRun:
     try:
         return await AttachedRun.connect(record.socket)
+    except ViewerRefused as err:
+        raise UserInputError(f"run {record.run_id}: {err}") from err
     except (OSError, asyncio.TimeoutError) as err:
         if record.host != platform.node():
             raise UserInputError(
@@ -165,6 +175,8 @@ async def follow(record: RunRecord, view: AttachView, wait: bool, key_fd: int | 
         while True:
             try:
                 attached = await AttachedRun.connect(record.socket)
+            except ViewerRefused as err:
+                raise UserInputError(f"run {record.run_id}: {err}") from err
             except (OSError, asyncio.TimeoutError):
                 now = {r.run_id: r for r in live_runs()}.get(record.run_id, record)
                 if now.host != platform.node():
@@ -270,12 +282,13 @@ class AttachView:
             rate = self.rates.tokens_per_s(time.monotonic())
             mean = f", {per_second(rate)} tok/s on average" if rate is not None else ""
             self.console.print(
-                f"Run {f.run_id} {state}: {f.done} done, {f.errors} error(s){took}{mean}.",
+                f"Run {data(f.run_id)} {state}: {f.done} done, {f.errors} error(s){took}{mean}.",
                 highlight=False,
             )
 
     def say(self, line: str) -> None:
-        self.console.print(escape(line), highlight=False)
+        """A line of news, data in it (run ids, paths, reasons) shown on one line."""
+        self.console.print(data(line), highlight=False)
 
     # -- events ---------------------------------------------------------------------------
 
@@ -298,7 +311,8 @@ class AttachView:
                 self.rates.add_earlier(tally.output_tokens, tally.done + tally.errors)
         elif isinstance(event, ExampleStarted):
             cell = event.cell
-            title = f"{cell.model} {cell.task} #{event.example.index} @{format_length(cell.length)}"
+            at = f"#{event.example.index} @{format_length(cell.length)}"
+            title = plain(f"{cell.model} {cell.task} {at}")
             self.streams[event.generation_id] = _Stream(title)
             self.order.append(event.generation_id)
             while len(self.order) > KEPT_STREAMS:
@@ -325,7 +339,7 @@ class AttachView:
                 self.clock.stop(time.time())
         if not self.live and now - self._said_at >= PLAIN_EVERY_S:
             self._said_at = now
-            self.console.print(self.status_line(), highlight=False)
+            self.console.print(self.status_line(), highlight=False, markup=False)
 
     def _live(self) -> bool:
         return self.attached is None or self.attached.replayed.is_set()
@@ -350,12 +364,12 @@ class AttachView:
         speed = f"{per_second(rate)} tok/s" if rate is not None else "tok/s -"
         elapsed = duration(self.clock.elapsed_s(time.time())) if self.clock else "-"
         line = (
-            f"run {self.run_id} {state}: {done}/{total} done, {len(self.sink.errors)} error(s), "
-            f"{speed}, ETA {duration(eta) if eta and not self.finished else '-'}, "
-            f"elapsed {elapsed}"
+            f"run {plain(self.run_id)} {state}: {done}/{total} done, "
+            f"{len(self.sink.errors)} error(s), {speed}, "
+            f"ETA {duration(eta) if eta and not self.finished else '-'}, elapsed {elapsed}"
         )
         if self.stalled:
-            line += f" | {self.stalled}"
+            line += f" | {plain(self.stalled)}"
         return line
 
     def render(self) -> RenderableType:
@@ -370,9 +384,11 @@ class AttachView:
         if focused is not None:
             stream = self.streams[focused]
             width = max(20, self.console.width - 4)
-            lines = Text("".join(stream.parts)).wrap(self.console, width)
+            # The output's lines as it wrote them; any other control character shown.
+            output = escape_unprintable("".join(stream.parts), keep="\n")
+            lines = Text(output).wrap(self.console, width)
             tail = Text("\n").join(list(lines)[-FOCUS_LINES:])
-            title = Text(f"{stream.title} [{stream.status}]")
+            title = Text(f"{stream.title} [{plain(stream.status)}]")
             parts.append(Panel(tail, title=title, title_align="left"))
         parts.append(Text(keys, style="dim"))
         return Group(*parts)

@@ -8,14 +8,13 @@ import json
 import sys
 from typing import TYPE_CHECKING, Any
 
-from rich.console import Console
-from rich.markup import escape
 from rich.table import Table
 from rich.text import Text
 
 from lctui.cli.data_option import bind_data, data_option, data_problems, data_source
 from lctui.cli.db_options import common_options, resolve_db
 from lctui.cli.tables import Column, fit_table, format_option, output_format, print_tsv
+from lctui.cli.terminal import SafeConsole, cell, data, document, plain
 from lctui.core.config import load_config
 from lctui.core.errors import UserInputError
 from lctui.core.text import shorten
@@ -101,20 +100,20 @@ def cmd_tasks(args: argparse.Namespace) -> int:
                 task, group_names[task.name]
             )
             about = [description]
-            if why:
-                about.append(f"unavailable: {why}")
+            if why:  # names a file of the data folder: one line, its controls shown
+                about.append(f"unavailable: {plain(why)}")
             if len(group_names[task.name]) > 1:
                 about.append(f"groups: {groups_of}")
             about.append(f"metric {metric}" + (f"; {params}" if params else ""))
             style = "dim" if why else ""
             rows.append([Text(name, style), Text("\n".join(about), style)])
     columns = [Column("task", key=True), Column("description, metric, parameters", prose=True)]
-    console = Console()
+    console = SafeConsole()
     title = "Tasks (select by name, category, suite or glob with --tasks)"
     for table in fit_table(title, columns, rows, console.width, sections=sections):
         console.print(table)
     for problem in data_problems(tasks):
-        console.print(escape(str(problem)), style="yellow", highlight=False)
+        console.print(data(problem), style="yellow", highlight=False)
     return 0
 
 
@@ -172,11 +171,12 @@ def cmd_models(args: argparse.Namespace) -> int:
     for column in ("name", "backend", "source", "path", "description"):
         table.add_column(column)
     for spec in config.models.values():
-        table.add_row(spec.name, spec.backend, f"config {config.path}", spec.path, spec.description)
+        source = f"config {config.path}"
+        table.add_row(*map(cell, (spec.name, spec.backend, source, spec.path, spec.description)))
     for spec in builtin_models():
         kind = "built-in (reference)" if spec.reference else "built-in"
-        table.add_row(spec.name, spec.backend, kind, spec.path, spec.description)
-    Console().print(table)
+        table.add_row(*map(cell, (spec.name, spec.backend, kind, spec.path, spec.description)))
+    SafeConsole().print(table)
     return 0
 
 
@@ -195,15 +195,21 @@ def cmd_query(args: argparse.Namespace) -> int:
     elif args.format == "csv":
         writer = csv.DictWriter(sys.stdout, fieldnames=columns, lineterminator="\n")
         writer.writeheader()
+        if sys.stdout.isatty():  # for a person: nothing in a value acts on the terminal
+            rows = [{k: _shown(v) for k, v in row.items()} for row in rows]
         writer.writerows(rows)
     else:
         table = Table(caption=f"{len(rows)} row(s)")
         for column in columns:
-            table.add_column(column)
+            table.add_column(cell(column))
         for row in rows:
-            table.add_row(*(escape(_short(row[c])) for c in columns))
-        Console().print(table)
+            table.add_row(*(cell(_short(row[c])) for c in columns))
+        SafeConsole().print(table)
     return 0
+
+
+def _shown(value: Any) -> Any:
+    return plain(value) if isinstance(value, str) else value
 
 
 def _short(value: Any, limit: int = 80) -> str:
@@ -228,32 +234,33 @@ def cmd_show(args: argparse.Namespace) -> int:
 def _print_generation(r: GenerationRecord, full: bool) -> None:
     from lctui.scoring.relation import score_relation
 
-    console = Console()
-    console.rule(f"[bold]{r.model}[/] · {r.task} @ {r.length} tokens · example {r.example_id}")
+    console = SafeConsole()
+    where = f"{data(r.task)} @ {r.length} tokens · example {data(r.example_id)}"
+    console.rule(f"[bold]{data(r.model)}[/] · {where}")
     prompt = r.prompt or ""
     console.print(f"[bold]Prompt[/] ({r.prompt_tokens} tokens; depth {r.depth})")
     if r.prompt is None:
-        console.print(f"[dim]({escape(r.prompt_missing or 'not stored')})[/]")
+        console.print(f"[dim]({data(r.prompt_missing or 'not stored')})[/]")
     elif full or len(prompt) <= 4000:
-        console.print(escape(prompt), highlight=False)
+        console.print(document(prompt), highlight=False)
     else:
-        console.print(escape(prompt[:1500]), highlight=False)
+        console.print(document(prompt[:1500]), highlight=False)
         console.print(f"[dim]… {len(prompt) - 3000} characters omitted (use --full) …[/]")
-        console.print(escape(prompt[-1500:]), highlight=False)
+        console.print(document(prompt[-1500:]), highlight=False)
     for number, call in enumerate(r.calls[:-1], start=1):
         # A two-call answer (LongBench v2's chain of thought): the calls before the scored
         # one, with their own prompts where they are not the generation's.
-        console.print(f"[bold]Call {number}: {call.role}[/] ({call.output_tokens} tokens)")
-        console.print(escape(call.output) if call.output else "[dim](empty)[/]")
+        console.print(f"[bold]Call {number}: {data(call.role)}[/] ({call.output_tokens} tokens)")
+        console.print(document(call.output) if call.output else "[dim](empty)[/]")
     if r.calls:
         last = r.calls[-1]
-        console.print(f"[bold]Call {len(r.calls)}: {last.role}[/], its prompt:")
-        console.print(escape(last.prompt) if last.prompt else "[dim](not stored)[/]")
-    console.print(f"[bold]Output[/] ({r.status}):")
-    console.print(escape(r.output) if r.output else "[dim](empty)[/]")
+        console.print(f"[bold]Call {len(r.calls)}: {data(last.role)}[/], its prompt:")
+        console.print(document(last.prompt) if last.prompt else "[dim](not stored)[/]")
+    console.print(f"[bold]Output[/] ({data(r.status)}):")
+    console.print(document(r.output) if r.output else "[dim](empty)[/]")
     if r.error:
-        console.print(f"[red]Error:[/] {escape(r.error)}")
-    console.print(f"[bold]Gold:[/] {escape(', '.join(r.gold))}")
+        console.print(f"[red]Error:[/] {data(r.error)}")
+    console.print(f"[bold]Gold:[/] {data(', '.join(r.gold))}")
     if r.result_status == "unscored":
         console.print(
             "[bold]Score[/] [magenta]not scored[/]: no score is stored for this output (it is "
@@ -262,19 +269,19 @@ def _print_generation(r: GenerationRecord, full: bool) -> None:
     for score in r.scores:
         value = "—" if score.value is None else f"{score.value:.3f}"
         console.print(
-            f"[bold]Score[/] {score.metric} = {value} ({score.status}): "
-            f"{escape(score.explanation or '')}"
+            f"[bold]Score[/] {data(score.metric)} = {value} ({data(score.status)}): "
+            f"{data(score.explanation or '')}"
         )
         if score.value is not None:
             relation = score_relation(score.scorer or "", score.metric or "", len(r.gold))
-            console.print(f"[dim]{escape(relation)}[/]")
+            console.print(f"[dim]{data(relation)}[/]")
         table = Table("point", "capabilities", "weight", "earned", "explanation")
         for p in score.points:
             table.add_row(
-                p.name,
-                ", ".join(p.capabilities),
+                cell(p.name),
+                cell(", ".join(p.capabilities)),
                 f"{p.weight:g}",
                 f"{p.earned:.2f}",
-                escape(p.explanation),
+                cell(p.explanation),
             )
         console.print(table)

@@ -6,9 +6,8 @@ import argparse
 import asyncio
 from typing import Any
 
-from rich.console import Console
-
 from lctui.cli.db_options import common_options, resolve_db
+from lctui.cli.terminal import SafeConsole, data
 from lctui.core.errors import UserInputError
 
 
@@ -64,7 +63,7 @@ def cmd_cite(args: argparse.Namespace) -> int:
     from lctui.store import open_store
 
     resolved = resolve_db(args)
-    console = Console()
+    console = SafeConsole()
     with open_store(resolved.path, shared=True) as store:
         if args.judge:
             spec = resolve_model(args.judge, resolved.config.models)
@@ -89,5 +88,5 @@ def cmd_cite(args: argparse.Namespace) -> int:
         f"to check), {summary.errors} error(s); {summary.checks} entailment check(s)." + note
     )
     for message in summary.messages[:3]:
-        console.print(f"[red]citation error:[/] {message}")
+        console.print(f"[red]citation error:[/] {data(message)}")
     return 1 if summary.errors else 0

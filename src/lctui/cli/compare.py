@@ -6,11 +6,11 @@ import argparse
 import json
 from typing import Any
 
-from rich.console import Console
 from rich.text import Text
 
 from lctui.cli.db_options import common_options
 from lctui.cli.tables import Column, fit_table
+from lctui.cli.terminal import SafeConsole, data
 from lctui.core.errors import UserInputError
 from lctui.core.formatting import fixed, p_value
 from lctui.core.lengths import format_length
@@ -73,7 +73,7 @@ def cmd_compare(args: argparse.Namespace) -> int:
     elif args.format == "md":
         emit(render(compare_blocks(result, where), "md"), args.out)
     else:
-        width = table_width(Console()) if args.out is None else None
+        width = table_width(SafeConsole()) if args.out is None else None
         print_rich(_tables(result, args.changed, width), args.out)
     return 0
 
@@ -119,7 +119,7 @@ def _tables(result: Any, shown: int, width: int | None) -> list[Any]:
         if c.reason
     ]
     notes += interval_notes(result)
-    out: list[Any] = [*tables, "\n".join(notes)]
+    out: list[Any] = [*tables, "\n".join(data(note) for note in notes)]  # markup: inert
     if result.changed and shown > 0:
         changed = [
             [ch.task, format_length(ch.length), ch.example_id, fixed(ch.score_a),

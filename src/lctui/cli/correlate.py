@@ -9,6 +9,7 @@ from typing import Any
 from rich.table import Table
 
 from lctui.cli.db_options import common_options
+from lctui.cli.terminal import cell, data
 from lctui.core.formatting import p_value
 from lctui.core.lengths import format_length, parse_length
 
@@ -80,17 +81,17 @@ def _tables(matrix: Any) -> list[Any]:
     at = format_length(d["length"]) if d["length"] is not None else "all lengths (mean)"
     labels = matrix.labels
     # Numbered columns keep a matrix of long task names inside 80 columns.
-    rho = Table(title=f"Spearman rho across {len(matrix.models)} models @ {at}, by {d['by']}")
+    rho = Table(title=f"Spearman rho across {len(matrix.models)} models @ {at}, by {data(d['by'])}")
     p = Table(title="p (two-sided)")
     for table in (rho, p):
         table.add_column("", overflow="fold")
         for j in range(len(labels)):
             table.add_column(str(j + 1), justify="right", no_wrap=True)
     for i, label in enumerate(labels):
-        rho.add_row(f"{i + 1} {label}", *(_rho(c.rho) for c in matrix.cells[i]))
-        p.add_row(f"{i + 1} {label}", *(p_value(c.p) for c in matrix.cells[i]))
+        rho.add_row(cell(f"{i + 1} {label}"), *(_rho(c.rho) for c in matrix.cells[i]))
+        p.add_row(cell(f"{i + 1} {label}"), *(p_value(c.p) for c in matrix.cells[i]))
     notes = {c.reason for row in matrix.cells for c in row if c.reason}
-    tail = "n per pair: --format json" + "".join(f"\n- {why}" for why in sorted(notes))
+    tail = "n per pair: --format json" + "".join(f"\n- {data(why)}" for why in sorted(notes))
     return [rho, p, tail]
 
 

@@ -16,10 +16,13 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from lctui import __version__
-from lctui.core.paths import data_dir
-from lctui.core.text import shorten
+from lctui.core.paths import data_dir, make_data_subdir
+from lctui.core.text import escape_unprintable, shorten
 
 EXIT_BUG = 1
+
+
+CRASHES = "crashes"
 
 
 def write_crash_log(exc: BaseException, argv: Sequence[str]) -> Path | None:
@@ -33,9 +36,12 @@ def write_crash_log(exc: BaseException, argv: Sequence[str]) -> Path | None:
     # argv may hold bytes that are not UTF-8 (surrogate escapes): written escaped.
     data = text.encode("utf-8", "backslashreplace")
     stamp = time.strftime("%Y%m%d-%H%M%S")
-    for folder in (data_dir() / "crashes", Path(tempfile.gettempdir())):
+    for folder in (data_dir() / CRASHES, Path(tempfile.gettempdir())):
         try:
-            folder.mkdir(parents=True, exist_ok=True)
+            if folder.name == CRASHES:
+                make_data_subdir(CRASHES)  # 0700, as every folder of the data folder
+            else:
+                folder.mkdir(parents=True, exist_ok=True)
             # A new file of our own (0600, never an existing one or a link someone
             # placed in a shared temporary folder).
             handle, name = tempfile.mkstemp(prefix=f"lctui-{stamp}-", suffix=".log", dir=folder)
@@ -51,7 +57,7 @@ def report_crash(exc: BaseException, argv: Sequence[str]) -> int:
     """Print one line about `exc` (and where its traceback is) on stderr; the exit status."""
     path = write_crash_log(exc, argv)
     where = f"the full traceback is in {path}" if path else "no traceback file could be written"
-    summary = shorten(str(exc), 200, one_line=True) or "(no message)"
+    summary = escape_unprintable(shorten(str(exc), 200, one_line=True)) or "(no message)"
     summary = summary.encode("utf-8", "backslashreplace").decode("utf-8")
     print(
         f"lctui: internal error (a bug): {type(exc).__name__}: {summary}; {where}",

@@ -11,15 +11,15 @@ from __future__ import annotations
 
 import argparse
 import json
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
-from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
 from lctui.cli.data_option import data_option, data_source, tasks_by_name
 from lctui.cli.tables import format_option, output_format, print_tsv
+from lctui.cli.terminal import SafeConsole, cell, data, plain, say
 from lctui.core.config import load_config
 from lctui.core.formatting import file_size
 from lctui.core.lengths import format_length, parse_lengths
@@ -101,7 +101,7 @@ def cmd_list(args: argparse.Namespace) -> int:
     # the rows point at it (HELMET's release serves seven datasets).
     notes: dict[Download, int] = {}
     where = source.label if source is not None else "the hub cache (no --data)"
-    table = Table(title=f"Datasets ({escape(where)})", show_lines=True, expand=True)
+    table = Table(title=f"Datasets ({data(where)})", show_lines=True, expand=True)
     for column in header:
         _add_column(table, column)
     for status in statuses:
@@ -109,16 +109,16 @@ def cmd_list(args: argparse.Namespace) -> int:
         lines = get_lines(status.dataset, folder, commands=False)
         if marks:
             lines.insert(1, "or " + ", ".join(f"[{m}]" for m in marks))
-        row = _status_row(status, lines)
+        row = _status_row(status, lines, plain)
         # The title names the data folder; a cell says which of the places it is.
         row[2] = task_summary(status.dataset.tasks)
-        row[4] = "\n".join(_short_place(p, folder) for p in status.places) or "-"
-        table.add_row(*(escape(cell) for cell in row), style=_STYLE.get(status.state))
-    console = Console()
+        row[4] = "\n".join(plain(_short_place(p, folder)) for p in status.places) or "-"
+        table.add_row(*(escape(value) for value in row), style=_STYLE.get(status.state))
+    console = SafeConsole()
     console.print(table)
     for download, mark in notes.items():
         console.print(
-            f"\\[{mark}] {escape(download.describe())}:\n    {escape(download.command(folder))}",
+            f"\\[{mark}] {data(download.describe())}:\n    {data(download.command(folder))}",
             soft_wrap=True,
             highlight=False,
         )
@@ -152,9 +152,9 @@ def get_lines(dataset: Dataset, folder: str | None, *, commands: bool = True) ->
         return [f"nothing to get: {dataset.builtin}"]
     # Plain files and archives need a folder; an archive is fetched only with --yes.
     needs_folder = any(not isinstance(d, HubFiles) for d in dataset.downloads)
-    data = f" --data {folder}" if folder else (" --data DIR" if needs_folder else "")
+    given = f" --data {folder}" if folder else (" --data DIR" if needs_folder else "")
     huge = " --yes" if any(isinstance(d, Archive) for d in dataset.downloads) else ""
-    lines = [f"lctui data fetch {dataset.name}{data}{huge}"]
+    lines = [f"lctui data fetch {dataset.name}{given}{huge}"]
     if commands:
         lines += [download.command(folder) for download in dataset.downloads]
     lines.append(dataset.homepage)
@@ -179,17 +179,21 @@ def task_summary(tasks: Sequence[str]) -> str:
     return f"{len(tasks)} tasks: " + ", ".join(dict.fromkeys(shown))
 
 
-def _status_row(status: DatasetStatus, get: list[str]) -> list[str]:
+def _status_row(
+    status: DatasetStatus, get: list[str], line: Callable[[str], str] = str
+) -> list[str]:
+    """A dataset's cells; `line` makes each line of a cell that lists several (its
+    places, how to get it) what the output shows."""
     dataset = status.dataset
     return [
         dataset.name,
         dataset.suite,
         ", ".join(dataset.tasks),
         status.state,
-        "\n".join(status.places) or "-",
+        "\n".join(line(place) for place in status.places) or "-",
         file_size(status.size) if status.files else "-",
         dataset.licence,
-        "\n".join(get),
+        "\n".join(line(text) for text in get),
     ]
 
 
@@ -238,9 +242,9 @@ def cmd_check(args: argparse.Namespace) -> int:
     else:
         _print_check(source, lengths, report, fmt)
         for task, error in errors:
-            print(f"unusable: {task}: {error}")
+            say(f"unusable: {task}: {error}")  # one line each: the data's controls shown
         for problem in problems:
-            print(f"malformed: {problem.path}:{problem.line}: {problem.reason}")
+            say(f"malformed: {problem.path}:{problem.line}: {problem.reason}")
         if problems or errors:
             print(f"{len(problems)} malformed line(s), {len(errors)} unusable task(s)")
     return EXIT_MALFORMED if problems or errors else 0
@@ -299,12 +303,12 @@ def _print_check(
         print_tsv(header, rows)
         return
     asked = ", ".join(map(format_length, lengths))
-    table = Table(title=f"Data in {escape(source.label)} at {asked}", show_lines=True, expand=True)
+    table = Table(title=f"Data in {data(source.label)} at {asked}", show_lines=True, expand=True)
     for column in header:
         _add_column(table, column)
     for row in rows:
-        table.add_row(*(escape(cell) for cell in row), style=_STYLE.get(row[2]))
-    Console().print(table)
+        table.add_row(*map(cell, row), style=_STYLE.get(row[2]))
+    SafeConsole().print(table)
 
 
 def _check_json(

@@ -16,7 +16,6 @@ from pathlib import Path
 from typing import Any
 
 from rich.console import Console
-from rich.markup import escape
 from rich.progress import (
     BarColumn,
     DownloadColumn,
@@ -27,6 +26,7 @@ from rich.progress import (
 )
 
 from lctui.cli.data_option import data_option, data_source, tasks_by_name
+from lctui.cli.terminal import SafeConsole, data
 from lctui.core.config import load_config
 from lctui.core.errors import UserInputError
 from lctui.tasks.catalog import (
@@ -84,10 +84,10 @@ def cmd_fetch(args: argparse.Namespace) -> int:
             "(or nothing, for hub files into the hub cache)"
         )
     folder = source.folder if source is not None else None
-    console = Console(stderr=True, highlight=False)
+    console = SafeConsole(stderr=True, highlight=False)
     for dataset in datasets:
         if dataset.builtin:
-            console.print(f"{dataset.name}: nothing to fetch ({escape(dataset.builtin)})")
+            console.print(f"{dataset.name}: nothing to fetch ({data(dataset.builtin)})")
     wanted = [d for d in datasets if not d.builtin]
     declined = False
     for download in downloads_of(wanted):
@@ -122,12 +122,12 @@ def _fetch_hub(
     folder = source.folder if source is not None else None
     local = folder / "hub" / download.repo if folder is not None else None
     where = local if local is not None else "the hub cache"
-    console.print(f"{names}: fetching {escape(download.describe())} into {escape(str(where))}")
+    console.print(f"{names}: fetching {data(download.describe())} into {data(str(where))}")
     got = fetch_hub(download, local)
     # Offline, huggingface_hub hands back a folder that exists without looking into it.
     if offline and not _complete(users, source):
         raise FetchFailed(OFFLINE, unreachable=True)
-    console.print(f"{names}: done ({escape(str(got))})")
+    console.print(f"{names}: done ({data(str(got))})")
 
 
 def _need_folder(folder: Path | None, what: str) -> Path:
@@ -141,11 +141,11 @@ def _need_folder(folder: Path | None, what: str) -> Path:
 def _fetch_web(download: WebFile, folder: Path | None, console: Console) -> None:
     target = _need_folder(folder, download.path) / download.path
     if target.exists():
-        console.print(f"{escape(str(target))}: already there (delete it to fetch it again)")
+        console.print(f"{data(str(target))}: already there (delete it to fetch it again)")
         return
     with _bar(console, download.path) as progress:
         download_url(download.url, target, progress)
-    console.print(f"{escape(str(target))}: done")
+    console.print(f"{data(str(target))}: done")
 
 
 def _fetch_archive(
@@ -160,15 +160,15 @@ def _fetch_archive(
     not fetched because it is huge and --yes was not given."""
     folder = _need_folder(source.folder if source is not None else None, download.title)
     if _complete(users, source):
-        console.print(f"{names}: already in {escape(str(folder))} (from {download.title})")
+        console.print(f"{names}: already in {data(str(folder))} (from {download.title})")
         return True
     archive = folder / download.file
     if not yes:
         console.print(
-            f"{names} come from {escape(download.describe())}. It is fetched only when "
-            f"asked: `lctui data fetch {users[0].name} --data {escape(str(folder))} --yes` "
-            f"downloads it into {escape(str(folder))}, unpacks it there and deletes the "
-            f"tarball; or fetch it yourself: `{escape(download.command(str(folder)))}`.",
+            f"{names} come from {data(download.describe())}. It is fetched only when "
+            f"asked: `lctui data fetch {users[0].name} --data {data(str(folder))} --yes` "
+            f"downloads it into {data(str(folder))}, unpacks it there and deletes the "
+            f"tarball; or fetch it yourself: `{data(download.command(str(folder)))}`.",
             soft_wrap=True,
         )
         return False
@@ -180,7 +180,7 @@ def _fetch_archive(
     with _bar(console, f"unpacking {download.file}") as progress:
         unpack(archive, folder, progress)
     archive.unlink()
-    console.print(f"{names}: {download.title} unpacked into {escape(str(folder))}")
+    console.print(f"{names}: {download.title} unpacked into {data(str(folder))}")
     return True
 
 
@@ -194,7 +194,7 @@ def _bar(console: Console, label: str) -> Iterator[Any]:
         TimeRemainingColumn(),
     )
     with Progress(*columns, console=console, transient=False) as progress:
-        task = progress.add_task(escape(label), total=None)
+        task = progress.add_task(data(label), total=None)
 
         def update(done: int, total: int | None) -> None:
             progress.update(task, completed=done, total=total)
@@ -213,7 +213,7 @@ def _report(
         complete = complete and status.state == PRESENT
         console.print(f"{dataset.name}: {status.state}")
         for task, why in status.missing:
-            console.print(f"  {task}: {escape(why)}", soft_wrap=True)
+            console.print(f"  {task}: {data(why)}", soft_wrap=True)
     return 0 if complete and not declined else EXIT_NOT_DONE
 
 

@@ -72,8 +72,6 @@ def cmd_export_report(args: argparse.Namespace) -> int:
     fmt = "html" if args.html else "md"
     out = args.out
     if out is None:  # every export without a path goes to one folder (core/paths.py)
-        default = export_file(name, fmt)
-        default.parent.mkdir(parents=True, exist_ok=True)
-        out = str(default)
+        out = str(export_file(name, fmt))
     emit(render(blocks, fmt, source=source), None if out == "-" else out)
     return 0

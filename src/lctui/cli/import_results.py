@@ -13,9 +13,8 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from rich.console import Console
-
 from lctui.cli.db_options import common_options, resolve_db
+from lctui.cli.terminal import SafeConsole, plain
 
 if TYPE_CHECKING:  # the analysis is imported when a command runs, not at start
     from lctui.analysis.harness_import import ImportSummary
@@ -109,20 +108,20 @@ def _positive(text: str) -> int:
 
 def _progress(done: int, total: int, path: Path) -> None:
     if total >= _PROGRESS_EVERY and (done % _PROGRESS_EVERY == 0 or done == total):
-        print(f"read {done}/{total} file(s)", file=sys.stderr, flush=True)
+        print(f"read {done}/{total} file(s)", file=sys.stderr, flush=True)  # no data in it
 
 
 def _report(summary: ImportSummary, what: str, source: str, db: Path) -> int:
-    console = Console()
+    console = SafeConsole()
     for problem in summary.problems:
         # One line per file or line, unwrapped, so that it can be grepped.
         console.print(
-            f"skipped or doubtful: {problem}", markup=False, highlight=False, soft_wrap=True
+            f"skipped or doubtful: {plain(problem)}", markup=False, highlight=False, soft_wrap=True
         )
     console.print(
         f"Imported {summary.added} new response(s) of {len(summary.models)} model(s) "
-        f"({', '.join(summary.models) or 'none'}) from {summary.imported} of {summary.files} "
-        f"{what} in {source} into {db}",
+        f"({plain(', '.join(summary.models)) or 'none'}) from {summary.imported} of "
+        f"{summary.files} {what} in {plain(source)} into {plain(db)}",
         markup=False,
         highlight=False,
         soft_wrap=True,

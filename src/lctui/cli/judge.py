@@ -9,6 +9,7 @@ from typing import Any
 from rich.console import Console
 
 from lctui.cli.db_options import common_options, resolve_db
+from lctui.cli.terminal import SafeConsole, data
 from lctui.core.errors import UserInputError
 
 
@@ -50,7 +51,7 @@ def print_judge_summary(console: Console, summary: Any) -> None:
     )
     console.print(line)
     for message in summary.messages[:3]:
-        console.print(f"[red]judge error:[/] {message}")
+        console.print(f"[red]judge error:[/] {data(message)}")
 
 
 def cmd_judge(args: argparse.Namespace) -> int:
@@ -61,7 +62,7 @@ def cmd_judge(args: argparse.Namespace) -> int:
     resolved = resolve_db(args)
     config, db = resolved.config, resolved.path
     spec = resolve_model(args.judge, config.models)
-    console = Console()
+    console = SafeConsole()
     with open_store(db, shared=True) as store:
         judging = Judging(spec, load_backend, store, batch=args.judge_batch)
         found, summary = asyncio.run(judge_stored(judging, args.run))

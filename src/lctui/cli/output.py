@@ -14,7 +14,10 @@ from rich.console import Console
 from rich.text import Text
 
 from lctui.cli.db_options import resolve_db
+from lctui.cli.terminal import SafeConsole, plain
 from lctui.core.errors import UserInputError
+from lctui.core.private import write_output
+from lctui.core.text import escape_unprintable
 
 
 def open_results(args: argparse.Namespace) -> Any:
@@ -25,15 +28,17 @@ def open_results(args: argparse.Namespace) -> Any:
 
 
 def emit(text: str, out: str | None) -> None:
-    """Print `text`, or write it to the file `out`."""
+    """Print `text` (a document: its lines and tabs kept, any other control character a
+    name or an output brought into it shown as an escape), or write it to the file
+    `out` as it is."""
     if out is None:
-        sys.stdout.write(text)
+        sys.stdout.write(escape_unprintable(text, keep="\n\t"))
         return
     try:
-        Path(out).expanduser().write_text(text, encoding="utf-8")
+        write_output(Path(out), text)  # 0600 in the data folder
     except OSError as err:
-        raise UserInputError(f"cannot write {out}: {err.strerror}") from err
-    print(f"wrote {out}", file=sys.stderr)
+        raise UserInputError(f"cannot write {plain(out)}: {err.strerror}") from err
+    print(f"wrote {plain(out)}", file=sys.stderr)
 
 
 def table_width(console: Console) -> int | None:
@@ -52,7 +57,7 @@ def print_whole(console: Console, renderables: list[Any]) -> None:
         wide = console.options.update_width(_UNLIMITED)
         needed = console.measure(renderable, options=wide).maximum
         # A console of that width (print's own width argument squeezes some columns).
-        Console(file=console.file, width=max(console.width, needed), color_system=None).print(
+        SafeConsole(file=console.file, width=max(console.width, needed), color_system=None).print(
             renderable
         )
 
@@ -64,10 +69,10 @@ def print_rich(renderables: list[Any], out: str | None) -> None:
     """Print rich renderables, or write them to `out` as plain text; either way values
     whole (`print_whole`)."""
     if out is None:
-        print_whole(Console(), renderables)
+        print_whole(SafeConsole(), renderables)
         return
     buffer = io.StringIO()
-    print_whole(Console(file=buffer, width=120, color_system=None), renderables)
+    print_whole(SafeConsole(file=buffer, width=120, color_system=None), renderables)
     emit(buffer.getvalue(), out)
 
 
@@ -76,8 +81,11 @@ def warn(line: str | None) -> None:
     written with --out alike; nothing when `line` is None."""
     if line is None:
         return
-    # soft_wrap: one line however wide the terminal (and never a markup surprise).
-    Console(stderr=True).print(Text.assemble(("Warning: ", "bold yellow"), line), soft_wrap=True)
+    # soft_wrap: one line however wide the terminal; the line is plain text, its
+    # control characters (a name's newline) shown as escapes.
+    SafeConsole(stderr=True).print(
+        Text.assemble(("Warning: ", "bold yellow"), plain(line)), soft_wrap=True
+    )
 
 
 def warn_outdated(found: Any, db: Path | str | None = None) -> None:

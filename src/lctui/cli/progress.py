@@ -19,7 +19,6 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 
 from rich.console import Console, ConsoleOptions, RenderableType, RenderResult
-from rich.markup import escape
 from rich.progress import (
     BarColumn,
     MofNCompleteColumn,
@@ -31,6 +30,7 @@ from rich.progress import (
 from rich.table import Column, Table
 from rich.text import Text
 
+from lctui.cli.terminal import data, plain
 from lctui.core.events import (
     CellKey,
     EarlierResults,
@@ -108,7 +108,7 @@ class RichProgressSink:
         if said == self._stall_said and now - self._stall_said_at < STALL_REPEAT_S:
             return
         self._stall_said, self._stall_said_at = said, now
-        self.console.print(f"[bold yellow]{escape(event.describe())}[/]")
+        self.console.print(f"[bold yellow]{data(event.describe())}[/]")
 
     def _recovered(self, event: StoreRecovered) -> None:
         self._stall_said = None
@@ -263,8 +263,9 @@ def _key(task: Task) -> CellKey:
 def _names(keys: list[CellKey], width: int) -> list[str]:
     """`model task length` per row in columns, within `width` cells: whole where they
     fit, else the models, then the tasks, shortened in their middle (`abbreviate`)."""
-    models = list(dict.fromkeys(k.model for k in keys))
-    tasks = list(dict.fromkeys(k.task for k in keys))
+    # Names from data are drawn as plain text, their control characters shown.
+    models = list(dict.fromkeys(plain(k.model) for k in keys))
+    tasks = list(dict.fromkeys(plain(k.task) for k in keys))
     lengths = {k.length: format_length(k.length) if k.length else "" for k in keys}
     length_w = max((len(text) for text in lengths.values()), default=0)
     model_w = max((cell_width(m) for m in models), default=0)
@@ -281,7 +282,7 @@ def _names(keys: list[CellKey], width: int) -> list[str]:
         return text + " " * max(0, w - cell_width(text))
 
     return [
-        f"{pad(shown_models[k.model], model_w)} {pad(shown_tasks[k.task], task_w)} "
+        f"{pad(shown_models[plain(k.model)], model_w)} {pad(shown_tasks[plain(k.task)], task_w)} "
         f"{lengths[k.length]:>{length_w}}".rstrip()
         for k in keys
     ]

@@ -9,10 +9,10 @@ import argparse
 import json
 from typing import Any
 
-from rich.console import Console
 from rich.table import Table
 
 from lctui.cli.db_options import common_options, resolve_db
+from lctui.cli.terminal import SafeConsole, cell, data
 from lctui.core.errors import UserInputError
 
 
@@ -86,16 +86,17 @@ def cmd_report(args: argparse.Namespace) -> int:
             table.add_column(column, justify="right", no_wrap=True)
     for r in reports:
         cells = [r.ars, *(r.ifp[c.lower()] for c in CAPABILITIES)]
-        scores.add_row(r.model, *(_num(v) for v in cells))
-        stability.add_row(r.model, *(_num(r.ifs[p]) for p in (*PERSPECTIVES, "mean")))
-    console = Console()
+        scores.add_row(cell(r.model), *(_num(v) for v in cells))
+        stability.add_row(cell(r.model), *(_num(r.ifs[p]) for p in (*PERSPECTIVES, "mean")))
+    console = SafeConsole()
     console.print(scores)
     console.print(stability)
     for r in reports:
         if r.unscored:
             console.print(
-                f"[magenta]{r.model}: {r.unscored} response(s) have no score[/] (left out of "
-                f"every metric, never counted as 0): `lctui rescore --db {db}` scores them."
+                f"[magenta]{data(r.model)}: {r.unscored} response(s) have no score[/] (left "
+                f"out of every metric, never counted as 0): `lctui rescore --db {data(db)}` "
+                "scores them."
             )
     return 0
 

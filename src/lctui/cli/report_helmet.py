@@ -7,10 +7,10 @@ import argparse
 import json
 
 from rich import box
-from rich.console import Console
 from rich.table import Table
 
 from lctui.cli.db_options import resolve_db
+from lctui.cli.terminal import SafeConsole, cell, data
 from lctui.core.errors import UserInputError
 from lctui.core.lengths import format_length
 
@@ -51,8 +51,8 @@ def report_helmet(args: argparse.Namespace) -> int:
     table.add_column("Overall", justify="right", no_wrap=True)
     for r in rows:
         cells = [shown(c.value, c.partial) for c in (r.categories[k] for k in CATEGORIES)]
-        table.add_row(r.model, format_length(r.length), *cells, shown(r.overall, r.partial))
-    console = Console()
+        table.add_row(cell(r.model), format_length(r.length), *cells, shown(r.overall, r.partial))
+    console = SafeConsole()
     console.print(table)
     missing = sorted(
         {m for r in rows for c in r.categories.values() if c.partial for m in c.missing}
@@ -60,7 +60,7 @@ def report_helmet(args: argparse.Namespace) -> int:
     if missing:
         console.print(
             f"[magenta]* means of what is there; without a score (never counted as 0):[/] "
-            f"{', '.join(missing)}. Run those tasks (`lctui judge` scores judge_* "
+            f"{data(', '.join(missing))}. Run those tasks (`lctui judge` scores judge_* "
             "metrics, `lctui cite-score` citation_*) to complete the table; '-': no "
             "dataset of the category scored."
         )

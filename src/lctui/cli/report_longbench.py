@@ -8,10 +8,10 @@ import argparse
 import json
 
 from rich import box
-from rich.console import Console
 from rich.table import Table
 
 from lctui.cli.db_options import resolve_db
+from lctui.cli.terminal import SafeConsole, cell, data
 from lctui.core.errors import UserInputError
 from lctui.core.lengths import format_length
 
@@ -55,11 +55,11 @@ def report_longbench(args: argparse.Namespace) -> int:
         print(json.dumps([r.as_dict() for r in rows], indent=2))
         return 0
     groups = (OVERALL, *DIFFICULTY_GROUPS, *BUCKET_GROUPS)
-    console = Console()
+    console = SafeConsole()
     order = list(MODES)
     tasks = sorted({r.task for r in rows}, key=lambda t: (order.index(t) if t in MODES else 9, t))
     for task in tasks:
-        mode = MODES.get(task, task)
+        mode = data(MODES.get(task, task))
         accuracy = _table(f"LongBench v2, {mode}: accuracy (%)")
         for group in groups:
             accuracy.add_column(HEADINGS[group], justify="right", no_wrap=True)
@@ -76,11 +76,11 @@ def report_longbench(args: argparse.Namespace) -> int:
             left = f" +{r.left_out} err" if r.left_out else ""
             length = format_length(r.length)
             n = f"{r.overall.n}{left}"
-            accuracy.add_row(r.model, length, *cells, n, str(r.overall.unparsed))
+            accuracy.add_row(cell(r.model), length, *cells, n, str(r.overall.unparsed))
             by_domain = [
                 shown(r.groups[d].accuracy) if d in r.groups else "-" for d in DOMAIN_HEADINGS
             ]
-            domains.add_row(r.model, length, *by_domain)
+            domains.add_row(cell(r.model), length, *by_domain)
         console.print(accuracy)
         console.print(domains)
     console.print(

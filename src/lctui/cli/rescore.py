@@ -12,10 +12,10 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
-from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn
 
 from lctui.cli.db_options import common_options, resolve_db
+from lctui.cli.terminal import SafeConsole, data
 from lctui.core.errors import UserInputError
 from lctui.core.lengths import parse_lengths
 
@@ -92,16 +92,16 @@ def cmd_rescore(args: argparse.Namespace) -> int:
         raise UserInputError(f"no results file at {db}; pass the file to score with --db")
     tasks = [t.strip() for t in args.tasks.split(",") if t.strip()] if args.tasks else None
     lengths = parse_lengths(args.lengths) if args.lengths else None
-    console = Console()
+    console = SafeConsole()
     # Shared, like `lctui run`: the TUI can browse the file while this writes it.
     with open_store(db, shared=True) as store:
         targets = find_targets(
             store, args.which, run_id=args.run, models=args.model, tasks=tasks, lengths=lengths
         )
         if not targets:
-            console.print(f"Nothing to score: no {_NOTHING[args.which]} in {db} matches.")
+            console.print(f"Nothing to score: no {_NOTHING[args.which]} in {data(db)} matches.")
             return 0
-        console.print(f"Scoring {_what(args.which, targets)} in {db} ...")
+        console.print(f"Scoring {data(_what(args.which, targets))} in {data(db)} ...")
         with Progress(
             TextColumn("scoring"), BarColumn(), MofNCompleteColumn(), console=console,
             transient=True,
@@ -110,7 +110,7 @@ def cmd_rescore(args: argparse.Namespace) -> int:
             summary = rescore_targets(
                 store, targets, progress=lambda done, _total: progress.update(bar, completed=done)
             )
-        console.print(summary.describe())
+        console.print(data(summary.describe()))
         # The cells the scored generations belong to (and their neighbours in the grid).
         cells = [t for t in targets if t.task is not None and t.length is not None]
         in_models = sorted({t.model for t in cells})

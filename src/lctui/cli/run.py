@@ -14,7 +14,6 @@ from pathlib import Path
 from typing import Any
 
 from rich.console import Console
-from rich.markup import escape
 from rich.table import Table
 from rich.text import Text
 
@@ -35,6 +34,7 @@ from lctui.cli.run_args import (
     without_detach,
 )
 from lctui.cli.tables import Column, fit_table
+from lctui.cli.terminal import SafeConsole, data
 from lctui.core.config import Config
 from lctui.core.errors import StoreError, UserInputError
 from lctui.core.events import fan_out
@@ -87,7 +87,7 @@ def cmd_demo(args: argparse.Namespace) -> int:
 
 
 def cmd_run(args: argparse.Namespace) -> int:
-    console = Console(stderr=False)
+    console = SafeConsole(stderr=False)
     if args.detach:
         return _detach(args, console)
     check_run_numbers(args)
@@ -133,23 +133,23 @@ def cmd_run(args: argparse.Namespace) -> int:
     try:
         console.print(
             f"[bold]lctui run[/]: {len(models)} model(s) x {len(tasks)} task(s) x "
-            f"{len(lengths)} length(s) x {args.n} -> {db}"
+            f"{len(lengths)} length(s) x {args.n} -> {data(db)}"
         )
         for line in tokenizer_notes(request):
-            console.print(line)
+            console.print(data(line))
         for line in left_out:
-            console.print(f"[yellow]{line}[/]", markup=True, highlight=False)
+            console.print(f"[yellow]{data(line)}[/]", markup=True, highlight=False)
         for problem in data_problems(tasks):
-            console.print(f"[yellow]{problem}[/]", markup=True, highlight=False)
+            console.print(f"[yellow]{data(problem)}[/]", markup=True, highlight=False)
         for spec in models:
             if spec.reference:
                 console.print(
-                    f"[yellow]{spec.name} is a reference pseudo-model: it answers "
+                    f"[yellow]{data(spec.name)} is a reference pseudo-model: it answers "
                     "with the gold answer, to validate the scorers.[/]"
                 )
             elif spec.backend == "vllm-server":
                 console.print(
-                    f"starting the vLLM server of {spec.name} (minutes on a CPU; its log is "
+                    f"starting the vLLM server of {data(spec.name)} (minutes on a CPU; its log is "
                     "in the data folder's servers/ directory) ..."
                 )
         outcome = _execute(request, store, console, publisher)
@@ -173,7 +173,7 @@ def _detach(args: argparse.Namespace, console: Console) -> int:
         "on when this terminal closes.",
         highlight=False,
     )
-    console.print(f"  output:  {record.log}", highlight=False, soft_wrap=True)
+    console.print(f"  output:  {data(record.log)}", highlight=False, soft_wrap=True)
     console.print(f"  watch:   lctui attach {record.run_id}", highlight=False)
     console.print("  list:    lctui runs", highlight=False)
     return 0
@@ -296,7 +296,7 @@ def _execute(
             )
 
         def say(line: str) -> None:
-            console.print(f"[yellow]{escape(line)}[/]")
+            console.print(f"[yellow]{data(line)}[/]")
 
         try:
             return asyncio.run(run_published(engine, request, publisher, say))
@@ -311,7 +311,7 @@ def _report(
     if outcome.run_id is None and not outcome.cancelled:
         console.print(
             f"[green]Nothing to do:[/] all {outcome.planned} generations are already stored "
-            f"in {db}. Use another --seed or a larger --n for new examples."
+            f"in {data(db)}. Use another --seed or a larger --n for new examples."
         )
     elif outcome.cancelled:
         console.print(
@@ -336,7 +336,7 @@ def _report(
 
         for j in judge_stats(store, outcome.run_id):
             console.print(
-                f"Judge {j.judge}: {j.calls} new call(s), {j.unparsed} unparsed, "
+                f"Judge {data(j.judge)}: {j.calls} new call(s), {j.unparsed} unparsed, "
                 f"{j.prompt_tokens:,} prompt and {j.output_tokens:,} output tokens "
                 "(details: lctui stats)."
             )
@@ -376,7 +376,8 @@ def print_missing_hint(console: Console, rows: list[CellScore], db: Path) -> Non
     if missing:
         console.print(
             f"[magenta]{missing} generation(s) have no score[/] (shown as not scored, left "
-            f"out of the means, never counted as 0): `lctui rescore --db {db}` scores them."
+            f"out of the means, never counted as 0): `lctui rescore --db {data(db)}` scores "
+            "them."
         )
 
 

@@ -17,15 +17,14 @@ from pathlib import Path
 from typing import Any
 
 from rich import box
-from rich.console import Console
-from rich.markup import escape
 from rich.table import Table
 
 from lctui.cli.tables import format_option, output_format, print_tsv
+from lctui.cli.terminal import SafeConsole, data
 from lctui.core.formatting import duration, per_second
 from lctui.core.run_record import KILLED, STARTING, WAITING, LiveProgress, RunRecord
 from lctui.core.text import shorten
-from lctui.engine.attach import AttachedRun, live_runs
+from lctui.engine.attach import AttachedRun, ViewerRefused, live_runs
 
 RECENT = 10  # ended runs listed without --all
 ASK_TIMEOUT_S = 2.0
@@ -88,6 +87,8 @@ async def _ask(record: RunRecord) -> RunLine:
         return RunLine(record, None, record.status, f"on {record.host}: list it there")
     try:
         attached = await AttachedRun.connect(record.socket, timeout=ASK_TIMEOUT_S)
+    except ViewerRefused as err:  # it runs, and serves as many viewers as it will
+        return RunLine(record, None, record.status, str(err))
     except (OSError, asyncio.TimeoutError) as err:
         if record.status == WAITING:  # for its database, which another process writes
             return RunLine(record, None, WAITING, record.message or "")
@@ -150,7 +151,7 @@ def _json(line: RunLine) -> dict[str, Any]:
 
 
 def _print_table(lines: list[RunLine]) -> None:
-    console = Console()
+    console = SafeConsole()
     if not lines:
         console.print("No runs recorded. `lctui run --detach ...` starts one in the background.")
         return
@@ -176,8 +177,8 @@ def _print_table(lines: list[RunLine]) -> None:
         run, status, amount, eta, rate, errors, _, db, note = _cells(line)
         amount = amount.split(" (")[0]
         table.add_row(
-            *(escape(c) for c in (run, status, amount, eta, rate, errors, Path(db).name)),
-            escape(shorten(note, 120)),
+            *(data(c) for c in (run, status, amount, eta, rate, errors, Path(db).name)),
+            data(shorten(note, 120)),
             style=_STYLE.get(line.status, ""),
         )
     console.print(table)

@@ -8,11 +8,11 @@ from collections import Counter
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
-from rich.console import Console
 from rich.text import Text
 
 from lctui.cli.db_options import common_options, resolve_db
 from lctui.cli.tables import Column, fit_table, format_option, output_format, print_tsv
+from lctui.cli.terminal import SafeConsole
 from lctui.core.errors import UserInputError
 from lctui.store.read.catalog import EXAMPLE_RUNS
 from lctui.store.samples import run_label
@@ -66,7 +66,7 @@ def cmd_stats(args: argparse.Namespace) -> int:
                 print()
                 print_tsv(["run", *(c.name for c in header)], rows)
         return 0
-    console = Console()
+    console = SafeConsole()
     for account in accounts:
         cost = account.cost_usd
         title = f"Run {run_label(account.run_id)}" + (

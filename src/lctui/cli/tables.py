@@ -20,7 +20,8 @@ from typing import Literal
 from rich.table import Table
 from rich.text import Text
 
-from lctui.core.text import cell_width
+from lctui.cli.terminal import safe_text
+from lctui.core.text import cell_width, escape_tsv, escape_unprintable
 
 Cell = str | Text  # a str is plain text, never markup
 # A column of a rich table takes its width, one cell of padding each side and a rule.
@@ -56,14 +57,18 @@ def output_format(args: argparse.Namespace) -> str:
 
 
 def print_tsv(header: Sequence[str], rows: Sequence[Sequence[Cell]]) -> None:
-    """Whole values, one row a line: line breaks within a cell become "; "."""
+    """Whole values, one row a line, each value escaped (`escape_tsv`: a tab, a line
+    break or a control character in a value shows as `\\t`, `\\n`, `\\x1b`, a backslash
+    as `\\\\`), so that a line is a row and a tab a column break, and nothing is lost."""
     for row in [header, *rows]:
         cells = (str(cell.plain if isinstance(cell, Text) else cell) for cell in row)
-        print("\t".join(c.replace("\n", "; ").replace("\t", " ") for c in cells))
+        print("\t".join(escape_tsv(c) for c in cells))
 
 
 def _text(cell: Cell) -> Text:
-    return cell if isinstance(cell, Text) else Text(cell)
+    """A cell as drawn: a str is a value, drawn on one line whatever it holds; a Text
+    was built by the command, its line breaks meant (see `safe_text`)."""
+    return safe_text(cell) if isinstance(cell, Text) else Text(escape_unprintable(cell))
 
 
 def _whole_width(column: Column, cells: Sequence[Text]) -> int:
@@ -84,8 +89,9 @@ def fit_table(
     sections: Sequence[int] = (),
 ) -> list[Table]:
     """`rows` as one table, or as parts that each fit `width` terminal cells (None: no
-    limit), every part with the key columns first. `sections`: the row indices before
-    which a section line is drawn."""
+    limit), every part with the key columns first. The title and the cells are plain
+    text (never markup), their control characters shown as escapes. `sections`: the
+    row indices before which a section line is drawn."""
     cells = [[_text(cell) for cell in row] for row in rows]
     widths = [_whole_width(c, [row[i] for row in cells]) for i, c in enumerate(columns)]
     keys = [i for i, c in enumerate(columns) if c.key]
@@ -94,7 +100,7 @@ def fit_table(
     tables = []
     for number, part in enumerate(parts, start=1):
         suffix = f" ({number} of {len(parts)})" if len(parts) > 1 else ""
-        table = Table(title=title + suffix)
+        table = Table(title=Text(escape_unprintable(title) + suffix))  # plain, never markup
         for i in part:
             column = columns[i]
             if column.prose:

@@ -10,10 +10,9 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
-from rich.console import Console
-
 from lctui.cli import import_results
 from lctui.cli.db_options import common_options, resolve_db
+from lctui.cli.terminal import SafeConsole, data
 
 
 def add_parsers(sub: Any) -> None:
@@ -47,7 +46,7 @@ def cmd_export(args: argparse.Namespace) -> int:
     db = resolve_db(args).path
     with open_store(db, read_only=True) as store:
         count = export_parquet(store, args.folder, args.run)
-    Console().print(f"Exported {count} generation(s) from {db} to {args.folder}")
+    SafeConsole().print(f"Exported {count} generation(s) from {data(db)} to {data(args.folder)}")
     return 0
 
 
@@ -58,7 +57,8 @@ def cmd_import_runs(args: argparse.Namespace) -> int:
     db = resolve_db(args).path
     with open_store(db) as store:
         count = import_parquet(store, args.folder)
-    Console().print(f"Imported {count} new generation(s) from {args.folder} into {db}")
+    where = f"from {data(args.folder)} into {data(db)}"
+    SafeConsole().print(f"Imported {count} new generation(s) {where}")
     return 0
 
 
@@ -69,8 +69,9 @@ def cmd_import_lifbench(args: argparse.Namespace) -> int:
     db = resolve_db(args).path
     with open_store(db) as store:
         summary = import_lifbench_scores(store, args.folder)
-    Console().print(
+    SafeConsole().print(
         f"Imported {summary.added} new response(s) of {len(summary.models)} model(s) "
-        f"({summary.rows} row(s) in {summary.files} file(s)) from {args.folder} into {db}"
+        f"({summary.rows} row(s) in {summary.files} file(s)) from {data(args.folder)} into "
+        f"{data(db)}"
     )
     return 0

@@ -4,7 +4,14 @@ from __future__ import annotations
 
 
 class LctuiError(Exception):
-    """Base class: `str(err)` is a complete message saying what is wrong and how to fix it."""
+    """Base class: `str(err)` is a complete message saying what is wrong and how to fix it.
+
+    It is shown on one line, any control character in it (a name's or a path's line
+    break) as an escape (core/text.py), unless `lines_kept`: a message whose line breaks
+    are its own (a server's log tail), each line of data in it escaped where it was made.
+    """
+
+    lines_kept = False
 
 
 class UserInputError(LctuiError):

@@ -1,5 +1,6 @@
 """Where lctui keeps its files: the default database, caches (XDG directories), the
-runs' records and exports."""
+runs' records and exports; the data folder and lctui's folders in it are created 0700
+(core/private.py writes the files in them 0600)."""
 
 from __future__ import annotations
 
@@ -34,13 +35,35 @@ def runs_dir() -> Path:
     return data_dir() / "runs"
 
 
+PRIVATE_FOLDER = 0o700
+OTHERS = 0o077  # the group's and other users' permission bits
+
+
+def make_private_folder(folder: Path, *, tighten: bool = True) -> Path:
+    """`folder` created if missing, mode 0700 (its missing parents get the umask's);
+    an existing one open to others is made 0700 when `tighten`."""
+    existed = folder.is_dir()
+    folder.mkdir(parents=True, exist_ok=True, mode=PRIVATE_FOLDER)
+    if not existed or (tighten and folder.stat().st_mode & OTHERS):
+        folder.chmod(PRIVATE_FOLDER)
+    return folder
+
+
+def make_data_dir() -> Path:
+    """The data folder, created 0700 if missing; an existing one is left as it is."""
+    return make_private_folder(data_dir(), tighten=False)
+
+
+def make_data_subdir(name: str) -> Path:
+    """A folder of lctui's own in the data folder (runs, exports, crashes, servers),
+    0700, made so again if it was wider."""
+    make_data_dir()
+    return make_private_folder(data_dir() / name)
+
+
 def make_runs_dir() -> Path:
     """`runs_dir()`, created if missing, mode 0700 (made so again if it was wider)."""
-    folder = runs_dir()
-    folder.mkdir(parents=True, exist_ok=True, mode=0o700)
-    if folder.stat().st_mode & 0o077:
-        folder.chmod(0o700)
-    return folder
+    return make_data_subdir(runs_dir().name)
 
 
 MACHINE_FILE = "machine-id"

@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from lctui.core.paths import make_runs_dir, runs_dir
+from lctui.core.private import open_private
 
 STARTING, RUNNING = "starting", "running"
 # A detached run whose file another lctui process writes: it starts when the file is free.
@@ -135,8 +136,7 @@ def write_record(record: RunRecord) -> Path:
     folder = make_runs_dir()
     path = record_path(record.run_id, folder)
     temporary = path.with_name(f".{path.name}.{os.getpid()}")
-    descriptor = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-    with os.fdopen(descriptor, "w", encoding="utf-8") as out:
+    with open_private(temporary) as out:
         json.dump(record.as_dict(), out, indent=1)
     os.replace(temporary, path)
     return path

@@ -14,6 +14,12 @@ name whole where it fits and otherwise cuts its middle, so that no two read the 
 `family_runs` finds the names that share a first word (`lifbench_*`), which a table
 can show once as a group and fold out of each name; `fold_names` does both in a list
 with no room for a heading: the folded prefix becomes a leading `…`.
+
+Text from data (names, outputs, file names, servers' messages) reaches a terminal only
+through `escape_unprintable`: a control character (a newline, `ESC [31m`, a bell) or a
+character that reorders or breaks lines shows as a visible escape (`\\n`, `\\x1b`,
+`\\u202e`) instead of acting on the terminal; `escape_tsv` is its lossless form for
+tab-separated output.
 """
 
 from __future__ import annotations
@@ -23,8 +29,74 @@ from collections.abc import Sequence
 
 ELLIPSIS = "…"
 
+# What a terminal acts on rather than draws, beyond the control characters (category
+# Cc): line and paragraph separators, which some terminals break lines at, and the
+# bidirectional formatting characters, which reorder what is drawn around them. Other
+# format characters (the zero-width joiner of emoji, a soft hyphen) stay: ordinary text.
+_ACTING = frozenset(
+    "\u2028\u2029\u061c\u200e\u200f\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069"
+)
+_SHORT_ESCAPES = {"\n": "\\n", "\t": "\\t", "\r": "\\r"}
+
 # Characters that take no cell although Unicode calls them neutral width.
 _ZERO_WIDTH = frozenset("\u200b\u200c\u200d\u2060\ufeff")
+
+
+def escape_unprintable(text: str, keep: str = "") -> str:
+    """`text` with what a terminal would act on shown as an escape a person can read:
+    `\\n`, `\\t`, `\\r`, `\\x1b` (control characters, C1 included), `\\u202e` (the
+    characters of `_ACTING`), `\\ud800` (a lone surrogate, which no terminal encoding
+    holds). Every other character stays, Unicode included; so do backslashes (`escape_tsv`
+    doubles them). `keep`: control characters left as they are (a document's "\\n")."""
+    if text.isprintable():
+        return text  # the common case, without a look at each character
+    return "".join(_escaped(char) if _acts(char) and char not in keep else char for char in text)
+
+
+# One visible character for each control character: the Unicode control pictures
+# (␛ for ESC, ␇ for a bell), → for a tab; other characters that act (C1 controls, bidi
+# overrides, line separators, lone surrogates) as �.
+_PICTURES = {i: chr(0x2400 + i) for i in range(32)} | {9: "→", 127: "\u2421"}
+
+
+def control_pictures(text: str, keep: str = "\n") -> str:
+    """`text` with every character `escape_unprintable` escapes replaced by one visible
+    character of one cell (see `_PICTURES`), `keep` left as it is: the same length, so
+    that offsets into the text (a marked needle, a highlighted answer) stay valid."""
+    if text.isprintable():
+        return text
+    return "".join(
+        _PICTURES.get(ord(c), "\ufffd") if _acts(c) and c not in keep else c for c in text
+    )
+
+
+def shown_error(exc: BaseException) -> str:
+    """An error's message for a terminal: on one line, its control characters shown,
+    unless the error keeps its lines (`LctuiError.lines_kept`)."""
+    keep = "\n" if getattr(exc, "lines_kept", False) else ""
+    return escape_unprintable(str(exc), keep=keep)
+
+
+def escape_tsv(text: str) -> str:
+    """`text` as one field of a tab-separated line, losslessly: backslashes doubled, then
+    `escape_unprintable` (a tab or a newline cannot split the field). Python's
+    `unicode_escape` codec reads it back."""
+    return escape_unprintable(text.replace("\\", "\\\\"))
+
+
+def _acts(char: str) -> bool:
+    if char.isprintable():
+        return False
+    category = unicodedata.category(char)
+    return category in ("Cc", "Cs") or char in _ACTING
+
+
+def _escaped(char: str) -> str:
+    short = _SHORT_ESCAPES.get(char)
+    if short is not None:
+        return short
+    code = ord(char)
+    return f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}"
 
 
 def char_cells(char: str) -> int:

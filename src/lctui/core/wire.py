@@ -9,8 +9,10 @@ drops the preamble, the context and the spans.
 
 Besides events, a viewer reads a `Hello` first (the run's record and progress), a
 `ReplayDone` once the state before it connected has been replayed, and `Dropped` when
-the run lets it go (it read too slowly). Viewers write control lines
-(`encode_control`): pause, resume, cancel.
+the run lets it go (it read too slowly); a connection the run does not serve (it has
+as many viewers as it serves) reads only `Refused`. Viewers write control lines
+(`encode_control`): pause, resume, cancel, each at most `CONTROL_BYTES` long; nothing a
+viewer writes makes `decode_control` raise anything but WireError.
 """
 
 from __future__ import annotations
@@ -57,6 +59,9 @@ GOLD_CHARS = 400
 GOLD_ITEMS = 32
 METADATA_CHARS = 200
 CONTROL_OPS = ("pause", "resume", "cancel")
+# The longest control line a run reads: `{"op": "resume"}` takes 17 bytes. A bound on
+# its size is a bound on its nesting, so its parse costs next to nothing.
+CONTROL_BYTES = 256
 # A line is UTF-8, but a lone surrogate (text a server split between chunks) must pass
 # too: both ends use this error handler.
 _ERRORS = "surrogatepass"
@@ -88,7 +93,15 @@ class Dropped:
     reason: str
 
 
-Message = Event | Hello | ReplayDone | Dropped
+@dataclass(frozen=True)
+class Refused:
+    """The run does not serve this connection (it serves as many viewers as it will);
+    `reason` says so in words a viewer prints."""
+
+    reason: str
+
+
+Message = Event | Hello | ReplayDone | Dropped | Refused
 
 
 # -- encoding ----------------------------------------------------------------------------
@@ -129,6 +142,10 @@ def encode_dropped(reason: str) -> bytes:
     return _line({"t": "dropped", "reason": reason})
 
 
+def encode_refused(reason: str) -> bytes:
+    return _line({"t": "refused", "reason": reason})
+
+
 def encode_control(op: str) -> bytes:
     if op not in CONTROL_OPS:
         raise ValueError(f"unknown control {op!r}: one of {', '.join(CONTROL_OPS)}")
@@ -136,7 +153,10 @@ def encode_control(op: str) -> bytes:
 
 
 def decode_control(line: bytes) -> str:
-    """The op of a viewer's control line; WireError for anything else."""
+    """The op of a viewer's control line; WireError for anything else, whatever the
+    line (too long, too deep, not UTF-8, not JSON)."""
+    if len(line) > CONTROL_BYTES:
+        raise WireError(f"a control line is at most {CONTROL_BYTES} bytes, not {len(line):,}")
     data = _object(line)
     op = data.get("op")
     if op not in CONTROL_OPS:
@@ -259,7 +279,7 @@ def _score(score: Score) -> dict[str, Any]:
 def decode_event(line: bytes) -> Event:
     """The event of one line; WireError if the line holds anything else."""
     message = decode_message(line)
-    if isinstance(message, Hello | ReplayDone | Dropped):
+    if isinstance(message, Hello | ReplayDone | Dropped | Refused):
         raise WireError(f"expected an event, got {type(message).__name__}")
     return message
 
@@ -287,6 +307,8 @@ def decode_message(line: bytes) -> Message:
             return ReplayDone()
         if kind == "dropped":
             return Dropped(_str(data["reason"]))
+        if kind == "refused":
+            return Refused(_str(data["reason"]))
         decode = DECODERS.get(str(kind))
         if decode is None:
             raise WireError(f"unknown message type {kind!r}")
@@ -302,6 +324,8 @@ def _object(line: bytes) -> dict[str, Any]:
         data = json.loads(line.decode("utf-8", _ERRORS))
     except (UnicodeDecodeError, json.JSONDecodeError) as err:
         raise WireError(f"not a JSON line: {err}") from err
+    except RecursionError as err:  # `[[[[...`: nested deeper than the parser goes
+        raise WireError("a line nested too deep") from err
     if not isinstance(data, dict):
         raise WireError("a line is a JSON object")
     return data

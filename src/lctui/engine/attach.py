@@ -4,9 +4,11 @@
 rebuild the run so far, and iterating it then gives its live events (core/events.py;
 without `read_replay` the replay comes first), until the run ends, drops the viewer,
 or vanishes (`ended_by` says which). `pause`, `resume` and `cancel` ask the run
-to act. `live_runs` reads the records in the runs folder, newest first, and says
-`killed` of one whose process is gone although its record was never closed (its
-stale socket is removed then); `current_record` reads one record again.
+to act; a run serving as many viewers as it will refuses the connection
+(`ViewerRefused`, with words to print). `live_runs` reads the records in the runs
+folder, newest first, and says `killed` of one whose process is gone although its
+record was never closed (its stale socket is removed then); `current_record` reads one
+record again.
 """
 
 from __future__ import annotations
@@ -32,6 +34,7 @@ from lctui.core.run_record import (
 from lctui.core.wire import (
     Dropped,
     Hello,
+    Refused,
     ReplayDone,
     WireError,
     decode_message,
@@ -42,6 +45,11 @@ from lctui.engine import local_socket
 CONNECT_TIMEOUT_S = 5.0
 # How the connection of an AttachedRun ended.
 RUN_ENDED, DROPPED, LOST = "run ended", "dropped", "lost"
+
+
+class ViewerRefused(ConnectionError):
+    """The run does not serve this viewer now (it serves as many as it will); the
+    message says so and what to do."""
 
 
 class AttachedRun:
@@ -61,11 +69,14 @@ class AttachedRun:
 
     @classmethod
     async def connect(cls, socket: str | Path, timeout: float = CONNECT_TIMEOUT_S) -> AttachedRun:
-        """Connect and read the run's hello; OSError when no run answers there."""
+        """Connect and read the run's hello; OSError when no run answers there,
+        ViewerRefused (an OSError) when it does not serve one more viewer."""
         reader, writer = await asyncio.wait_for(local_socket.connect(Path(socket)), timeout)
         try:
             line = await asyncio.wait_for(reader.readline(), timeout)
             hello = decode_message(line) if line else None
+            if isinstance(hello, Refused):
+                raise ViewerRefused(f"the run refused this viewer: {hello.reason}")
             if not isinstance(hello, Hello):
                 raise ConnectionError(f"{socket} did not greet as a run does")
         except (asyncio.TimeoutError, WireError, ValueError) as err:
@@ -112,7 +123,7 @@ class AttachedRun:
                 self.replayed.set()
                 if until_replayed:
                     return
-            elif isinstance(message, Dropped):
+            elif isinstance(message, Dropped | Refused):
                 self.ended_by, self.dropped_reason = DROPPED, message.reason
                 return
             elif isinstance(message, Hello):

@@ -42,11 +42,12 @@ def reachable(path: Path) -> Iterator[str]:
         os.close(folder)
 
 
-async def listen(path: Path, handler: Handler) -> asyncio.AbstractServer:
+async def listen(path: Path, handler: Handler, limit: int = LINE_LIMIT) -> asyncio.AbstractServer:
     """A server on the Unix socket `path`, readable and writable by the user only (its
-    folder should be too: the mode is set just after the socket is made)."""
+    folder should be too: the mode is set just after the socket is made); `limit`: the
+    longest line its handlers read."""
     with reachable(path) as name:
-        server = await asyncio.start_unix_server(handler, path=name, limit=LINE_LIMIT)
+        server = await asyncio.start_unix_server(handler, path=name, limit=limit)
     os.chmod(path, 0o600)
     return server
 

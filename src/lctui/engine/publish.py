@@ -12,7 +12,11 @@ The run never waits for a viewer: events are encoded once and written to every v
 together every `BATCH_S` (one write per viewer, never awaited); a viewer whose unread
 bytes pass `VIEWER_QUEUE_BYTES` (a stopped or vanished viewer) is told (`Dropped`) and
 disconnected, and may reconnect for a fresh replay. Viewers
-write control lines (pause, resume, cancel) that go to the `control` callback.
+write control lines (pause, resume, cancel) that go to the `control` callback; a line
+longer than a control (`CONTROL_BYTES`) or not one is skipped, and the connection read
+on. A run serves at most `MAX_VIEWERS` at once: so what viewers can cost it is bounded
+(each up to VIEWER_QUEUE_BYTES unread); the next connections read `Refused`, which
+says why, and are closed.
 The publisher also keeps the run's record file up to date (core/run_record.py).
 """
 
@@ -54,22 +58,28 @@ from lctui.core.run_record import (
     write_record,
 )
 from lctui.core.wire import (
+    CONTROL_BYTES,
     Hello,
     WireError,
     decode_control,
     encode_dropped,
     encode_event,
     encode_hello,
+    encode_refused,
     encode_replay_done,
     slim_example,
 )
 from lctui.engine import local_socket
+from lctui.engine.viewers import Viewer, abort_unread, control_line, refusal
 
 RECENT_FINISHED = 64  # finished generations a replay repeats whole; older ones are counted
 # Events go out in batches this often: one write per viewer, not one per token (a live
 # view draws at 20 Hz, so the wait is not seen).
 BATCH_S = 0.02
 VIEWER_QUEUE_BYTES = 8 * 1024 * 1024  # a viewer this far behind is dropped
+# Viewers served at once (a TUI's live view, `lctui attach`; `lctui runs` and the TUI's
+# polls hold one for a moment): at most MAX_VIEWERS x VIEWER_QUEUE_BYTES held for them.
+MAX_VIEWERS = 16
 CLOSE_FLUSH_S = 2.0  # at the end, how long viewers get to read the last events
 DROP_ABORT_S = 5.0  # a dropped viewer's connection is cut after this if it reads nothing
 
@@ -123,21 +133,6 @@ class _Stream:
         return events
 
 
-class _Viewer:
-    """One connected viewer: its connection, and the task reading its controls."""
-
-    def __init__(self, writer: asyncio.StreamWriter) -> None:
-        self.writer = writer
-        self.transport = writer.transport
-        self.closed = False
-        self.reader: asyncio.Task[None] | None = None
-
-    @property
-    def behind(self) -> int:
-        """Bytes written to the viewer that it has not read yet (beyond the socket's)."""
-        return self.transport.get_write_buffer_size()
-
-
 class EventPublisher:
     """The sink that publishes a run (see the module's docstring)."""
 
@@ -154,7 +149,7 @@ class EventPublisher:
         self._keep_record = keep_record
         self._clock = clock
         self._server: asyncio.AbstractServer | None = None
-        self._viewers: set[_Viewer] = set()
+        self._viewers: set[Viewer] = set()
         self._batch: list[bytes] = []  # encoded events not yet sent
         self._batch_due: asyncio.TimerHandle | None = None
         self._planned: RunPlanned | None = None
@@ -186,7 +181,8 @@ class EventPublisher:
         """Write the record and listen on its socket (OSError if the socket cannot be made)."""
         if self._keep_record:
             write_record(self.record)
-        self._server = await local_socket.listen(self.socket, self._connected)
+        # Viewers write only control lines: a reader's buffer holds about two of them.
+        self._server = await local_socket.listen(self.socket, self._connected, limit=CONTROL_BYTES)
 
     def set_status(self, status: str, message: str | None = None) -> None:
         """Record a new status (and last words), e.g. `failed` with the error."""
@@ -413,9 +409,13 @@ class EventPublisher:
                 viewer.writer.write(data)
 
     async def _connected(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        if len(self._viewers) >= MAX_VIEWERS:
+            writer.write(encode_refused(refusal(MAX_VIEWERS)))
+            writer.close()  # after the line is sent; nothing it writes is read
+            return
         # What is pending goes to the others first: the replay below already holds it.
         self._send_batch()
-        viewer = _Viewer(writer)
+        viewer = Viewer(writer)
         # Built and written in one step: no event comes between the replay and the live
         # ones. The replay is bounded itself (RECENT_FINISHED, what is in flight).
         lines = [encode_hello(Hello(self.record, self.progress()))]
@@ -425,9 +425,9 @@ class EventPublisher:
         self._viewers.add(viewer)
         viewer.reader = asyncio.ensure_future(self._read_controls(viewer, reader))
 
-    async def _read_controls(self, viewer: _Viewer, reader: asyncio.StreamReader) -> None:
+    async def _read_controls(self, viewer: Viewer, reader: asyncio.StreamReader) -> None:
         try:
-            while line := await reader.readline():
+            while (line := await control_line(reader)) is not None:
                 try:
                     op = decode_control(line)
                 except WireError:
@@ -435,19 +435,19 @@ class EventPublisher:
                 if self.control is not None:
                     self.control(op)
         except (ConnectionError, OSError, ValueError):
-            pass  # ValueError: a line over the limit
+            pass
         self._disconnect(viewer)
 
-    def _drop(self, viewer: _Viewer, reason: str) -> None:
+    def _drop(self, viewer: Viewer, reason: str) -> None:
         transport = viewer.transport
         with contextlib.suppress(Exception):
             viewer.writer.write(encode_dropped(reason))  # after what it has not read
         self._disconnect(viewer)
         # A viewer that reads nothing would keep the closing transport's buffer forever.
         with contextlib.suppress(RuntimeError):
-            asyncio.get_running_loop().call_later(DROP_ABORT_S, _abort, transport)
+            asyncio.get_running_loop().call_later(DROP_ABORT_S, abort_unread, transport)
 
-    def _disconnect(self, viewer: _Viewer) -> None:
+    def _disconnect(self, viewer: Viewer) -> None:
         if viewer.closed:
             return
         viewer.closed = True
@@ -456,10 +456,3 @@ class EventPublisher:
             viewer.reader.cancel()
         with contextlib.suppress(Exception):
             viewer.writer.close()
-
-
-def _abort(transport: asyncio.BaseTransport) -> None:
-    """Cut a connection that has not closed by itself (gone already: nothing to do)."""
-    if isinstance(transport, asyncio.WriteTransport) and transport.get_write_buffer_size():
-        with contextlib.suppress(Exception):
-            transport.abort()

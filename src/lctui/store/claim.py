@@ -46,7 +46,7 @@ class WriterClaim:
         deadline = time.monotonic() + _TAKE_RETRY_S
         while True:
             try:
-                handle = path.open("a+b")
+                handle = _open_claim(path, file)
             except OSError as err:
                 raise NotWritableError(_cannot_write(path, err.strerror or str(err))) from err
             if _try_lock(handle):
@@ -75,6 +75,17 @@ class WriterClaim:
 
 
 _TAKE_RETRY_S = 0.25
+
+
+def _open_claim(path: Path, file: Path) -> IO[bytes]:
+    """The claim file, created as open as the database (0600 for a new one): whoever may
+    read the database must be able to look at its claim (writer_active)."""
+    try:
+        mode = file.stat().st_mode & 0o666
+    except OSError:
+        mode = 0o600
+    descriptor = os.open(path, os.O_RDWR | os.O_CREAT | os.O_APPEND | os.O_CLOEXEC, mode)
+    return os.fdopen(descriptor, "a+b")
 
 
 def writer_active(file: Path) -> bool:

@@ -16,7 +16,8 @@ from typing import Any
 import duckdb
 
 from lctui.core.errors import StoreError
-from lctui.core.paths import default_db_path
+from lctui.core.paths import data_dir, default_db_path, make_data_dir
+from lctui.core.private import copy_mode, in_data_dir, keep_private
 from lctui.core.types import Example, Generation, ModelSpec, Score
 from lctui.store import schema
 from lctui.store.claim import WriterClaim, writer_active
@@ -128,16 +129,20 @@ class Store(ClosesOnExit):
 
     @contextlib.contextmanager
     def _writer_connection(self) -> Iterator[duckdb.DuckDBPyConnection]:
-        if self._con is None:
-            con = self._connect_shared()
-            try:
-                yield con
-            finally:
-                con.close()
-        else:
-            if self._writer_cursor is None:
-                self._writer_cursor = self._con.cursor()
-            yield self._writer_cursor
+        try:
+            if self._con is None:
+                con = self._connect_shared()
+                try:
+                    yield con
+                finally:
+                    con.close()
+            else:
+                if self._writer_cursor is None:
+                    self._writer_cursor = self._con.cursor()
+                yield self._writer_cursor
+        finally:
+            if self.path is not None:
+                guard_companions(self.path)
 
     @property
     def writer(self) -> StoreWriter:
@@ -266,6 +271,7 @@ class Store(ClosesOnExit):
                 _mark_interrupted(con, self.path, claim_held=False)
             finally:
                 con.close()
+                guard_companions(self.path)
         except BaseException:
             claim.release()
             raise
@@ -360,6 +366,7 @@ def open_store(
         return Store(con, None, False, migrate(con, "the in-memory database"))
     file = Path(path).expanduser() if path is not None else default_db_path()
     _check_path(file, read_only)
+    created = not read_only and not file.exists()
     # The claim comes first, so a TUI never takes over a file a run is about to write.
     claim = WriterClaim.take(file) if shared and not read_only else None
     try:
@@ -379,12 +386,33 @@ def open_store(
         if isinstance(err, StoreError):
             raise
         raise StoreError(f"cannot read {file}: {err}") from err
+    if not read_only:
+        make_private(file, created=created)
     if shared:
         con.close()
         store = Store(None, file, read_only, before, shared=True)
         store.claim = claim
         return store
     return Store(con, file, read_only, before)
+
+
+def make_private(file: Path, *, created: bool) -> None:
+    """A database this process created, or one in the data folder, readable by its owner
+    only (0600: it holds every prompt and output); its write-ahead log as open as it.
+    A file the user placed elsewhere keeps the mode they gave it (a group may share it)."""
+    if created or in_data_dir(file):
+        keep_private(file)
+    guard_companions(file)
+
+
+def guard_companions(file: Path) -> None:
+    """The write-ahead log DuckDB keeps beside `file` given the file's mode: DuckDB makes
+    it anew (with the umask's mode) after each checkpoint, so after every write too."""
+    copy_mode(file, wal_path(file))
+
+
+def wal_path(file: Path) -> Path:
+    return file.with_name(file.name + ".wal")
 
 
 def _mark_interrupted(con: duckdb.DuckDBPyConnection, file: Path, *, claim_held: bool) -> None:
@@ -453,7 +481,10 @@ def _check_path(file: Path, read_only: bool) -> None:
             )
         return
     try:
-        file.parent.mkdir(parents=True, exist_ok=True)
+        if file.parent == data_dir():
+            make_data_dir()  # 0700: the folder of every prompt and output
+        else:
+            file.parent.mkdir(parents=True, exist_ok=True)
     except OSError as err:
         raise StoreError(
             f"cannot create the folder {file.parent} for the database: {err.strerror}; "

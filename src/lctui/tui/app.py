@@ -18,11 +18,14 @@ from typing import TYPE_CHECKING, Any, ClassVar
 
 from textual.app import App, SystemCommand
 from textual.binding import Binding, BindingType
+from textual.notifications import SeverityLevel
 from textual.screen import Screen
 
 from lctui.backends import load_backend
 from lctui.core.config import Config
 from lctui.core.errors import LctuiError, NotWritableError, StoreError
+from lctui.core.private import open_data_dir_warning
+from lctui.core.text import escape_unprintable, shown_error
 from lctui.engine import RunRequest
 from lctui.engine.runner import BackendLoader
 from lctui.resources import sample_runs_dir
@@ -101,10 +104,13 @@ class LctuiApp(App[None]):
         return self.run_host.manager
 
     def on_mount(self) -> None:
+        exposed = open_data_dir_warning()  # before the store creates the folder (0700)
+        if exposed is not None:
+            self.notify(exposed, title="Data folder", severity="warning", timeout=20)
         try:
             self._store = self._open_store()
         except LctuiError as exc:
-            self.exit(return_code=2, message=f"lctui: error: {exc}")
+            self.exit(return_code=2, message=f"lctui: error: {shown_error(exc)}")
             return
         for error in THEME_ERRORS:
             self.notify(error, title="Theme file skipped", severity="warning")
@@ -174,6 +180,26 @@ class LctuiApp(App[None]):
                 "embedded model so there is something to browse.",
                 title="Sample runs",
             )
+
+    def notify(
+        self,
+        message: str,
+        *,
+        title: str = "",
+        severity: SeverityLevel = "information",
+        timeout: float | None = None,
+        markup: bool = True,
+    ) -> None:
+        """Every notification of the app (screens' too): its text is plain, never
+        markup, and a name, a path or a server's message in it shows what would act on
+        the terminal as escapes; its own line breaks stay."""
+        super().notify(
+            escape_unprintable(message, keep="\n"),
+            title=escape_unprintable(title),
+            severity=severity,
+            timeout=timeout,
+            markup=False,
+        )
 
     def get_key_display(self, binding: Binding) -> str:
         """The footer's name of a key: the app's one formatter (tui/keys.py)."""

@@ -12,6 +12,7 @@ from collections.abc import Sequence
 from textual.content import Content
 
 from lctui.analysis.compare import DiffSpan
+from lctui.core.text import control_pictures
 
 ONLY_A = "bold $error on $error 15%"
 ONLY_B = "bold $success on $success 15%"
@@ -23,7 +24,8 @@ def side_text(spans: Sequence[DiffSpan], side: str) -> Content:
         raise ValueError(f"side must be 'a' or 'b', not {side!r}")
     parts: list[Content] = []
     for span in spans:
-        text = span.a if side == "a" else span.b
+        # An output's own lines stay; other control characters show as one cell each.
+        text = control_pictures(span.a if side == "a" else span.b)
         if not text:
             continue
         style = "" if span.kind == "equal" else ONLY_A if side == "a" else ONLY_B

@@ -253,6 +253,7 @@ def serve(args: argparse.Namespace) -> int:
     """Serve the TUI until Ctrl-C; 2 with a one-line message for a bad option."""
     from lctui.cli.db_options import resolve_db
     from lctui.core.errors import LctuiError
+    from lctui.core.text import shown_error
 
     try:
         check_bind(args.host, args.port, args.allow_remote)
@@ -262,7 +263,7 @@ def serve(args: argparse.Namespace) -> int:
         # Checked here so a bad --db or lctui.toml fails now, not in each browser tab.
         db = resolve_db(args).path
     except LctuiError as exc:
-        print(f"lctui: error: {exc}", file=sys.stderr)
+        print(f"lctui: error: {shown_error(exc)}", file=sys.stderr)
         return 2
     command = [sys.executable, "-m", "lctui", "tui", "--db", str(db)]
     if args.config:

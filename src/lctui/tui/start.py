@@ -7,6 +7,7 @@ import sys
 from collections.abc import Sequence
 
 from lctui.core.runtime import prepare_environment
+from lctui.core.text import shown_error
 
 
 def parser() -> argparse.ArgumentParser:
@@ -54,7 +55,7 @@ def main(argv: Sequence[str]) -> int:
         resolved = resolve_db(args)
         config, db = resolved.config, resolved.path
     except LctuiError as exc:
-        print(f"lctui: error: {exc}", file=sys.stderr)
+        print(f"lctui: error: {shown_error(exc)}", file=sys.stderr)
         return 2
     app = LctuiApp(db, config, read_only=args.read_only, import_samples=not args.no_samples)
     app.run()

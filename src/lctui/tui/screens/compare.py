@@ -33,10 +33,14 @@ from lctui.analysis.stats import MIN_INTERVAL_PAIRS, TOO_FEW_PAIRS
 from lctui.core.formatting import fixed, p_value
 from lctui.core.lengths import format_length
 from lctui.core.paths import export_file
+from lctui.core.private import write_output
+from lctui.core.text import escape_unprintable
 from lctui.store.read.runs import compare_sides
 from lctui.store.samples import SAMPLE_NOTE
 from lctui.tui.screens.base import LctuiScreen, on_a_cursor
+from lctui.tui.shown import shown, shown_line
 from lctui.tui.widgets.key_footer import KeyFooter
+from lctui.tui.widgets.safe_table import SafeTable
 
 if TYPE_CHECKING:
     from pathlib import Path
@@ -129,8 +133,8 @@ class CompareScreen(LctuiScreen):
             yield Label("B")
             yield Select[str]([], prompt="model or run", id="pick-b", compact=True)
         yield Static("Loading the models and runs...", id="compare-header", markup=False)
-        yield DataTable[Text](id="compare-cells", cursor_type="row", zebra_stripes=True)
-        yield DataTable[Text](id="compare-changed", cursor_type="row", zebra_stripes=True)
+        yield SafeTable[Text](id="compare-cells", cursor_type="row", zebra_stripes=True)
+        yield SafeTable[Text](id="compare-changed", cursor_type="row", zebra_stripes=True)
         yield KeyFooter()
 
     def on_mount(self) -> None:
@@ -163,7 +167,7 @@ class CompareScreen(LctuiScreen):
     def _failed(self, error: str | Exception) -> None:
         message = str(error)
         self.result = None
-        self._header(Content.styled(message, "$error"))
+        self._header(Content.styled(escape_unprintable(message), "$error"))
         self.query_one("#compare-cells", DataTable).clear()
         changed = self.query_one("#compare-changed", DataTable)
         changed.clear()
@@ -173,13 +177,16 @@ class CompareScreen(LctuiScreen):
     # -- showing ----------------------------------------------------------------------
 
     def _header(self, text: str | Content) -> None:
-        self.query_one("#compare-header", Static).update(text)
+        self.query_one("#compare-header", Static).update(
+            shown(text) if isinstance(text, str) else text
+        )
 
     def _show_sides(self, sides: list[tuple[str, str]]) -> None:
         self.sides = sides
         specs = [spec for _, spec in sides]
+        shown_sides = [(shown_line(label), value) for label, value in sides]
         for picker in self.query(Select):
-            picker.set_options(sides)
+            picker.set_options(shown_sides)
         if len(specs) < 2:
             self._header(NO_SIDES)
             return
@@ -246,7 +253,8 @@ class CompareScreen(LctuiScreen):
                 f"{too_few} cell(s) under {MIN_INTERVAL_PAIRS} pairs: no interval ({TOO_FEW_PAIRS})"
             )
         return Content.assemble(
-            (f"{result.a.label}", "bold"), " (A) vs ", (f"{result.b.label}", "bold"),
+            (escape_unprintable(result.a.label), "bold"), " (A) vs ",
+            (escape_unprintable(result.b.label), "bold"),
             f" (B) · {pairs} pairs in {len(result.cells)} cells\nunmatched: ",
             (f"{result.only_a} only A, {result.only_b} only B", "$warning"),
             " · excluded errors: ",
@@ -302,8 +310,7 @@ class CompareScreen(LctuiScreen):
             return
         path = report_path(self.result, fmt)
         try:
-            path.parent.mkdir(parents=True, exist_ok=True)
-            path.write_text(render(compare_blocks(self.result), fmt), encoding="utf-8")
+            write_output(path, render(compare_blocks(self.result), fmt))
         except OSError as exc:
             self.notify(f"could not write {path}: {exc}", title="Export", severity="error")
             return

@@ -32,8 +32,10 @@ from lctui.analysis.stats import SpearmanResult
 from lctui.core.errors import LctuiError
 from lctui.core.formatting import p_value
 from lctui.core.lengths import format_length
+from lctui.core.text import escape_unprintable
 from lctui.store.read.correlation import scored_lengths
 from lctui.tui.screens.base import LctuiScreen
+from lctui.tui.shown import shown, shown_line
 from lctui.tui.widgets.heat_legend import HeatLegend
 from lctui.tui.widgets.heatmap import HeatCell, HeatGrid, Heatmap, HeatRow
 from lctui.tui.widgets.key_footer import KeyFooter
@@ -247,7 +249,7 @@ class CorrelationScreen(LctuiScreen):
         self.set_class(matrix is None, "-few")
         heatmap = self.query_one(Heatmap)
         if matrix is None:
-            self.query_one("#corr-message", Static).update(loaded.message or "")
+            self.query_one("#corr-message", Static).update(shown(loaded.message or ""))
             self.query_one("#corr-cell", Static).update("")
             header = f"Spearman rho by {loaded.by} @ {at}"
         else:
@@ -258,7 +260,7 @@ class CorrelationScreen(LctuiScreen):
                 heatmap.focus()
         keys = "  ·  t: task/category  n: length  enter: scatter  2: synthetic"
         self.query_one("#corr-header", Static).update(
-            Content.assemble((header, "bold"), (keys, "$text-muted"))
+            Content.assemble((escape_unprintable(header), "bold"), (keys, "$text-muted"))
         )
         self._show_synthetic(loaded.synthetic)
 
@@ -273,7 +275,7 @@ class CorrelationScreen(LctuiScreen):
         if synthetic.downstream:
             lines.append(f"  downstream: {synthetic.downstream}")
         lines += [f"  synthetic vs {c}: {describe(r)}" for c, r in synthetic.per_category.items()]
-        note.update("\n".join(lines))
+        note.update(shown("\n".join(escape_unprintable(line) for line in lines)))
         scatter.border_title = "each model: synthetic score (x) vs downstream mean (y)"
         scatter.plot(points(synthetic.points), "synthetic", "downstream mean")
 
@@ -284,7 +286,7 @@ class CorrelationScreen(LctuiScreen):
             return
         x, y = matrix.labels[event.column], matrix.labels[event.row]
         text = f"{y} / {x}: {describe(matrix.cells[event.row][event.column])}"
-        self.query_one("#corr-cell", Static).update(text)
+        self.query_one("#corr-cell", Static).update(shown_line(text))
 
     @on(Heatmap.CellSelected)
     def _cell_selected(self, event: Heatmap.CellSelected) -> None:

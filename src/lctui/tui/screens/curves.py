@@ -31,10 +31,12 @@ from lctui.analysis.curves import (
 )
 from lctui.core.lengths import format_length
 from lctui.tui.screens.base import LctuiScreen
+from lctui.tui.shown import shown_line
 from lctui.tui.widgets.heatmap import HeatCell, HeatGrid, Heatmap, HeatRow
 from lctui.tui.widgets.key_footer import KeyFooter
 from lctui.tui.widgets.ordered_keys import OrderedInput
 from lctui.tui.widgets.plots import CurveLine, LengthPlot, plots_wanted
+from lctui.tui.widgets.safe_table import SafeTable
 
 if TYPE_CHECKING:
     from lctui.store.db import Store
@@ -143,7 +145,7 @@ class CurvesScreen(LctuiScreen):
         yield Static(EMPTY_MESSAGE, id="curves-empty", markup=False)
         with TabbedContent(id="curves-tabs", initial="curves"):
             with TabPane("1 Score vs length", id="curves"), Vertical():
-                yield DataTable[Text](id="curves-table", cursor_type="row", zebra_stripes=True)
+                yield SafeTable[Text](id="curves-table", cursor_type="row", zebra_stripes=True)
                 yield LengthPlot(id="curves-plot")
             with TabPane("2 Effective length", id="effective"), Vertical():
                 with Horizontal(id="threshold-bar"):
@@ -151,7 +153,7 @@ class CurvesScreen(LctuiScreen):
                     label = f"threshold (0-1, RULER: {RULER_THRESHOLD:g})"
                     yield Static(label, id="threshold-label")
                     yield OrderedInput(f"{RULER_THRESHOLD:g}", id="threshold", compact=True)
-                yield DataTable[Text](id="effective-table", cursor_type="row", zebra_stripes=True)
+                yield SafeTable[Text](id="effective-table", cursor_type="row", zebra_stripes=True)
             with TabPane("3 Depth x length", id="depth"), Horizontal():
                 yield OptionList(id="depth-pairs")
                 yield DepthHeatmap(id="depth-heatmap")
@@ -172,7 +174,7 @@ class CurvesScreen(LctuiScreen):
         )
 
     def _failed(self, message: str) -> None:
-        self.query_one("#curves-header", Static).update(message)
+        self.query_one("#curves-header", Static).update(shown_line(message))
         self.notify(message, title="Length views", severity="error")
 
     # -- showing ----------------------------------------------------------------------
@@ -207,7 +209,7 @@ class CurvesScreen(LctuiScreen):
         self._show_effective()
         pairs = self.query_one("#depth-pairs", OptionList)
         pairs.clear_options()
-        pairs.add_options(f"{g.model} · {g.task}" for g in data.depths)
+        pairs.add_options(shown_line(f"{g.model} · {g.task}") for g in data.depths)
         if data.depths:
             pairs.highlighted = 0
 
@@ -255,7 +257,7 @@ class CurvesScreen(LctuiScreen):
             for c in curves
         ]
         plot = self.query_one(LengthPlot)
-        plot.border_title = f"{task}: mean score by length (log scale) · p: plot/text"
+        plot.border_title = shown_line(f"{task}: mean score by length (log scale) · p: plot/text")
         plot.show(task, lines)
 
     @on(DataTable.RowHighlighted, "#curves-table")
@@ -284,7 +286,9 @@ class CurvesScreen(LctuiScreen):
             return
         grid = self.data.depths[event.option_index]
         heatmap = self.query_one("#depth-heatmap", Heatmap)
-        heatmap.border_title = f"{grid.model} · {grid.task}: mean score by needle depth x length"
+        heatmap.border_title = shown_line(
+            f"{grid.model} · {grid.task}: mean score by needle depth x length"
+        )
         heatmap.set_grid(depth_heat_grid(grid))
 
     def action_show_tab(self, tab: str) -> None:

@@ -17,8 +17,11 @@ from textual.widgets import DataTable, Static
 
 from lctui.analysis.helmet import CATEGORIES, HEADINGS, HelmetRow, helmet_table, shown
 from lctui.core.lengths import format_length
+from lctui.core.text import escape_unprintable
 from lctui.tui.screens.base import LctuiScreen
+from lctui.tui.shown import shown_line
 from lctui.tui.widgets.key_footer import KeyFooter
+from lctui.tui.widgets.safe_table import SafeTable
 
 EMPTY_MESSAGE = (
     "No scores of HELMET's tasks: run some (e.g. --tasks helmet) or "
@@ -68,7 +71,7 @@ class HelmetScreen(LctuiScreen):
         yield Static("Loading HELMET scores...", id="helmet-header")
         yield Static(EMPTY_MESSAGE, id="helmet-empty", markup=False)
         yield Static(NOTE, classes="note")
-        yield DataTable(id="helmet-table", cursor_type="row", zebra_stripes=True)
+        yield SafeTable[str](id="helmet-table", cursor_type="row", zebra_stripes=True)
         yield Static("", id="helmet-missing", classes="note", markup=False)
         yield KeyFooter()
 
@@ -85,7 +88,9 @@ class HelmetScreen(LctuiScreen):
         )
 
     def _failed(self, message: str) -> None:
-        self.query_one("#helmet-header", Static).update(Content.styled(message, "$error"))
+        self.query_one("#helmet-header", Static).update(
+            Content.styled(escape_unprintable(message), "$error")
+        )
         self.notify(message, title="HELMET", severity="error")
 
     def _show(self, rows: list[HelmetRow]) -> None:
@@ -116,7 +121,9 @@ class HelmetScreen(LctuiScreen):
 
     def _show_missing(self, index: int) -> None:
         if self.rows and 0 <= index < len(self.rows):
-            self.query_one("#helmet-missing", Static).update(missing_line(self.rows[index]))
+            self.query_one("#helmet-missing", Static).update(
+                shown_line(missing_line(self.rows[index]))
+            )
 
     def on_data_table_row_highlighted(self, event: DataTable.RowHighlighted) -> None:
         self._show_missing(event.cursor_row)

@@ -11,6 +11,7 @@ from textual.screen import ModalScreen
 from textual.widgets import DataTable, Static
 
 from lctui.tui.keys import key_name, keys_name
+from lctui.tui.widgets.safe_table import SafeTable
 
 
 class HelpScreen(ModalScreen[None]):
@@ -24,7 +25,7 @@ class HelpScreen(ModalScreen[None]):
     ]
 
     def compose(self) -> ComposeResult:
-        table: DataTable[str] = DataTable(id="help-box", cursor_type="row", zebra_stripes=True)
+        table = SafeTable[str](id="help-box", cursor_type="row", zebra_stripes=True)
         table.border_title = f"Keys ({key_name('ctrl+p')}: command palette)"
         yield table
         yield Static("")

@@ -32,7 +32,8 @@ from textual.widgets import Static, Tab, Tabs
 from lctui.backends import resolve_model
 from lctui.core.errors import LctuiError
 from lctui.core.lengths import format_length
-from lctui.core.text import cell_width
+from lctui.core.private import write_output
+from lctui.core.text import cell_width, escape_unprintable
 from lctui.core.types import FORMAT_USED, ModelSpec, Score
 from lctui.store.read.generations import GenerationRecord, get_generation
 from lctui.tui.inspector_actions import (
@@ -231,7 +232,8 @@ class InspectorScreen(LctuiScreen):
         self._show(record)
 
     def _failed(self, message: str) -> None:
-        self.query_one("#inspector-header", Static).update(Content.styled(message, "$error"))
+        shown = escape_unprintable(message)  # it quotes an exception, names a generation
+        self.query_one("#inspector-header", Static).update(Content.styled(shown, "$error"))
         self.notify(message, title="Inspector", severity="error")
 
     def _show(self, record: GenerationRecord) -> None:
@@ -292,7 +294,8 @@ class InspectorScreen(LctuiScreen):
         if not short and cell_width(line) > self.size.width - 2 and example_facts(record):
             self._show_header(record, short=True)  # the domain's short name
             return
-        self.query_one("#inspector-header", Static).update(line)
+        # Plain text (never markup), the names in it on one line, controls as escapes.
+        self.query_one("#inspector-header", Static).update(Content(escape_unprintable(line)))
 
     def on_resize(self) -> None:
         if self.record is not None:
@@ -499,9 +502,8 @@ class InspectorScreen(LctuiScreen):
     def _export(self, record: GenerationRecord) -> None:
         path = export_path(record)
         try:
-            path.parent.mkdir(parents=True, exist_ok=True)
             text = json.dumps(export_payload(record), indent=2, ensure_ascii=False, default=str)
-            path.write_text(text + "\n", encoding="utf-8")
+            write_output(path, text + "\n")
         except OSError as exc:
             self.app.call_from_thread(self.notify, f"Export failed: {exc}", severity="error")
             return

@@ -46,6 +46,7 @@ from lctui.engine import RunRequest
 from lctui.tasks import all_tasks
 from lctui.tui.screens.base import LctuiScreen, on_a_cursor
 from lctui.tui.screens.param_editor import ParamEditor
+from lctui.tui.shown import shown_line
 from lctui.tui.state.estimate import ModelCost, ModelKey, estimate_line, read_costs
 from lctui.tui.state.launch_choices import (
     TASK_DEFAULT,
@@ -160,7 +161,7 @@ class LaunchScreen(LctuiScreen):
                 models.border_title = "Models (F2)"
                 yield TickList[str](
                     *(
-                        Selection(model_prompt(s, self.windows[n]), n)
+                        Selection(shown_line(model_prompt(s, self.windows[n])), n)
                         for n, s in self.specs.items()
                     ),
                     id="models",
@@ -390,7 +391,9 @@ class LaunchScreen(LctuiScreen):
             self.specs[spec.name] = spec
             self.windows[spec.name] = declared_window(spec)
             prompt = model_prompt(spec, self.windows[spec.name])
-            self.query_one("#models", SelectionList).add_option(Selection(prompt, spec.name))
+            self.query_one("#models", SelectionList).add_option(
+                Selection(shown_line(prompt), spec.name)
+            )
 
     @on(Input.Changed, "#add-model")
     def _add_model_edited(self) -> None:

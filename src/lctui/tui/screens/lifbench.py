@@ -20,8 +20,10 @@ from textual.widgets import DataTable, OptionList, Static, TabbedContent, TabPan
 
 from lctui.analysis.lifbench import LifbenchReport, lifbench_reports
 from lctui.analysis.lifbench_levels import ModelStability, lifbench_stability
+from lctui.core.text import escape_unprintable
 from lctui.store.lifeval_views import PERSPECTIVES
 from lctui.tui.screens.base import LctuiScreen
+from lctui.tui.shown import shown_line
 from lctui.tui.widgets.capability_bars import CapabilityTable
 from lctui.tui.widgets.key_footer import KeyFooter
 from lctui.tui.widgets.stability_table import StabilityTable, length_bars
@@ -139,7 +141,9 @@ class LifbenchScreen(LctuiScreen):
         )
 
     def _failed(self, message: str) -> None:
-        self.query_one("#lifbench-header", Static).update(Content.styled(message, "$error"))
+        self.query_one("#lifbench-header", Static).update(
+            Content.styled(escape_unprintable(message), "$error")
+        )
         self.notify(message, title="LIFBench", severity="error")
 
     # -- showing ----------------------------------------------------------------------
@@ -156,7 +160,7 @@ class LifbenchScreen(LctuiScreen):
         models = self.query_one("#stability-models", OptionList)
         models.clear_options()
         names = self._models()
-        models.add_options(names)
+        models.add_options([shown_line(name) for name in names])
         if not reports:
             return
         self._select_model(self.model if self.model in names else names[0])
@@ -176,7 +180,7 @@ class LifbenchScreen(LctuiScreen):
         if model in self.stability:
             self._show_stability()
         else:
-            self.query_one("#stability-ifs", Static).update(f"Loading {model}...")
+            self.query_one("#stability-ifs", Static).update(shown_line(f"Loading {model}..."))
             self._load_stability(model)
 
     def _stability_loaded(self, model: str, stability: ModelStability | None) -> None:

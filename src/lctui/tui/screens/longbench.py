@@ -23,8 +23,10 @@ from textual.widgets import DataTable, Static
 
 from lctui.analysis.longbench import MODES, LongBenchScores, longbench_table, shown
 from lctui.core.lengths import format_length
+from lctui.core.text import escape_unprintable
 from lctui.store.read.heat import ChangeStamp, change_stamp
 from lctui.tui.screens.base import LctuiScreen, on_a_cursor
+from lctui.tui.shown import shown_line
 from lctui.tui.state.heatmap_data import CellKey
 from lctui.tui.state.longbench import MODE_NAMES
 from lctui.tui.widgets.examples_table import ExamplesPage, ExamplesTable, load_examples
@@ -137,7 +139,9 @@ class LongBenchScreen(LctuiScreen):
         self._failed(f"could not read LongBench v2 scores: {error}")
 
     def _failed(self, message: str) -> None:
-        self.query_one("#lb-header", Static).update(Content.styled(message, "$error"))
+        self.query_one("#lb-header", Static).update(
+            Content.styled(escape_unprintable(message), "$error")
+        )
         self.notify(message, title="LongBench v2", severity="error")
 
     def _show(self, loaded: tuple[list[LongBenchScores], ChangeStamp]) -> None:
@@ -171,7 +175,7 @@ class LongBenchScreen(LctuiScreen):
         at = domains.cursor_column - 3  # after model, mode and length
         if row is not None and domains.has_focus and 0 <= at < len(domains.columns_shown):
             line = domain_line(row, domains.columns_shown[at].key)
-        self.query_one("#lb-detail", Static).update(line)
+        self.query_one("#lb-detail", Static).update(shown_line(line))
 
     # -- the two tables move together -------------------------------------------------
     # Only the focused one leads: a table filled again moves its own cursor too.
@@ -222,7 +226,7 @@ class LongBenchScreen(LctuiScreen):
         if self.open_row is None:
             return
         table = self.query_one("#lb-examples", ExamplesTable)
-        table.border_title = page.title()
+        table.border_title = shown_line(page.title())
         table.show(page)
 
     @on(DataTable.RowSelected, "#lb-examples")

@@ -12,7 +12,7 @@ from textual.screen import ModalScreen
 from textual.widgets import OptionList
 from textual.widgets.option_list import Option
 
-from lctui.core.text import shorten
+from lctui.core.text import escape_unprintable, shorten
 from lctui.core.types import ModelSpec
 
 
@@ -34,7 +34,11 @@ class ModelPicker(ModalScreen[ModelSpec | None]):
     def compose(self) -> ComposeResult:
         options = [
             Option(
-                Content.assemble((m.name, "bold"), f"  {m.backend}  ", shorten(m.description, 50))
+                Content.assemble(
+                    (escape_unprintable(m.name), "bold"),
+                    f"  {m.backend}  ",
+                    escape_unprintable(shorten(m.description, 50)),
+                )
             )
             for m in self.models
         ]

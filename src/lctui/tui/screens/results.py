@@ -26,6 +26,7 @@ from lctui.engine.rescore import RescoreSummary, find_targets, rescore_targets
 from lctui.store.read.heat import ChangeStamp, change_stamp
 from lctui.tui.screens.base import LctuiScreen, on_a_cursor
 from lctui.tui.screens.results_notices import missing_notice, outdated_notice, rescore_label
+from lctui.tui.shown import shown, shown_line
 from lctui.tui.state.heatmap_data import (
     CellKey,
     ResultsGrid,
@@ -221,7 +222,7 @@ class ResultsScreen(LctuiScreen):
             self._close_examples()
             self._set_status("No results yet.")
         else:
-            heatmap.border_title = self._title(grid)
+            heatmap.border_title = shown_line(self._title(grid))
             heatmap.border_subtitle = grid.totals()
             heatmap.set_grid(grid.grid, self._cursor_for(grid))
             if self._open_cell is not None:
@@ -263,7 +264,7 @@ class ResultsScreen(LctuiScreen):
             return
         table = self.query_one(ExamplesTable)
         reference = self._grid is not None and page.key.model in self._grid.references
-        table.border_title = page.title(reference)
+        table.border_title = shown_line(page.title(reference))
         table.show(page)
 
     @on(Heatmap.CellHighlighted)
@@ -289,7 +290,7 @@ class ResultsScreen(LctuiScreen):
             self.lctui.open_generation(str(event.row_key.value))
 
     def _set_status(self, text: str) -> None:
-        self.query_one("#results-status", Static).update(text)
+        self.query_one("#results-status", Static).update(shown(text))
 
     # -- actions --------------------------------------------------------------------------
 

@@ -42,10 +42,12 @@ from textual.widgets import Static
 
 from lctui.core.events import StoreRecovered
 from lctui.core.formatting import per_second
+from lctui.core.text import escape_unprintable
 from lctui.core.types import ServerShare
 from lctui.store import Store
 from lctui.store.read.generations import get_generation
 from lctui.tui.screens.base import LctuiScreen
+from lctui.tui.shown import shown, shown_line
 from lctui.tui.state.detached_run import DetachedRun, detached_line
 from lctui.tui.state.run_manager import LocalRun, ManagedRun
 from lctui.tui.state.run_progress import RunState, StreamView, cycle
@@ -208,7 +210,9 @@ class RunScreen(LctuiScreen):
         self._servers_shown = (dict(servers), width)
         panel = self.query_one("#run-servers", Static)
         rows = server_rows(servers)
-        panel.update("\n".join(server_lines(rows, width)))
+        panel.update(
+            shown("\n".join(escape_unprintable(line) for line in server_lines(rows, width)))
+        )
         panel.display = bool(rows)
 
     def _show_status(self) -> None:
@@ -217,12 +221,12 @@ class RunScreen(LctuiScreen):
         if key == self._status_key:
             return
         self._status_key = key
-        self.query_one("#run-status", Static).update(self.status_line(), layout=False)
+        self.query_one("#run-status", Static).update(shown_line(self.status_line()), layout=False)
         text = self._error_line()
         if text != self._error_text:  # errors are rare: only then a layout pass
             self._error_text = text
             line = self.query_one("#run-error", Static)
-            line.update(text)
+            line.update(shown_line(text))
             line.display = bool(text)
 
     def _error_line(self) -> str:

@@ -24,11 +24,14 @@ from textual.binding import Binding, BindingType
 from textual.widgets import DataTable, Static
 from textual.widgets.data_table import RowDoesNotExist
 
+from lctui.core.text import escape_unprintable
 from lctui.tui.screens.base import LctuiScreen
+from lctui.tui.shown import shown
 from lctui.tui.state.run_manager import ManagedRun
 from lctui.tui.state.run_rows import COLUMNS, run_details, run_row
 from lctui.tui.state.server_shares import server_lines, server_rows
 from lctui.tui.widgets.key_footer import KeyFooter
+from lctui.tui.widgets.safe_table import SafeTable
 
 REFRESH_S = 0.5
 EMPTY = "No run in this session yet: ctrl+n starts one."
@@ -50,7 +53,7 @@ class RunsScreen(LctuiScreen):
     ]
 
     def compose(self) -> ComposeResult:
-        table: DataTable[str] = DataTable(id="runs-table", cursor_type="row", zebra_stripes=True)
+        table = SafeTable[str](id="runs-table", cursor_type="row", zebra_stripes=True)
         table.border_title = "Runs of this session and detached runs of this file"
         yield table
         yield Static("", id="runs-detail")
@@ -99,7 +102,7 @@ class RunsScreen(LctuiScreen):
         # A model served from several base URLs: a line per server (share, errors, latency).
         width = max(20, (detail.size.width or self.size.width) - 2)
         lines += server_lines(server_rows(run.state.servers), width)
-        detail.update("\n".join(lines))
+        detail.update(shown("\n".join(escape_unprintable(line) for line in lines)))
 
     @on(DataTable.RowHighlighted)
     def _highlighted(self) -> None:

@@ -17,9 +17,10 @@ from textual.widgets import Static
 
 from lctui.analysis.compare import ChangedExample, SideBySide, side_by_side
 from lctui.core.lengths import format_length
-from lctui.core.text import shorten
+from lctui.core.text import escape_unprintable, shorten
 from lctui.tui.diff_text import changed_words, side_text
 from lctui.tui.screens.base import LctuiScreen
+from lctui.tui.shown import shown_line
 from lctui.tui.widgets.key_footer import KeyFooter
 from lctui.tui.widgets.rubric_table import RubricPanel
 
@@ -68,7 +69,9 @@ class SideBySideScreen(LctuiScreen):
     def on_mount(self) -> None:
         for side, score in (("a", self.changed.score_a), ("b", self.changed.score_b)):
             output = self.query_one(f"#sbs-output-{side}")
-            output.border_title = f"{side.upper()}: {self.labels[side]}  score {score:.2f}"
+            output.border_title = shown_line(
+                f"{side.upper()}: {self.labels[side]}  score {score:.2f}"
+            )
             self.query_one(f"#sbs-rubric-{side}").border_title = f"Rubric of {side.upper()}"
         self._load()
 
@@ -84,7 +87,9 @@ class SideBySideScreen(LctuiScreen):
         )
 
     def _failed(self, message: str) -> None:
-        self.query_one("#sbs-header", Static).update(Content.styled(message, "$error"))
+        self.query_one("#sbs-header", Static).update(
+            Content.styled(escape_unprintable(message), "$error")
+        )
 
     def _show(self, view: SideBySide) -> None:
         self.view = view
@@ -98,12 +103,13 @@ class SideBySideScreen(LctuiScreen):
 
     def _header(self, view: SideBySide) -> Content:
         ch = self.changed
-        question = shorten(view.a.question or "", QUESTION_CHARS, one_line=True)
-        gold = ", ".join(view.a.gold) or "-"
+        question = escape_unprintable(shorten(view.a.question or "", QUESTION_CHARS, one_line=True))
+        gold = escape_unprintable(", ".join(view.a.gold)) or "-"
         return Content.assemble(
-            ("example ", "$text-muted"), (ch.example_id, "bold"),
-            ("  task ", "$text-muted"), ch.task, ("  length ", "$text-muted"),
-            format_length(ch.length), ("  metric ", "$text-muted"), ch.metric or "-",
+            ("example ", "$text-muted"), (escape_unprintable(ch.example_id), "bold"),
+            ("  task ", "$text-muted"), escape_unprintable(ch.task), ("  length ", "$text-muted"),
+            format_length(ch.length), ("  metric ", "$text-muted"),
+            escape_unprintable(ch.metric or "-"),
             ("\nquestion ", "$text-muted"), question or "-",
             ("\ngold ", "$text-muted"), (gold, "bold $success"),
             ("   a / b: the full prompt in the inspector", "$text-muted"),

@@ -38,11 +38,13 @@ from textual.widgets.option_list import Option
 
 from lctui.core.errors import LctuiError
 from lctui.core.paths import export_file
-from lctui.core.text import shorten
+from lctui.core.private import open_private, prepare_output
+from lctui.core.text import escape_unprintable, shorten
 from lctui.store.lifeval_views import LIFEVAL_VIEWS
 from lctui.store.read.catalog import preview_statement, view_columns
 from lctui.store.sandbox import SqlSandbox
 from lctui.tui.screens.base import LctuiScreen, on_a_cursor
+from lctui.tui.shown import shown
 from lctui.tui.state.sql_history import add_to_history, load_history, load_saved, save_query
 from lctui.tui.widgets.arrow_table import ArrowTable
 from lctui.tui.widgets.ask import AskScreen
@@ -230,7 +232,9 @@ class SqlConsoleScreen(LctuiScreen):
     def _show_columns(self, view: str) -> None:
         lines = [f"{view}: {DOCUMENTED_VIEWS[view]}", ""]
         lines += [f"{name}  {kind.lower()}" for name, kind in self._columns.get(view, [])]
-        self.query_one("#sql-columns", Static).update("\n".join(lines))
+        self.query_one("#sql-columns", Static).update(
+            shown("\n".join(escape_unprintable(line) for line in lines))
+        )
 
     @on(OptionList.OptionHighlighted, "#sql-views")
     def _view_highlighted(self, event: OptionList.OptionHighlighted) -> None:
@@ -328,7 +332,8 @@ class SqlConsoleScreen(LctuiScreen):
     def _set_status(self, text: str, error: bool = False) -> None:
         self.status = text
         status = self.query_one("#sql-status", Static)
-        status.update(Content.styled(text, "$error") if error else text)
+        text = escape_unprintable(text)  # an error quotes the SQL and DuckDB
+        status.update(Content.styled(text, "$error") if error else Content(text))
         status.set_class(error, "-error")
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
@@ -384,11 +389,12 @@ class SqlConsoleScreen(LctuiScreen):
     @work(thread=True, exclusive=True, group="sql-export", exit_on_error=False)
     def _export(self, table: pa.Table, path: Path) -> None:
         try:
-            path.parent.mkdir(parents=True, exist_ok=True)
-            if path.suffix.lower() == ".csv":
-                pa_csv.write_csv(table, path)
-            else:
-                pq.write_table(table, path)
+            private = prepare_output(path)
+            with open_private(path, binary=True) if private else path.open("wb") as out:
+                if path.suffix.lower() == ".csv":
+                    pa_csv.write_csv(table, out)
+                else:
+                    pq.write_table(table, out)
         except (OSError, pa.ArrowException) as exc:
             self.app.call_from_thread(self._set_status, f"could not write {path}: {exc}", True)
             return

@@ -31,7 +31,15 @@ from lctui.core.errors import LctuiError
 from lctui.core.measures import Stopwatch
 from lctui.core.run_record import KILLED, LiveProgress, RunRecord
 from lctui.engine import RunOutcome, RunRequest
-from lctui.engine.attach import DROPPED, LOST, RUN_ENDED, AttachedRun, current_record, pid_alive
+from lctui.engine.attach import (
+    DROPPED,
+    LOST,
+    RUN_ENDED,
+    AttachedRun,
+    ViewerRefused,
+    current_record,
+    pid_alive,
+)
 from lctui.tui.state.run_manager import (
     CANCELLED,
     CANCELLING,
@@ -118,6 +126,9 @@ class DetachedRun(ManagedRun):
         closes."""
         try:
             attached = await AttachedRun.connect(self.record.socket, CONNECT_S)
+        except ViewerRefused as err:  # tried again after ATTACH_RETRY_S
+            self.note = str(err)
+            return
         except (OSError, asyncio.TimeoutError):
             self.record = await asyncio.to_thread(current_record, self.record)
             return

@@ -14,7 +14,8 @@ import contextlib
 import json
 from pathlib import Path
 
-from lctui.core.paths import data_dir
+from lctui.core.paths import data_dir, make_data_dir
+from lctui.core.private import write_private
 
 
 def state_path() -> Path:
@@ -30,10 +31,14 @@ def read_json(path: Path) -> object:
 
 
 def write_json(path: Path, value: object) -> None:
-    """Write `value` as JSON, replacing the file at once (never half-written)."""
-    path.parent.mkdir(parents=True, exist_ok=True)
+    """Write `value` as JSON, replacing the file at once (never half-written), mode 0600
+    (the SQL history holds queries, which may quote prompts)."""
+    if path.parent == data_dir():
+        make_data_dir()
+    else:
+        path.parent.mkdir(parents=True, exist_ok=True)
     tmp = path.with_suffix(".tmp")
-    tmp.write_text(json.dumps(value, indent=1), encoding="utf-8")
+    write_private(tmp, json.dumps(value, indent=1))
     tmp.replace(path)
 
 

@@ -20,7 +20,7 @@ from textual.reactive import reactive
 from textual.scroll_view import ScrollView
 from textual.strip import Strip
 
-from lctui.core.text import cell_width, fit
+from lctui.core.text import cell_width, escape_unprintable, fit
 
 BLOCK_ROWS = 256  # rows converted to text at once
 CACHED_BLOCKS = 16
@@ -30,14 +30,15 @@ NULL = "∅"
 
 
 def cell_text(value: Any) -> str:
-    """One value on one line: NULL as ∅, floats to 6 significant digits."""
+    """One value on one line: NULL as ∅, floats to 6 significant digits, a line break
+    as ⏎ and any other control character as an escape (`\\x1b`)."""
     if value is None:
         return NULL
     if isinstance(value, float):
         return f"{value:.6g}"
     if isinstance(value, dt.datetime):
         return value.isoformat(sep=" ")
-    return str(value).replace("\n", "⏎")
+    return escape_unprintable(str(value).replace("\n", "⏎"))
 
 
 class ArrowTable(ScrollView, can_focus=True):
@@ -88,7 +89,7 @@ class ArrowTable(ScrollView, can_focus=True):
         self._table = table
         self._blocks.clear()
         self.rows_converted = 0
-        self._widths = [cell_width(name) for name in table.column_names]
+        self._widths = [cell_width(cell_text(name)) for name in table.column_names]
         if table.num_rows:
             # The first and last rows size the columns; a wider block met later widens them.
             self._rows(0)
@@ -166,7 +167,7 @@ class ArrowTable(ScrollView, can_focus=True):
             return Strip.blank(width, base)
         if y == 0:
             style = base + self.get_component_rich_style("arrow-table--header")
-            line = self._line(self._table.column_names, style, Style())
+            line = self._line([cell_text(n) for n in self._table.column_names], style, Style())
         else:
             row = int(self.scroll_y) + y - 1
             if row >= self.row_count:

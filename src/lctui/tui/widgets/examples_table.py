@@ -13,10 +13,11 @@ from typing import Any, ClassVar
 import duckdb
 from rich.text import Text
 from textual.binding import Binding, BindingType
-from textual.widgets import DataTable
 
+from lctui.core.text import escape_unprintable
 from lctui.store.read.examples import ExampleFilter, ExampleRow, cell_examples
 from lctui.tui.state.heatmap_data import CellKey
+from lctui.tui.widgets.safe_table import SafeTable
 
 EXAMPLES_LIMIT = 500
 OUTPUT_CHARS = 60
@@ -63,7 +64,7 @@ def load_examples(
     return ExamplesPage(key, which, tuple(found[:limit]), more=len(found) > limit)
 
 
-class ExamplesTable(DataTable[Any]):
+class ExamplesTable(SafeTable[Any]):
     """Rows keyed by generation_id; enter (RowSelected) is handled by the screen."""
 
     # DataTable hides its enter binding; here it is the way into the inspector.
@@ -93,7 +94,7 @@ class ExamplesTable(DataTable[Any]):
                 Text("—" if row.depth is None else f"{row.depth:.0f} %", justify="right"),
                 self._status(row.status),
                 Text("—" if row.score is None else f"{row.score:.2f}", justify="right"),
-                Text(row.head),  # model output is plain text, never markup
+                Text(escape_unprintable(row.head)),  # plain text on one line, never markup
                 key=row.generation_id,
             )
 

@@ -5,10 +5,11 @@ from __future__ import annotations
 from rich.text import Text
 from textual.events import Resize
 from textual.theme import Theme
-from textual.widgets import DataTable
+
+from lctui.tui.widgets.safe_table import SafeTable
 
 
-class FittedTable(DataTable[Text]):
+class FittedTable(SafeTable[Text]):
     """Subclasses fill the table in `_populate`, which sets `_width` to the width it used."""
 
     def __init__(self, *, id: str | None = None, show_cursor: bool = True) -> None:

@@ -25,7 +25,7 @@ from textual.reactive import reactive
 from textual.scroll_view import ScrollView
 from textual.strip import Strip
 
-from lctui.core.text import cell_width, fit, shorten
+from lctui.core.text import cell_width, escape_unprintable, fit, shorten
 from lctui.tui.state.heat_layout import HeatLayout, heat_layout
 
 CELL_PADDING = 2
@@ -187,7 +187,8 @@ class Heatmap(ScrollView, can_focus=True):
         width = self.scrollable_content_region.width or self.app.size.width
         shown = min(len(grid.columns), MIN_VISIBLE_COLUMNS) * self._cell_width
         room = max(MIN_LABEL_WIDTH, width - 1 - shown)
-        rows = [(r.group, r.label) for r in grid.rows]
+        # Names from data are drawn with what a terminal would obey shown as escapes.
+        rows = [(escape_unprintable(r.group), escape_unprintable(r.label)) for r in grid.rows]
         self._layout = heat_layout(rows, grid.corner, room)
         self.virtual_size = Size(
             self._fixed_width + self._cell_width * len(grid.columns),

@@ -18,6 +18,7 @@ from textual.content import Content
 from textual.theme import Theme
 from textual.widgets import Static
 
+from lctui.core.text import control_pictures, escape_unprintable
 from lctui.store.read.generations import GenerationRecord
 from lctui.tui.state.example_context import Citation, choice_map, output_citations
 from lctui.tui.state.longbench import CallView, answer_span, calls_of, is_longbench
@@ -52,11 +53,14 @@ class OutputPanel(VerticalScroll):
 
     def show(self, record: GenerationRecord) -> None:
         self.record = record
-        output = record.output or ""
+        # An output's own lines stay; whatever else would act on the terminal shows as
+        # one visible cell (␛, ␇), so that answers are still marked where they are.
+        output = control_pictures(record.output or "")
         failed = record.status == "error"
         self.status = "error" if failed else (record.score_status or "not scored")
         if failed:
-            text = Content.styled(f"The request failed: {record.error}", "bold $error")
+            error = escape_unprintable(record.error or "")
+            text = Content.styled(f"The request failed: {error}", "bold $error")
             if output:
                 text = text + Content.styled(f"\n\npartial output:\n{output}", "$text-muted")
         elif not output:
@@ -75,6 +79,7 @@ class OutputPanel(VerticalScroll):
         labels = choice_map(record)
         if labels is not None and labels.gold:  # ICL: name the label; options: their text
             gold = labels.named(labels.gold)
+        gold = escape_unprintable(gold)
         # `gold` is an lctui theme variable; Textual's own themes lack it.
         gold_colour = self.app.theme_variables.get("gold", "$success")
         self.query_one("#output-gold", Static).update(
@@ -106,14 +111,18 @@ def call_head(call: CallView) -> Content:
 
 def call_section(call: CallView) -> Content:
     """A call's heading and its output (an empty one said so)."""
-    body = Content(call.output) if call.output else Content.styled("(empty)", "italic")
+    body = (
+        Content(control_pictures(call.output))
+        if call.output
+        else Content.styled("(empty)", "italic")
+    )
     return call_head(call) + Content("\n") + body
 
 
 def mark_answer(output: str) -> Content:
     """A LongBench v2 answer with the sentence the option was read from highlighted."""
     span = answer_span(output)
-    content = Content(output)
+    content = Content(control_pictures(output))
     return content if span is None else content.stylize("bold reverse $accent", *span)
 
 

@@ -17,7 +17,6 @@ middle cut), painted with its label, never part of the text; jumps stop at it to
 from __future__ import annotations
 
 import asyncio
-import re
 import time
 from bisect import bisect_right
 from collections.abc import Sequence
@@ -35,7 +34,7 @@ from textual.scroll_view import ScrollView
 from textual.strip import Strip
 from textual.theme import Theme
 
-from lctui.core.text import cell_width, shorten
+from lctui.core.text import cell_width, control_pictures, shorten
 from lctui.tui.state.prompt_marks import MarkedSpan, target_title
 from lctui.tui.state.prompt_wrap import WrapIndex
 
@@ -44,10 +43,6 @@ SYNC_WRAP_CHARS = 200_000
 # Higher rank wins where spans overlap (a gold value sits inside its needle).
 KIND_RANK = {"gold": 3, "needle": 2, "distractor": 1}
 MARKER_EDGE = "─"
-# Control characters other than newline would move the cursor; show them as one
-# visible cell each so offsets and widths stay those of the prompt.
-_CONTROL = re.compile(r"[\x00-\x09\x0b-\x1f\x7f]")
-_DISPLAY = {i: "·" for i in range(32) if i != 10} | {9: "→", 127: "·"}
 
 
 class PromptView(ScrollView, can_focus=True):
@@ -96,7 +91,9 @@ class PromptView(ScrollView, can_focus=True):
         the text, marked by the first `select_first_gold`; `unmarked`: what the frame
         says while nothing is marked."""
         self.text = text
-        self._display = text.translate(_DISPLAY) if _CONTROL.search(text) else text
+        # What would act on the terminal (ESC, a bell, a bidi override) shows as one
+        # visible cell each (␛, ␇, �): offsets and widths stay those of the prompt.
+        self._display = control_pictures(text)
         size = len(text)
         self.found = tuple(s for s in found if 0 <= s.start < s.end <= size)
         self.unmarked = unmarked

@@ -14,6 +14,7 @@ from textual.widgets import Static
 
 from lctui.core.events import CellKey
 from lctui.core.lengths import format_length
+from lctui.core.text import escape_unprintable
 from lctui.tui.state.run_progress import CellProgress, RunState
 
 BAR_WIDTH = 3
@@ -62,7 +63,7 @@ def grid_renderable(state: RunState) -> RenderableType:
     width = cell_width(state)
     for model in state.models:
         table = Table(
-            title=Text(model, style="bold"),
+            title=Text(escape_unprintable(model), style="bold"),
             title_justify="left",
             box=None,
             pad_edge=False,
@@ -74,7 +75,7 @@ def grid_renderable(state: RunState) -> RenderableType:
             table.add_column(format_length(length), no_wrap=True, min_width=width)
         for task in state.tasks:
             row = [cell_text(state.cells.get(CellKey(model, task, n))) for n in state.lengths]
-            table.add_row(task, *row)
+            table.add_row(Text(escape_unprintable(task)), *row)  # plain: never markup
         blocks.append(table)
     if not state.planned and state.finished is None:
         blocks.append(Text("loading models and planning…", style="dim italic"))

@@ -15,7 +15,7 @@ from textual.geometry import Region
 from textual.widget import Widget
 
 from lctui.core.lengths import format_length
-from lctui.core.text import abbreviate, cell_width, shorten
+from lctui.core.text import abbreviate, cell_width, control_pictures, escape_unprintable, shorten
 from lctui.tui.state.run_progress import StreamView
 
 CURSOR = "▌"
@@ -28,8 +28,9 @@ def stream_text(view: StreamView | None) -> Content:
     if view is None:
         return Content.styled("waiting for the first example…", "$text-muted italic")
     parts: list[str | tuple[str, str]] = [
-        (shorten(view.question, QUESTION_CHARS) + "\n", "$text-muted italic"),
-        view.text[-MAX_CHARS:],
+        (escape_unprintable(shorten(view.question, QUESTION_CHARS)) + "\n", "$text-muted italic"),
+        # The output as it streams: its lines, any other control character one cell.
+        control_pictures(view.text[-MAX_CHARS:]),
     ]
     if not view.finished:
         # A paused run still finishes what it started: this stream goes on.
@@ -37,13 +38,13 @@ def stream_text(view: StreamView | None) -> Content:
         return Content.assemble(*parts)
     parts.append("\n\n")
     if view.status == "error":
-        parts += [("error: ", "bold $text-error"), view.error or "unknown"]
+        parts += [("error: ", "bold $text-error"), escape_unprintable(view.error or "unknown")]
         return Content.assemble(*parts)
     score = "—" if view.score is None else f"{view.score:.2f}"
     parts.append((f"score {score}", "bold $text-success" if view.score == 1.0 else "bold"))
     parts.append((f" ({view.status})", "$text-muted"))
     if view.gold:
-        parts += [("  gold: ", "$text-muted"), ", ".join(view.gold)]
+        parts += [("  gold: ", "$text-muted"), escape_unprintable(", ".join(view.gold))]
     return Content.assemble(*parts)
 
 
