@@ -311,8 +311,8 @@ class AttachView:
                 self.rates.add_earlier(tally.output_tokens, tally.done + tally.errors)
         elif isinstance(event, ExampleStarted):
             cell = event.cell
-            at = f"#{event.example.index} @{format_length(cell.length)}"
-            title = plain(f"{cell.model} {cell.task} {at}")
+            where = f"#{event.example.index} @{format_length(cell.length)}"
+            title = plain(f"{cell.model} {cell.task} {where}")
             self.streams[event.generation_id] = _Stream(title)
             self.order.append(event.generation_id)
             while len(self.order) > KEPT_STREAMS:
