@@ -83,8 +83,13 @@ def machine_id() -> str | None:
         return found
     made = secrets.token_hex(16)
     try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(made + "\n", encoding="ascii")
+        make_data_dir()
+        # Private like every file of the data folder (core/private.py, which builds on
+        # this module, so the mode is given here directly).
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+        with os.fdopen(fd, "w", encoding="ascii") as out:
+            os.fchmod(out.fileno(), 0o600)
+            out.write(made + "\n")
     except OSError:
         return None
     return made
