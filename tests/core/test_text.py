@@ -1,5 +1,6 @@
 """The one text shortener (core/text.py): where it cuts, what marks the cut, and the
-terminal cells it counts with `cells=True`, checked against what Rich draws."""
+terminal cells it counts with `cells=True`, checked against what Rich draws; counts
+with their noun (`plural`) and text wrapped for a notification (`wrap`)."""
 
 from __future__ import annotations
 
@@ -13,7 +14,9 @@ from lctui.core.text import (
     family_runs,
     fit,
     name_family,
+    plural,
     shorten,
+    wrap,
 )
 
 
@@ -137,3 +140,39 @@ def test_family_runs_find_consecutive_names_sharing_a_first_word() -> None:
     assert family_runs(names, least=1) == [(1, 3, "lifbench_"), (3, 4, "niah_"), (5, 6, "vt_")]
     assert name_family("lifbench_qa") == "lifbench_"
     assert name_family("vt") == name_family("qa_") == name_family("_x") == ""
+
+
+def test_a_count_says_its_noun_in_the_number_it_has() -> None:
+    assert plural(1, "model") == "1 model"
+    assert plural(0, "row") == "0 rows"
+    assert plural(2, "row") == "2 rows"
+    assert plural(12_345, "row") == "12,345 rows"
+    assert plural(1, "entry", "entries") == "1 entry"
+    assert plural(3, "entry", "entries") == "3 entries"
+
+
+PATH = "/root/.local/share/lctui/exports/inspector/niah_single_1-8k-0-0123abcd.json"
+
+
+@pytest.mark.parametrize("width", [37, 57])  # a toast's line at 80 and at 120 columns
+def test_wrap_breaks_a_path_after_a_separator_never_inside_a_name(width: int) -> None:
+    text = f"Exported to {PATH} (the prompt, the output and every score)"
+    lines = wrap(text, width).split("\n")
+    assert all(cell_len(line) <= width for line in lines), lines
+    assert "".join(lines).replace(" ", "") == text.replace(" ", "")  # nothing lost
+    fragments: list[str] = []  # the path's pieces, line by line
+    for line in lines:
+        start = line.find("/root") if not fragments else 0
+        if start >= 0 and len("".join(fragments)) < len(PATH):
+            fragments.append(line[start:].split(" ")[0])
+    assert "".join(fragments) == PATH and len(fragments) > 1, lines
+    assert all(fragment[-1] in "/-_." for fragment in fragments[:-1]), lines
+
+
+def test_wrap_keeps_words_whole_and_cuts_only_a_word_without_separators() -> None:
+    assert wrap("one two three", 7) == "one two\nthree"
+    assert wrap("first\n\nsecond", 20) == "first\n\nsecond"  # its own newlines kept
+    assert wrap("abcdefghij", 4) == "abcd\nefgh\nij"  # no separator: a hard cut
+    assert wrap("see /a/bb/ccc", 6) == "see\n/a/bb/\nccc"
+    assert wrap("", 10) == ""
+    assert wrap("日本語のテキスト", 5).split("\n") == ["日本", "語の", "テキ", "スト"]

@@ -14,6 +14,9 @@ name whole where it fits and otherwise cuts its middle, so that no two read the 
 `family_runs` finds the names that share a first word (`lifbench_*`), which a table
 can show once as a group and fold out of each name; `fold_names` does both in a list
 with no room for a heading: the folded prefix becomes a leading `…`.
+
+A count says its noun in the number it has: `plural(1, "row")` is "1 row", never
+"1 rows" nor "1 row(s)".
 """
 
 from __future__ import annotations
@@ -25,6 +28,12 @@ ELLIPSIS = "…"
 
 # Characters that take no cell although Unicode calls them neutral width.
 _ZERO_WIDTH = frozenset("\u200b\u200c\u200d\u2060\ufeff")
+
+
+def plural(count: int, singular: str, plural_form: str | None = None) -> str:
+    """'1 value', '3 values', '1,024 values'; `plural_form` for the irregular ('entries')."""
+    word = singular if count == 1 else (plural_form or singular + "s")
+    return f"{count:,} {word}"
 
 
 def char_cells(char: str) -> int:
@@ -160,3 +169,49 @@ def fold_names(names: Sequence[str], width: int, sep: str = "_") -> list[str]:
     for i, text in zip(others, abbreviate([names[i] for i in others], width), strict=True):
         shown[i] = text
     return shown
+
+
+# Where a word too long for a line (a path, a URL, a file name) may be broken: after a
+# folder's slash, else after one of the others, so each line ends at a boundary the
+# reader sees (`…/lctui/` + `lctui.duckdb`, never `lctui.duckd` + `b`).
+_BREAKS = (frozenset("/\\"), frozenset("_-.:?&="))
+
+
+def wrap(text: str, width: int) -> str:
+    """`text` in lines of at most `width` cells, broken at spaces (its own newlines kept,
+    runs of spaces read as one). A word longer than a line is broken after a `/`, else
+    after a `_`, `-` or `.`, mid-word only where it has none within the line."""
+    width = max(1, width)
+    lines: list[str] = []
+    for paragraph in text.split("\n"):
+        line = ""
+        for word in paragraph.split():
+            used = cell_width(line) + 1 if line else 0
+            while cell_width(word) > width - used:
+                cut = _break_point(word, width - used)
+                if cut == 0 and not line and cell_width(word) > width:
+                    cut = max(1, len(_head(word, width)))  # no boundary: a hard cut
+                if cut:
+                    line = f"{line} {word[:cut]}" if line else word[:cut]
+                    word = word[cut:]
+                lines.append(line)
+                line, used = "", 0
+            line = f"{line} {word}" if line else word
+        lines.append(line)
+    return "\n".join(lines)
+
+
+def _break_point(word: str, cells: int) -> int:
+    """The furthest index after a slash within `cells` cells of `word`, else after
+    another break character; 0 when there is none (a boundary at the word's end, or a
+    separator alone, makes no line's end)."""
+    best = [0] * len(_BREAKS)
+    kept = 0
+    for index, char in enumerate(word[:-1]):
+        kept += char_cells(char)
+        if kept > cells:
+            break
+        for rank, chars in enumerate(_BREAKS):
+            if char in chars and index:
+                best[rank] = index + 1
+    return next((at for at in best if at), 0)

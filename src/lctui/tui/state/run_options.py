@@ -16,8 +16,8 @@ from urllib.parse import urlsplit
 from lctui.backends.resilience import served_models
 from lctui.core.errors import BackendError, UserInputError
 from lctui.core.lengths import PRESETS, format_length
+from lctui.core.text import plural
 from lctui.core.types import ModelSpec
-from lctui.scoring.rubric import plural
 from lctui.store.read.runs import model_throughput
 from lctui.store.read.source import Source
 from lctui.tui.state.launch_choices import Problem
