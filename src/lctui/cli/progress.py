@@ -38,6 +38,7 @@ from lctui.core.events import (
     StoreStalled,
 )
 from lctui.core.lengths import format_length
+from lctui.core.text import plural
 
 STALL_REPEAT_S = 30.0  # a stall that goes on is said again this often, with new counts
 _NUMBER = re.compile(r"\d+")
@@ -183,5 +184,5 @@ class RichProgressSink:
             speed = f"ttft {cell.ttft_sum / cell.ttft_n:.1f}s"
         if cell.decode_s > 0:
             speed += f" {cell.tokens / cell.decode_s:.0f} tok/s"
-        errors = f"{cell.errors} errors" if cell.errors else ""
+        errors = plural(cell.errors, "error") if cell.errors else ""
         self.progress.update(cell.task_id, advance=advance, score=score, speed=speed, errors=errors)
