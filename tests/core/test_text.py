@@ -1,6 +1,7 @@
 """The one text shortener (core/text.py): where it cuts, what marks the cut, and the
 terminal cells it counts with `cells=True`, checked against what Rich draws; counts
-with their noun (`plural`) and text wrapped for a notification (`wrap`)."""
+with their noun (`plural`) and paths broken where a reader sees a boundary
+(`break_long_words`)."""
 
 from __future__ import annotations
 
@@ -10,13 +11,13 @@ from rich.cells import cell_len
 from lctui.core.text import (
     ELLIPSIS,
     abbreviate,
+    break_long_words,
     cell_width,
     family_runs,
     fit,
     name_family,
     plural,
     shorten,
-    wrap,
 )
 
 
@@ -154,25 +155,21 @@ def test_a_count_says_its_noun_in_the_number_it_has() -> None:
 PATH = "/root/.local/share/lctui/exports/inspector/niah_single_1-8k-0-0123abcd.json"
 
 
-@pytest.mark.parametrize("width", [37, 57])  # a toast's line at 80 and at 120 columns
-def test_wrap_breaks_a_path_after_a_separator_never_inside_a_name(width: int) -> None:
+@pytest.mark.parametrize("width", [36, 56])  # a toast's line at 80 and at 120 columns
+def test_a_long_path_is_broken_after_a_slash_never_inside_a_name(width: int) -> None:
     text = f"Exported to {PATH} (the prompt, the output and every score)"
-    lines = wrap(text, width).split("\n")
-    assert all(cell_len(line) <= width for line in lines), lines
-    assert "".join(lines).replace(" ", "") == text.replace(" ", "")  # nothing lost
-    fragments: list[str] = []  # the path's pieces, line by line
-    for line in lines:
-        start = line.find("/root") if not fragments else 0
-        if start >= 0 and len("".join(fragments)) < len(PATH):
-            fragments.append(line[start:].split(" ")[0])
-    assert "".join(fragments) == PATH and len(fragments) > 1, lines
-    assert all(fragment[-1] in "/-_." for fragment in fragments[:-1]), lines
+    broken = break_long_words(text, width)
+    pieces = broken.removeprefix("Exported to ").split(" (")[0].split("\n")
+    assert "".join(pieces) == PATH and len(pieces) > 1
+    assert all(cell_len(piece) <= width for piece in pieces), pieces
+    assert all(piece.endswith("/") for piece in pieces[:-1]), pieces  # a folder a line
+    assert broken.replace("\n", "") == text  # nothing else changed
 
 
-def test_wrap_keeps_words_whole_and_cuts_only_a_word_without_separators() -> None:
-    assert wrap("one two three", 7) == "one two\nthree"
-    assert wrap("first\n\nsecond", 20) == "first\n\nsecond"  # its own newlines kept
-    assert wrap("abcdefghij", 4) == "abcd\nefgh\nij"  # no separator: a hard cut
-    assert wrap("see /a/bb/ccc", 6) == "see\n/a/bb/\nccc"
-    assert wrap("", 10) == ""
-    assert wrap("日本語のテキスト", 5).split("\n") == ["日本", "語の", "テキ", "スト"]
+def test_only_words_longer_than_a_line_are_broken() -> None:
+    assert break_long_words("one two three", 5) == "one two three"  # the widget wraps these
+    assert break_long_words("first\n\nsecond", 20) == "first\n\nsecond"
+    assert break_long_words("abcdefghij", 4) == "abcd\nefgh\nij"  # no separator: a hard cut
+    assert break_long_words("see /a/bb/ccc", 6) == "see /a/bb/\nccc"
+    assert break_long_words("lctui-niah_multikey_1.json", 12) == "lctui-niah_\nmultikey_1.\njson"
+    assert break_long_words("日本語のテキスト", 5).split("\n") == ["日本", "語の", "テキ", "スト"]

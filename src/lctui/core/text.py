@@ -16,11 +16,13 @@ can show once as a group and fold out of each name; `fold_names` does both in a 
 with no room for a heading: the folded prefix becomes a leading `…`.
 
 A count says its noun in the number it has: `plural(1, "row")` is "1 row", never
-"1 rows" nor "1 row(s)".
+"1 rows" nor "1 row(s)". A word too long for a line (a path) is broken where a reader
+sees a boundary (`break_long_words`), not at whatever character meets the edge.
 """
 
 from __future__ import annotations
 
+import re
 import unicodedata
 from collections.abc import Sequence
 
@@ -177,28 +179,23 @@ def fold_names(names: Sequence[str], width: int, sep: str = "_") -> list[str]:
 _BREAKS = (frozenset("/\\"), frozenset("_-.:?&="))
 
 
-def wrap(text: str, width: int) -> str:
-    """`text` in lines of at most `width` cells, broken at spaces (its own newlines kept,
-    runs of spaces read as one). A word longer than a line is broken after a `/`, else
-    after a `_`, `-` or `.`, mid-word only where it has none within the line."""
+def break_long_words(text: str, width: int) -> str:
+    """`text` with each word wider than `width` cells (a path, a URL) broken into lines
+    that fit: after a `/` where one falls within the line, else after a `_`, `-` or `.`,
+    mid-word only where it has none. The rest of the text is left as it is, for the
+    widget that shows it to wrap at its spaces."""
     width = max(1, width)
-    lines: list[str] = []
-    for paragraph in text.split("\n"):
-        line = ""
-        for word in paragraph.split():
-            used = cell_width(line) + 1 if line else 0
-            while cell_width(word) > width - used:
-                cut = _break_point(word, width - used)
-                if cut == 0 and not line and cell_width(word) > width:
-                    cut = max(1, len(_head(word, width)))  # no boundary: a hard cut
-                if cut:
-                    line = f"{line} {word[:cut]}" if line else word[:cut]
-                    word = word[cut:]
-                lines.append(line)
-                line, used = "", 0
-            line = f"{line} {word}" if line else word
-        lines.append(line)
-    return "\n".join(lines)
+    return re.sub(r"\S+", lambda word: "\n".join(_pieces(word.group(), width)), text)
+
+
+def _pieces(word: str, width: int) -> list[str]:
+    """`word` in lines of at most `width` cells (see `break_long_words`)."""
+    pieces: list[str] = []
+    while cell_width(word) > width:
+        cut = _break_point(word, width) or max(1, len(_head(word, width)))
+        pieces.append(word[:cut])
+        word = word[cut:]
+    return [*pieces, word]
 
 
 def _break_point(word: str, cells: int) -> int:

@@ -16,6 +16,7 @@ from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar
 
+from textual import events
 from textual.app import App, SystemCommand
 from textual.binding import Binding, BindingType
 from textual.screen import Screen
@@ -23,6 +24,7 @@ from textual.screen import Screen
 from lctui.backends import load_backend
 from lctui.core.config import Config
 from lctui.core.errors import LctuiError, NotWritableError, StoreError
+from lctui.core.text import break_long_words
 from lctui.engine import RunRequest
 from lctui.engine.runner import BackendLoader
 from lctui.resources import sample_runs_dir
@@ -35,9 +37,20 @@ from lctui.tui.state.run_manager import LocalRun, ManagedRun, RunManager
 from lctui.tui.themes import THEME_ERRORS, initial_theme, load_themes, remember_theme
 
 if TYPE_CHECKING:
+    from textual.notifications import SeverityLevel
+
     from lctui.tui.screens.base import LctuiHost
 
 SAMPLE_RUNS = sample_runs_dir()
+# Textual's toast (textual/widgets/_toast.py): 60 cells wide, at most half of its rack,
+# whose scrollbar takes 2 cells of the screen's width; a 1-cell left border and padding
+# 1 on each side leave the text its room on one line.
+TOAST_WIDTH, RACK_SCROLLBAR, TOAST_FRAME = 60, 2, 3
+
+
+def toast_text_width(screen_width: int) -> int:
+    """Cells a notification's line has on a screen `screen_width` cells wide."""
+    return min(TOAST_WIDTH, (screen_width - RACK_SCROLLBAR) // 2) - TOAST_FRAME
 
 
 class LctuiApp(App[None]):
@@ -168,6 +181,28 @@ class LctuiApp(App[None]):
                 "embedded model so there is something to browse.",
                 title="Sample runs",
             )
+
+    def notify(
+        self,
+        message: str,
+        *,
+        title: str = "",
+        severity: SeverityLevel = "information",
+        timeout: float | None = None,
+        markup: bool = True,
+    ) -> None:
+        """Textual's notification, a word longer than the toast's line (a path) broken
+        into lines here: Textual folds such a word at the edge, mid-name (`lctui.duckd`
+        / `b`), where `break_long_words` breaks it after a `/`."""
+        message = break_long_words(message, toast_text_width(self.size.width))
+        super().notify(message, title=title, severity=severity, timeout=timeout, markup=markup)
+
+    def on_app_blur(self, event: events.AppBlur) -> None:
+        """Keep the focus where it is when the app loses focus: textual-serve's page
+        starts blurred (its driver sends AppBlur at once), and Textual's blur takes the
+        focus from every widget, so the home screen's heatmap never got it and the
+        footer left out its keys (enter: Examples) until a click."""
+        event.prevent_default()
 
     def get_key_display(self, binding: Binding) -> str:
         """The footer's name of a key: the app's one formatter (tui/keys.py)."""
