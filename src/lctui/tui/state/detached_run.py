@@ -29,6 +29,7 @@ from lctui.cli.run_args import parse_run_argv
 from lctui.core import run_record as records
 from lctui.core.errors import LctuiError
 from lctui.core.run_record import KILLED, LiveProgress, RunRecord
+from lctui.core.text import plural
 from lctui.engine import RunOutcome, RunRequest
 from lctui.engine.attach import DROPPED, LOST, RUN_ENDED, AttachedRun, current_record, pid_alive
 from lctui.tui.state.run_manager import (
@@ -300,7 +301,7 @@ def detached_line(run: DetachedRun) -> str | None:
         if status == NOTHING_TO_DO:
             return f"Run {record.run_id}: nothing to do, all its examples were already stored."
         return (
-            f"Run {record.run_id} {status}: {record.done} scored, {record.errors} error(s) "
+            f"Run {record.run_id} {status}: {record.done} scored, {plural(record.errors, 'error')} "
             f"of {record.to_do}."
         )
     return None
