@@ -323,7 +323,7 @@ class SqlConsoleScreen(LctuiScreen):
             limit = event.limit
             if table.num_rows > limit:
                 table = table.slice(0, limit)
-                count = f"{limit:,} of more than {limit:,} rows (LIMIT guard)"
+                count = f"{limit:,} of more than {plural(limit, 'row')} (LIMIT guard)"
             else:
                 count = plural(table.num_rows, "row")
             self.query_one(ArrowTable).show(table)
