@@ -1,6 +1,8 @@
 """The one text shortener (core/text.py): where it cuts, what marks the cut, and the
-terminal cells it counts with `cells=True`, checked against what Rich draws; and the one
-escaping of what a terminal would obey (`escape_unprintable`, `escape_tsv`)."""
+terminal cells it counts with `cells=True`, checked against what Rich draws; the one
+escaping of what a terminal would obey (`escape_unprintable`, `escape_tsv`); counts
+with their noun (`plural`) and paths broken where a reader sees a boundary
+(`break_long_words`)."""
 
 from __future__ import annotations
 
@@ -12,12 +14,14 @@ from rich.cells import cell_len
 from lctui.core.text import (
     ELLIPSIS,
     abbreviate,
+    break_long_words,
     cell_width,
     escape_tsv,
     escape_unprintable,
     family_runs,
     fit,
     name_family,
+    plural,
     shorten,
 )
 
@@ -160,3 +164,35 @@ def test_tsv_values_are_one_field_and_read_back_whole() -> None:
         field = escape_tsv(value)
         assert not any(unicodedata.category(c) in ("Cc", "Cs") for c in field)
         assert field.encode("latin-1", "backslashreplace").decode("unicode_escape") == value
+
+
+def test_a_count_says_its_noun_in_the_number_it_has() -> None:
+    assert plural(1, "model") == "1 model"
+    assert plural(0, "row") == "0 rows"
+    assert plural(2, "row") == "2 rows"
+    assert plural(12_345, "row") == "12,345 rows"
+    assert plural(1, "entry", "entries") == "1 entry"
+    assert plural(3, "entry", "entries") == "3 entries"
+
+
+PATH = "/root/.local/share/lctui/exports/inspector/niah_single_1-8k-0-0123abcd.json"
+
+
+@pytest.mark.parametrize("width", [36, 56])  # a toast's line at 80 and at 120 columns
+def test_a_long_path_is_broken_after_a_slash_never_inside_a_name(width: int) -> None:
+    text = f"Exported to {PATH} (the prompt, the output and every score)"
+    broken = break_long_words(text, width)
+    pieces = broken.removeprefix("Exported to ").split(" (")[0].split("\n")
+    assert "".join(pieces) == PATH and len(pieces) > 1
+    assert all(cell_len(piece) <= width for piece in pieces), pieces
+    assert all(piece.endswith("/") for piece in pieces[:-1]), pieces  # a folder a line
+    assert broken.replace("\n", "") == text  # nothing else changed
+
+
+def test_only_words_longer_than_a_line_are_broken() -> None:
+    assert break_long_words("one two three", 5) == "one two three"  # the widget wraps these
+    assert break_long_words("first\n\nsecond", 20) == "first\n\nsecond"
+    assert break_long_words("abcdefghij", 4) == "abcd\nefgh\nij"  # no separator: a hard cut
+    assert break_long_words("see /a/bb/ccc", 6) == "see /a/bb/\nccc"
+    assert break_long_words("lctui-niah_multikey_1.json", 12) == "lctui-niah_\nmultikey_1.\njson"
+    assert break_long_words("日本語のテキスト", 5).split("\n") == ["日本", "語の", "テキ", "スト"]

@@ -1,5 +1,6 @@
 """Driving the Textual app through its Pilot: wait for workers, poll for a condition,
-read a widget's painted lines, open the inspector, type keys as one terminal read."""
+read a widget's painted lines or what the screen shows where it sits, open the
+inspector, type keys as one terminal read."""
 
 from __future__ import annotations
 
@@ -8,8 +9,10 @@ from collections.abc import Callable
 from typing import Any
 
 from textual._xterm_parser import XTermParser
+from textual.app import App
 from textual.geometry import Region
 from textual.pilot import Pilot
+from textual.widget import Widget
 from textual.worker import WorkerCancelled
 
 from lctui.tui.app import LctuiApp
@@ -84,3 +87,15 @@ def rendered(widget: Any) -> list[str]:
     """The widget's visible lines as plain text (with its border, if it has one)."""
     strips = widget.render_lines(Region(0, 0, widget.size.width, widget.size.height))
     return ["".join(segment.text for segment in strip) for strip in strips]
+
+
+def on_screen(app: App[Any], widget: Widget) -> list[str]:
+    """What the terminal shows where `widget` is laid out: the screen's lines within
+    its region, whatever covers or clips it (a widget cut short by its container shows
+    the container's neighbours there)."""
+    strips = app.screen._compositor.render_strips()
+    region = widget.region
+    return [
+        "".join(segment.text for segment in strip.crop(region.x, region.right))
+        for strip in strips[region.y : region.bottom]
+    ]

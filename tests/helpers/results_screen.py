@@ -29,3 +29,10 @@ def status_line(app: LctuiApp) -> str:
 
 def notes(app: LctuiApp) -> str:
     return " ".join(str(n.message) for n in app._notifications)
+
+
+def score_key_offered(app: LctuiApp) -> bool:
+    """Whether the footer offers `s` (with nothing to score it is left out, and pressed
+    anyway it says so)."""
+    active = app.screen.active_bindings.get("s")
+    return active is not None and active.binding.show

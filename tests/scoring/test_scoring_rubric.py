@@ -12,7 +12,6 @@ from lctui.scoring.rubric import (
     capability_weights,
     list_values,
     make_point,
-    plural,
     share,
     weighted_fraction,
 )
@@ -69,7 +68,5 @@ def test_capability_weights_count_a_point_towards_each_of_its_capabilities() -> 
 def test_text_helpers() -> None:
     assert list_values(["a", "b"]) == "a, b"
     assert list_values([str(i) for i in range(8)], limit=3) == "0, 1, 2 and 5 more"
-    assert plural(1, "value") == "1 value"
-    assert plural(3, "value") == "3 values"
     assert share(1, 4) == 0.25
     assert share(0, 0) == 0.0

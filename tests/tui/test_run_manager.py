@@ -127,7 +127,9 @@ async def test_a_run_with_nothing_left_to_do_says_so(store: Store) -> None:
     again = manager.start_local(gold_request(n=1), store, load_backend)
     await again.wait()
     assert again.status == NOTHING_TO_DO
-    assert run_details(again, 0.0)[-1] == "nothing to do: all 2 examples are already stored"
+    assert (
+        run_details(again, 0.0)[-1] == "nothing to do: every example planned (2) is already stored"
+    )
 
 
 async def test_a_run_the_engine_refuses_fails_with_the_reason(store: Store) -> None:

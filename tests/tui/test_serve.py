@@ -14,6 +14,7 @@ import urllib.error
 import urllib.request
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import aiohttp
 import pytest
@@ -21,8 +22,11 @@ from websockets.asyncio.client import connect
 from websockets.exceptions import InvalidStatus
 from websockets.typing import Origin as WsOrigin
 
+from helpers.ansi_screen import AnsiScreen
 from helpers.lctui_serve import Served, free_port, lctui_serve
 from lctui.tui.start import main as launch_main
+
+QUIET_S = 2.0  # the app has drawn all it had to: nothing more comes for this long
 
 
 @pytest.fixture(scope="module")
@@ -84,6 +88,37 @@ async def test_the_token_and_a_loopback_origin_start_the_app(served: Served) -> 
             message = await asyncio.wait_for(ws.recv(), timeout=60)
             if isinstance(message, bytes):
                 seen += message
+
+
+async def test_the_home_footer_offers_what_the_terminal_offers(served: Served) -> None:
+    """The page starts the app unfocused (textual-serve's driver tells it so at once) and
+    sends nothing until it is clicked: the footer still lists the heatmap's keys, enter
+    (Examples) among them, as a terminal shows them. The page's screen is rebuilt from
+    the app's output (helpers/ansi_screen.py)."""
+    origin = WsOrigin(f"http://127.0.0.1:{served.port}")
+    screen = AnsiScreen(80, 24)  # the size socket_url asks for
+    async with connect(served.socket_url(), origin=origin) as ws:
+        # The home screen drawn, then what the app draws until it has nothing to add.
+        deadline = time.monotonic() + 90  # hang bounds: the app starts in seconds
+        while not ("niah_single_1" in "\n".join(screen.lines()) and "Help" in screen.lines()[-1]):
+            assert time.monotonic() < deadline, "\n".join(screen.lines())
+            await _draw(ws, screen, timeout=deadline - time.monotonic())
+        deadline = time.monotonic() + 60
+        while await _draw(ws, screen, timeout=QUIET_S) and time.monotonic() < deadline:
+            pass
+    footer = screen.lines()[-1]
+    assert "⏎ Examples" in footer and "d Depth" in footer, footer
+
+
+async def _draw(ws: Any, screen: AnsiScreen, timeout: float) -> bool:
+    """Feed `screen` what the app sends next; False when it sent nothing within `timeout`."""
+    try:
+        message = await asyncio.wait_for(ws.recv(), timeout=max(0.1, timeout))
+    except TimeoutError:
+        return False
+    if isinstance(message, bytes):
+        screen.feed(message)
+    return True
 
 
 async def _pipe(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:

@@ -102,7 +102,9 @@ async def test_changed_example_opens_side_by_side_with_both_rubrics(
         listed = [row[2] for row in table_rows(changed)]
         assert listed == [c.example_id for c in want.changed]
         assert sorted(listed) == sorted(examples[3:7])
-        assert f"{want.a_better} A right / B wrong" in str(changed.border_title)
+        assert f"{want.a_better} better in A, {want.b_better} better in B" in str(
+            changed.border_title
+        )
         # The example whose B output was replaced by "no idea at all".
         changed.focus()
         changed.move_cursor(row=listed.index(examples[3]))

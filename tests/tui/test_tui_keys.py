@@ -1,6 +1,7 @@
 """Keys are visible: on every screen, at 80x24 and at 120x40, the footer's keys sit side
 by side within the width (none under another, no stray characters), the keys that
-matter there are among them, and help names keys as people write them (`?`, `]`)."""
+matter there are among them, and help names keys as people write them (`?`, `]`); a
+key with nothing to do there is not offered, and pressed anyway it says why."""
 
 from __future__ import annotations
 
@@ -10,6 +11,7 @@ from pathlib import Path
 
 import duckdb
 import pytest
+from textual import events
 from textual.pilot import Pilot
 from textual.widgets import DataTable
 from textual.widgets._footer import FooterKey
@@ -18,6 +20,8 @@ from helpers.pilot import open_inspector, settle
 from lctui.tui.app import LctuiApp
 from lctui.tui.keys import key_name, keys_name
 from lctui.tui.screens.help import HelpScreen
+from lctui.tui.screens.inspector import InspectorCommands
+from lctui.tui.widgets.heatmap import Heatmap
 from lctui.tui.widgets.key_footer import FooterItem, KeyFooter, fit_items
 
 MakeApp = Callable[..., LctuiApp]
@@ -27,7 +31,9 @@ AT_80 = {
     "results": {"⏎ Examples", "d Depth", "f/u/x/a Filter"} | APP_KEYS,
     "launch": {"^s Start", "esc Back", "f2 Models", "f3 Tasks", "f4 Lengths", "^p Palette",
                "f1 Help", "^q Quit"},
-    "lifbench": {"p Perspective", "] Next model", "esc Back", "f1 Help", "^q Quit"},
+    # Without LIFEval scores (this database): p and ] have nothing to show and are not
+    # offered (test_tui_lifbench.py checks them where there are scores).
+    "lifbench": {"esc Back", "f1 Help", "^q Quit"},
     "compare": {"x Swap A/B", "esc Back", "f1 Help", "^q Quit", "^n New run"},
     "correlation": {"t Task/category", "n Length", "esc Back", "f1 Help"},
     "curves": {"esc Back"} | APP_KEYS,
@@ -118,3 +124,47 @@ def test_the_least_important_keys_give_way_first() -> None:
     assert fit_items(items, widths) == items
     assert [i.key for i in fit_items(items, widths - 2)] == ["a", "b", "h"]
     assert [i.key for i in fit_items(items, 9)] == ["h"]  # help stays longest
+
+
+def _notified(app: LctuiApp) -> list[str]:
+    return [" ".join(str(n.message).split()) for n in app._notifications]
+
+
+async def test_keys_that_have_nothing_to_do_are_left_out_and_say_why(
+    make_app: MakeApp, results_db: Path
+) -> None:
+    app = make_app()
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        # Home: every result has a score from its scorer's current version.
+        assert not any(key.key == "s" for key in _shown(pilot))
+        await pilot.press("s")
+        await settle(pilot)
+        assert any(m.startswith("Nothing to score: every result on screen") for m in _notified(app))
+
+        # The inspector on an example answered in one call: no other call's prompt.
+        screen = await open_inspector(pilot, _gid(results_db))
+        assert screen.record is not None and len(screen.record.calls) < 2
+        assert not any(key.key == "c" for key in _shown(pilot))
+        palette = [str(hit.text) async for hit in InspectorCommands(screen).discover()]
+        assert not any("other call" in title for title in palette)
+        await pilot.press("c")
+        await pilot.pause()
+        assert any("answered in one call" in m for m in _notified(app)), _notified(app)
+        assert screen.call == 0
+
+
+async def test_losing_the_focus_keeps_the_focused_widgets_keys(make_app: MakeApp) -> None:
+    """What textual-serve's page does at once (test_serve.py shows it through the page):
+    the app is told it lost the focus. The heatmap keeps it, and its keys stay offered."""
+    app = make_app()
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        app.post_message(events.AppBlur())
+        await settle(pilot)
+        await pilot.pause(0.1)
+        assert isinstance(app.screen.focused, Heatmap)
+        assert "⏎ Examples" in _check_row(pilot, 80)
+        await pilot.press("enter")  # and works at once
+        await settle(pilot)
+        assert app.screen.query_one("#results-examples").display

@@ -15,6 +15,7 @@ import duckdb
 import pytest
 from textual.pilot import Pilot
 from textual.widgets import OptionList, Static, TabbedContent
+from textual.widgets._footer import FooterKey
 
 from helpers.pilot import open_inspector, rendered, settle
 from lctui.analysis.lifbench import LifbenchReport, lifbench_reports
@@ -47,6 +48,10 @@ async def open_lifbench(pilot: Pilot[Any]) -> LifbenchScreen:
     return screen
 
 
+def _footer(screen: LifbenchScreen) -> set[str]:
+    return {f"{key.key_display} {key.description}" for key in screen.query(FooterKey)}
+
+
 async def test_capabilities_list_every_model_with_the_reported_values(
     make_app: MakeApp, published_db: Path, reports: dict[str, LifbenchReport]
 ) -> None:
@@ -55,6 +60,7 @@ async def test_capabilities_list_every_model_with_the_reported_values(
         screen = await open_lifbench(pilot)
         table = screen.query_one(CapabilityTable)
         assert table.has_focus and not screen.has_class("-empty")
+        assert {"p Perspective", "] Next model"} <= _footer(screen)
         models = [str(row.value) for row in table.rows]
         assert sorted(models) == sorted(reports) and len(models) == 21
         assert len([m for m in models if m != "standard"]) == 20
@@ -131,6 +137,11 @@ async def test_without_lifeval_scores_the_screen_says_how_to_get_them(make_app: 
         assert empty.display and str(empty.content) == EMPTY_MESSAGE
         assert "lctui import lifbench-scores DIR" in EMPTY_MESSAGE
         assert not screen.query_one(TabbedContent).display
+        # Keys with nothing to show are not offered: no perspective, no next model.
+        footer = _footer(screen)
+        assert "esc Back" in footer and not {"p Perspective", "] Next model"} & footer
+        await pilot.press("p", "right_square_bracket", "2")
+        assert screen.query_one(TabbedContent).active == "capabilities"
         await pilot.press("escape")
         assert not isinstance(app.screen, LifbenchScreen)
 

@@ -12,7 +12,13 @@ import pytest
 from textual.widgets import Static
 
 from helpers.pilot import settle_each_worker as settle
-from helpers.results_screen import cell_text, notes, screen_of, status_line
+from helpers.results_screen import (
+    cell_text,
+    notes,
+    score_key_offered,
+    screen_of,
+    status_line,
+)
 from helpers.unscored_runs import delete_scores, score_count
 from lctui.tui.app import LctuiApp
 from lctui.tui.screens.inspector import InspectorScreen
@@ -82,7 +88,7 @@ async def test_s_scores_the_missing_scores_then_the_cells_show_them(
         assert "Scoring the missing scores: 5 of 5…" in shown  # progress, from the worker
         grid = screen_of(app).grid
         assert grid is not None and grid.n_unscored == 0
-        assert "s" not in app.screen.active_bindings  # nothing left to score: key hidden
+        assert not score_key_offered(app)  # nothing left to score: key hidden
     assert score_count(unscored_db) == before + 5
 
 

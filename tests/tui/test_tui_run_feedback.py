@@ -74,10 +74,9 @@ async def test_pause_says_that_new_examples_wait_and_running_ones_finish(
         view = await start_slow_run(app, pilot, delay=0.1, n=3)
         await until(pilot, lambda: view.state.in_flight == 1)
         await pilot.press("p")
-        assert "Run paused: No new example starts until p resumes; the 1 running finish" in (
-            _notified(app)
-        )
-        assert "no new example starts; the 1 running finish (p resumes)" in view.status_line()
+        said = "Run paused: No new example starts until p resumes; the one running finishes"
+        assert said in _notified(app)  # never "the 1 running finish"
+        assert "no new example starts; the one running finishes (p resumes)" in view.status_line()
         panel = view.query_one(StreamPanel)
         if not view.state.streams[view.run.focus_id or ""].finished:
             assert "paused: this one finishes" in str(panel.border_subtitle)

@@ -6,6 +6,7 @@ must act while a run goes), real DuckDB."""
 from __future__ import annotations
 
 import asyncio
+import threading
 from pathlib import Path
 from typing import Any
 
@@ -15,7 +16,9 @@ from textual.pilot import Pilot
 from textual.widgets import DataTable, Input, SelectionList, Static
 
 from helpers.pilot import rendered, until
-from helpers.slow_run import start_slow_run
+from helpers.slow_run import SlowGold, gold_request, start_slow_run
+from lctui.core.protocols import Backend
+from lctui.core.types import ModelSpec
 from lctui.tui.app import LctuiApp
 from lctui.tui.screens.help import HelpScreen
 from lctui.tui.screens.launch import LaunchScreen
@@ -23,7 +26,7 @@ from lctui.tui.screens.quit_runs import QuitRunsScreen
 from lctui.tui.screens.run import RunScreen
 from lctui.tui.screens.runs import RunsScreen
 from lctui.tui.state.launch_choices import DEFAULT_LENGTH
-from lctui.tui.state.run_manager import CANCELLED, FINISHED, PAUSED, ManagedRun
+from lctui.tui.state.run_manager import CANCELLED, FINISHED, LOADING, PAUSED, ManagedRun
 from lctui.tui.state.run_rows import COLUMNS
 from lctui.tui.widgets.run_task_tree import TaskTree
 
@@ -228,6 +231,33 @@ async def test_quitting_while_runs_go_asks_and_escape_or_ctrl_q_stays(
             assert app.is_running and run.running and not run.cancel_asked
 
 
+async def test_the_question_names_a_run_still_loading_its_model_once(make_app: Any) -> None:
+    """A run whose model is still loading (the gold backend, handed over once the test
+    lets it: a real load takes seconds or minutes) is listed with what it does, once:
+    not `loading  loading`."""
+    loaded = threading.Event()
+
+    def load_when_let(spec: ModelSpec, tokenizer: str | None) -> Backend:
+        loaded.wait(timeout=60)
+        return SlowGold(0.01)
+
+    app = make_app()
+    async with app.run_test(size=(80, 24)) as pilot:
+        run = app.start_run(gold_request(n=1), loader=load_when_let)
+        await until(pilot, lambda: run.status == LOADING)
+        await pilot.press("ctrl+q")
+        await until(pilot, lambda: isinstance(app.screen, QuitRunsScreen))
+        await pilot.pause()
+        lines = rendered(app.screen.query_one("#quit-runs"))
+        assert lines[0].strip() == "A run is going:", lines
+        listed = lines[1].split()
+        assert listed == ["#1", "gold", "loading"], lines
+        await pilot.press("escape")
+        loaded.set()
+        await until(pilot, lambda: not run.running)
+        assert run.status == FINISHED
+
+
 async def test_quit_and_cancel_stops_every_run_and_keeps_what_they_finished(
     make_app: Any, results_db: Path
 ) -> None:
@@ -257,7 +287,7 @@ async def test_quit_and_wait_quits_once_the_runs_have_finished(
         await pilot.press("w")
         await until(pilot, lambda: not isinstance(app.screen, QuitRunsScreen))
         assert app.is_running and run.running, "the app waits for the run"
-        assert "lctui quits when the 1 run(s) going have finished" in _notified(app)
+        assert "lctui quits when the 1 run going has finished" in _notified(app)
         await _exited(app, timeout=60)
     assert run.status == FINISHED
     assert _runs_db(results_db)[str(run.state.run_id)] == ("finished", 4)

@@ -11,7 +11,13 @@ import pytest
 
 from helpers.outdated_runs import bump, run_ids, stored_versions
 from helpers.pilot import settle_each_worker as settle
-from helpers.results_screen import cell_text, notes, screen_of, status_line
+from helpers.results_screen import (
+    cell_text,
+    notes,
+    score_key_offered,
+    screen_of,
+    status_line,
+)
 from helpers.unscored_runs import delete_scores
 from lctui.tui.app import LctuiApp
 from lctui.tui.widgets.heatmap import Heatmap
@@ -27,7 +33,7 @@ async def test_outdated_cells_are_marked_and_a_notice_names_their_run(
     async with app.run_test(size=(80, 24)) as pilot:
         await settle(pilot)
         assert cell_text(app, "vt", 1024) == "1.00"
-        assert "Outdated" not in notes(app) and "s" not in app.screen.active_bindings
+        assert "Outdated" not in notes(app) and not score_key_offered(app)
     newer = bump(monkeypatch)  # the rules changed after these scores were made
     app = make_app()
     async with app.run_test(size=(80, 24)) as pilot:
@@ -75,7 +81,7 @@ async def test_s_scores_the_outdated_again_then_the_marks_are_gone(
         assert cell_text(app, "vt", 1024) == "1.00"
         grid = screen_of(app).grid
         assert grid is not None and grid.n_outdated == 0
-        assert "s" not in app.screen.active_bindings  # nothing left to score: key hidden
+        assert not score_key_offered(app)  # nothing left to score: key hidden
     assert stored_versions(results_db) == {
         ("recall", old, False): 12,  # kept, superseded
         ("recall", old + 1, True): 12,

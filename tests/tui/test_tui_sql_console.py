@@ -16,8 +16,9 @@ import pyarrow.parquet as pq
 import pytest
 from rich.cells import cell_len
 from textual.widgets import Input, OptionList, Static, TabbedContent
+from textual.widgets._footer import FooterKey
 
-from helpers.pilot import settle
+from helpers.pilot import on_screen, settle
 from helpers.sql_console import direct, open_console, run_sql, shown_rows
 from lctui.tui.app import LctuiApp
 from lctui.tui.screens.sql_console import SqlEditor
@@ -74,19 +75,42 @@ async def test_limit_guard_says_more_than_the_limit(make_app: MakeApp) -> None:
         assert screen.status.startswith("501 rows")
 
 
-async def test_an_invalid_query_shows_duckdbs_error_and_keeps_the_result(
+async def test_an_invalid_query_shows_duckdbs_error_and_clears_the_last_result(
     make_app: MakeApp,
 ) -> None:
     async with make_app().run_test(size=(120, 40)) as pilot:
         screen = await open_console(pilot)
         await run_sql(pilot, screen, "SELECT 42 AS answer")
+        assert screen.status.startswith("1 row, 1 column in ")  # never "1 rows"
         await run_sql(pilot, screen, "SELEC 1")
         assert "Parser Error" in screen.status and "SELEC" in screen.status
         status = screen.query_one("#sql-status", Static)
         assert status.has_class("-error")
+        # The rows of the query before are not this one's: none are shown, none exported.
+        table = screen.query_one(ArrowTable)
+        assert table.row_count == 0 and not table.display
+        assert "f2 Export" not in {
+            f"{k.key_display} {k.description}" for k in screen.query(FooterKey)
+        }
         await run_sql(pilot, screen, "SELECT * FROM no_such_table")
         assert "no_such_table" in screen.status and "does not exist" in screen.status
-        assert shown_rows(screen.query_one(ArrowTable)) == [["42"]]
+        await run_sql(pilot, screen, "SELECT 42 AS answer")
+        assert shown_rows(table) == [["42"]] and table.display and not status.has_class("-error")
+
+
+async def test_a_refusal_shows_whole_at_80_columns_in_place_of_the_last_result(
+    make_app: MakeApp,
+) -> None:
+    async with make_app().run_test(size=(80, 24)) as pilot:
+        screen = await open_console(pilot)
+        await run_sql(pilot, screen, "SELECT * FROM range(30)")
+        await run_sql(pilot, screen, "SELECT * FROM read_csv('/etc/passwd')")
+        refusal = screen.status
+        assert refusal.startswith("refused") and refusal.endswith("by configuration)")
+        shown = on_screen(pilot.app, screen.query_one("#sql-status", Static))
+        assert len([line for line in shown if line.strip()]) > 5  # more than the old cut
+        assert " ".join(" ".join(shown).split()) == refusal  # every word, in order
+        assert not any(line.strip().isdigit() for line in on_screen(pilot.app, screen))
 
 
 @pytest.mark.parametrize("read_only", [False, True])

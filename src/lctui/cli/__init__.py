@@ -1,5 +1,5 @@
 """Command-line entry points: `lctui run | runs | attach | tasks | data | models | query | show |
-demo | report ...`.
+demo | report ...`, and `tui` and `serve` listed with them (main.py starts those).
 
 Every subcommand takes `--db PATH`; errors a user can act on (LctuiError) print one
 clear message and exit with status 2, never a traceback; any other exception is a
@@ -40,7 +40,9 @@ def build_parser() -> argparse.ArgumentParser:
         runs,
         stats,
         transfer,
+        tui_options,
     )
+    from lctui.cli.help_format import HelpFormatter, use_formatter
 
     parser = argparse.ArgumentParser(
         prog="lctui",
@@ -48,9 +50,11 @@ def build_parser() -> argparse.ArgumentParser:
         "stream generations, score them and keep everything in DuckDB. Without a command, "
         "`lctui` opens the terminal UI (`lctui tui --help`); `lctui serve` serves it in a "
         "browser.",
+        formatter_class=HelpFormatter,
     )
     parser.add_argument("--version", action="version", version=f"lctui {__version__}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+    tui_options.add_parsers(sub)
     run.add_parsers(sub)
     runs.add_parsers(sub)
     attach.add_parsers(sub)
@@ -65,6 +69,7 @@ def build_parser() -> argparse.ArgumentParser:
     compare.add_parsers(sub)
     correlate.add_parsers(sub)
     export_report.add_parsers(sub)
+    use_formatter(parser)
     return parser
 
 

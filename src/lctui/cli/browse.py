@@ -17,7 +17,7 @@ from lctui.cli.tables import Column, fit_table, format_option, output_format, pr
 from lctui.cli.terminal import SafeConsole, cell, data, document, plain
 from lctui.core.config import load_config
 from lctui.core.errors import UserInputError
-from lctui.core.text import shorten
+from lctui.core.text import plural, shorten
 from lctui.core.types import ParamSpec
 from lctui.store.read.catalog import EXAMPLE_MEANS
 
@@ -27,13 +27,24 @@ if TYPE_CHECKING:
 
 
 def add_parsers(sub: Any) -> None:
-    tasks = sub.add_parser("tasks", help="list tasks with categories, metrics and parameters")
+    tasks = sub.add_parser(
+        "tasks",
+        help="list tasks with categories, metrics and parameters",
+        description="List every task: its suite and groups, category, metric, what it "
+        "asks, its parameters with their defaults and ranges, and why it is unavailable "
+        "when its data is missing.",
+    )
     format_option(tasks, "json")
     tasks.add_argument("--config", metavar="PATH", help="lctui.toml to read data_dir from")
     data_option(tasks)
     tasks.set_defaults(handler=cmd_tasks)
 
-    models = sub.add_parser("models", help="list configured and built-in models")
+    models = sub.add_parser(
+        "models",
+        help="list configured and built-in models",
+        description="List the models lctui.toml configures and the built-in ones (the "
+        "embedded SmolLM2, the gold reference) with their backend, source and path.",
+    )
     models.add_argument("--config", metavar="PATH", help="lctui.toml to read models from")
     models.set_defaults(handler=cmd_models)
 
@@ -50,7 +61,13 @@ def add_parsers(sub: Any) -> None:
     common_options(query)
     query.set_defaults(handler=cmd_query)
 
-    show = sub.add_parser("show", help="one generation: prompt, output, gold, rubric points")
+    show = sub.add_parser(
+        "show",
+        help="one generation: prompt, output, gold, rubric points",
+        description="Print one stored generation: the prompt (a long one as its start "
+        "and end, unless --full), the output, the gold answer and every score with its "
+        "rubric points.",
+    )
     show.add_argument("generation_id", help="a generation_id from the results view")
     show.add_argument("--full", action="store_true", help="print the whole prompt")
     common_options(show)
@@ -199,7 +216,7 @@ def cmd_query(args: argparse.Namespace) -> int:
             rows = [{k: _shown(v) for k, v in row.items()} for row in rows]
         writer.writerows(rows)
     else:
-        table = Table(caption=f"{len(rows)} row(s)")
+        table = Table(caption=plural(len(rows), "row"))
         for column in columns:
             table.add_column(cell(column))
         for row in rows:

@@ -12,6 +12,7 @@ from lctui.cli.db_options import common_options
 from lctui.cli.terminal import cell, data
 from lctui.core.formatting import p_value
 from lctui.core.lengths import format_length, parse_length
+from lctui.core.text import plural
 
 
 def add_parsers(sub: Any) -> None:
@@ -81,7 +82,8 @@ def _tables(matrix: Any) -> list[Any]:
     at = format_length(d["length"]) if d["length"] is not None else "all lengths (mean)"
     labels = matrix.labels
     # Numbered columns keep a matrix of long task names inside 80 columns.
-    rho = Table(title=f"Spearman rho across {len(matrix.models)} models @ {at}, by {data(d['by'])}")
+    across = plural(len(matrix.models), "model")
+    rho = Table(title=f"Spearman rho across {across} @ {at}, by {data(d['by'])}")
     p = Table(title="p (two-sided)")
     for table in (rho, p):
         table.add_column("", overflow="fold")

@@ -23,6 +23,7 @@ from lctui.cli.terminal import SafeConsole, cell, data, plain, say
 from lctui.core.config import load_config
 from lctui.core.formatting import file_size
 from lctui.core.lengths import format_length, parse_lengths
+from lctui.core.text import plural
 from lctui.tasks.catalog import CATALOG, Archive, Dataset, Download, HubFiles
 from lctui.tasks.data_status import (
     BUILT_IN,
@@ -51,7 +52,12 @@ def add_parsers(sub: Any) -> None:
         "downloads one where the network allows.",
     )
     actions = data.add_subparsers(dest="action", metavar="ACTION", required=True)
-    listed = actions.add_parser("list", help="every dataset: present?, size, licence, source")
+    listed = actions.add_parser(
+        "list",
+        help="every dataset: present?, size, licence, source",
+        description="List every dataset the tasks read: whether it is present (in --data "
+        "DIR or the hub cache), its size, licence and source, and how to get it.",
+    )
     _format_option(listed)
     listed.add_argument("--config", metavar="PATH", help="lctui.toml to read data_dir from")
     data_option(listed)
@@ -176,7 +182,7 @@ def task_summary(tasks: Sequence[str]) -> str:
         return ", ".join(tasks)
     heads = [name.split("_", 1)[0] for name in tasks]
     shown = [f"{h}_*" if heads.count(h) >= 3 else n for h, n in zip(heads, tasks, strict=True)]
-    return f"{len(tasks)} tasks: " + ", ".join(dict.fromkeys(shown))
+    return f"{plural(len(tasks), 'task')}: " + ", ".join(dict.fromkeys(shown))
 
 
 def _status_row(

@@ -47,7 +47,7 @@ from lctui.core.events import (
 from lctui.core.formatting import per_second
 from lctui.core.lengths import format_length
 from lctui.core.measures import FirstTokens
-from lctui.core.text import abbreviate, cell_width
+from lctui.core.text import abbreviate, cell_width, plural
 
 STALL_REPEAT_S = 30.0  # a stall that goes on is said again this often, with new counts
 _NUMBER = re.compile(r"\d+")
@@ -177,7 +177,7 @@ class RichProgressSink:
             speed = f"ttft {ttft:.1f}s"
         if cell.decode_s > 0:
             speed += f" {per_second(cell.tokens / cell.decode_s)} tok/s"
-        errors = f"{cell.errors} errors" if cell.errors else ""
+        errors = plural(cell.errors, "error") if cell.errors else ""
         self.progress.update(cell.task_id, advance=advance, score=score, speed=speed, errors=errors)
 
 

@@ -17,21 +17,37 @@ from lctui.cli.terminal import SafeConsole, data
 
 def add_parsers(sub: Any) -> None:
     export = sub.add_parser(
-        "export", help="write runs to a folder of Parquet files (one per table)"
+        "export",
+        help="write runs to a folder of Parquet files (one per table)",
+        description="Write the runs of a database (all, or those --run names) to FOLDER "
+        "as Parquet files, one per table, which `lctui import runs` merges elsewhere.",
     )
     export.add_argument("folder", help="output folder")
     export.add_argument("--run", action="append", metavar="RUN_ID", help="only these runs")
     common_options(export)
     export.set_defaults(handler=cmd_export)
 
-    importer = sub.add_parser("import", help="merge results from elsewhere into a database")
+    importer = sub.add_parser(
+        "import",
+        help="merge results from elsewhere into a database",
+        description="Merge results into a database: runs another lctui exported, or the "
+        "result files of the original LIFBench, HELMET, RULER and LongBench v2 code.",
+    )
     kinds = importer.add_subparsers(dest="kind", metavar="KIND", required=True)
-    runs = kinds.add_parser("runs", help="a folder written by `lctui export`")
+    runs = kinds.add_parser(
+        "runs",
+        help="a folder written by `lctui export`",
+        description="Merge the runs of a folder `lctui export` wrote; generations the "
+        "database holds already are skipped.",
+    )
     runs.add_argument("folder")
     common_options(runs)
     runs.set_defaults(handler=cmd_import_runs)
     lif = kinds.add_parser(
-        "lifbench-scores", help="a folder of LIFBench `{scenario}-{task}.csv` score files"
+        "lifbench-scores",
+        help="a folder of LIFBench `{scenario}-{task}.csv` score files",
+        description="Load the original LIFBench's per-response score files "
+        "(`{scenario}-{task}.csv`) as LIFEval scores of the models they name.",
     )
     lif.add_argument("folder")
     common_options(lif)

@@ -9,6 +9,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 
+from lctui.core.text import plural
 from lctui.core.types import Example, Generation, Score, ServerShare
 
 
@@ -93,8 +94,9 @@ class StoreStalled:
         """One line for a user: why, how much waits, and what the run does meanwhile."""
         why = (self.error or "a write has not finished for a while").rstrip(". ")
         line = (
-            f"store stalled: {why}; {self.waiting} finished generation(s) ({self.rows} rows) "
-            f"waiting to be written, the oldest for {self.oldest_s:.0f} s; retrying"
+            f"store stalled: {why}; {plural(self.waiting, 'finished generation')} "
+            f"({plural(self.rows, 'row')}) waiting to be written, the oldest for "
+            f"{self.oldest_s:.0f} s; retrying"
         )
         if self.paused:
             line += "; new work paused until a write succeeds (running requests finish)"

@@ -20,10 +20,15 @@ through `escape_unprintable`: a control character (a newline, `ESC [31m`, a bell
 character that reorders or breaks lines shows as a visible escape (`\\n`, `\\x1b`,
 `\\u202e`) instead of acting on the terminal; `escape_tsv` is its lossless form for
 tab-separated output.
+
+A count says its noun in the number it has: `plural(1, "row")` is "1 row", never
+"1 rows" nor "1 row(s)". A word too long for a line (a path) is broken where a reader
+sees a boundary (`break_long_words`), not at whatever character meets the edge.
 """
 
 from __future__ import annotations
 
+import re
 import unicodedata
 from collections.abc import Sequence
 
@@ -97,6 +102,12 @@ def _escaped(char: str) -> str:
         return short
     code = ord(char)
     return f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}"
+
+
+def plural(count: int, singular: str, plural_form: str | None = None) -> str:
+    """'1 value', '3 values', '1,024 values'; `plural_form` for the irregular ('entries')."""
+    word = singular if count == 1 else (plural_form or singular + "s")
+    return f"{count:,} {word}"
 
 
 def char_cells(char: str) -> int:
@@ -232,3 +243,44 @@ def fold_names(names: Sequence[str], width: int, sep: str = "_") -> list[str]:
     for i, text in zip(others, abbreviate([names[i] for i in others], width), strict=True):
         shown[i] = text
     return shown
+
+
+# Where a word too long for a line (a path, a URL, a file name) may be broken: after a
+# folder's slash, else after one of the others, so each line ends at a boundary the
+# reader sees (`…/lctui/` + `lctui.duckdb`, never `lctui.duckd` + `b`).
+_BREAKS = (frozenset("/\\"), frozenset("_-.:?&="))
+
+
+def break_long_words(text: str, width: int) -> str:
+    """`text` with each word wider than `width` cells (a path, a URL) broken into lines
+    that fit: after a `/` where one falls within the line, else after a `_`, `-` or `.`,
+    mid-word only where it has none. The rest of the text is left as it is, for the
+    widget that shows it to wrap at its spaces."""
+    width = max(1, width)
+    return re.sub(r"\S+", lambda word: "\n".join(_pieces(word.group(), width)), text)
+
+
+def _pieces(word: str, width: int) -> list[str]:
+    """`word` in lines of at most `width` cells (see `break_long_words`)."""
+    pieces: list[str] = []
+    while cell_width(word) > width:
+        cut = _break_point(word, width) or max(1, len(_head(word, width)))
+        pieces.append(word[:cut])
+        word = word[cut:]
+    return [*pieces, word]
+
+
+def _break_point(word: str, cells: int) -> int:
+    """The furthest index after a slash within `cells` cells of `word`, else after
+    another break character; 0 when there is none (a boundary at the word's end, or a
+    separator alone, makes no line's end)."""
+    best = [0] * len(_BREAKS)
+    kept = 0
+    for index, char in enumerate(word[:-1]):
+        kept += char_cells(char)
+        if kept > cells:
+            break
+        for rank, chars in enumerate(_BREAKS):
+            if char in chars and index:
+                best[rank] = index + 1
+    return next((at for at in best if at), 0)

@@ -21,6 +21,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
+from lctui.core.text import plural
 from lctui.core.types import Example, RubricPoint, Score, ScoreStatus
 from lctui.scoring.helmet import (
     as_qrels,
@@ -32,7 +33,7 @@ from lctui.scoring.helmet import (
 )
 from lctui.scoring.metrics import DEFAULT_ANSWER_PREFIX
 from lctui.scoring.normalize import normalize_answer
-from lctui.scoring.rubric import FMT, ORI, RECOG, SPAT, list_values, make_point, plural, share
+from lctui.scoring.rubric import FMT, ORI, RECOG, SPAT, list_values, make_point, share
 
 RERANK_SCORER, ICL_SCORER, ROUGE_SCORER, MC_SCORER = (
     "helmet_rerank",

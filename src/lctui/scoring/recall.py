@@ -12,6 +12,7 @@ import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 
+from lctui.core.text import plural
 from lctui.core.types import Example, RubricPoint, Score, ScoreStatus
 from lctui.scoring.extract import Extraction, extract_values
 from lctui.scoring.metrics import (
@@ -23,7 +24,7 @@ from lctui.scoring.metrics import (
     string_match_all,
     string_match_part,
 )
-from lctui.scoring.rubric import RECOG, list_values, make_point, plural, share
+from lctui.scoring.rubric import RECOG, list_values, make_point, share
 
 SCORER_NAME = "recall"
 POINT_ALL_PRESENT = "all requested values present"

@@ -86,9 +86,3 @@ def list_values(values: Sequence[str], limit: int = 5) -> str:
     if len(values) <= limit:
         return ", ".join(values)
     return f"{', '.join(values[:limit])} and {len(values) - limit} more"
-
-
-def plural(count: int, singular: str, plural_form: str | None = None) -> str:
-    """'1 value', '3 values'."""
-    word = singular if count == 1 else (plural_form or singular + "s")
-    return f"{count} {word}"

@@ -16,6 +16,7 @@ from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar
 
+from textual import events
 from textual.app import App, SystemCommand
 from textual.binding import Binding, BindingType
 from textual.notifications import SeverityLevel
@@ -25,7 +26,7 @@ from lctui.backends import load_backend
 from lctui.core.config import Config
 from lctui.core.errors import LctuiError, NotWritableError, StoreError
 from lctui.core.private import open_data_dir_warning
-from lctui.core.text import escape_unprintable, shown_error
+from lctui.core.text import break_long_words, escape_unprintable, shown_error
 from lctui.engine import RunRequest
 from lctui.engine.runner import BackendLoader
 from lctui.resources import sample_runs_dir
@@ -38,9 +39,20 @@ from lctui.tui.state.run_manager import LocalRun, ManagedRun, RunManager
 from lctui.tui.themes import THEME_ERRORS, initial_theme, load_themes, remember_theme
 
 if TYPE_CHECKING:
+    from textual.notifications import SeverityLevel
+
     from lctui.tui.screens.base import LctuiHost
 
 SAMPLE_RUNS = sample_runs_dir()
+# Textual's toast (textual/widgets/_toast.py): 60 cells wide, at most half of its rack,
+# whose scrollbar takes 2 cells of the screen's width; a 1-cell left border and padding
+# 1 on each side leave the text its room on one line.
+TOAST_WIDTH, RACK_SCROLLBAR, TOAST_FRAME = 60, 2, 3
+
+
+def toast_text_width(screen_width: int) -> int:
+    """Cells a notification's line has on a screen `screen_width` cells wide."""
+    return min(TOAST_WIDTH, (screen_width - RACK_SCROLLBAR) // 2) - TOAST_FRAME
 
 
 class LctuiApp(App[None]):
@@ -192,14 +204,26 @@ class LctuiApp(App[None]):
     ) -> None:
         """Every notification of the app (screens' too): its text is plain, never
         markup, and a name, a path or a server's message in it shows what would act on
-        the terminal as escapes; its own line breaks stay."""
+        the terminal as escapes; its own line breaks stay. A word longer than the toast's
+        line (a path) is broken into lines here: Textual folds such a word at the edge,
+        mid-name (`lctui.duckd` / `b`), where `break_long_words` breaks it after a `/`."""
+        message = break_long_words(
+            escape_unprintable(message, keep="\n"), toast_text_width(self.size.width)
+        )
         super().notify(
-            escape_unprintable(message, keep="\n"),
+            message,
             title=escape_unprintable(title),
             severity=severity,
             timeout=timeout,
             markup=False,
         )
+
+    def on_app_blur(self, event: events.AppBlur) -> None:
+        """Keep the focus where it is when the app loses focus: textual-serve's page
+        starts blurred (its driver sends AppBlur at once), and Textual's blur takes the
+        focus from every widget, so the home screen's heatmap never got it and the
+        footer left out its keys (enter: Examples) until a click."""
+        event.prevent_default()
 
     def get_key_display(self, binding: Binding) -> str:
         """The footer's name of a key: the app's one formatter (tui/keys.py)."""

@@ -24,7 +24,7 @@ from __future__ import annotations
 
 import asyncio
 import platform
-from collections.abc import Sequence
+from collections.abc import Sequence, Sized
 from pathlib import Path
 from typing import Any, Protocol
 
@@ -37,6 +37,7 @@ from lctui.cli.run_args import request_argv
 from lctui.core.config import Config
 from lctui.core.errors import LctuiError
 from lctui.core.run_record import RunRecord
+from lctui.core.text import plural
 from lctui.engine import RunRequest
 from lctui.engine.attach import live_runs
 from lctui.engine.runner import BackendLoader
@@ -106,10 +107,16 @@ class RunHost:
         going = self.manager.going()
         db = self.owner.db_path
         if going or self.owner.store.writes_going:
-            what = f"{len(going)} run(s) of this lctui" if going else "A re-score of this lctui"
+            if going:
+                what = (
+                    f"{plural(len(going), 'run')} of this lctui {_verb(going, 'writes', 'write')}"
+                )
+                after = _verb(going, "it ends", "they end")
+            else:
+                what, after = "A re-score of this lctui writes", "it ends"
             self.app.notify(
-                f"{what} write {db.name}, and a file has one writer: "
-                "start this run once they end, or here (untick 'in background').",
+                f"{what} {db.name}, and a file has one writer: start this run once "
+                f"{after}, or here (untick 'in background').",
                 title="Cannot start in the background",
                 severity="warning",
                 timeout=10,
@@ -243,7 +250,7 @@ class RunHost:
             else:
                 text = (
                     f"Run {run.name} ({state.run_id}) finished: {state.done} done, "
-                    f"{state.errors} errors. ctrl+r reloads the results."
+                    f"{plural(state.errors, 'error')}. ctrl+r reloads the results."
                 )
             self.app.notify(text, title="Run finished", timeout=10)
         if self.quit_when_done and not self.manager.going():
@@ -269,7 +276,8 @@ class RunHost:
                 (finished.done, finished.errors) if finished else (record.done, record.errors)
             )
             self.app.notify(
-                f"Run {name} finished: {done} done, {errors} errors. ctrl+r reloads the results.",
+                f"Run {name} finished: {done} done, {plural(errors, 'error')}. ctrl+r reloads the "
+                "results.",
                 title="Run finished",
                 timeout=10,
             )
@@ -302,16 +310,18 @@ class RunHost:
         if choice == CANCEL:
             count = self.manager.cancel_all()
             self.app.notify(
-                f"Cancelling {count} run(s); lctui quits once what they finished is written.",
+                f"Cancelling {plural(count, 'run')}; lctui quits once the finished examples are "
+                "written.",
                 title="Quitting",
             )
             # A backend that does not stop must not keep the app open for ever.
             self.app.set_timer(CANCEL_WAIT_S, self.app.exit)
         elif choice == WAIT:
             paused = [run.name for run in going if run.paused]
-            text = f"lctui quits when the {len(going)} run(s) going have finished."
+            have = _verb(going, "has", "have")
+            text = f"lctui quits when the {plural(len(going), 'run')} going {have} finished."
             if paused:
-                text += f" Paused, they never do: resume {', '.join(paused)} (p)."
+                text += f" A paused run never does: resume {', '.join(paused)} (p)."
             self.app.notify(text + " ctrl+q asks again.", title="Quitting", timeout=10)
         elif choice == LEAVE:
             self.quit_when_done = False  # quitting follows the hand-over, not the runs' end
@@ -333,7 +343,7 @@ class RunHost:
                 kept_here.append(f"{run.name}: {exc}")
         self.manager.cancel_all()
         self.app.notify(
-            f"Stopping {len(going)} run(s) to start them again in processes of their own…",
+            f"Stopping {plural(len(going), 'run')} to start them again in processes of their own…",
             title="Quitting",
         )
         lines: list[str] = []
@@ -362,7 +372,8 @@ class RunHost:
         if left:
             turns = " one after another" if len(left) > 1 else ""
             lines.append(
-                f"{len(left)} run(s) go on in the background{turns}, writing "
+                f"{plural(len(left), 'run')} {_verb(left, 'goes', 'go')} on in the background"
+                f"{turns}, writing "
                 f"{self.owner.db_path} (the same command again resumes a run: what is "
                 "stored is skipped):"
             )
@@ -387,6 +398,11 @@ class RunHost:
             await self.manager.wait_all(CANCEL_WAIT_S)
         await self.manager.let_go(LET_GO_WAIT_S)
         self.manager.drain()
+
+
+def _verb(items: Sized, one: str, several: str) -> str:
+    """The verb for a count of `items` (`goes` for one run, `go` for two)."""
+    return one if len(items) == 1 else several
 
 
 def _same_file(recorded: str, db: Path) -> bool:

@@ -6,6 +6,8 @@ import argparse
 import sys
 from collections.abc import Sequence
 
+from lctui.cli.help_format import HelpFormatter
+from lctui.cli.tui_options import SERVE_HELP, TUI_HELP, add_serve_options, add_tui_options
 from lctui.core.runtime import prepare_environment
 from lctui.core.text import shown_error
 
@@ -16,27 +18,17 @@ def parser() -> argparse.ArgumentParser:
         description="Interactive long-context evaluation. Without a command, opens the "
         "terminal UI; `lctui serve` serves it in a browser; `lctui COMMAND --help` for the "
         "headless commands (run, demo, tasks, models, query, show, export, import).",
-    )
-    p.add_argument("mode", nargs="?", choices=["tui", "serve"], default="tui")
-    p.add_argument("--db", metavar="PATH", help="results database (default as `lctui run`)")
-    p.add_argument("--config", metavar="PATH", help="lctui.toml to read models from")
-    p.add_argument("--read-only", action="store_true", help="browse without writing")
-    p.add_argument("--no-samples", action="store_true", help="do not import sample runs")
-    p.add_argument("--host", default="127.0.0.1", help="serve: address to bind (loopback)")
-    p.add_argument("--port", type=int, default=8000, help="serve: port")
-    p.add_argument(
-        "--allow-remote",
-        action="store_true",
-        help="serve: allow a --host other machines can reach (plain http: prefer ssh -L)",
+        formatter_class=HelpFormatter,
     )
     p.add_argument(
-        "--allow-origin",
-        action="append",
-        default=[],
-        metavar="ORIGIN",
-        help="serve: a browser origin besides loopback and the printed URL, e.g. "
-        "http://gpu-box.lan:8000 (repeatable)",
+        "mode",
+        nargs="?",
+        choices=["tui", "serve"],
+        default="tui",
+        help=f"tui: {TUI_HELP}; serve: {SERVE_HELP}",
     )
+    add_tui_options(p)
+    add_serve_options(p)
     return p
 
 

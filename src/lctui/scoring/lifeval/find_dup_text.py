@@ -32,7 +32,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from lctui.core.text import shorten
+from lctui.core.text import plural, shorten
 from lctui.core.types import Example, RubricPoint
 from lctui.scoring.lifeval.original_reading import (
     CORRECTED,
@@ -45,7 +45,6 @@ from lctui.scoring.lifeval.original_reading import (
 )
 from lctui.scoring.lifeval.output_text import in_spec_order
 from lctui.scoring.lifeval.point_specs import PointSpec
-from lctui.scoring.rubric import plural
 from lctui.scoring.substrings import occurring
 
 

@@ -38,13 +38,13 @@ from typing import Any
 
 from rapidfuzz.distance import Levenshtein
 
-from lctui.core.text import shorten
+from lctui.core.text import plural, shorten
 from lctui.core.types import Example
 from lctui.scoring.json_text import loads
 from lctui.scoring.lifeval.list_answer import ListIndex, unescape
 from lctui.scoring.lifeval.output_text import Awarded, in_spec_order, rubric_point
 from lctui.scoring.lifeval.point_specs import PointSpec
-from lctui.scoring.rubric import list_values, plural
+from lctui.scoring.rubric import list_values
 from lctui.tasks.lifbench.list_context import parse_list
 
 CORRECTED = "corrected"

@@ -24,13 +24,13 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from lctui.core.text import shorten
+from lctui.core.text import plural, shorten
 from lctui.core.types import Example, RubricPoint
 from lctui.scoring.lifeval.find_dup_text import dup_points
 from lctui.scoring.lifeval.original_reading import CORRECTED, braced_spans, json_value, rules_of
 from lctui.scoring.lifeval.output_text import in_spec_order, rubric_point
 from lctui.scoring.lifeval.point_specs import PointSpec
-from lctui.scoring.rubric import list_values, plural
+from lctui.scoring.rubric import list_values
 
 
 def label_format(whole: bool, span: bool, mapping: bool, named: int, n: int) -> float:

@@ -48,7 +48,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from lctui.core.text import shorten
+from lctui.core.text import plural, shorten
 from lctui.core.types import Example, RubricPoint
 from lctui.scoring.lifeval.original_reading import (
     CORRECTED,
@@ -58,7 +58,6 @@ from lctui.scoring.lifeval.original_reading import (
 )
 from lctui.scoring.lifeval.output_text import edit_distance, in_spec_order, rubric_point
 from lctui.scoring.lifeval.point_specs import PointSpec
-from lctui.scoring.rubric import plural
 from lctui.tasks.lifbench.onedoc_context import ABSENT_TYPE, ALL_TYPES, KEY_TYPES
 
 

@@ -310,6 +310,23 @@ class LctuiScreen(Screen[None]):
         else:
             self.notify(f"Could not read the results: {error}", severity="error")
 
+    # -- layout -------------------------------------------------------------------------
+
+    @on(events.Resize)
+    def _lay_out_at_the_terminal_size(self, event: events.Resize) -> None:
+        """A screen fills the terminal: lay it out at the terminal's size, whatever size
+        the Resize it is handed says.
+
+        Textual merges the Resize events queued for a screen into the last one queued, and
+        that may be the screen's own, posted by a layout at an older size while the
+        terminal's newer one waited behind it (a terminal resized in steps, a screen busy
+        re-wrapping): the screen then kept that older width until the next resize, its
+        prompt lines cut and its tables' columns missing."""
+        size = self.app.size
+        if event.size != size and not self.app.is_inline:
+            event.prevent_default()  # no layout at the stale size
+            self.post_message(events.Resize(size, size))
+
     @on(events.Unmount)
     async def _stop_queries(self) -> None:
         with self._queries_lock:

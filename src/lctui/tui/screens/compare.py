@@ -233,9 +233,9 @@ class CompareScreen(LctuiScreen):
                 Text(ch.example_id), Text(f"{ch.score_a:.2f}", justify="right"),
                 Text(f"{ch.score_b:.2f}", justify="right"), better, key=str(index),
             )  # fmt: skip
-        changed.border_title = (
-            f"Changed examples (|A - B| >= {result.threshold:g}): {result.a_better} A right / "
-            f"B wrong, {result.b_better} A wrong / B right"
+        changed.border_title = (  # within 80 columns: a border title is cut at the edge
+            f"Changed examples (|A - B| >= {result.threshold:g}): {result.a_better} better "
+            f"in A, {result.b_better} better in B"
         )
         changed.border_subtitle = "enter: side-by-side" if result.changed else "none"
         # An empty list takes no focus, so one tab from the table reaches the pickers.

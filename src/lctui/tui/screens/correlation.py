@@ -32,7 +32,7 @@ from lctui.analysis.stats import SpearmanResult
 from lctui.core.errors import LctuiError
 from lctui.core.formatting import p_value
 from lctui.core.lengths import format_length
-from lctui.core.text import escape_unprintable
+from lctui.core.text import escape_unprintable, plural
 from lctui.store.read.correlation import scored_lengths
 from lctui.tui.screens.base import LctuiScreen
 from lctui.tui.shown import shown, shown_line
@@ -144,7 +144,7 @@ class ScatterScreen(LctuiScreen):
 
     def on_mount(self) -> None:
         scatter = self.query_one(ScatterView)
-        scatter.border_title = f"{len(self.found)} models"
+        scatter.border_title = plural(len(self.found), "model")
         scatter.plot(points(self.found), self.x, self.y)
 
     def action_toggle_plots(self) -> None:
@@ -253,7 +253,8 @@ class CorrelationScreen(LctuiScreen):
             self.query_one("#corr-cell", Static).update("")
             header = f"Spearman rho by {loaded.by} @ {at}"
         else:
-            header = f"Spearman rho across {len(matrix.models)} models by {loaded.by} @ {at}"
+            across = plural(len(matrix.models), "model")
+            header = f"Spearman rho across {across} by {loaded.by} @ {at}"
             heatmap.border_title = f"rho by {loaded.by} (-1 red · 0 amber · +1 green)"
             heatmap.set_grid(rho_grid(matrix), heatmap.cursor)
             if self.query_one(TabbedContent).active == "matrix":

@@ -30,6 +30,7 @@ from lctui.analysis.curves import (
     length_curves,
 )
 from lctui.core.lengths import format_length
+from lctui.core.text import plural
 from lctui.tui.screens.base import LctuiScreen
 from lctui.tui.shown import shown_line
 from lctui.tui.widgets.heatmap import HeatCell, HeatGrid, Heatmap, HeatRow
@@ -184,8 +185,8 @@ class CurvesScreen(LctuiScreen):
         self.set_class(not data.curves, "-empty")
         models = {c.model for c in data.curves}
         self.query_one("#curves-header", Static).update(
-            f"{len(data.curves)} curves of {len(models)} models · "
-            f"{len(data.depths)} needle grids · 1 2 3: tabs"
+            f"{plural(len(data.curves), 'curve')} of {plural(len(models), 'model')} · "
+            f"{plural(len(data.depths), 'needle grid')} · 1 2 3: tabs"
         )
         lengths = sorted({p.length for c in data.curves for p in c.points})
         table = self.query_one("#curves-table", DataTable)

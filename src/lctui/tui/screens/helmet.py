@@ -17,7 +17,7 @@ from textual.widgets import DataTable, Static
 
 from lctui.analysis.helmet import CATEGORIES, HEADINGS, HelmetRow, helmet_table, shown
 from lctui.core.lengths import format_length
-from lctui.core.text import escape_unprintable
+from lctui.core.text import escape_unprintable, plural
 from lctui.tui.screens.base import LctuiScreen
 from lctui.tui.shown import shown_line
 from lctui.tui.widgets.key_footer import KeyFooter
@@ -97,7 +97,9 @@ class HelmetScreen(LctuiScreen):
         self.rows = rows
         self.set_class(not rows, "-empty")
         models = len({r.model for r in rows})
-        header = f"HELMET  ·  {models} models  ·  {len(rows)} model x length rows"
+        header = (
+            f"HELMET  ·  {plural(models, 'model')}  ·  {plural(len(rows), 'model x length row')}"
+        )
         self.query_one("#helmet-header", Static).update(header if rows else "HELMET")
         table = self.query_one("#helmet-table", DataTable)
         table.clear(columns=True)

@@ -31,10 +31,9 @@ from textual.widgets import Static, Tab, Tabs
 
 from lctui.backends import resolve_model
 from lctui.core.errors import LctuiError
-from lctui.core.lengths import format_length
 from lctui.core.private import write_output
-from lctui.core.text import cell_width, escape_unprintable
-from lctui.core.types import FORMAT_USED, ModelSpec, Score
+from lctui.core.text import escape_unprintable
+from lctui.core.types import ModelSpec, Score
 from lctui.store.read.generations import GenerationRecord, get_generation
 from lctui.tui.inspector_actions import (
     already_stored,
@@ -46,7 +45,8 @@ from lctui.tui.inspector_actions import (
 )
 from lctui.tui.screens.base import LctuiScreen, PendingQuery
 from lctui.tui.screens.model_picker import ModelPicker
-from lctui.tui.state.longbench import calls_of, example_facts
+from lctui.tui.state.inspector_header import fit_header
+from lctui.tui.state.longbench import calls_of
 from lctui.tui.state.prompt_marks import MarkedSpan, in_prompt
 from lctui.tui.state.prompt_shown import prompt_shown
 from lctui.tui.widgets.example_context import ExampleContextPanel
@@ -77,7 +77,10 @@ class InspectorCommands(Provider):
             return []
         out: list[tuple[str, str, Callable[[], object]]] = []
         for binding in screen.BINDINGS:
-            if isinstance(binding, Binding) and binding.description:
+            if not isinstance(binding, Binding) or not binding.description:
+                continue
+            # Not offered where the key does nothing (`c` on a one-call answer).
+            if screen.check_action(binding.action.partition("(")[0], ()) is not False:
                 title = f"Inspector: {binding.tooltip or binding.description}"
                 out.append(
                     (title, f"key {binding.key}", partial(screen.run_action, binding.action))
@@ -100,7 +103,7 @@ class InspectorScreen(LctuiScreen):
 
     DEFAULT_CSS = """
     InspectorScreen { layout: vertical; }
-    #inspector-header { height: 1; padding: 0 1; background: $panel; color: $text-muted; }
+    #inspector-header { height: auto; padding: 0 1; background: $panel; color: $text-muted; }
     #panel-tabs { display: none; }
     #panels { height: 1fr; }
     #panels > * { border: round $primary 50%; border-title-color: $text; }
@@ -142,6 +145,8 @@ class InspectorScreen(LctuiScreen):
             id="inspector.call",
             tooltip="Prompt of the other call (chain of thought: reasoning, answer)",
         ),
+        # The same key on an example answered in one call: out of the footer, says why.
+        Binding("c", "one_call", show=False, id="inspector.one-call"),
         Binding("s", "rescore", "Rescore", id="inspector.rescore", tooltip="Re-score the output"),
         Binding("r", "rerun", "Rerun", id="inspector.rerun", tooltip="Re-run on the same model"),
         Binding(
@@ -272,30 +277,10 @@ class InspectorScreen(LctuiScreen):
         self.query_one("#rubric-panel").styles.row_span = 1
         self.query_one("#context-panel").styles.row_span = 2
 
-    def _show_header(self, record: GenerationRecord, short: bool = False) -> None:
-        model = record.model + (" (reference)" if record.reference else "")
-        attempts = record.attempts
-        parts = [
-            str(record.task),
-            format_length(record.length) if record.length else "?",
-            f"example {record.idx}",
-            example_facts(record, short),
-            f"seed {record.seed}",
-            model,
-        ]
-        parts = [part for part in parts if part]  # no facts: not a LongBench v2 example
-        used = (record.config or {}).get(FORMAT_USED)
-        if used:  # older generations did not record it
-            parts.append(f"{used} prompt")
-        if len(attempts) > 1:
-            ids = [a.generation_id for a in attempts]
-            parts.append(f"attempt {ids.index(self.generation_id) + 1} of {len(ids)}")
-        line = "  ·  ".join(parts)
-        if not short and cell_width(line) > self.size.width - 2 and example_facts(record):
-            self._show_header(record, short=True)  # the domain's short name
-            return
-        # Plain text (never markup), the names in it on one line, controls as escapes.
-        self.query_one("#inspector-header", Static).update(Content(escape_unprintable(line)))
+    def _show_header(self, record: GenerationRecord) -> None:
+        line = fit_header(record, self.generation_id, self.size.width - 2)
+        # Plain text (never markup); its names were made one line with controls shown.
+        self.query_one("#inspector-header", Static).update(Content(line))
 
     def on_resize(self) -> None:
         if self.record is not None:
@@ -375,9 +360,20 @@ class InspectorScreen(LctuiScreen):
         if self.has_class("-narrow") and self.panel != "prompt":
             self.action_show_panel("prompt")
 
+    def action_one_call(self) -> None:
+        self.notify(
+            "This example was answered in one call: its prompt is the only one. "
+            "c shows the other call's prompt of a chain-of-thought answer.",
+            title="One call",
+            severity="warning",
+        )
+
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        two_calls = self.record is not None and len(self.record.calls) > 1
         if action == "switch_call":  # in the footer for a two-call answer only
-            return self.record is not None and len(self.record.calls) > 1
+            return two_calls
+        if action == "one_call":
+            return self.record is not None and not two_calls
         return True
 
     def action_next_span(self) -> None:

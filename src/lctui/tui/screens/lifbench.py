@@ -20,7 +20,7 @@ from textual.widgets import DataTable, OptionList, Static, TabbedContent, TabPan
 
 from lctui.analysis.lifbench import LifbenchReport, lifbench_reports
 from lctui.analysis.lifbench_levels import ModelStability, lifbench_stability
-from lctui.core.text import escape_unprintable
+from lctui.core.text import escape_unprintable, plural
 from lctui.store.lifeval_views import PERSPECTIVES
 from lctui.tui.screens.base import LctuiScreen
 from lctui.tui.shown import shown_line
@@ -152,8 +152,12 @@ class LifbenchScreen(LctuiScreen):
         self.reports = reports
         self.stability.clear()
         self.set_class(not reports, "-empty")
+        self.refresh_bindings()
         responses = sum(r.responses for r in reports)
-        header = f"LIFBench (LIFEval)  ·  {len(reports)} models  ·  {responses:,} responses"
+        header = (
+            f"LIFBench (LIFEval)  ·  {plural(len(reports), 'model')}  ·  "
+            f"{plural(responses, 'response')}"
+        )
         self.query_one("#lifbench-header", Static).update(header if reports else "LIFBench")
         table = self.query_one(CapabilityTable)
         table.show_reports(reports)
@@ -233,6 +237,11 @@ class LifbenchScreen(LctuiScreen):
             self.query_one("#stability-models").focus()
         else:
             self.query_one(CapabilityTable).focus()
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if action in ("show_tab", "next_perspective", "step_model"):
+            return bool(self.reports)  # no scores (or not read yet): nothing to show
+        return True
 
     def action_show_tab(self, tab: str) -> None:
         self.query_one(TabbedContent).active = tab

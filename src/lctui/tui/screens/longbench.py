@@ -23,7 +23,7 @@ from textual.widgets import DataTable, Static
 
 from lctui.analysis.longbench import MODES, LongBenchScores, longbench_table, shown
 from lctui.core.lengths import format_length
-from lctui.core.text import escape_unprintable
+from lctui.core.text import escape_unprintable, plural
 from lctui.store.read.heat import ChangeStamp, change_stamp
 from lctui.tui.screens.base import LctuiScreen, on_a_cursor
 from lctui.tui.shown import shown_line
@@ -150,7 +150,10 @@ class LongBenchScreen(LctuiScreen):
         self.rows = rows
         self.set_class(not rows, "-empty")
         models = len({r.model for r in rows})
-        header = f"LongBench v2  ·  {models} models  ·  {len(rows)} model x mode x length rows"
+        header = (
+            f"LongBench v2  ·  {plural(models, 'model')}  ·  "
+            f"{plural(len(rows), 'model x mode x length row')}"
+        )
         self.query_one("#lb-header", Static).update(header if rows else "LongBench v2")
         table = self.query_one("#lb-table", ScoreTable)
         table.show_rows(rows)

@@ -68,11 +68,12 @@ class QuitRunsScreen(ModalScreen[str | None]):
 
     def _question(self) -> str:
         count = len(self.going)
-        lines = [f"{count} run(s) going:" if count != 1 else "A run is going:"]
+        lines = [f"{count} runs going:" if count != 1 else "A run is going:"]
         for run in self.going[:LISTED]:
             state = run.state
-            done = f"{state.done + state.errors}/{state.to_do}" if state.planned else "loading"
-            lines.append(f"  {run.name}  {run.status}  {done}")
+            # Before it has planned, its status says what it does (loading, cancelling).
+            done = f"  {state.done + state.errors}/{state.to_do}" if state.planned else ""
+            lines.append(f"  {run.name}  {run.status}{done}")
         if count > LISTED:
             lines.append(f"  and {count - LISTED} more")
         if self.waiting:

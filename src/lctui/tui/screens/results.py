@@ -118,6 +118,8 @@ class ResultsScreen(LctuiScreen):
         # One key, labelled for what it scores (check_action shows one of the two).
         Binding("s", "rescore_missing", "Score missing", id="results.rescore"),
         Binding("s", "rescore_outdated", "Re-score old", id="results.rescore-outdated"),
+        # The same key with nothing to score: out of the footer, it says so.
+        Binding("s", "nothing_to_score", show=False, id="results.nothing-to-score"),
         # The grid reloads itself every 2 s: the key stays, out of the footer.
         Binding("R,ctrl+l", "reload", "Reload", id="results.reload", show=False),
         Binding("escape", "back", "Back", id="results.back"),
@@ -304,6 +306,9 @@ class ResultsScreen(LctuiScreen):
         if action == "rescore_outdated":  # the same key, when only outdated ones are left
             grid = self._grid
             return grid is not None and grid.n_unscored == 0 and grid.n_outdated > 0
+        if action == "nothing_to_score":  # the same key, when neither is left
+            grid = self._grid
+            return grid is not None and grid.n_unscored == 0 and grid.n_outdated == 0
         if action == "back":
             return (
                 self._open_cell is not None
@@ -379,6 +384,16 @@ class ResultsScreen(LctuiScreen):
             done=lambda summary: self._rescore_done(summary, None),
             failed=lambda exc: self._rescore_done(None, f"{type(exc).__name__}: {exc}"),
         )
+
+    def action_nothing_to_score(self) -> None:
+        grid = self._grid
+        why = (
+            "there are no results yet."
+            if grid is None or grid.is_empty
+            else "every result on screen has a score from its scorer's current version "
+            "(s scores those that have none, or an outdated one)."
+        )
+        self.notify(f"Nothing to score: {why}", title="Scores")
 
     def action_rescore_outdated(self) -> None:
         """Score again the results of the grid that an older scorer version scored."""

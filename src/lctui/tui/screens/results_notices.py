@@ -5,16 +5,13 @@ silently with today's), and what `s` does about them."""
 from __future__ import annotations
 
 from lctui.analysis.outdated import SHOWN_RUNS, outdated_runs, versions_text
+from lctui.core.text import plural
 from lctui.tui.state.heatmap_data import ResultsGrid
-
-
-def _plural(n: int, noun: str) -> str:
-    return f"{n} {noun}{'' if n == 1 else 's'}"
 
 
 def missing_notice(missing: int) -> str:
     return (
-        f"{_plural(missing, 'result')} of this grid {'has' if missing == 1 else 'have'} no "
+        f"{plural(missing, 'result')} of this grid {'has' if missing == 1 else 'have'} no "
         "score: shown as missing (never as 0) and left out of the means; s scores them."
     )
 
@@ -28,7 +25,7 @@ def outdated_notice(grid: ResultsGrid) -> str:
     shell = f"lctui rescore --run {runs[0]}" if len(runs) == 1 else "lctui rescore --outdated"
     n = grid.n_outdated
     return (
-        f"{_plural(n, 'result')} of this grid {'was' if n == 1 else 'were'} scored by an "
+        f"{plural(n, 'result')} of this grid {'was' if n == 1 else 'were'} scored by an "
         f"older version of the scorer ({versions_text(grid.outdated)}), in "
         f"{'run' if len(runs) == 1 else 'runs'} {named}: marked 'old', not comparable with "
         f"scores made now. s re-scores them (or `{shell}`)."

@@ -270,13 +270,15 @@ class RunScreen(LctuiScreen):
                 )
             if run.paused:
                 running = state.in_flight
-                tail = f"the {running} running finish" if running else "none is running"
+                tail = {0: "none is running", 1: "the one running finishes"}.get(
+                    running, f"the {running} running finish"
+                )
                 return f"Paused at {finished}/{total}: no new example starts; {tail} (p resumes)."
             return f"Running {state.run_id}: {finished}/{total} finished{mean_text}."
         if run.outcome is not None and run.outcome.run_id is None and not state.finished:
             return (
-                f"Nothing to do: all {run.outcome.planned} examples are already stored "
-                "(choose another seed or a larger n)."
+                f"Nothing to do: every example planned ({run.outcome.planned}) is already "
+                "stored (choose another seed or a larger n)."
             )
         if state.finished is None or state.finished.cancelled:
             return (
@@ -304,11 +306,10 @@ class RunScreen(LctuiScreen):
                 self.notify("The run has not started yet: nothing to pause (c cancels it).")
                 return
             running = self.state.in_flight
-            self.notify(
-                "No new example starts until p resumes"
-                + (f"; the {running} running finish streaming." if running else "."),
-                title="Run paused",
+            streaming = {0: "", 1: "; the one running finishes streaming"}.get(
+                running, f"; the {running} running finish streaming"
             )
+            self.notify(f"No new example starts until p resumes{streaming}.", title="Run paused")
         self._stats_at = 0.0  # show the new state now
         self.tick()
 

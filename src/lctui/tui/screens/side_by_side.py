@@ -17,7 +17,7 @@ from textual.widgets import Static
 
 from lctui.analysis.compare import ChangedExample, SideBySide, side_by_side
 from lctui.core.lengths import format_length
-from lctui.core.text import escape_unprintable, shorten
+from lctui.core.text import escape_unprintable, plural, shorten
 from lctui.tui.diff_text import changed_words, side_text
 from lctui.tui.screens.base import LctuiScreen
 from lctui.tui.shown import shown_line
@@ -97,7 +97,9 @@ class SideBySideScreen(LctuiScreen):
         only_a, only_b = changed_words(view.diff)
         for side, record, only in (("a", view.a, only_a), ("b", view.b, only_b)):
             self.query_one(f"#sbs-text-{side}", Static).update(side_text(view.diff, side))
-            self.query_one(f"#sbs-output-{side}").border_subtitle = f"{only} word(s) only here"
+            self.query_one(
+                f"#sbs-output-{side}"
+            ).border_subtitle = f"{plural(only, 'word')} only here"
             self.query_one(f"#sbs-rubric-{side}", RubricPanel).show(record)
         self.query_one("#sbs-output-a").focus()
 

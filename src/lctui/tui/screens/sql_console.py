@@ -39,7 +39,7 @@ from textual.widgets.option_list import Option
 from lctui.core.errors import LctuiError
 from lctui.core.paths import export_file
 from lctui.core.private import open_private, prepare_output
-from lctui.core.text import escape_unprintable, shorten
+from lctui.core.text import escape_unprintable, plural, shorten
 from lctui.store.lifeval_views import LIFEVAL_VIEWS
 from lctui.store.read.catalog import preview_statement, view_columns
 from lctui.store.sandbox import SqlSandbox
@@ -129,6 +129,10 @@ class SqlConsoleScreen(LctuiScreen):
     SqlConsoleScreen #sql-result { border: round $primary 40%; }
     SqlConsoleScreen #sql-result:focus { border: round $primary; }
     SqlConsoleScreen .-error { color: $error; }
+    /* A failed query: its message in full where the result was (scrolled when longer
+       than the room), never five lines of it over the previous query's rows. */
+    SqlConsoleScreen.-failed #sql-bar { height: 1fr; max-height: 100%; overflow-y: auto; }
+    SqlConsoleScreen.-failed #sql-result { display: none; }
     """
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("f5,ctrl+enter", "run", "Run", id="sql.run", priority=True),
@@ -312,22 +316,26 @@ class SqlConsoleScreen(LctuiScreen):
         return SqlOutcome(table, limit, error, time.monotonic() - started)
 
     def _finished(self, event: SqlOutcome) -> None:
-        self.refresh_bindings()
+        failed = event.error is not None
+        self.set_class(failed, "-failed")
+        if failed:  # the rows shown are the last query's: none of this one
+            self.query_one(ArrowTable).show(pa.table({}))
         if event.error == CANCELLED:
             self._set_status(f"Query cancelled after {event.seconds:.1f} s.", error=True)
         elif event.error is not None:
-            self._set_status(event.error, error=True)  # the previous result stays
+            self._set_status(event.error, error=True)
         elif event.table is not None:
             table = event.table
             limit = event.limit
             if table.num_rows > limit:
                 table = table.slice(0, limit)
-                count = f"{limit:,} of more than {limit:,} rows (LIMIT guard)"
+                count = f"{limit:,} of more than {plural(limit, 'row')} (LIMIT guard)"
             else:
-                count = f"{table.num_rows:,} rows"
+                count = plural(table.num_rows, "row")
             self.query_one(ArrowTable).show(table)
-            columns = f"{table.num_columns} columns"
+            columns = plural(table.num_columns, "column")
             self._set_status(f"{count}, {columns} in {event.seconds:.2f} s")
+        self.refresh_bindings()  # export: only a result that has columns
 
     def _set_status(self, text: str, error: bool = False) -> None:
         self.status = text
@@ -403,7 +411,7 @@ class SqlConsoleScreen(LctuiScreen):
     def _exported(self, path: Path, rows: int) -> None:
         self.last_export = path
         kind = EXPORT_FORMATS[path.suffix.lower()]
-        self._set_status(f"Wrote {rows:,} rows as {kind} to {path}")
+        self._set_status(f"Wrote {plural(rows, 'row')} as {kind} to {path}")
         self.notify(f"Wrote {path}", title="Exported")
 
 

@@ -30,6 +30,7 @@ from lctui.core import run_record as records
 from lctui.core.errors import LctuiError
 from lctui.core.measures import Stopwatch
 from lctui.core.run_record import KILLED, LiveProgress, RunRecord
+from lctui.core.text import plural
 from lctui.engine import RunOutcome, RunRequest
 from lctui.engine.attach import (
     DROPPED,
@@ -321,7 +322,7 @@ def detached_line(run: DetachedRun) -> str | None:
         if status == NOTHING_TO_DO:
             return f"Run {record.run_id}: nothing to do, all its examples were already stored."
         return (
-            f"Run {record.run_id} {status}: {record.done} scored, {record.errors} error(s) "
+            f"Run {record.run_id} {status}: {record.done} scored, {plural(record.errors, 'error')} "
             f"of {record.to_do}."
         )
     return None

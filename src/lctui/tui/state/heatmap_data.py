@@ -17,6 +17,7 @@ import duckdb
 
 from lctui.analysis.outdated import find_outdated
 from lctui.core.lengths import format_length
+from lctui.core.text import plural
 from lctui.scoring.versions import current_versions
 from lctui.store.outdated import OutdatedScores
 from lctui.store.read.cells import DepthCellCounts, depth_cells
@@ -121,7 +122,7 @@ class ResultsGrid:
             mean,
             f"{stats.n_scored} scored",
             f"{stats.n_unparsed} unparsed",
-            f"{stats.n_error} error{'' if stats.n_error == 1 else 's'}",
+            plural(stats.n_error, "error"),
         ]
         if stats.n_cancelled:
             parts.append(f"{stats.n_cancelled} cancelled")
@@ -149,14 +150,10 @@ class ResultsGrid:
         missing = f" · {self.n_unscored} not scored (s)" if self.n_unscored else ""
         outdated = f" · {self.n_outdated} outdated (s)" if self.n_outdated else ""
         return (
-            f"{_count(models, 'model')} · {_count(tasks, 'task')} · "
-            f"{_count(len(self.lengths), 'length')} · {_count(generations, 'generation')}"
+            f"{plural(models, 'model')} · {plural(tasks, 'task')} · "
+            f"{plural(len(self.lengths), 'length')} · {plural(generations, 'generation')}"
             f"{missing}{outdated}"
         )
-
-
-def _count(n: int, noun: str) -> str:
-    return f"{n} {noun}{'' if n == 1 else 's'}"
 
 
 def heat_cell(stats: CellStats) -> HeatCell:

@@ -16,6 +16,7 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from lctui.core.text import plural
 from lctui.store.read.generations import GenerationRecord
 
 CUT = "cut"  # the kind of the marker at a middle cut
@@ -119,12 +120,14 @@ def unmarked_note(record: GenerationRecord, found: int) -> str:
     scenario = meta.get("scenario")
     if scenario == "list":
         size = meta.get("list_size")
-        entries = f"a numbered list of {size} entries" if size else "a numbered list"
+        entries = (
+            f"a numbered list of {plural(size, 'entry', 'entries')}" if size else "a numbered list"
+        )
         return f"{entries}; g marks the expected one" if found else entries
     if scenario == "multidoc":
         docs = meta.get("n_docs")
-        what = f"{docs} documents" if docs else "documents"
+        what = plural(docs, "document") if docs else "documents"
         return f"{what}, no needle; g marks the answer's ids" if found else f"{what}, no needle"
     if found:
-        return f"no needle; g marks where the gold values occur ({found} places)"
+        return f"no needle; g marks where the gold values occur ({plural(found, 'place')})"
     return "no needle or gold value in the text"

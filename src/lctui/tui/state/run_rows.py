@@ -13,7 +13,7 @@ from dataclasses import dataclass
 
 from lctui.core.formatting import duration, per_second
 from lctui.core.lengths import format_length
-from lctui.core.text import shorten
+from lctui.core.text import plural, shorten
 from lctui.tui.state.detached_run import KILLED, WAITING, DetachedRun
 from lctui.tui.state.run_manager import FAILED, LOADING, NOTHING_TO_DO, PAUSED, ManagedRun
 
@@ -111,11 +111,11 @@ def _last_words(run: ManagedRun) -> str:
     if status == LOADING:
         return "loading the models and planning the examples"
     if status == NOTHING_TO_DO and run.outcome is not None:
-        return f"nothing to do: all {run.outcome.planned} examples are already stored"
+        return f"nothing to do: every example planned ({run.outcome.planned}) is already stored"
     ended = ""
     if not run.running:
         mean = state.mean_score
-        ended = f"{state.done} scored, {state.errors} error(s)"
+        ended = f"{state.done} scored, {plural(state.errors, 'error')}"
         ended += f", mean score {mean:.2f}" if mean is not None else ""
     if state.last_error:
         return (
@@ -146,7 +146,7 @@ def _detached_details(run: DetachedRun, now: float) -> list[str]:
     elif run.note:
         lines.append(run.note)
     elif not run.running:
-        lines.append(record.message or f"{record.done} scored, {record.errors} error(s)")
+        lines.append(record.message or f"{record.done} scored, {plural(record.errors, 'error')}")
     elif run.attached:
         lines.append(_last_words(run))
     else:

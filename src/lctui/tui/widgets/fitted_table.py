@@ -16,6 +16,11 @@ class FittedTable(SafeTable[Text]):
         super().__init__(id=id, cursor_type="row", zebra_stripes=True, show_cursor=show_cursor)
         self._width = 0
 
+    @property
+    def fitted_to(self) -> int:
+        """The width the columns were fitted to (the table's, once it has one)."""
+        return self._width
+
     def on_mount(self) -> None:
         self.app.theme_changed_signal.subscribe(self, self._theme_changed)
 

@@ -15,7 +15,7 @@ from textual.containers import VerticalScroll
 from textual.message import Message
 from textual.widgets import DataTable, Static
 
-from lctui.core.text import shorten
+from lctui.core.text import plural, shorten
 from lctui.store.read.generations import GenerationRecord
 from lctui.tui.state.example_context import (
     Citation,
@@ -182,12 +182,12 @@ class PassagePanel(VerticalScroll):
         citing = record.category == "cite"
         self.set_class(citing, "-citing")
         golds = sum(1 for p in self.passages if p.gold)
-        heading = f"{len(self.passages)} passages"
+        heading = plural(len(self.passages), "passage")
         heading += f", {golds} gold ({GOLD_MARK})" if golds else ""
         self.query_one("#passages-heading", Static).update(heading + "; enter shows one")
         self.query_one(PassageTable).show_passages(self.passages, citing)
         unlisted = sum(1 for c in self.citations if c.passage is None)
-        line = f"{len(self.citations)} citations in the output"
+        line = f"{plural(len(self.citations), 'citation')} in the output"
         if unlisted:
             line += f", {unlisted} to a document {NOT_LISTED}"
         self.query_one("#citations-heading", Static).update(line)

@@ -141,6 +141,11 @@ class PromptView(ScrollView, can_focus=True):
         if not top <= line < top + self.size.height:
             self.scroll_to(y=max(0, line - self.size.height // 3), animate=False, immediate=True)
 
+    @property
+    def wrapped_at(self) -> int:
+        """The width the prompt's lines are wrapped at (0 before the view has a size)."""
+        return self._index.width if self._index is not None else 0
+
     def _wrap_width(self) -> int:
         return self.scrollable_content_region.width
 
