@@ -28,7 +28,7 @@ from dataclasses import dataclass, replace
 
 from lctui.core.lengths import format_length
 from lctui.core.paths import machine_id
-from lctui.scoring.rubric import plural
+from lctui.core.text import plural
 from lctui.store.read.runs import RunTiming, run_timings
 from lctui.store.read.source import Source
 
