@@ -256,4 +256,4 @@ async def test_cells_under_five_pairs_show_too_few_pairs(
         assert row[2] == "2" and row[6] == "too few pairs"
         header = " ".join(" ".join(rendered(screen.query_one("#compare-header", Static))).split())
         assert "both sides are gold" in header
-        assert "1 cell(s) under 5 pairs: no interval (too few pairs)" in header
+        assert "1 cell under 5 pairs: no interval (too few pairs)" in header

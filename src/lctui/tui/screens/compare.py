@@ -34,7 +34,7 @@ from lctui.core.formatting import fixed, p_value
 from lctui.core.lengths import format_length
 from lctui.core.paths import export_file
 from lctui.core.private import write_output
-from lctui.core.text import escape_unprintable
+from lctui.core.text import escape_unprintable, plural
 from lctui.store.read.runs import compare_sides
 from lctui.store.samples import SAMPLE_NOTE
 from lctui.tui.screens.base import LctuiScreen, on_a_cursor
@@ -223,7 +223,7 @@ class CompareScreen(LctuiScreen):
             styled[5].stylize(diff_style(c))
             styled[8].stylize(diff_style(c))
             cells.add_row(*styled)
-        cells.border_subtitle = f"{len(result.cells)} cells · colour: p < {SIGNIFICANT}"
+        cells.border_subtitle = f"{plural(len(result.cells), 'cell')} · colour: p < {SIGNIFICANT}"
         changed = self.query_one("#compare-changed", DataTable)
         changed.clear()
         for index, ch in enumerate(result.changed):
@@ -250,12 +250,13 @@ class CompareScreen(LctuiScreen):
         too_few = sum(c.ci.too_few for c in result.cells)
         if too_few:  # the CLI and the reports name them; here the column says which
             notes.append(
-                f"{too_few} cell(s) under {MIN_INTERVAL_PAIRS} pairs: no interval ({TOO_FEW_PAIRS})"
+                f"{plural(too_few, 'cell')} under {MIN_INTERVAL_PAIRS} pairs: no interval "
+                f"({TOO_FEW_PAIRS})"
             )
         return Content.assemble(
             (escape_unprintable(result.a.label), "bold"), " (A) vs ",
             (escape_unprintable(result.b.label), "bold"),
-            f" (B) · {pairs} pairs in {len(result.cells)} cells\nunmatched: ",
+            f" (B) · {plural(pairs, 'pair')} in {plural(len(result.cells), 'cell')}\nunmatched: ",
             (f"{result.only_a} only A, {result.only_b} only B", "$warning"),
             " · excluded errors: ",
             (f"{result.errors_a} of A, {result.errors_b} of B", "$warning"),
