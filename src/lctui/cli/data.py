@@ -23,6 +23,7 @@ from lctui.cli.tables import format_option, output_format, print_tsv
 from lctui.core.config import load_config
 from lctui.core.formatting import file_size
 from lctui.core.lengths import format_length, parse_lengths
+from lctui.core.text import escape_controls
 from lctui.tasks.catalog import CATALOG, Archive, Dataset, Download, HubFiles
 from lctui.tasks.data_status import (
     BUILT_IN,
@@ -237,10 +238,11 @@ def cmd_check(args: argparse.Namespace) -> int:
         print(json.dumps(_check_json(source, lengths, report, len(problems)), indent=2))
     else:
         _print_check(source, lengths, report, fmt)
+        # File names and what the tasks say of a file's values: escaped, never acted on.
         for task, error in errors:
-            print(f"unusable: {task}: {error}")
+            print(escape_controls(f"unusable: {task}: {error}"))
         for problem in problems:
-            print(f"malformed: {problem.path}:{problem.line}: {problem.reason}")
+            print(escape_controls(f"malformed: {problem.path}:{problem.line}: {problem.reason}"))
         if problems or errors:
             print(f"{len(problems)} malformed line(s), {len(errors)} unusable task(s)")
     return EXIT_MALFORMED if problems or errors else 0

@@ -2,8 +2,9 @@
 original harness wrote, as runs beside lctui's own (analysis/*_import.py).
 
 Every such command prints the files or lines it could not use one per line (unwrapped,
-so that they can be grepped), then what it imported; a large folder reports progress
-on stderr every 20 files.
+so that they can be grepped, control characters of file names escaped), then what it
+imported; a large folder reports progress on stderr every 20 files. An import lands
+whole or not at all (one transaction).
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ from typing import TYPE_CHECKING, Any
 from rich.console import Console
 
 from lctui.cli.db_options import common_options, resolve_db
+from lctui.core.text import escape_controls
 
 if TYPE_CHECKING:  # the analysis is imported when a command runs, not at start
     from lctui.analysis.harness_import import ImportSummary
@@ -98,12 +100,18 @@ def _model_option(parser: argparse.ArgumentParser, key: str) -> None:
 
 
 def _positive(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number of tokens") from None
-    if value <= 0:
-        raise argparse.ArgumentTypeError(f"{value} is not a positive number of tokens")
+    from lctui.analysis.harness_import import MOST_TOKENS
+
+    digits = text.strip()
+    if not (digits.isascii() and digits.isdigit() and len(digits) <= 12):
+        raise argparse.ArgumentTypeError(
+            f"{escape_controls(text[:40])!r} is not a whole number of tokens"
+        )
+    value = int(digits)
+    if not 0 < value <= MOST_TOKENS:
+        raise argparse.ArgumentTypeError(
+            f"{value} is not a number of tokens from 1 to {MOST_TOKENS:,}"
+        )
     return value
 
 
@@ -117,12 +125,15 @@ def _report(summary: ImportSummary, what: str, source: str, db: Path) -> int:
     for problem in summary.problems:
         # One line per file or line, unwrapped, so that it can be grepped.
         console.print(
-            f"skipped or doubtful: {problem}", markup=False, highlight=False, soft_wrap=True
+            f"skipped or doubtful: {escape_controls(problem)}",
+            markup=False,
+            highlight=False,
+            soft_wrap=True,
         )
     console.print(
         f"Imported {summary.added} new response(s) of {len(summary.models)} model(s) "
-        f"({', '.join(summary.models) or 'none'}) from {summary.imported} of {summary.files} "
-        f"{what} in {source} into {db}",
+        f"({escape_controls(', '.join(summary.models)) or 'none'}) from {summary.imported} of "
+        f"{summary.files} {what} in {escape_controls(source)} into {db}",
         markup=False,
         highlight=False,
         soft_wrap=True,

@@ -160,3 +160,22 @@ def fold_names(names: Sequence[str], width: int, sep: str = "_") -> list[str]:
     for i, text in zip(others, abbreviate([names[i] for i in others], width), strict=True):
         shown[i] = text
     return shown
+
+
+def escape_controls(text: str) -> str:
+    """`text` with every character a terminal would act on or hide written as a Python
+    escape (`\\x1b`, `\\n`, `\\u202e`): controls, format characters (bidirectional
+    overrides among them), separators other than the space and lone surrogates. For a
+    value from outside quoted in a message: it reads as it is and does nothing."""
+    if text.isprintable():
+        return text
+    return "".join(c if c.isprintable() else _escaped(c) for c in text)
+
+
+def _escaped(char: str) -> str:
+    code = ord(char)
+    if char in "\n\r\t":
+        return {"\n": "\\n", "\r": "\\r", "\t": "\\t"}[char]
+    if code < 0x100:
+        return f"\\x{code:02x}"
+    return f"\\u{code:04x}" if code < 0x10000 else f"\\U{code:08x}"

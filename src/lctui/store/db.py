@@ -162,6 +162,32 @@ class Store(ClosesOnExit):
     def add_score(self, generation_id: str, score: Score) -> None:
         self.writer.add_score(generation_id, score)
 
+    @contextlib.contextmanager
+    def transaction(self) -> Iterator[StoreWriter]:
+        """A writer of its own whose every write joins one transaction: committed when
+        the block ends, rolled back when it raises (an import lands whole or not at
+        all, and never leaves a run `running`). Rows beyond the buffer's bounds are
+        written into the open transaction, so memory stays bounded; the store's own
+        writer is flushed first."""
+        if self.read_only:
+            raise StoreError(f"{self.where} is open read-only; nothing can be written to it")
+        self.flush(force=True)
+        with contextlib.closing(self.cursor()) as con:  # a shared store's file is freed after
+            writer = StoreWriter(con, where=self.where, joins_transaction=True)
+            try:
+                con.begin()
+                yield writer
+                writer.close()
+                con.commit()
+            except BaseException as exc:
+                with contextlib.suppress(duckdb.Error):
+                    con.rollback()
+                if isinstance(exc, duckdb.Error):
+                    raise StoreError(
+                        f"could not write to {self.where}, so nothing was written: {exc}"
+                    ) from exc
+                raise
+
     def flush(self, force: bool = False) -> int:
         """Write what the writer buffers; the number of rows written."""
         return self._writer.flush(force=force) if self._writer is not None else 0

@@ -92,9 +92,12 @@ def _import(con: duckdb.DuckDBPyConnection, source: Path) -> int:
         with cells_kept(con, keys):
             _insert_new_rows(con, source)
         con.commit()
-    except duckdb.Error as exc:
-        con.rollback()
-        raise StoreError(f"cannot import {source}: {exc}") from None
+    except BaseException as exc:  # an interrupt too: nothing of the folder stays
+        with contextlib.suppress(duckdb.Error):
+            con.rollback()
+        if isinstance(exc, duckdb.Error):
+            raise StoreError(f"cannot import {source}: {exc}") from None
+        raise
     return _count(con) - before
 
 
