@@ -199,7 +199,8 @@ def _float(text: str) -> float | None:
 
 
 def prompt_digest(text: str) -> str:
-    return hashlib.blake2b(text.encode("utf-8"), digest_size=16).hexdigest()
+    # surrogatepass: a JSON `\ud800` escape decodes to a lone surrogate, which UTF-8 refuses.
+    return hashlib.blake2b(text.encode("utf-8", "surrogatepass"), digest_size=16).hexdigest()
 
 
 @dataclass(frozen=True)

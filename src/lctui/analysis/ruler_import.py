@@ -497,7 +497,7 @@ def _check_summary(task: RulerTask, summary: TaskSummary, seen: _Task) -> list[s
     expected = f"{seen.empty}/{len(seen.values)}"
     if summary.nulls and summary.nulls != expected:
         problems.append(
-            f"{where}: the summary counts {summary.nulls} empty predictions, the files hold "
+            f"{where}: the summary counts {shown(summary.nulls)} empty predictions, the files hold "
             f"{expected}"
         )
     return problems

@@ -26,7 +26,7 @@ from lctui.store.read import generations
 from lctui.store.run_status import mark_interrupted_runs
 from lctui.store.schema import migrate
 from lctui.store.views import create_views
-from lctui.store.writer import Backlog, StoreWriter
+from lctui.store.writer import Backlog, StoreWriter, said
 
 MEMORY = ":memory:"
 CursorWatcher = Callable[[duckdb.DuckDBPyConnection], None]
@@ -184,7 +184,7 @@ class Store(ClosesOnExit):
                     con.rollback()
                 if isinstance(exc, duckdb.Error):
                     raise StoreError(
-                        f"could not write to {self.where}, so nothing was written: {exc}"
+                        f"could not write to {self.where}, so nothing was written: {said(exc)}"
                     ) from exc
                 raise
 

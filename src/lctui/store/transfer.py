@@ -21,6 +21,7 @@ from lctui.store.db import Store
 from lctui.store.derived import HASH_COLUMNS, refresh_derived
 from lctui.store.result_cells import WAITING_FOR_EXAMPLE, cells_kept
 from lctui.store.scorer_versions import unversion_foreign_rows
+from lctui.store.writer import said
 
 TABLES = ("models", "runs", "examples", "generations", "scores", "rubric_points")
 _KEYED = {"models": "model_id", "runs": "run_id", "examples": "example_id"}
@@ -96,7 +97,7 @@ def _import(con: duckdb.DuckDBPyConnection, source: Path) -> int:
         with contextlib.suppress(duckdb.Error):
             con.rollback()
         if isinstance(exc, duckdb.Error):
-            raise StoreError(f"cannot import {source}: {exc}") from None
+            raise StoreError(f"cannot import {source}: {said(exc)}") from None
         raise
     return _count(con) - before
 

@@ -36,8 +36,7 @@ from pathlib import Path
 from typing import Any
 
 from lctui.core.errors import UserInputError
-from lctui.core.text import escape_controls, shorten
-from lctui.tasks.bounded_read import FileProblem, JsonDocument, json_lines
+from lctui.tasks.bounded_read import FileProblem, JsonDocument, error_text, json_lines
 
 HUB_SCHEME = "hf://"
 HUB_PREFIX = "hub/"  # release paths of files that live in their own hub repository
@@ -258,7 +257,7 @@ def _read_parquet(path: Path) -> JsonLines:
     try:
         items = pq.read_table(path).to_pylist()
     except (OSError, ValueError, pa.ArrowException) as err:
-        why = f"not Parquet ({escape_controls(shorten(str(err), 120, one_line=True))})"
+        why = f"not Parquet ({error_text(err)})"
         return JsonLines(str(path), (), (), (DataProblem(str(path), 1, why),))
     return _objects(path, items, list(range(1, len(items) + 1)), "row")
 
