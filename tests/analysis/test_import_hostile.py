@@ -295,3 +295,42 @@ def test_data_check_names_a_deep_line_or_document_and_reads_on(
     assert code == 1 and "internal error" not in err
     assert f"malformed: {kilt}:{lines + 1}: nested deeper than 64 levels" in out
     assert f"malformed: {longbench}:1: nested deeper than 64 levels" in out
+
+
+KILLED = (
+    "import os, signal, sys\n"
+    "from pathlib import Path\n"
+    "from lctui.analysis.ruler_import import import_ruler_results\n"
+    "from lctui.store import open_store\n"
+    "def progress(done, total, path):\n"
+    "    if done == 20:\n"
+    "        os.kill(os.getpid(), signal.SIGKILL)\n"
+    "with open_store(sys.argv[1]) as store:\n"
+    "    import_ruler_results(store, sys.argv[2], progress=progress)\n"
+)
+
+
+def test_an_import_killed_outright_is_marked_interrupted_and_completed_again(
+    tmp_path: Path,
+) -> None:
+    """kill -9 leaves no chance to take anything back: what was written stays under a
+    run the next open marks interrupted (never `running`), and importing the same
+    files again completes it."""
+    import subprocess
+    import sys
+
+    db = tmp_path / "runs.duckdb"
+    killed = subprocess.run(
+        [sys.executable, "-c", KILLED, str(db), str(RULER_RESULTS)], timeout=300
+    )
+    assert killed.returncode == -9
+    with open_store(db) as store:  # read-write: marks what the dead process left
+        statuses = store.cursor().execute("SELECT DISTINCT status FROM runs").fetchall()
+    assert statuses == [("interrupted",)]
+    left, _, _ = _counts(db)
+    with open_store(db) as store:
+        summary = import_ruler_results(store, RULER_RESULTS)
+    with open_store(tmp_path / "clean.duckdb") as store:
+        clean = import_ruler_results(store, RULER_RESULTS)
+    assert left + summary.added == clean.added
+    assert _counts(db) == (clean.added, len(clean.runs), 0)

@@ -143,16 +143,23 @@ TARGETS: dict[str, Target] = {
 }
 
 
-def _count(cur: Any, sql: str) -> int:
+def _count(cur: Any, sql: str) -> Any:
     row = cur.execute(sql).fetchone()
-    return int(row[0]) if row else 0
+    return row[0] if row else None
 
 
-def _counts(store: Store) -> dict[str, int]:
+def _counts(store: Store) -> dict[str, Any]:
+    """What a refused or undone import must leave as it was: the rows, the runs' states,
+    the latest flags and the results pivot."""
     cur = store.cursor()
     try:
         counts = {t: _count(cur, f"SELECT count(*) FROM {t}") for t in _COUNTED}
         counts["running"] = _count(cur, "SELECT count(*) FROM runs WHERE status = 'running'")
+        counts["run states"] = _count(
+            cur, "SELECT string_agg(run_id || status, ',' ORDER BY run_id) FROM runs"
+        )
+        counts["latest"] = _count(cur, "SELECT count(*) FROM generations WHERE latest")
+        counts["cells"] = _count(cur, "SELECT (sum(n), round(sum(total), 6)) FROM result_cells")
     finally:
         cur.close()
     return counts

@@ -6,8 +6,8 @@ and folder (or file) given, under a model of its own (`helmet:NAME`, `ruler:NAME
 what the files say, so importing the same files again adds nothing: `ImportRuns` opens
 the runs and knows which generations they already hold. A file that cannot be used is
 one line of the summary's `problems` (with why), and the others are imported. An
-import writes in one transaction (`Store.transaction`): it lands whole, or, when it
-fails or is interrupted, not at all, and never leaves a run `running`.
+import lands whole or not at all (`Store.import_writes`: when it fails or is
+interrupted, what it wrote is taken back), and never leaves a run `running`.
 
 Files are found with `files_within` (links out of the folder given are refused) and
 read with tasks/bounded_read.py; a field a harness wrote is checked for its type and
@@ -30,8 +30,8 @@ from lctui.core.errors import UserInputError
 from lctui.core.hashing import stable_hash
 from lctui.core.types import CallRecord, Example, Generation, GenerationStatus, ModelSpec, Score
 from lctui.store.db import Store
+from lctui.store.importing import ImportWriter
 from lctui.store.read.runs import model_generation_ids
-from lctui.store.writer import StoreWriter
 from lctui.tasks.bounded_read import shown
 
 Progress = Callable[[int, int, Path], None]
@@ -93,14 +93,14 @@ class ImportRuns:
     """The runs one import writes into: one per model, started with its first new
     generation (an import that adds nothing starts none), finished at the end.
 
-    Everything goes through `writer`, the writer of the import's one transaction
-    (`Store.transaction`); `store` is read. `known` holds the ids of the generations of
-    the import's models already stored, by any run (the same file imported before,
-    alone or within a folder), and those written since: a generation read again is
-    skipped.
+    Everything goes through `writer`, the import's writer (`Store.import_writes`),
+    which takes it all back if the import fails; `store` is read. `known` holds the ids
+    of the generations of the import's models already stored, by any run (the same file
+    imported before, alone or within a folder), and those written since: a generation
+    read again is skipped.
     """
 
-    def __init__(self, store: Store, writer: StoreWriter, harness: Harness, source: Path) -> None:
+    def __init__(self, store: Store, writer: ImportWriter, harness: Harness, source: Path) -> None:
         self.store = store
         self.writer = writer
         self.harness = harness
@@ -219,8 +219,8 @@ def whole_number(value: Any, what: str, least: int = 0, most: int = MOST_TOKENS)
 
 def unreadable(path: Path, err: OSError, *, midway: bool) -> str:
     """The problem line of a file that cannot be read. UserInputError when it failed
-    `midway`, after some of its rows joined the import's transaction: the import is
-    rolled back rather than keep part of a file."""
+    `midway`, after some of its rows were written: the import is taken back rather
+    than keep part of a file."""
     why = f"{path}: not readable ({err.strerror or err})"
     if midway:
         raise UserInputError(f"{why}; it failed after some of its lines, so nothing was imported")

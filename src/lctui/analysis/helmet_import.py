@@ -107,7 +107,7 @@ def import_helmet_results(
     """Import every HELMET result file under `folder` into `store`.
 
     A file that cannot be read is named in the summary's `problems` with why; the
-    others are imported, all in one transaction. Raises UserInputError when `folder`
+    others are imported, all or nothing. Raises UserInputError when `folder`
     holds no result file, or when a file changed between its check and its import
     (then nothing is imported).
     """
@@ -130,7 +130,7 @@ def import_helmet_results(
         if progress is not None:
             progress(done, len(paths), path)
     models = sorted({f.model for f in files})
-    with store.transaction() as writer:
+    with store.import_writes() as writer:
         runs = ImportRuns(store, writer, HELMET, root)
         for name in models:
             means = {f.path.name: dict(f.means) for f in files if f.model == name}
@@ -214,6 +214,8 @@ def _parts(
     try:
         for key, value in document:
             if isinstance(key, int):
+                if document.top == "list":
+                    raise BadFile("not a HELMET result file (a list, not an object with `args`)")
                 if not isinstance(value, dict):
                     raise BadFile(f"example {key} of `data` is {shown(value)}, not an object")
                 yield key, value

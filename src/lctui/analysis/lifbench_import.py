@@ -34,9 +34,9 @@ from lctui.core.types import (
 )
 from lctui.scoring.lifeval.point_specs import LIFEVAL_TASKS, TaskSpec
 from lctui.store.db import Store
+from lctui.store.importing import ImportWriter
 from lctui.store.read.runs import run_generation_ids
 from lctui.store.scorer_versions import PUBLISHED_BACKEND
-from lctui.store.writer import StoreWriter
 from lctui.tasks.bounded_read import FileProblem, files_within, shown, text_lines
 
 SCORER = "lifeval"
@@ -126,7 +126,7 @@ def _named(path: Path) -> str:
 
 
 def import_lifbench_scores(store: Store, folder: str | Path) -> ImportSummary:
-    """Import every `{scenario}-{task}.csv` in `folder`, in one transaction.
+    """Import every `{scenario}-{task}.csv` in `folder`: all of it, or nothing.
 
     Raises LifbenchImportError (naming file, row and column) for an unknown file name, a
     link that leads out of the folder, a missing column, a line that is not UTF-8 or
@@ -144,7 +144,7 @@ def import_lifbench_scores(store: Store, folder: str | Path) -> ImportSummary:
     tasks = [(path, *_task_for(path)) for path in paths]  # every name checked first
     rows = added = 0
     models: dict[str, set[str]] = {}  # model -> ids of the generations its run holds
-    with store.transaction() as writer:
+    with store.import_writes() as writer:
         for path, scenario, task in tasks:
             for model, example, total, fractions in _read_file(path, scenario, task):
                 rows += 1
@@ -157,7 +157,7 @@ def import_lifbench_scores(store: Store, folder: str | Path) -> ImportSummary:
     return ImportSummary(len(paths), rows, added, tuple(sorted(models)))
 
 
-def _start(store: Store, writer: StoreWriter, root: Path, model: str) -> set[str]:
+def _start(store: Store, writer: ImportWriter, root: Path, model: str) -> set[str]:
     """Record `model` and start its run; the generations the run already holds."""
     spec = ModelSpec(
         name=model,
@@ -171,7 +171,7 @@ def _start(store: Store, writer: StoreWriter, root: Path, model: str) -> set[str
 
 
 def _write(
-    writer: StoreWriter,
+    writer: ImportWriter,
     model: str,
     example: Example,
     task: TaskSpec,

@@ -93,7 +93,7 @@ def import_longbench_results(
     """Import a LongBench v2 result file, or every one under a folder, into `store`.
 
     A file or line that cannot be used is named in the summary's `problems` with why;
-    the others are imported, all in one transaction. Raises UserInputError when there
+    the others are imported, all or nothing. Raises UserInputError when there
     is no result file.
     """
     root = Path(source).resolve()
@@ -112,7 +112,7 @@ def import_longbench_results(
         )
     problems: list[str] = list(refused)
     imported = examples = added = 0
-    with store.transaction() as writer:
+    with store.import_writes() as writer:
         runs = ImportRuns(store, writer, LONGBENCH, root)
         for done, path in enumerate(paths, start=1):
             try:

@@ -44,6 +44,7 @@ SUMMARY = "summary.csv"
 _CHUNK = re.compile(r"^(?P<task>.+)-(?P<chunk>[0-9]+)\.jsonl$")
 _SUMMARY_LINE_BYTES = 1024 * 1024  # evaluate.py's summary: a few short rows
 _ONE_TASK_SUMMARY = re.compile(r"^summary-(?P<task>.+)\.csv$")
+_NULLS = re.compile(r"[0-9]{1,9}/[0-9]{1,9}")
 
 
 @dataclass(frozen=True)
@@ -184,6 +185,7 @@ def read_summaries(folder: Path) -> tuple[dict[str, TaskSummary], list[str]]:
             continue
         for i, task in enumerate(tasks):
             null = nulls[i] if nulls is not None and i < len(nulls) else ""
+            null = null if _NULLS.fullmatch(null) else ""  # `empty/total`, else not checked
             found[task] = TaskSummary(path, _float(scores[i]), null)
     for task in [t for t in found if t not in RULER_TASKS]:
         problems.append(f"{found.pop(task).path}: scores task {shown(task)}, not one of RULER's")

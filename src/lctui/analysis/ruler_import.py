@@ -116,7 +116,7 @@ def import_ruler_results(
     """Import every RULER prediction file under `folder` into `store`.
 
     A file or line that cannot be used is named in the summary's `problems` with why;
-    the others are imported, all in one transaction. Raises UserInputError when
+    the others are imported, all or nothing. Raises UserInputError when
     `folder` holds none.
     """
     root = Path(folder).resolve()
@@ -135,7 +135,7 @@ def import_ruler_results(
             "RULER's run.sh writes them: ROOT/MODEL/synthetic/LENGTH/pred/); give that root"
         )
     total = sum(f.files for f in folders)
-    with store.transaction() as writer:
+    with store.import_writes() as writer:
         runs = ImportRuns(store, writer, RULER, root)
         importer = _Importer(runs, root, total, progress)
         importer.problems.extend(refused)
@@ -497,7 +497,7 @@ def _check_summary(task: RulerTask, summary: TaskSummary, seen: _Task) -> list[s
     expected = f"{seen.empty}/{len(seen.values)}"
     if summary.nulls and summary.nulls != expected:
         problems.append(
-            f"{where}: the summary counts {shown(summary.nulls)} empty predictions, the files hold "
+            f"{where}: the summary counts {summary.nulls} empty predictions, the files hold "
             f"{expected}"
         )
     return problems

@@ -4,7 +4,7 @@ original harness wrote, as runs beside lctui's own (analysis/*_import.py).
 Every such command prints the files or lines it could not use one per line (unwrapped,
 so that they can be grepped, control characters of file names escaped), then what it
 imported; a large folder reports progress on stderr every 20 files. An import lands
-whole or not at all (one transaction).
+whole or not at all (store/importing.py).
 """
 
 from __future__ import annotations
@@ -110,7 +110,7 @@ def _positive(text: str) -> int:
     value = int(digits)
     if not 0 < value <= MOST_TOKENS:
         raise argparse.ArgumentTypeError(
-            f"{value} is not a number of tokens from 1 to {MOST_TOKENS:,}"
+            f"{value} is not a positive number of tokens (at most {MOST_TOKENS:,})"
         )
     return value
 

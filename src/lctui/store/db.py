@@ -21,12 +21,13 @@ from lctui.core.types import Example, Generation, ModelSpec, Score
 from lctui.store import schema
 from lctui.store.claim import WriterClaim, writer_active
 from lctui.store.closing import ClosesOnExit
+from lctui.store.importing import ImportWriter
 from lctui.store.read import cells as cell_reads
 from lctui.store.read import generations
 from lctui.store.run_status import mark_interrupted_runs
 from lctui.store.schema import migrate
 from lctui.store.views import create_views
-from lctui.store.writer import Backlog, StoreWriter, said
+from lctui.store.writer import Backlog, StoreWriter
 
 MEMORY = ":memory:"
 CursorWatcher = Callable[[duckdb.DuckDBPyConnection], None]
@@ -163,30 +164,22 @@ class Store(ClosesOnExit):
         self.writer.add_score(generation_id, score)
 
     @contextlib.contextmanager
-    def transaction(self) -> Iterator[StoreWriter]:
-        """A writer of its own whose every write joins one transaction: committed when
-        the block ends, rolled back when it raises (an import lands whole or not at
-        all, and never leaves a run `running`). Rows beyond the buffer's bounds are
-        written into the open transaction, so memory stays bounded; the store's own
-        writer is flushed first."""
+    def import_writes(self) -> Iterator[ImportWriter]:
+        """The writer of one import (store/importing.py): its rows are committed as
+        they go, and all of them taken back when the block raises, so the file holds
+        all of an import or none of it. The store's own writer is flushed first."""
         if self.read_only:
             raise StoreError(f"{self.where} is open read-only; nothing can be written to it")
         self.flush(force=True)
-        with contextlib.closing(self.cursor()) as con:  # a shared store's file is freed after
-            writer = StoreWriter(con, where=self.where, joins_transaction=True)
-            try:
-                con.begin()
-                yield writer
-                writer.close()
-                con.commit()
-            except BaseException as exc:
-                with contextlib.suppress(duckdb.Error):
-                    con.rollback()
-                if isinstance(exc, duckdb.Error):
-                    raise StoreError(
-                        f"could not write to {self.where}, so nothing was written: {said(exc)}"
-                    ) from exc
-                raise
+        writer = ImportWriter(self._writer_connection, where=self.where)
+        try:
+            yield writer
+            writer.close()
+        except BaseException:
+            # The import's own error says more; a failed undo marks its runs failed.
+            with contextlib.suppress(StoreError):
+                writer.undo()
+            raise
 
     def flush(self, force: bool = False) -> int:
         """Write what the writer buffers; the number of rows written."""

@@ -108,7 +108,6 @@ class StoreWriter(ClosesOnExit):
         max_bytes: int = 64 * 1024 * 1024,
         hold_s: float = 10.0,
         clock: Callable[[], float] = time.monotonic,
-        joins_transaction: bool = False,
     ) -> None:
         if isinstance(connection, duckdb.DuckDBPyConnection):
             held = connection
@@ -120,9 +119,6 @@ class StoreWriter(ClosesOnExit):
         self._max_bytes = max_bytes
         self._hold_s = hold_s
         self._clock = clock
-        # An import's writer: its connection holds one transaction open for the whole
-        # import (Store.transaction), which each flush joins instead of committing.
-        self._joins = joins_transaction
         self._lock = threading.RLock()
         self._write_lock = threading.RLock()
         self._rows: dict[str, list[Row]] = {table: [] for table in _ORDER}
@@ -392,18 +388,14 @@ class StoreWriter(ClosesOnExit):
             for table, batch_rows in batch.items():
                 views.append(f"_lctui_batch_{table}")
                 con.register(views[-1], rows.to_arrow(table, batch_rows))
-            if not self._joins:
-                con.begin()
+            con.begin()
             try:
                 with self._cells_kept(con, batch):
                     for table in batch:
                         self._insert(con, table, f"_lctui_batch_{table}")
                     self._refresh_derived(con, batch)
-                if not self._joins:
-                    con.commit()
+                con.commit()
             except BaseException:
-                if self._joins:
-                    raise  # the transaction's owner rolls it back
                 # After a failed commit DuckDB has no transaction left, and its "no
                 # transaction is active" would replace the real error (a full disk).
                 with contextlib.suppress(duckdb.Error):

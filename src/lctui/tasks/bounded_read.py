@@ -195,7 +195,8 @@ class JsonDocument:
     a time, `(number from 1, item)`, where the list is the document itself or the
     member `list_key` of its object; the object's other members come as
     `(key, value)`. Each item and member is bounded like a line of `json_lines`.
-    `listed` says, once iterated, whether the list was there. FileProblem (with the
+    `listed` says, once iterated, whether the list was there, `top` what the document
+    is ("list" or "object", once its start is read). FileProblem (with the
     line) when the file is not JSON, neither a list nor an object, or a value is too
     large or too deep; the parts before it have been given. OSError when it cannot
     be read."""
@@ -204,6 +205,7 @@ class JsonDocument:
         self.path = path
         self.list_key = list_key
         self.listed = False
+        self.top: str | None = None
 
     def __iter__(self) -> Iterator[tuple[str | int, Any]]:
         with self.path.open("rb") as handle:
@@ -221,8 +223,10 @@ class JsonDocument:
     def _parts(self, feed: _Feed, events: Iterator[Event]) -> Iterator[tuple[str | int, Any]]:
         event, _ = next(events)
         if event == "start_array":
+            self.top = "list"
             yield from self._items(feed, events)
         elif event == "start_map":
+            self.top = "object"
             for event, key in events:
                 if event == "end_map":
                     break
