@@ -221,7 +221,7 @@ class JsonDocument:
                 raise FileProblem(self.path, feed.line, why) from None
 
     def _parts(self, feed: _Feed, events: Iterator[Event]) -> Iterator[tuple[str | int, Any]]:
-        event, _ = next(events)
+        event, _ = self._next(feed, events)
         if event == "start_array":
             self.top = "list"
             yield from self._items(feed, events)
@@ -231,7 +231,7 @@ class JsonDocument:
                 if event == "end_map":
                     break
                 feed.since = feed.served
-                event, value = next(events)
+                event, value = self._next(feed, events)
                 if key == self.list_key and event == "start_array":
                     yield from self._items(feed, events)
                 else:
@@ -241,6 +241,14 @@ class JsonDocument:
             raise FileProblem(self.path, feed.line, "neither a list nor an object")
         for _ in events:  # ijson's check of what follows the document
             pass
+
+    def _next(self, feed: _Feed, events: Iterator[Event]) -> Event:
+        # ijson raises at a premature end; a StopIteration here would end the caller's
+        # generator silently (or as a RuntimeError).
+        found = next(events, None)
+        if found is None:
+            raise FileProblem(self.path, feed.line, "not valid JSON (it ends too soon)")
+        return found
 
     def _items(self, feed: _Feed, events: Iterator[Event]) -> Iterator[tuple[int, Any]]:
         self.listed = True
