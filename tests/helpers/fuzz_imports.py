@@ -48,7 +48,8 @@ class Tally:
 
     target: str
     cases: int = 0
-    imported: int = 0  # imports that went through (bad lines or files reported)
+    imported: int = 0  # imports that went through
+    reported: int = 0  # of them, those that named a problem the clean files do not have
     refused: int = 0  # clean errors a user can act on
     internal: list[str] = field(default_factory=list)  # exceptions of any other kind
     partial: list[str] = field(default_factory=list)  # writes that broke the all-or-nothing
@@ -60,9 +61,9 @@ class Tally:
 
     def line(self) -> str:
         return (
-            f"{self.target}: {self.cases} cases, {self.imported} imported, {self.refused} "
-            f"refused, {len(self.internal)} internal errors, {len(self.partial)} partial "
-            f"imports, {len(self.leaks)} leaks"
+            f"{self.target}: {self.cases} cases, {self.imported} imported ({self.reported} "
+            f"naming problems), {self.refused} refused, {len(self.internal)} internal errors, "
+            f"{len(self.partial)} partial imports, {len(self.leaks)} leaks"
         )
 
 
@@ -182,8 +183,11 @@ def _check_texts(tally: Tally, case: Case, texts: Iterable[str]) -> None:
             tally.leaks.append(f"{case}: {text[:300]!r}")
 
 
-def import_case(tally: Tally, store: Store, run: Run, folder: Path, case: Case) -> None:
-    """Import the broken folder of `case` and check what it did."""
+def import_case(
+    tally: Tally, store: Store, run: Run, folder: Path, case: Case, clean: frozenset[str]
+) -> None:
+    """Import the broken folder of `case` and check what it did (`clean`: the problems
+    the unbroken folder has)."""
     tally.cases += 1
     before = _counts(store)
     try:
@@ -204,6 +208,7 @@ def import_case(tally: Tally, store: Store, run: Run, folder: Path, case: Case) 
         return
     tally.imported += 1
     _check_texts(tally, case, _messages(result))
+    tally.reported += not set(_messages(result)) <= clean
     after = _counts(store)
     added = result if isinstance(result, int) else result.added
     if after["running"]:
@@ -228,16 +233,16 @@ def fuzz_importer(name: str, cases: int, seed: int, work: Path, first: int = 0) 
     with open_store(empty):
         pass
     with open_store(work / name / "runs.duckdb") as store:
-        target.run(store, folder)
+        clean = frozenset(_messages(target.run(store, folder)))
         for number in range(first, first + cases):
             case = breaker.case(number, seed, files)
             try:
                 if number % 2 == 0:
-                    import_case(tally, store, target.run, folder, case)
+                    import_case(tally, store, target.run, folder, case, clean)
                     continue
                 shutil.copy(empty, fresh)
                 with open_store(fresh) as other:
-                    import_case(tally, other, target.run, folder, case)
+                    import_case(tally, other, target.run, folder, case, clean)
             finally:
                 breaker.restore()
     return tally
@@ -290,6 +295,7 @@ def fuzz_data_check(cases: int, seed: int, work: Path, lengths: Sequence[int] = 
                     # A new modification time: the loaders keep files per path and time.
                     os.utime(path, ns=(stamp + number, stamp + number), follow_symlinks=False)
             names = sorted({n for p in case.paths for n in readers[p]})
+            reported = False
             for name in names:
                 try:
                     check = check_task(tasks[name], lengths)
@@ -303,8 +309,10 @@ def fuzz_data_check(cases: int, seed: int, work: Path, lengths: Sequence[int] = 
                     )
                     continue
                 texts = [str(p) for p in check.problems] + [check.error or "", check.missing or ""]
+                reported |= check.malformed or check.missing is not None
                 _check_texts(tally, case, texts)
             tally.imported += 1
+            tally.reported += reported
         finally:
             breaker.restore()
             forget_loaded_files()
