@@ -28,7 +28,7 @@ TABLES = ("models", "runs", "examples", "generations", "scores", "rubric_points"
 
 
 def _files() -> list[Path]:
-    return result_files(FIXTURES)
+    return result_files(FIXTURES)[0]
 
 
 def _content(path: Path) -> dict[str, Any]:
@@ -219,7 +219,7 @@ def test_bad_files_are_named_and_the_others_imported(tmp_path: Path) -> None:
         )
     problems = {Path(p.split(": ", 1)[0]).name: p.split(": ", 1)[1] for p in summary.problems}
     assert set(problems) == {"broken.json", "unknown.json", "config.json", "no_length.json"}
-    assert "not readable as JSON" in problems["broken.json"]
+    assert problems["broken.json"].startswith("line 1: not valid JSON")
     assert "'longproc_html_to_tsv' has no lctui task" in problems["unknown.json"]
     assert "no `args` object" in problems["config.json"]
     assert "input_max_length" in problems["no_length.json"]

@@ -77,7 +77,7 @@ def test_bad_files_get_one_line_each(tmp_path: Path, capsys: pytest.CaptureFixtu
     code, out = _cli(["import", "helmet-results", str(folder), "--db", db], capsys)
     assert code == 0
     lines = [line for line in out.splitlines() if line.startswith("skipped or doubtful")]
-    assert len(lines) == 1 and "broken.json: not readable as JSON" in lines[0]
+    assert len(lines) == 1 and "broken.json: not a HELMET result file" in lines[0]
     assert "Imported 3 new response(s) of 1 model(s)" in out
 
 

@@ -5,7 +5,14 @@ and folder (or file) given, under a model of its own (`helmet:NAME`, `ruler:NAME
 `longbench:NAME` unless the user names it), beside lctui's own runs. Ids are hashes of
 what the files say, so importing the same files again adds nothing: `ImportRuns` opens
 the runs and knows which generations they already hold. A file that cannot be used is
-one line of the summary's `problems` (with why), and the others are imported.
+one line of the summary's `problems` (with why), and the others are imported. An
+import lands whole or not at all (`Store.import_writes`: when it fails or is
+interrupted, what it wrote is taken back), and never leaves a run `running`.
+
+Files are found with `files_within` (links out of the folder given are refused) and
+read with tasks/bounded_read.py; a field a harness wrote is checked for its type and
+range (`whole_number`) before it reaches the store, and a message quotes a value only
+through `shown` (escaped, short).
 """
 
 from __future__ import annotations
@@ -19,14 +26,20 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from lctui.core.errors import UserInputError
 from lctui.core.hashing import stable_hash
 from lctui.core.types import CallRecord, Example, Generation, GenerationStatus, ModelSpec, Score
 from lctui.store.db import Store
+from lctui.store.importing import ImportWriter
 from lctui.store.read.runs import model_generation_ids
+from lctui.tasks.bounded_read import shown
 
 Progress = Callable[[int, int, Path], None]
 # Bad lines of one file listed one by one before the rest are counted in one line.
 LISTED_LINES = 10
+# Lengths and token counts a harness records: 100M tokens is far past any context, and
+# within the store's 32-bit columns.
+MOST_TOKENS = 100_000_000
 
 
 @dataclass(frozen=True)
@@ -80,13 +93,16 @@ class ImportRuns:
     """The runs one import writes into: one per model, started with its first new
     generation (an import that adds nothing starts none), finished at the end.
 
-    `known` holds the ids of the generations of the import's models already stored, by
-    any run (the same file imported before, alone or within a folder), and those written
-    since: a generation read again is skipped.
+    Everything goes through `writer`, the import's writer (`Store.import_writes`),
+    which takes it all back if the import fails; `store` is read. `known` holds the ids
+    of the generations of the import's models already stored, by any run (the same file
+    imported before, alone or within a folder), and those written since: a generation
+    read again is skipped.
     """
 
-    def __init__(self, store: Store, harness: Harness, source: Path) -> None:
+    def __init__(self, store: Store, writer: ImportWriter, harness: Harness, source: Path) -> None:
         self.store = store
+        self.writer = writer
         self.harness = harness
         self.source = source
         self.runs: dict[str, str] = {}  # model name -> run id
@@ -106,7 +122,7 @@ class ImportRuns:
             description=f"{self.harness.title}'s own results (lctui import {self.harness.command})",
         )
         model_id = self.harness.model_id(model)
-        self.store.add_model(spec, model_id, "", 0)
+        self.writer.add_model(spec, model_id, "", 0)
         argv = ["import", self.harness.command, str(self.source)]
         self._commands[run_id] = {"argv": argv, **(command or {})}
         self.known |= model_generation_ids(self.store, [model_id])
@@ -127,19 +143,19 @@ class ImportRuns:
         self.known.add(generation.generation_id)
         command = self._commands.pop(generation.run_id, None)
         if command is not None:
-            self.store.start_run(generation.run_id, command)
+            self.writer.start_run(generation.run_id, command)
             self._started.append(generation.run_id)
-        self.store.add_example(example)
-        self.store.add_generation(generation, config)
+        self.writer.add_example(example)
+        self.writer.add_generation(generation, config)
         for score in scores:
-            self.store.add_score(generation.generation_id, score)
+            self.writer.add_score(generation.generation_id, score)
         return True
 
     def finish(self) -> tuple[str, ...]:
         """Mark the runs started finished (writing what is buffered); their ids, by model."""
         for run_id in self._started:
-            self.store.finish_run(run_id, "finished")
-        self.store.flush(force=True)
+            self.writer.finish_run(run_id, "finished")
+        self.writer.flush(force=True)
         return tuple(r for r in (self.runs[m] for m in sorted(self.runs)) if r in self._started)
 
 
@@ -188,6 +204,27 @@ def number(value: Any) -> float | None:
     if isinstance(value, (int, float)) and math.isfinite(value):
         return float(value)
     return None
+
+
+def whole_number(value: Any, what: str, least: int = 0, most: int = MOST_TOKENS) -> int:
+    """`value` as a whole number from `least` to `most` (an integral float, or digits in
+    a string, pass); BadFile naming `what` and the value otherwise."""
+    digits = isinstance(value, str) and value.isascii() and value.isdigit() and len(value) <= 20
+    if digits or (isinstance(value, float) and value.is_integer()):
+        value = int(value)
+    if isinstance(value, bool) or not isinstance(value, int) or not least <= value <= most:
+        raise BadFile(f"{what} is {shown(value)}, not a whole number from {least:,} to {most:,}")
+    return value
+
+
+def unreadable(path: Path, err: OSError, *, midway: bool) -> str:
+    """The problem line of a file that cannot be read. UserInputError when it failed
+    `midway`, after some of its rows were written: the import is taken back rather
+    than keep part of a file."""
+    why = f"{path}: not readable ({err.strerror or err})"
+    if midway:
+        raise UserInputError(f"{why}; it failed after some of its lines, so nothing was imported")
+    return why
 
 
 class LineProblems:

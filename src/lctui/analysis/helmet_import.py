@@ -33,7 +33,7 @@ from __future__ import annotations
 import dataclasses
 import json
 import time
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -46,6 +46,7 @@ from lctui.analysis.harness_import import (
     Progress,
     imported_generation,
     number,
+    whole_number,
 )
 from lctui.analysis.helmet_datasets import HelmetDataset, helmet_dataset
 from lctui.core.errors import UserInputError
@@ -54,6 +55,7 @@ from lctui.core.types import Example, RubricPoint, Score, ScoreStatus
 from lctui.scoring import score_example
 from lctui.store.db import Store
 from lctui.store.scorer_versions import PUBLISHED_BACKEND
+from lctui.tasks.bounded_read import FileProblem, JsonDocument, files_within, shown, within
 
 HELMET = Harness("helmet", "HELMET", "helmet-results", PUBLISHED_BACKEND)
 JUDGE_SUFFIX = "-gpt4eval_o.json"
@@ -63,27 +65,36 @@ NOT_STORED = "not stored by HELMET"
 # (ALCE's documents, an API model's prompt) are left out of the example's metadata.
 _MAX_FIELD_CHARS = 2000
 _TOLERANCE = 1e-6  # HELMET's means are numpy floats of the same numbers
+_MOST_SEED = 2**63 - 1  # the store's seed column is a signed 64-bit integer
+# The judge's numbers and their ranges (fluency 0/1, correctness 0-3, the rest 0-1).
+_VERDICT_RANGES = {"fluency": 1.0, "correctness": 3.0, "f1": 1.0, "recall": 1.0, "precision": 1.0}
 
 
 @dataclass(frozen=True)
 class _File:
+    """A result file checked whole (its examples are read again to be written)."""
+
     path: Path
     dataset: HelmetDataset
     model: str
     args: Mapping[str, Any]
-    items: list[Mapping[str, Any]]
+    length: int  # args.input_max_length
+    max_new_tokens: int  # args.generation_max_length
+    seed: int
+    items: int  # examples in its `data`
     means: Mapping[str, Any]  # averaged_metrics, plus ALCE's .score numbers
 
 
-def result_files(folder: Path) -> list[Path]:
-    """HELMET result files under `folder`: a `-gpt4eval_o.json` replaces the file it judged."""
-    found = sorted(p for p in folder.rglob("*.json") if p.is_file())
+def result_files(folder: Path) -> tuple[list[Path], list[str]]:
+    """HELMET result files under `folder` (a `-gpt4eval_o.json` replaces the file it
+    judged), and one problem line per link among them that leads out of the folder."""
+    found, refused = files_within(folder, (".json",))
     judged = {
         p.with_name(p.name[: -len(JUDGE_SUFFIX)] + ".json")
         for p in found
         if p.name.endswith(JUDGE_SUFFIX)
     }
-    return [p for p in found if p not in judged]
+    return [p for p in found if p not in judged], refused
 
 
 def import_helmet_results(
@@ -96,90 +107,160 @@ def import_helmet_results(
     """Import every HELMET result file under `folder` into `store`.
 
     A file that cannot be read is named in the summary's `problems` with why; the
-    others are imported. Raises UserInputError when `folder` holds no result file.
+    others are imported, all or nothing. Raises UserInputError when `folder`
+    holds no result file, or when a file changed between its check and its import
+    (then nothing is imported).
     """
     root = Path(folder).resolve()
     if not root.is_dir():
         raise UserInputError(f"{folder} is not a folder; give the folder of HELMET's output files")
-    paths = result_files(root)
-    if not paths:
+    paths, refused = result_files(root)
+    if not paths and not refused:
         raise UserInputError(
             f"{folder} holds no HELMET result file (*.json written by HELMET's eval.py); "
             "give its --output_dir, e.g. output/<model>"
         )
-    problems: list[str] = []
+    problems: list[str] = list(refused)
     files: list[_File] = []
     for done, path in enumerate(paths, start=1):
         try:
-            files.append(_read(path, model))
+            files.append(_read(root, path, model))
         except BadFile as why:
             problems.append(f"{path}: {why}")
         if progress is not None:
             progress(done, len(paths), path)
     models = sorted({f.model for f in files})
-    runs = ImportRuns(store, HELMET, root)
-    for name in models:
-        means = {f.path.name: dict(f.means) for f in files if f.model == name}
-        runs.open(
-            name,
-            next(str(f.args.get("model_name_or_path", "")) for f in files if f.model == name),
-            {"helmet_averaged_metrics": means},
+    with store.import_writes() as writer:
+        runs = ImportRuns(store, writer, HELMET, root)
+        for name in models:
+            means = {f.path.name: dict(f.means) for f in files if f.model == name}
+            runs.open(
+                name,
+                next(str(f.args.get("model_name_or_path", "")) for f in files if f.model == name),
+                {"helmet_averaged_metrics": means},
+            )
+        added = 0
+        now = time.time()
+        for file in files:
+            try:
+                written, values = _write(runs, file, now)
+            except BadFile as why:
+                raise UserInputError(
+                    f"{file.path}: {why}; the file changed while it was imported, so nothing "
+                    "was imported"
+                ) from None
+            added += written
+            problems.extend(_check_means(file, values))
+        return ImportSummary(
+            files=len(paths) + len(refused),
+            imported=len(files),
+            examples=sum(f.items for f in files),
+            added=added,
+            models=tuple(models),
+            problems=tuple(problems),
+            runs=runs.finish(),
         )
-    added = 0
-    now = time.time()
-    for file in files:
-        written, values = _write(runs, file, now)
-        added += written
-        problems.extend(_check_means(file, values))
-    return ImportSummary(
-        files=len(paths),
-        imported=len(files),
-        examples=sum(len(f.items) for f in files),
-        added=added,
-        models=tuple(models),
-        problems=tuple(problems),
-        runs=runs.finish(),
-    )
 
 
-def _read(path: Path, model: str | None) -> _File:
-    try:
-        content = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as err:
-        raise BadFile(f"not readable as JSON ({err})") from None
-    if not isinstance(content, dict) or not isinstance(content.get("args"), dict):
+def _read(root: Path, path: Path, model: str | None) -> _File:
+    """Check a result file whole (streamed: its examples are not kept)."""
+    members: dict[str, Any] = {}
+    document = JsonDocument(path, "data")
+    items = 0
+    for n, item in _parts(document, members):
+        _check_item(n, item)
+        items += 1
+    args = members.get("args")
+    if not isinstance(args, dict):
         raise BadFile("not a HELMET result file (no `args` object)")
-    args = content["args"]
-    items = content.get("data")
-    if not isinstance(items, list) or not all(isinstance(i, dict) for i in items):
+    if not document.listed:
         raise BadFile("no `data` list of examples")
     name = args.get("datasets")
     if not isinstance(name, str) or not name:
         raise BadFile("`args.datasets` names no dataset")
     dataset = helmet_dataset(name)
     if dataset is None:
-        raise BadFile(f"HELMET dataset {name!r} has no lctui task (helmet_datasets.py)")
-    length = args.get("input_max_length")
-    if isinstance(length, str) and length.isdigit():
-        length = int(length)
-    if not isinstance(length, int) or isinstance(length, bool) or length <= 0:
-        raise BadFile(f"`args.input_max_length` is {length!r}, not one length in tokens")
+        raise BadFile(f"HELMET dataset {shown(name)} has no lctui task (helmet_datasets.py)")
+    length = whole_number(args.get("input_max_length"), "`args.input_max_length`", least=1)
+    most = whole_number(args.get("generation_max_length") or 0, "`args.generation_max_length`")
+    seed = args.get("seed")
+    if isinstance(seed, int) and not isinstance(seed, bool):
+        seed = whole_number(seed, "`args.seed`", most=_MOST_SEED)
+    else:
+        seed = 0
     path_name = args.get("model_name_or_path")
     if model is None and (not isinstance(path_name, str) or not path_name):
         raise BadFile("`args.model_name_or_path` is missing; name the model with --model")
-    for n, item in enumerate(items):
-        if not isinstance(item.get("output"), str):
-            raise BadFile(f"example {n} has no `output` text")
-    means = dict(content.get("averaged_metrics") or {})
+    means = members.get("averaged_metrics") or {}
+    if not isinstance(means, dict):
+        raise BadFile(f"`averaged_metrics` is {shown(means)}, not an object of means")
+    means = dict(means)
     score = path.with_name(
         path.name.removesuffix(JUDGE_SUFFIX).removesuffix(".json") + SCORE_SUFFIX
     )
     if dataset.helmet_metric is None and score.is_file():
-        try:
-            means.update(json.loads(score.read_text(encoding="utf-8")))
-        except (OSError, UnicodeDecodeError, json.JSONDecodeError, TypeError, ValueError) as err:
-            raise BadFile(f"its {score.name} is not readable ({err})") from None
-    return _File(path, dataset, model or HELMET.model_name(str(path_name)), args, items, means)
+        if not within(root, score):
+            raise BadFile(f"its {score.name} is a link to outside {root}; not read")
+        means.update(_score_means(score))
+    chosen = model or HELMET.model_name(str(path_name))
+    return _File(path, dataset, chosen, args, length, most, seed, items, means)
+
+
+def _parts(
+    document: JsonDocument, members: dict[str, Any]
+) -> Iterator[tuple[int, Mapping[str, Any]]]:
+    """The examples of a result file, streamed, as (number from 1, item); its other
+    members (`args`, `averaged_metrics`) go into `members` as they come."""
+    try:
+        for key, value in document:
+            if isinstance(key, int):
+                if document.top == "list":
+                    raise BadFile("not a HELMET result file (a list, not an object with `args`)")
+                if not isinstance(value, dict):
+                    raise BadFile(f"example {key} of `data` is {shown(value)}, not an object")
+                yield key, value
+            elif key in ("args", "averaged_metrics"):
+                members[key] = value
+    except FileProblem as err:
+        raise BadFile(f"line {err.line}: {err.why}") from None
+    except OSError as err:
+        raise BadFile(f"not readable ({err.strerror or err})") from None
+
+
+def _check_item(n: int, item: Mapping[str, Any]) -> tuple[int, int]:
+    """What the import takes of an example, checked before anything is written; its
+    input and output tokens."""
+    if not isinstance(item.get("output"), str):
+        raise BadFile(f"example {n} has no `output` text")
+    tokens = (
+        whole_number(item.get("input_len") or 0, f"example {n}'s `input_len`"),
+        whole_number(item.get("output_len") or 0, f"example {n}'s `output_len`"),
+    )
+    verdict = item.get("gpt-4-scores")
+    if isinstance(verdict, dict):
+        for key, most in _VERDICT_RANGES.items():
+            value = number(verdict.get(key))
+            if value is not None and not 0.0 <= value <= most:
+                raise BadFile(
+                    f"example {n}'s `gpt-4-scores.{key}` is {shown(verdict[key])}, "
+                    f"not from 0 to {most:g}"
+                )
+    return tokens
+
+
+def _score_means(score: Path) -> dict[str, Any]:
+    """ALCE's means from a `.json.score` file: an object of numbers."""
+    means: dict[str, Any] = {}
+    try:
+        for key, value in JsonDocument(score, None):
+            if isinstance(key, int):
+                raise BadFile(f"its {score.name} is a list, not an object of means")
+            means[key] = value
+    except FileProblem as err:
+        raise BadFile(f"its {score.name}, line {err.line}: {err.why}") from None
+    except OSError as err:
+        raise BadFile(f"its {score.name} is not readable ({err.strerror or err})") from None
+    return means
 
 
 def _check_means(file: _File, values: list[float | None]) -> list[str]:
@@ -232,7 +313,7 @@ _TAKEN = (
 
 def _example(file: _File, index: int, item: Mapping[str, Any]) -> Example:
     args, ds = file.args, file.dataset
-    length = int(args["input_max_length"])
+    length = file.length
     test = Path(str(args.get("test_files") or "")).stem
     identity = item.get("id", item.get("qid", index))
     shots, seed = args.get("shots"), args.get("seed")
@@ -257,7 +338,7 @@ def _example(file: _File, index: int, item: Mapping[str, Any]) -> Example:
         category=ds.category,
         suite=ds.suite,
         length=length,
-        seed=int(seed) if isinstance(seed, int) else 0,
+        seed=file.seed,
         index=index,
         tokenizer="",  # HELMET counts in each model's own tokens; no tokenizer is recorded
         params={"helmet_dataset": args["datasets"], "shots": shots, "test_file": test},
@@ -266,7 +347,7 @@ def _example(file: _File, index: int, item: Mapping[str, Any]) -> Example:
         question=str(item.get("question") or ""),
         answer_prefix="",
         gold=_gold(item.get("answer")),
-        max_new_tokens=int(args.get("generation_max_length") or 0),
+        max_new_tokens=file.max_new_tokens,
         prompt_tokens=0,
         metadata={
             "prompt_stored": False,
@@ -287,7 +368,8 @@ def _extracted(parsed: Any) -> tuple[str, ...]:
     if parsed is None:
         return ()
     if isinstance(parsed, dict):  # re-ranking: {passage id: points}, best first
-        return tuple(str(k) for k, _ in sorted(parsed.items(), key=lambda kv: -float(kv[1])))
+        ranked = sorted(parsed.items(), key=lambda kv: -(number(kv[1]) or 0.0))
+        return tuple(str(k) for k, _ in ranked)
     return (str(parsed),)
 
 
@@ -311,7 +393,9 @@ def _write(runs: ImportRuns, file: _File, now: float) -> tuple[int, list[float |
     config_hash = HELMET.settings_hash(settings)
     added = 0
     values: list[float | None] = []
-    for index, item in enumerate(file.items):
+    for position, item in _parts(JsonDocument(file.path, "data"), {}):
+        input_tokens, output_tokens = _check_item(position, item)
+        index = position - 1
         example = _example(file, index, item)
         gen_key = stable_hash("helmet-gen", model_id, example.example_id, config_hash)
         gen_id = stable_hash("helmet-gen", gen_key, file.path.name)
@@ -327,8 +411,8 @@ def _write(runs: ImportRuns, file: _File, now: float) -> tuple[int, list[float |
             example_id=example.example_id,
             config_hash=config_hash,
             output=str(item["output"]),
-            prompt_tokens=int(number(item.get("input_len")) or 0),
-            output_tokens=int(number(item.get("output_len")) or 0),
+            prompt_tokens=input_tokens,
+            output_tokens=output_tokens,
             started_at=now,
         )
         judged = _judge_score(ds, item.get("gpt-4-scores"))
@@ -416,12 +500,7 @@ def _judge_score(ds: HelmetDataset, verdict: Any) -> Score | None:
     if f1 is None:
         return None
     points = tuple(
-        RubricPoint(
-            name,
-            1.0,
-            min(1.0, max(0.0, v)),
-            verdict.get(f"{text}_output", "") or f"HELMET's judge: {name}",
-        )
+        RubricPoint(name, 1.0, min(1.0, max(0.0, v)), _judge_text(verdict, text, name))
         for name, text, v in (
             ("fluent", "flunecy", number(verdict.get("fluency")) or 0.0),
             ("key points recalled", "recall", number(verdict.get("recall")) or 0.0),
@@ -432,3 +511,9 @@ def _judge_score(ds: HelmetDataset, verdict: Any) -> Score | None:
     return Score(
         "judge", "judge_summ", f1, ScoreStatus.OK, (), why, points, {"helmet": verdict}, None
     )
+
+
+def _judge_text(verdict: Mapping[str, Any], text: str, name: str) -> str:
+    """The judge's own words on one point (its `{text}_output`), else a plain label."""
+    said = verdict.get(f"{text}_output")
+    return said if isinstance(said, str) and said else f"HELMET's judge: {name}"

@@ -37,6 +37,7 @@ from pathlib import Path
 from typing import Any
 
 from lctui.analysis.harness_import import (
+    MOST_TOKENS,
     BadFile,
     Harness,
     ImportRuns,
@@ -44,6 +45,7 @@ from lctui.analysis.harness_import import (
     LineProblems,
     Progress,
     imported_generation,
+    unreadable,
 )
 from lctui.core.errors import UserInputError
 from lctui.core.hashing import stable_hash
@@ -51,7 +53,7 @@ from lctui.core.types import CallRecord, Example, Score
 from lctui.scoring import score_example
 from lctui.store.db import Store
 from lctui.store.scorer_versions import HARNESS_BACKEND
-from lctui.tasks.datasets import json_lines
+from lctui.tasks.bounded_read import files_within, json_lines
 from lctui.tasks.longbench.data import LETTERS, LongBenchRow, parse_row
 from lctui.tasks.longbench.prompts import reference_answer
 from lctui.tasks.longbench.task import ANSWER_TOKENS, REASONING_TOKENS, SCORER, TEMPERATURE
@@ -72,11 +74,12 @@ NOT_STORED = (
 _SHOWN_LINES = 10  # line numbers named per disagreement
 
 
-def result_files(source: Path) -> list[Path]:
-    """The result files of `source`: the file itself, or the `*.jsonl` under a folder."""
+def result_files(source: Path) -> tuple[list[Path], list[str]]:
+    """The result files of `source`: the file itself, or the `*.jsonl` under a folder;
+    and one problem line per link to a file outside the folder (refused)."""
     if source.is_file():
-        return [source]
-    return sorted(p for p in source.rglob("*.jsonl") if p.is_file())
+        return [source], []
+    return files_within(source, (".jsonl",))
 
 
 def import_longbench_results(
@@ -90,44 +93,49 @@ def import_longbench_results(
     """Import a LongBench v2 result file, or every one under a folder, into `store`.
 
     A file or line that cannot be used is named in the summary's `problems` with why;
-    the others are imported. Raises UserInputError when there is no result file.
+    the others are imported, all or nothing. Raises UserInputError when there
+    is no result file.
     """
     root = Path(source).resolve()
     if not root.exists():
         raise UserInputError(f"{source} does not exist; give pred.py's results folder or a file")
-    if length <= 0:
-        raise UserInputError(f"--length {length}: give the original's cut in tokens (120000)")
-    paths = result_files(root)
-    if not paths:
+    if not 0 < length <= MOST_TOKENS:
+        raise UserInputError(
+            f"--length {length}: give the original's cut in tokens (120000), at most "
+            f"{MOST_TOKENS:,}"
+        )
+    paths, refused = result_files(root)
+    if not paths and not refused:
         raise UserInputError(
             f"{source} holds no LongBench v2 result file (*.jsonl written by pred.py); "
             "give its --save_dir, results/ by default"
         )
-    runs = ImportRuns(store, LONGBENCH, root)
-    problems: list[str] = []
+    problems: list[str] = list(refused)
     imported = examples = added = 0
-    for done, path in enumerate(paths, start=1):
-        try:
-            name, mode = _name_of(path, model)
-        except BadFile as why:
-            problems.append(f"{path}: {why}")
-        else:
-            read, written, found = _import_file(runs, root, path, name, mode, length)
-            imported += read > 0
-            examples += read
-            added += written
-            problems.extend(found)
-        if progress is not None:
-            progress(done, len(paths), path)
-    return ImportSummary(
-        files=len(paths),
-        imported=imported,
-        examples=examples,
-        added=added,
-        models=tuple(sorted(runs.runs)),
-        problems=tuple(problems),
-        runs=runs.finish(),
-    )
+    with store.import_writes() as writer:
+        runs = ImportRuns(store, writer, LONGBENCH, root)
+        for done, path in enumerate(paths, start=1):
+            try:
+                name, mode = _name_of(path, model)
+            except BadFile as why:
+                problems.append(f"{path}: {why}")
+            else:
+                read, written, found = _import_file(runs, root, path, name, mode, length)
+                imported += read > 0
+                examples += read
+                added += written
+                problems.extend(found)
+            if progress is not None:
+                progress(done, len(paths), path)
+        return ImportSummary(
+            files=len(paths) + len(refused),
+            imported=imported,
+            examples=examples,
+            added=added,
+            models=tuple(sorted(runs.runs)),
+            problems=tuple(problems),
+            runs=runs.finish(),
+        )
 
 
 def _name_of(path: Path, model: str | None) -> tuple[str, str]:
@@ -155,7 +163,7 @@ def _import_file(
     runs.open(model, model.split(":", 1)[-1])
     relative = path.name if path == root else str(path.relative_to(root))
     try:
-        for line, item in json_lines(path):
+        for line, _, item in json_lines(path):
             if isinstance(item, str):
                 lines.add(line, item)
                 continue
@@ -182,7 +190,7 @@ def _import_file(
             written += _write(runs, model, relative, example, response, reasoning, score)
             read += 1
     except OSError as err:
-        return 0, 0, [f"{path}: not readable ({err})"]
+        return 0, 0, [unreadable(path, err, midway=read > 0)]
     found = lines.report()
     if other_pred:
         found.append(

@@ -11,27 +11,40 @@ scores every task and writes `summary.csv` (`summary-{task}.csv` for one task): 
 Tasks, Score (x100, rounded to 2 places) and Nulls (`empty/total`), under a header row
 of column numbers. The tables here name RULER's tasks as strings, like
 helmet_datasets.py: the importer reads numbers and prompts, it builds no example.
+Every file is read with tasks/bounded_read.py, and a link that leads out of the folder
+it was found in is refused.
 """
 
 from __future__ import annotations
 
 import csv
 import hashlib
-import json
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from lctui.tasks.datasets import json_lines
+from lctui.analysis.harness_import import MOST_TOKENS
+from lctui.tasks.bounded_read import (
+    MAX_LINE_BYTES,
+    FileProblem,
+    files_within,
+    json_lines,
+    json_object,
+    shown,
+    text_lines,
+    within,
+)
 
 PRED_FOLDER = "pred"
 DATA_FOLDER = "data"
 SUBSETS = ("validation", "test")  # prepare.py's --subset: its data file's name
 SUMMARY = "summary.csv"
-_CHUNK = re.compile(r"^(?P<task>.+)-(?P<chunk>\d+)\.jsonl$")
+_CHUNK = re.compile(r"^(?P<task>.+)-(?P<chunk>[0-9]+)\.jsonl$")
+_SUMMARY_LINE_BYTES = 1024 * 1024  # evaluate.py's summary: a few short rows
 _ONE_TASK_SUMMARY = re.compile(r"^summary-(?P<task>.+)\.csv$")
+_NULLS = re.compile(r"[0-9]{1,9}/[0-9]{1,9}")
 
 
 @dataclass(frozen=True)
@@ -91,21 +104,23 @@ class PredFolder:
         return sum(len(paths) for _, paths in self.tasks) + len(self.others)
 
 
-def pred_folders(root: Path) -> list[PredFolder]:
+def pred_folders(root: Path) -> tuple[list[PredFolder], list[str]]:
     """Every prediction folder under `root` (folders named `pred`, or `root` itself when
-    it holds JSON-lines files directly), in path order."""
-    found = {
-        p.parent for p in root.rglob("*.jsonl") if p.is_file() and p.parent.name == PRED_FOLDER
-    }
-    if any(p.is_file() for p in root.glob("*.jsonl")):
-        found.add(root)
-    return [_folder(path) for path in sorted(found)]
+    it holds JSON-lines files directly), in path order; and one problem line per link
+    to a file outside `root` (refused)."""
+    files, refused = files_within(root, (".jsonl",))
+    root = root.resolve()
+    by_folder: dict[Path, list[Path]] = {}
+    for path in files:
+        if path.parent.name == PRED_FOLDER or path.parent == root:
+            by_folder.setdefault(path.parent, []).append(path)
+    return [_folder(path, by_folder[path]) for path in sorted(by_folder)], refused
 
 
-def _folder(path: Path) -> PredFolder:
+def _folder(path: Path, files: list[Path]) -> PredFolder:
     named: dict[str, list[tuple[int, str, Path]]] = {}
     others: list[Path] = []
-    for file in sorted(p for p in path.glob("*.jsonl") if p.is_file()):
+    for file in sorted(files):
         chunk = _CHUNK.match(file.name)
         if file.stem in RULER_TASKS:
             named.setdefault(file.stem, []).append((0, "", file))
@@ -119,13 +134,14 @@ def _folder(path: Path) -> PredFolder:
         for name, files in sorted(named.items(), key=lambda kv: list(RULER_TASKS).index(kv[0]))
     )
     parent = path.parent
-    laid_out = path.name == PRED_FOLDER and parent.name.isdigit()
+    laid_out = path.name == PRED_FOLDER and parent.name.isascii() and parent.name.isdigit()
+    length = int(parent.name) if laid_out and len(parent.name) <= 10 else None
     data = parent / DATA_FOLDER if path.name == PRED_FOLDER else None
     return PredFolder(
         path=path,
         model=parent.parent.parent.name if laid_out else None,
         benchmark=parent.parent.name if laid_out else None,
-        length=int(parent.name) if laid_out else None,
+        length=length if length is not None and 0 < length <= MOST_TOKENS else None,
         data=data if data is not None and data.is_dir() else None,
         tasks=tasks,
         others=tuple(others),
@@ -144,19 +160,24 @@ class TaskSummary:
 def read_summaries(folder: Path) -> tuple[dict[str, TaskSummary], list[str]]:
     """The task lines of the folder's summary files (a newer file wins for a task), and
     one problem line per file that cannot be read."""
-    paths = [
-        p
-        for p in folder.glob("summary*.csv")
-        if p.name == SUMMARY or _ONE_TASK_SUMMARY.match(p.name)
-    ]
     found: dict[str, TaskSummary] = {}
     problems: list[str] = []
-    for path in sorted(paths, key=lambda p: (p.stat().st_mtime_ns, p.name)):
+    paths: list[tuple[int, str, Path]] = []
+    for path in folder.glob("summary*.csv"):
+        if path.name != SUMMARY and not _ONE_TASK_SUMMARY.match(path.name):
+            continue
+        if not within(folder, path):
+            problems.append(f"{path}: a link to outside {folder}; not read")
+        elif path.is_file():
+            paths.append((path.stat().st_mtime_ns, path.name, path))
+    for *_, path in sorted(paths):
         try:
-            with path.open(encoding="utf-8", newline="") as handle:
-                rows = {row[0]: row[1:] for row in csv.reader(handle) if row}
-        except (OSError, UnicodeDecodeError, csv.Error) as err:
-            problems.append(f"{path}: not readable as evaluate.py's summary ({err}); not checked")
+            with path.open("rb") as handle:
+                lines = text_lines(handle, path, _SUMMARY_LINE_BYTES)
+                rows = {row[0]: row[1:] for row in csv.reader(lines) if row}
+        except (OSError, FileProblem, csv.Error) as err:
+            why = err.why if isinstance(err, FileProblem) else str(err)
+            problems.append(f"{path}: not readable as evaluate.py's summary ({why}); not checked")
             continue
         tasks, scores, nulls = rows.get("Tasks"), rows.get("Score"), rows.get("Nulls")
         if tasks is None or scores is None or len(scores) != len(tasks):
@@ -164,19 +185,24 @@ def read_summaries(folder: Path) -> tuple[dict[str, TaskSummary], list[str]]:
             continue
         for i, task in enumerate(tasks):
             null = nulls[i] if nulls is not None and i < len(nulls) else ""
+            null = null if _NULLS.fullmatch(null) else ""  # `empty/total`, else not checked
             found[task] = TaskSummary(path, _float(scores[i]), null)
+    for task in [t for t in found if t not in RULER_TASKS]:
+        problems.append(f"{found.pop(task).path}: scores task {shown(task)}, not one of RULER's")
     return found, problems
 
 
 def _float(text: str) -> float | None:
     try:
-        return float(text)
+        value = float(text)
     except ValueError:
         return None
+    return value if 0.0 <= value <= 100.0 else None
 
 
 def prompt_digest(text: str) -> str:
-    return hashlib.blake2b(text.encode("utf-8"), digest_size=16).hexdigest()
+    # surrogatepass: a JSON `\ud800` escape decodes to a lone surrogate, which UTF-8 refuses.
+    return hashlib.blake2b(text.encode("utf-8", "surrogatepass"), digest_size=16).hexdigest()
 
 
 @dataclass(frozen=True)
@@ -211,20 +237,24 @@ class DataIndex:
         same = [r for r in rows if list(r.outputs) == list(outputs)]
         return same[0] if len(same) == 1 else None
 
-    def input_of(self, row: DataRow) -> str:
-        """The input of `row`, read from its line again."""
+    def input_of(self, row: DataRow) -> str | None:
+        """The input of `row`, read from its line again (None when the file changed)."""
         with self.path.open("rb") as handle:
             handle.seek(row.offset)
-            return str(json.loads(handle.readline())["input"])
+            line = handle.readline(MAX_LINE_BYTES + 1)
+        found = json_object(line, first=row.line == 1) if len(line) <= MAX_LINE_BYTES else ""
+        text = found.get("input") if not isinstance(found, str) else None
+        return text if isinstance(text, str) else None
 
 
 def data_file(folder: PredFolder, task: str) -> Path | None:
-    """The task's data file beside the predictions (data/{task}/validation.jsonl)."""
+    """The task's data file beside the predictions (data/{task}/validation.jsonl), if it
+    is in the data folder (not a link out of it)."""
     if folder.data is None:
         return None
     for subset in SUBSETS:
         path = folder.data / task / f"{subset}.jsonl"
-        if path.is_file():
+        if path.is_file() and within(folder.data, path):
             return path
     return None
 
@@ -236,8 +266,7 @@ def read_data_index(path: Path) -> DataIndex:
     """The index of a data file; unreadable lines are problems (the predictions of those
     rows are imported without their data row)."""
     index = DataIndex(path)
-    offsets = _line_offsets(path)
-    for line, row in json_lines(path):
+    for line, offset, row in json_lines(path):
         if isinstance(row, str):
             index.problems.append(f"{path}:{line}: {row}; its prediction is imported without it")
             continue
@@ -256,7 +285,7 @@ def read_data_index(path: Path) -> DataIndex:
         }
         entry = DataRow(
             line,
-            offsets[line - 1],
+            offset,
             prompt_digest(text + prefix),
             prefix,
             tuple(str(o) for o in outputs),
@@ -264,13 +293,3 @@ def read_data_index(path: Path) -> DataIndex:
         )
         index.rows.setdefault(str(row.get("index")), []).append(entry)
     return index
-
-
-def _line_offsets(path: Path) -> list[int]:
-    offsets: list[int] = []
-    position = 0
-    with path.open("rb") as handle:
-        for raw in handle:
-            offsets.append(position)
-            position += len(raw)
-    return offsets

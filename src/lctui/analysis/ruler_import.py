@@ -38,6 +38,7 @@ from pathlib import Path
 from typing import Any
 
 from lctui.analysis.harness_import import (
+    MOST_TOKENS,
     BadFile,
     Harness,
     ImportRuns,
@@ -46,6 +47,8 @@ from lctui.analysis.harness_import import (
     Progress,
     imported_generation,
     number,
+    unreadable,
+    whole_number,
 )
 from lctui.analysis.ruler_files import (
     DataIndex,
@@ -65,7 +68,7 @@ from lctui.scoring.metrics import ruler_prediction
 from lctui.store.db import Store
 from lctui.store.scorer_versions import HARNESS_BACKEND
 from lctui.tasks.base import UUID_PATTERN
-from lctui.tasks.datasets import json_lines
+from lctui.tasks.bounded_read import json_lines, shown
 
 RULER = Harness("ruler", "RULER", "ruler-results", HARNESS_BACKEND)
 NO_PROMPT = (
@@ -113,7 +116,8 @@ def import_ruler_results(
     """Import every RULER prediction file under `folder` into `store`.
 
     A file or line that cannot be used is named in the summary's `problems` with why;
-    the others are imported. Raises UserInputError when `folder` holds none.
+    the others are imported, all or nothing. Raises UserInputError when
+    `folder` holds none.
     """
     root = Path(folder).resolve()
     if not root.is_dir():
@@ -121,31 +125,36 @@ def import_ruler_results(
             f"{folder} is not a folder; give RULER's benchmark root, a model's folder in it "
             "or a pred folder"
         )
-    folders = [f for f in pred_folders(root) if f.files]
-    if not folders:
+    if length is not None and not 0 < length <= MOST_TOKENS:
+        raise UserInputError(f"--length {length}: give a length from 1 to {MOST_TOKENS:,} tokens")
+    found, refused = pred_folders(root)
+    folders = [f for f in found if f.files]
+    if not folders and not refused:
         raise UserInputError(
             f"{folder} holds no RULER prediction file ({{task}}.jsonl in a pred folder, as "
             "RULER's run.sh writes them: ROOT/MODEL/synthetic/LENGTH/pred/); give that root"
         )
     total = sum(f.files for f in folders)
-    runs = ImportRuns(store, RULER, root)
-    importer = _Importer(runs, root, total, progress)
-    plans = [p for p in (importer.plan(pred, model, length) for pred in folders) if p]
-    for name in sorted({p.model for p in plans}):
-        mine = [p for p in plans if p.model == name]
-        summaries = {p.where: p.scores for p in mine}
-        runs.open(name, mine[0].pred.model or name, {"ruler_summaries": summaries})
-    for plan in plans:
-        importer.folder(plan)
-    return ImportSummary(
-        files=total,
-        imported=importer.imported,
-        examples=importer.examples,
-        added=importer.added,
-        models=tuple(sorted(runs.runs)),
-        problems=tuple(importer.problems),
-        runs=runs.finish(),
-    )
+    with store.import_writes() as writer:
+        runs = ImportRuns(store, writer, RULER, root)
+        importer = _Importer(runs, root, total, progress)
+        importer.problems.extend(refused)
+        plans = [p for p in (importer.plan(pred, model, length) for pred in folders) if p]
+        for name in sorted({p.model for p in plans}):
+            mine = [p for p in plans if p.model == name]
+            summaries = {p.where: p.scores for p in mine}
+            runs.open(name, mine[0].pred.model or name, {"ruler_summaries": summaries})
+        for plan in plans:
+            importer.folder(plan)
+        return ImportSummary(
+            files=total + len(refused),
+            imported=importer.imported,
+            examples=importer.examples,
+            added=importer.added,
+            models=tuple(sorted(runs.runs)),
+            problems=tuple(importer.problems),
+            runs=runs.finish(),
+        )
 
 
 class _Importer:
@@ -200,7 +209,11 @@ class _Importer:
         summary: TaskSummary | None,
     ) -> None:
         data_path = data_file(pred, task.name)
-        data = read_data_index(data_path) if data_path is not None else None
+        try:
+            data = read_data_index(data_path) if data_path is not None else None
+        except OSError as err:
+            self.problems.append(f"{data_path}: not readable ({err.strerror or err}); not used")
+            data = None
         if data is not None:
             self.problems.extend(data.problems)
         seen = _Task()
@@ -209,7 +222,7 @@ class _Importer:
             lines = LineProblems(path)
             read = 0
             try:
-                for line, row in json_lines(path):
+                for line, _, row in json_lines(path):
                     if isinstance(row, str):
                         lines.add(line, row)
                         continue
@@ -223,7 +236,7 @@ class _Importer:
                     position += 1
                     read += 1
             except OSError as err:
-                self.problems.append(f"{path}: not readable ({err})")
+                self.problems.append(unreadable(path, err, midway=read > 0))
             self.problems.extend(lines.report())
             self.imported += read > 0
             self.examples += read
@@ -303,9 +316,10 @@ def _length_of(pred: PredFolder, given: int | None) -> tuple[int, str]:
     for _, paths in pred.tasks:
         for path in paths:
             try:
-                for _, row in json_lines(path):
+                for _, _, row in json_lines(path):
                     value = number(row.get("length")) if not isinstance(row, str) else None
-                    longest = max(longest, int(value or 0))
+                    if value is not None and 0 < value <= MOST_TOKENS:
+                        longest = max(longest, int(value))
             except OSError:
                 continue
     if longest <= 0:
@@ -321,8 +335,9 @@ def _golds(row: Mapping[str, Any]) -> tuple[str, ...]:
     outputs = row.get("outputs", [row.get("output", "")])
     if not isinstance(outputs, list) or not outputs:
         raise BadFile("`outputs` is not a list of answers")
-    if not all(isinstance(o, str) and o.strip() for o in outputs):
-        raise BadFile(f"`outputs` holds an empty or non-text answer: {outputs!r}")
+    for output in outputs:
+        if not isinstance(output, str) or not output.strip():
+            raise BadFile(f"`outputs` holds an empty or non-text answer: {shown(output)}")
     return tuple(outputs)
 
 
@@ -371,7 +386,7 @@ def _example(
         if task.kind == "niah" and spans
         else None
     )
-    ruler_length = int(number(row.get("length")) or 0)
+    ruler_length = whole_number(row.get("length") or 0, "`length`")
     others = row.get("others")
     metadata: dict[str, Any] = {
         "metric": task.metric,

@@ -247,6 +247,7 @@ def cmd_check(args: argparse.Namespace) -> int:
         print(json.dumps(_check_json(source, lengths, report, len(problems)), indent=2))
     else:
         _print_check(source, lengths, report, fmt)
+        # File names and what the tasks say of a file's values: escaped, never acted on.
         for task, error in errors:
             say(f"unusable: {task}: {error}")  # one line each: the data's controls shown
         for problem in problems:

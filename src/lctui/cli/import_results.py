@@ -2,8 +2,9 @@
 original harness wrote, as runs beside lctui's own (analysis/*_import.py).
 
 Every such command prints the files or lines it could not use one per line (unwrapped,
-so that they can be grepped), then what it imported; a large folder reports progress
-on stderr every 20 files.
+so that they can be grepped, control characters of file names escaped), then what it
+imported; a large folder reports progress on stderr every 20 files. An import lands
+whole or not at all (store/importing.py).
 """
 
 from __future__ import annotations
@@ -97,12 +98,18 @@ def _model_option(parser: argparse.ArgumentParser, key: str) -> None:
 
 
 def _positive(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number of tokens") from None
-    if value <= 0:
-        raise argparse.ArgumentTypeError(f"{value} is not a positive number of tokens")
+    from lctui.analysis.harness_import import MOST_TOKENS
+
+    digits = text.strip()
+    if not (digits.isascii() and digits.isdigit() and len(digits) <= 12):
+        raise argparse.ArgumentTypeError(
+            f"{escape_unprintable(text[:40])!r} is not a whole number of tokens"
+        )
+    value = int(digits)
+    if not 0 < value <= MOST_TOKENS:
+        raise argparse.ArgumentTypeError(
+            f"{value} is not a positive number of tokens (at most {MOST_TOKENS:,})"
+        )
     return value
 
 

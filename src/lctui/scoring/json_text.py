@@ -1,70 +1,35 @@
-"""JSON read from model output: bounded in depth, found in prose in linear time, never evaluated.
+"""JSON read from model output: found in prose in linear time, never evaluated.
 
-Model output is adversarial text. Python's decoder recurses once per nesting level,
-so 1,024 `[` raise RecursionError; and trying the decoder at every `{` of a long
-reply costs time quadratic in its length (each failed decode even counts the lines
-before its position for its error message). `loads` refuses nesting deeper than
-MAX_DEPTH before decoding (no answer of any task nests more than a few levels), and
-`find_object` bounds the text it hands to the decoder to a few times the reply's
-length.
+Model output is adversarial text. Decoding is bounded in depth (core/json_bounds.py:
+`loads`, `loads_or_none`, re-exported here for the scorers); trying the decoder at every
+`{` of a long reply costs time quadratic in its length (each failed decode even counts
+the lines before its position for its error message), so `find_object` bounds the text
+it hands to the decoder to a few times the reply's length.
 """
 
 from __future__ import annotations
 
-import json
 import re
-from collections.abc import Callable
-from itertools import accumulate
 from typing import Any
 
-MAX_DEPTH = 64
-# A JSON string, closed or running to the end of the text. It always matches, so a
-# search never fails at a quote and retries at the next one (quadratic on `"\"\"...`).
-_STRING = re.compile(r'"[^"\\]*(?:\\.[^"\\]*)*"?', re.DOTALL)
-_TOKEN = re.compile(_STRING.pattern + r"|[\[\]{}]", re.DOTALL)
-_NOT_BRACKET = re.compile(r"[^\[\]{}]+")
-_STEP = {"[": 1, "{": 1, "]": -1, "}": -1}
+from lctui.core.json_bounds import (
+    BRACKET_STEP,
+    JSON_STRING,
+    MAX_DEPTH,
+    TooDeep,
+    loads,
+    loads_or_none,
+    nesting_within,
+)
+
+__all__ = ["MAX_DEPTH", "TooDeep", "find_object", "loads", "loads_or_none", "nesting_within"]
+
+_TOKEN = re.compile(JSON_STRING.pattern + r"|[\[\]{}]", re.DOTALL)
 # How many times the text's length `find_object` may scan before it only tries
 # objects that start past everything scanned so far.
 _SCAN_FACTOR = 2
 # What can follow the `{` of an object: a key or the closing brace.
 _OBJECT_START = re.compile(r"\{\s*[\"}]")
-
-
-class TooDeep(ValueError):
-    """JSON nested deeper than MAX_DEPTH: no answer, and a risk to the decoder's stack."""
-
-
-def nesting_within(text: str, limit: int = MAX_DEPTH) -> bool:
-    """Whether the decoder, reading `text` from its start, stays within `limit` levels.
-
-    The running count of brackets outside strings bounds the depth the decoder
-    reaches: in the valid prefix it reads, that count is the depth; past it, the
-    decoder has stopped. Linear, and at C speed (no Python loop per character).
-    """
-    if text.count("[") + text.count("{") <= limit:
-        return True
-    brackets = _NOT_BRACKET.sub("", _STRING.sub("", text))
-    return max(accumulate(map(_STEP.__getitem__, brackets)), default=0) <= limit
-
-
-def loads(
-    text: str, *, object_pairs_hook: Callable[[list[tuple[str, Any]]], Any] | None = None
-) -> Any:
-    """json.loads, refusing nesting deeper than MAX_DEPTH with TooDeep (a ValueError)."""
-    if not nesting_within(text):
-        raise TooDeep(f"JSON nested deeper than {MAX_DEPTH} levels")
-    return json.loads(text, object_pairs_hook=object_pairs_hook)
-
-
-def loads_or_none(
-    text: str, *, object_pairs_hook: Callable[[list[tuple[str, Any]]], Any] | None = None
-) -> Any:
-    """`loads`, or None when `text` is not JSON (or nests too deep)."""
-    try:
-        return loads(text, object_pairs_hook=object_pairs_hook)
-    except ValueError:
-        return None
 
 
 def _closing(text: str, start: int) -> tuple[int | None, int]:
@@ -78,7 +43,7 @@ def _closing(text: str, start: int) -> tuple[int | None, int]:
         char = token.group()[0]
         if char == '"':
             continue
-        depth += _STEP[char]
+        depth += BRACKET_STEP[char]
         if depth > MAX_DEPTH:
             return None, token.end()
         if depth <= 0:

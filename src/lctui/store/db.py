@@ -22,6 +22,7 @@ from lctui.core.types import Example, Generation, ModelSpec, Score
 from lctui.store import schema
 from lctui.store.claim import WriterClaim, writer_active
 from lctui.store.closing import ClosesOnExit
+from lctui.store.importing import ImportWriter
 from lctui.store.read import cells as cell_reads
 from lctui.store.read import generations
 from lctui.store.run_status import mark_interrupted_runs
@@ -176,6 +177,24 @@ class Store(ClosesOnExit):
 
     def add_reused(self, run_id: str, gen_keys: Sequence[str]) -> None:
         self.writer.add_reused(run_id, gen_keys)
+
+    @contextlib.contextmanager
+    def import_writes(self) -> Iterator[ImportWriter]:
+        """The writer of one import (store/importing.py): its rows are committed as
+        they go, and all of them taken back when the block raises, so the file holds
+        all of an import or none of it. The store's own writer is flushed first."""
+        if self.read_only:
+            raise StoreError(f"{self.where} is open read-only; nothing can be written to it")
+        self.flush(force=True)
+        writer = ImportWriter(self._writer_connection, where=self.where)
+        try:
+            yield writer
+            writer.close()
+        except BaseException:
+            # The import's own error says more; a failed undo marks its runs failed.
+            with contextlib.suppress(StoreError):
+                writer.undo()
+            raise
 
     def flush(self, force: bool = False) -> int:
         """Write what the writer buffers; the number of rows written."""

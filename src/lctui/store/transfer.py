@@ -21,6 +21,7 @@ from lctui.store.db import Store
 from lctui.store.derived import HASH_COLUMNS, refresh_derived
 from lctui.store.result_cells import WAITING_FOR_EXAMPLE, cells_kept
 from lctui.store.scorer_versions import unversion_foreign_rows
+from lctui.store.writer import said
 
 TABLES = ("models", "runs", "examples", "generations", "scores", "rubric_points", "run_reused")
 # Written by an lctui with the table; a folder from before it lacks the file, and its
@@ -96,9 +97,12 @@ def _import(con: duckdb.DuckDBPyConnection, source: Path) -> int:
         with cells_kept(con, keys):
             _insert_new_rows(con, source)
         con.commit()
-    except duckdb.Error as exc:
-        con.rollback()
-        raise StoreError(f"cannot import {source}: {exc}") from None
+    except BaseException as exc:  # an interrupt too: nothing of the folder stays
+        with contextlib.suppress(duckdb.Error):
+            con.rollback()
+        if isinstance(exc, duckdb.Error):
+            raise StoreError(f"cannot import {source}: {said(exc)}") from None
+        raise
     return _count(con) - before
 
 

@@ -25,6 +25,7 @@ import pyarrow as pa
 
 from lctui import __version__
 from lctui.core.errors import StoreError
+from lctui.core.text import escape_unprintable, shorten
 from lctui.core.types import Example, Generation, ModelSpec, Score
 from lctui.store import rows
 from lctui.store.closing import ClosesOnExit
@@ -45,6 +46,12 @@ _IDEMPOTENT = frozenset({"models", "examples"})
 # Durability comes from the age-based flush, so a larger batch loses nothing.
 DEFAULT_MAX_ROWS = 4096
 _OUTPUT = rows.SCHEMAS["generations"].names.index("output")
+
+
+def said(err: BaseException) -> str:
+    """What a database error says, for a message: its first line (DuckDB adds the SQL it
+    was running), control characters escaped (it may quote a value from a file)."""
+    return escape_unprintable(shorten(str(err).split("\n", 1)[0], 300)) or type(err).__name__
 
 
 def _utc(epoch_s: float) -> dt.datetime:
@@ -411,7 +418,7 @@ class StoreWriter(ClosesOnExit):
         except (duckdb.Error, pa.ArrowException, ValueError, TypeError, OverflowError) as err:
             raise StoreError(
                 f"could not write {n} rows to {self._where}, so none of them was written "
-                f"(they stay buffered): {err}"
+                f"(they stay buffered): {said(err)}"
             ) from err
         finally:
             # Outside the transaction: an aborted one would refuse this and hide the error.
@@ -483,4 +490,4 @@ class StoreWriter(ClosesOnExit):
             with self._connection() as con:
                 con.execute(sql, params)
         except duckdb.Error as err:
-            raise StoreError(f"could not write to {self._where}: {err}") from err
+            raise StoreError(f"could not write to {self._where}: {said(err)}") from err

@@ -20,22 +20,23 @@ is read from the hub at that revision (the standard cache offline).
 names no `--data`.
 
 Files are JSON lines, JSON (a list of objects, or an object holding one under `data`)
-or Parquet (`read_records` picks by suffix). A line or row that is not an object is
-reported with its file and line (Parquet: row) number and skipped, so one bad line
-never loses the other examples. Loaded files are kept per path and modification time,
-so every example of a run reads them once.
+or Parquet (`read_records` picks by suffix), read through tasks/bounded_read.py (bounded
+line lengths, values and nesting; a JSON document streamed item by item). A line or row
+that is not an object is reported with its file and line (Parquet: row) number and
+skipped, so one bad line never loses the other examples. Loaded files are kept per path
+and modification time, so every example of a run reads them once.
 """
 
 from __future__ import annotations
 
-import json
 import threading
-from collections.abc import Iterator, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from lctui.core.errors import UserInputError
+from lctui.tasks.bounded_read import FileProblem, JsonDocument, error_text, json_lines
 
 HUB_SCHEME = "hf://"
 HUB_PREFIX = "hub/"  # release paths of files that live in their own hub repository
@@ -227,26 +228,37 @@ def _objects(path: Path, items: list[Any], numbers: list[int], what: str) -> Jso
 
 
 def _read_json(path: Path) -> JsonLines:
+    document = JsonDocument(path, "data")
+    items: list[Any] = []
+    numbers: list[int] = []
+    problems: list[DataProblem] = []
     try:
-        data = json.loads(path.read_bytes())
-    except (ValueError, UnicodeDecodeError) as err:
-        return JsonLines(str(path), (), (), (DataProblem(str(path), 1, f"not valid JSON ({err})"),))
-    if isinstance(data, dict) and isinstance(data.get("data"), list):
-        data = data["data"]
-    if not isinstance(data, list):
+        # The number of an item is its position in the list (1-based): a JSON file's
+        # lines say little (it may be one line).
+        for key, value in document:
+            if isinstance(key, int):
+                items.append(value)
+                numbers.append(key)
+    except FileProblem as err:
+        problems.append(DataProblem(str(path), err.line, err.why))
+    except OSError as err:
+        problems.append(DataProblem(str(path), 1, f"not readable ({err.strerror or err})"))
+    if not document.listed and not problems:
         reason = "neither a list of objects nor an object with a 'data' list"
-        return JsonLines(str(path), (), (), (DataProblem(str(path), 1, reason),))
-    # The number of an item is its position in the list (1-based): a JSON file has no lines.
-    return _objects(path, data, list(range(1, len(data) + 1)), "item")
+        problems.append(DataProblem(str(path), 1, reason))
+    loaded = _objects(path, items, numbers, "item")
+    return JsonLines(loaded.path, loaded.rows, loaded.lines, (*loaded.problems, *problems))
 
 
 def _read_parquet(path: Path) -> JsonLines:
+    import pyarrow as pa
     import pyarrow.parquet as pq
 
     try:
         items = pq.read_table(path).to_pylist()
-    except (OSError, ValueError) as err:
-        return JsonLines(str(path), (), (), (DataProblem(str(path), 1, f"not Parquet ({err})"),))
+    except (OSError, ValueError, pa.ArrowException) as err:
+        why = f"not Parquet ({error_text(err)})"
+        return JsonLines(str(path), (), (), (DataProblem(str(path), 1, why),))
     return _objects(path, items, list(range(1, len(items) + 1)), "row")
 
 
@@ -254,26 +266,14 @@ def _read_lines(path: Path) -> JsonLines:
     rows: list[Mapping[str, Any]] = []
     lines: list[int] = []
     problems: list[DataProblem] = []
-    for number, row in json_lines(path):
-        if isinstance(row, str):
-            problems.append(DataProblem(str(path), number, row))
-        else:
-            rows.append(row)
-            lines.append(number)
+    try:
+        for number, _, row in json_lines(path):
+            if isinstance(row, str):
+                problems.append(DataProblem(str(path), number, row))
+            else:
+                rows.append(row)
+                lines.append(number)
+    except OSError as err:
+        why = f"not readable ({err.strerror or err})"
+        problems.append(DataProblem(str(path), len(lines) + len(problems) + 1, why))
     return JsonLines(str(path), tuple(rows), tuple(lines), tuple(problems))
-
-
-def json_lines(path: Path) -> Iterator[tuple[int, Mapping[str, Any] | str]]:
-    """Each non-blank line of a JSON-lines file, read one at a time (a harness's
-    prediction files of 128K-token prompts run to gigabytes): (line number, the object),
-    or (line number, why it is none). OSError when the file cannot be opened."""
-    with path.open("rb") as handle:
-        for number, raw in enumerate(handle, start=1):
-            if not raw.strip():
-                continue
-            try:
-                row = json.loads(raw)
-            except (ValueError, UnicodeDecodeError) as err:
-                yield number, f"not valid JSON ({err})"
-                continue
-            yield number, row if isinstance(row, dict) else "not a JSON object"

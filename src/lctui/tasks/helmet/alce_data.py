@@ -17,7 +17,6 @@ Facts from HELMET (princeton-nlp/HELMET 4526dfb, data.py `load_alce`, configs/ci
 from __future__ import annotations
 
 import functools
-import json
 import random
 import threading
 from collections.abc import Mapping, Sequence
@@ -25,6 +24,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from lctui.tasks.bounded_read import FileProblem, JsonDocument
 from lctui.tasks.datasets import DataProblem, JsonLines
 
 DEMO_SEED = 42  # HELMET's --seed default, which its ALCE demo draws use
@@ -157,16 +157,19 @@ def _read_demos(
     name: str, mtime_ns: int, size: int
 ) -> tuple[tuple[Demo, ...], tuple[DataProblem, ...]]:
     path = Path(name)
+    document = JsonDocument(path, "demos")
+    entries: list[tuple[int, Any]] = []
     try:
-        data = json.loads(path.read_bytes())
-    except (OSError, ValueError, UnicodeDecodeError) as err:
-        return (), (DataProblem(str(path), 1, f"not valid JSON ({err})"),)
-    entries = data.get("demos") if isinstance(data, Mapping) else None
-    if not isinstance(entries, list):
+        entries = [(key, value) for key, value in document if isinstance(key, int)]
+    except FileProblem as err:
+        return (), (DataProblem(str(path), err.line, err.why),)
+    except OSError as err:
+        return (), (DataProblem(str(path), 1, f"not readable ({err.strerror or err})"),)
+    if not document.listed:
         return (), (DataProblem(str(path), 1, "not an object with a 'demos' list"),)
     demos: list[Demo] = []
     problems: list[DataProblem] = []
-    for number, entry in enumerate(entries, 1):
+    for number, entry in entries:
         question = entry.get("question") if isinstance(entry, Mapping) else None
         answer = entry.get("answer") if isinstance(entry, Mapping) else None
         docs = _docs(entry.get("docs")) if isinstance(entry, Mapping) else None

@@ -28,7 +28,6 @@ schema metadata (the `datasets` features written with them).
 from __future__ import annotations
 
 import hashlib
-import json
 import math
 import random
 import threading
@@ -37,6 +36,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TypeVar
 
+from lctui.core.json_bounds import loads
 from lctui.tasks.datasets import HUB_CACHE_ONLY, DataProblem, DataSource, hub_path, read_records
 from lctui.tasks.helmet.kilt import shuffled
 
@@ -91,14 +91,16 @@ def label_names(path: Path, field: str) -> tuple[str, ...] | None:
     """The class names of `field` that `datasets` wrote into a Parquet file's schema."""
     if path.suffix.lower() != ".parquet":
         return None
+    import pyarrow as pa
     import pyarrow.parquet as pq
 
     try:
         meta = (pq.read_schema(path).metadata or {}).get(b"huggingface")
-        features = json.loads(meta)["info"]["features"] if meta else {}
-    except (OSError, ValueError, KeyError, TypeError):
+        features = loads(meta.decode("utf-8"))["info"]["features"] if meta else {}
+    except (OSError, ValueError, KeyError, TypeError, pa.ArrowException):
         return None
-    names = features.get(field, {}).get("names") if isinstance(features, dict) else None
+    described = features.get(field) if isinstance(features, dict) else None
+    names = described.get("names") if isinstance(described, dict) else None
     if isinstance(names, list) and all(isinstance(n, str) for n in names):
         return tuple(names)
     return None

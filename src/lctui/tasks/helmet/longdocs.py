@@ -28,6 +28,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
+from lctui.tasks.bounded_read import error_text
 from lctui.tasks.datasets import DataProblem, read_records
 
 NARRATIVEQA_REPO = "hub/deepmind/narrativeqa"
@@ -146,6 +147,7 @@ def read_narrativeqa(files: Sequence[tuple[str, Path]], with_documents: bool) ->
 def _parquet_rows(
     path: Path, columns: list[str], problems: list[DataProblem]
 ) -> list[tuple[int, Mapping[str, Any]]]:
+    import pyarrow as pa
     import pyarrow.parquet as pq
 
     found: list[tuple[int, Mapping[str, Any]]] = []
@@ -156,8 +158,9 @@ def _parquet_rows(
             for raw in batch.to_pylist():
                 number += 1
                 found.append((number, raw))
-    except (OSError, ValueError, KeyError) as err:
-        problems.append(DataProblem(str(path), 1, f"not a NarrativeQA Parquet file ({err})"))
+    except (OSError, ValueError, KeyError, pa.ArrowException) as err:
+        why = f"not a NarrativeQA Parquet file ({error_text(err)})"
+        problems.append(DataProblem(str(path), 1, why))
     return found
 
 

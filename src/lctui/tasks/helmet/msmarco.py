@@ -22,6 +22,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from lctui.tasks.bounded_read import shown
 from lctui.tasks.datasets import DataProblem, JsonLines
 
 
@@ -60,14 +61,14 @@ def _passage(raw: Any, titled: bool) -> RankedPassage | str:
     doc, text, label = raw.get("id"), raw.get("text"), raw.get("label")
     if isinstance(doc, bool) or not isinstance(doc, (int, str)) or not str(doc).isdigit():
         # Rankings are read as runs of whole numbers (HELMET's parser and ours).
-        return f"passage id {doc!r} is not a whole number"
+        return f"passage id {shown(doc)} is not a whole number"
     if not isinstance(text, str):
-        return f"passage {doc} has no 'text' string"
+        return f"passage {shown(doc)} has no 'text' string"
     if isinstance(label, bool) or not isinstance(label, int):
-        return f"passage {doc} has no integer 'label'"
+        return f"passage {shown(doc)} has no integer 'label'"
     title = raw.get("title")
-    shown = (title if isinstance(title, str) else "") if titled else None
-    return RankedPassage(str(doc), text, label, shown)
+    heading = (title if isinstance(title, str) else "") if titled else None
+    return RankedPassage(str(doc), text, label, heading)
 
 
 _PARSED: dict[int, tuple[JsonLines, tuple[tuple[RerankRow, ...], tuple[DataProblem, ...]]]] = {}

@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from lctui.tasks.bounded_read import shown
 from lctui.tasks.datasets import DataProblem, hub_path, read_records
 
 HUB_REPO = "THUDM/LongBench-v2"
@@ -84,11 +85,11 @@ def parse_row(item: Mapping[str, Any]) -> LongBenchRow | str:
         return "choice_A to choice_D must all be text"
     answer, difficulty, bucket = item.get("answer"), item.get("difficulty"), item.get("length")
     if answer not in LETTERS:
-        return f"answer {answer!r} is not one of A, B, C, D"
+        return f"answer {shown(answer)} is not one of A, B, C, D"
     if difficulty not in DIFFICULTIES:
-        return f"difficulty {difficulty!r} is not easy or hard"
+        return f"difficulty {shown(difficulty)} is not easy or hard"
     if bucket not in BUCKETS:
-        return f"length {bucket!r} is not short, medium or long"
+        return f"length {shown(bucket)} is not short, medium or long"
     if not str(item["context"]).strip():
         return "the context is empty"
     return LongBenchRow(
@@ -126,7 +127,7 @@ def read_longbench(path: Path) -> LongBenchSet:
         if isinstance(parsed, str):
             problems.append(DataProblem(records.path, line, parsed))
         elif parsed.id in seen:
-            problems.append(DataProblem(records.path, line, f"_id {parsed.id!r} repeats"))
+            problems.append(DataProblem(records.path, line, f"_id {shown(parsed.id)} repeats"))
         else:
             seen.add(parsed.id)
             rows.append(LongBenchRow(**{**parsed.__dict__, "line": line}))
