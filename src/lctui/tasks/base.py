@@ -252,7 +252,8 @@ class Task(ABC):
         return 1
 
     def _identity(self, length: int, seed: int, index: int, tokenizer: str) -> tuple[object, ...]:
-        identity = (self.name, self.params, length, seed, index, tokenizer, TEMPLATE_ALLOWANCE)
+        identity: tuple[object, ...] = (self.name, self.params, length, seed, index)
+        identity = (*identity, tokenizer, TEMPLATE_ALLOWANCE)
         # Ids of examples built before the prose or the build was versioned stay as they were.
         if self.reads_prose():
             identity = (*identity, "prose", PROSE_VERSION)
