@@ -184,7 +184,7 @@ async def test_opens_with_title_output_and_rubric(make_app: MakeApp, results_db:
     async with app.run_test(size=(80, 24)) as pilot:
         screen = await open_inspector(pilot, gid)
         view = screen.query_one(PromptView)
-        assert view.border_title == "Prompt (1,953 tokens, needle at 28 %)"
+        assert view.border_title == "Prompt (1,945 tokens, needle at 3 %)"
         assert view.text == screen.record.prompt if screen.record else False
         assert prompt_lines(view)[0].startswith("First, a solved example.")
         header = str(screen.query_one("#inspector-header", Static).content)
