@@ -6,13 +6,15 @@ builds (task arguments from synthetic.yaml, the `base` model template plus the t
 template and answer prefix, tokens to generate from its constants), counting with
 tiktoken o200k_base (`--tokenizer_type openai`), and records the structure of every
 example: needle counts and token depths, answer prefix fields, demonstration sizes,
-word counts and shares, budget use. No text of the examples is stored.
+word counts and shares, budget use, whether a filler or needle unit is cut (RULER
+inserts them whole) and how often each of cwe's other words occurs. No text of the
+examples is stored.
 
     PYTHONPATH=src python scripts/parity/ruler_structure.py --ruler PATH/TO/RULER \
-        --python PATH/TO/venv/bin/python [--commit HASH] [--n 20]
+        --python PATH/TO/venv/bin/python [--commit HASH] [--n 20] [--n-other 8] [--n-long 10]
 
 The snapshot's Python needs RULER's generator dependencies (tiktoken, nltk, wonderwords,
-numpy, scipy, pyyaml, tqdm). Offline stand-ins, recorded in the header's notes: the
+numpy, scipy, pyyaml, tqdm, tenacity). Offline stand-ins, recorded in the header's notes: the
 essay haystack (Paul Graham's essays, downloaded by the original) is State of the Union
 prose from lctui's corpus; nltk's pretrained punkt model is an untrained
 PunktSentenceTokenizer (same algorithm); RULER's english_words.json (only read beyond
@@ -40,11 +42,15 @@ from ruler_common import (
 from lctui.tasks.corpora import sotu_speeches
 
 # (task, length, examples): every task at 4K and 8K, cwe's short regime at 2K. Needle
-# tasks get more examples: their depth spread is compared as a distribution.
+# tasks get more examples: their depth spread is compared as a distribution. At 16K the
+# tasks whose units lctui once cut to fill the budget: the filler and distractor
+# haystacks' last sentence, cwe's last word.
 JOBS = [
     *[(task, length, "needle") for length in (4096, 8192) for task in NIAH],
     *[(task, length, "other") for length in (4096, 8192) for task in ("vt", "cwe", "fwe")],
     ("cwe", 2048, "other"),
+    *[(task, 16384, "long") for task in ("niah_single_1", "niah_multikey_2", "niah_multikey_3")],
+    ("cwe", 16384, "long"),
 ]
 ESSAY_SPEECHES = 40  # the last 40 addresses: about 200K words, enough for 8K
 
@@ -110,6 +116,20 @@ GROUPS = {"type_needle_v": r"(?P<kind>\w+)", "key": r"(?P<key>.+?)", "value": r"
 NEEDLE = re.compile("".join(re.escape(p) if i % 2 == 0 else GROUPS[p]
                             for i, p in enumerate(needle_parts)))
 
+def module_strings(path, name):
+    # Every string assigned to `name`, in any branch of the module.
+    found = set()
+    for node in ast.walk(ast.parse(path.read_text())):
+        if (isinstance(node, ast.Assign) and isinstance(node.value, ast.Constant)
+                and isinstance(node.value.value, str)
+                and any(getattr(t, "id", "") == name for t in node.targets)):
+            found.add(node.value.value)
+    return found
+
+# The noise haystacks' filler paragraphs, as the generators define them.
+FILLERS = set().union(*(module_strings(scripts / "data" / "synthetic" / f"{m}.py", "haystack")
+                        for m in ("niah", "variable_tracking")))
+
 def run(task, length, n, seed):
     config = dict(CONFIGS[task])
     config.update(TASKS[config["task"]])
@@ -161,6 +181,10 @@ def niah(row, config):
     prefix = row["answer_prefix"]
     haystack = config["args"]["type_haystack"]
     lines = context.count("\n") + 1 if haystack != "essay" else None
+    # Lines of a filler or needle haystack that are neither a whole filler paragraph nor a
+    # whole needle (the essay is cut at a word by design: None).
+    partial = None if haystack == "essay" else sum(
+        1 for line in context.split("\n") if line not in FILLERS and not NEEDLE.fullmatch(line))
     return {
         "needles": len(found),
         "asked_needles": len(asked),
@@ -168,6 +192,7 @@ def niah(row, config):
         "gold_depths": [depth(context, pos) for pos, _ in asked],
         "haystack": haystack,
         "context_lines": lines,
+        "partial_units": partial,
         "prefix_keys_named": sum(key in prefix for key in keys),
         "prefix_names_kind": kind[:-1] in prefix,
     }
@@ -181,6 +206,11 @@ def vt(row, config):
     context = context_of(main, config["template"])
     values = sorted(set(re.findall(r"\b\d{5}\b", context)))
     prefix = row["answer_prefix"]
+    # Lines that are part of a filler paragraph, not all of it (the rest are whole
+    # paragraphs and the chains' assignments).
+    partial = sum(1 for line in context.split("\n")
+                  if line.strip() and line not in FILLERS
+                  and any(f.startswith(line.strip()) for f in FILLERS))
     return {
         "demo_tokens": tokens(demo),
         "demo_name_lengths": sorted({len(n) for n in demo_names}),
@@ -188,6 +218,7 @@ def vt(row, config):
         "name_lengths": sorted({len(n) for n in row["outputs"]}),
         "golds": len(row["outputs"]),
         "chain_values": len(values),
+        "partial_units": partial,
         "prefix_names_value": bool(values) and values[0] in prefix,
         "prefix_names_count": str(len(row["outputs"])) in prefix,
     }
@@ -207,12 +238,15 @@ def cwe(row, config):
     blocks = [text[a:b] for a, b in zip(starts, starts[1:])]
     demos, main = blocks[:-1], blocks[-1]
     main_words = word_list(main, config["template"])
+    counts = collections.Counter(main_words)
+    others = {n for word, n in counts.items() if word not in row["outputs"]}
     return {
         "demo_tokens": [tokens(b) for b in demos],
         "demo_entries": [len(word_list(b, config["template"])) for b in demos],
         "demo_histograms": [histogram(word_list(b, config["template"])) for b in demos],
         "entries": len(main_words),
         "histogram": histogram(main_words),
+        "other_counts": sorted(others),
         "golds": len(row["outputs"]),
         "prefix_names_count": str(config["args"]["num_cw"]) in row["answer_prefix"],
     }
@@ -252,12 +286,14 @@ def main() -> None:
         __doc__ or "", "ruler_structure.jsonl", "examples per needle task and length", 20
     )
     parser.add_argument("--n-other", type=int, default=8, help="examples per vt/cwe/fwe cell")
+    parser.add_argument("--n-long", type=int, default=10, help="examples per 16K cell")
     args = parser.parse_args()
     check_snapshot(args.ruler)
     commit = snapshot_commit(args.ruler, args.commit)
     speeches = sotu_speeches()[-ESSAY_SPEECHES:]
     essay = " ".join(sentence for _, sentences in speeches for sentence in sentences)
-    jobs = [(t, n, args.n if kind == "needle" else args.n_other, args.seed) for t, n, kind in JOBS]
+    counts = {"needle": args.n, "other": args.n_other, "long": args.n_long}
+    jobs = [(t, n, counts[kind], args.seed) for t, n, kind in JOBS]
     with tempfile.TemporaryDirectory() as tmp:
         folder = Path(tmp)
         (folder / "shim").mkdir()
@@ -284,7 +320,9 @@ def main() -> None:
         f"--random_seed {args.seed}); essay haystack: State of the Union prose (the last "
         f"{ESSAY_SPEECHES} addresses, lctui's corpus) instead of Paul Graham's essays; "
         "sentences split by an untrained nltk Punkt tokenizer; depths are token depths of "
-        "the asked needles in the context (0..1)."
+        "the asked needles in the context (0..1); partial_units: lines of a filler or needle "
+        "haystack that are no whole filler paragraph or needle (vt: part of a filler "
+        "paragraph); other_counts: how often cwe's other words occur."
     )
     path = write_fixture("ruler_structure", commit, notes, rows, args.out)
     print(f"{path}: {len(rows)} examples")

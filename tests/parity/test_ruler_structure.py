@@ -1,7 +1,8 @@
 """lctui's RULER examples have the structure of RULER's own (tests/parity/ruler_structure.jsonl).
 
 The fixture records examples RULER's own generators made (scripts/parity/ruler_structure.py):
-counts, depths, demonstration sizes, word counts, answer prefix fields and budget use.
+counts, depths, demonstration sizes, word counts, answer prefix fields, budget use, cut
+filler or needle units (none: RULER inserts them whole) and cwe's other words' counts.
 lctui's examples of the same task and length (o200k_base, seed 0, as many as the
 fixture has) are compared with them: counts exactly; sizes, shares and the spread of
 depths within the stated tolerances (our wording and filler differ in length).
@@ -19,6 +20,7 @@ import pytest
 from scipy.stats import ks_2samp
 
 from helpers.parity_fixtures import load_fixture
+from helpers.whole_units import cwe_entries, other_counts, partial_text, unit_allowance
 from lctui.core.types import Example
 from lctui.tasks import get_task
 from lctui.tasks.aggregation import NOISE_TOKEN, zipf_counts
@@ -54,12 +56,14 @@ def near(ours: float, theirs: float, tolerance: float = SIZE_TOLERANCE) -> bool:
     return abs(ours - theirs) <= tolerance * theirs
 
 
-def test_the_fixture_covers_every_task_at_2k_4k_and_8k() -> None:
+def test_the_fixture_covers_every_task_at_2k_4k_and_8k_and_whole_units_at_16k() -> None:
     assert FIXTURE.repository == "NVIDIA/RULER"
     tasks = {task for task, _ in CELLS}
     assert len(tasks) == 11
-    assert {length for _, length in CELLS} == {2048, 4096, 8192}
+    assert {length for _, length in CELLS} == {2048, 4096, 8192, 16384}
     assert ("cwe", 2048) in CELLS
+    at_16k = {task for task, length in CELLS if length == 16384}
+    assert at_16k == {"niah_single_1", *NEEDLE_HAYSTACKS, "cwe"}
 
 
 @pytest.mark.parametrize("cell", sorted(CELLS), ids=lambda c: f"{c[0]}@{c[1]}")
@@ -67,10 +71,12 @@ def test_budget_use_and_answer_tokens(cell: tuple[str, int]) -> None:
     task, length = cell
     rows = CELLS[cell]
     assert all(row["budget_tokens"] <= length for row in rows)  # RULER stays within too
-    tolerance = Budget(length, 0).tolerance
+    tokenizer = reference_tokenizer("o200k_base")
     for example in examples(task, length):
         assert example.max_new_tokens == the(row["max_new_tokens"] for row in rows)
         used = example.prompt_tokens + example.max_new_tokens
+        # Whole units (sentences, cwe's words) land up to one unit further under.
+        tolerance = Budget(length, 0).tolerance + unit_allowance(example, tokenizer)
         assert length - tolerance <= used <= length
         # Never less of the length than the original's fullest example leaves unused.
         assert used >= min(row["budget_tokens"] for row in rows) - tolerance
@@ -98,6 +104,9 @@ def test_needle_counts_and_answer_prefix(cell: tuple[str, int]) -> None:
         noun = "ID" if example.params["value_kind"] == "uuid" else "number"
         assert f"secret {noun}" in example.answer_prefix
         assert example.answer_prefix.endswith("is:") == (len(example.gold) == 1)
+        # RULER inserts filler and needles whole (essays: None, cut at a word).
+        if the(row["partial_units"] for row in rows) == 0:
+            assert partial_text(example.context) == "", example.context[-120:]
         if cell[0] in NEEDLE_HAYSTACKS:
             theirs = statistics.mean(row["needles"] for row in rows)
             assert near(_needles(example), theirs), (_needles(example), theirs)
@@ -138,27 +147,25 @@ def test_vt_demonstration_and_prefix(length: int) -> None:
         assert example.metadata["value"] in example.answer_prefix
         assert the(row["prefix_names_count"] for row in rows)
         assert f" {len(example.gold)} variables" in example.answer_prefix
-
-
-def _entries(listing: str) -> list[str]:
-    return re.split(r"(?:^| )\d+\. ", listing)[1:]
+        assert the(row["partial_units"] for row in rows) == 0
+        assert partial_text(example.context) == "", example.context[-120:]
 
 
 def _histogram(words: list[str]) -> dict[str, int]:
     return {str(k): v for k, v in sorted(Counter(Counter(words).values()).items())}
 
 
-@pytest.mark.parametrize("length", [2048, 4096, 8192])
+@pytest.mark.parametrize("length", [2048, 4096, 8192, 16384])
 def test_cwe_regime_demonstration_and_counts(length: int) -> None:
     rows = CELLS["cwe", length]
     demo_tokens = statistics.mean(t for row in rows for t in row["demo_tokens"])
     ours = [e.metadata["demo_tokens"] for e in examples("cwe", length)]
     assert near(statistics.mean(ours), demo_tokens), (ours, demo_tokens)
     for example in examples("cwe", length):
-        demo = _entries(example.preamble.split("\n\n")[2])
+        demo = cwe_entries(example.preamble.split("\n\n")[2])
         assert [len(demo)] == the(row["demo_entries"] for row in rows)
         assert [_histogram(demo)] == the(row["demo_histograms"] for row in rows)
-        words = _entries(example.context)
+        words = cwe_entries(example.context)
         counts = Counter(words)
         histogram = _histogram(words)
         theirs = rows[0]["histogram"]  # {others' count: words, commons' count: 10}
@@ -166,7 +173,11 @@ def test_cwe_regime_demonstration_and_counts(length: int) -> None:
         other = next(k for k in theirs if k != common)
         assert {counts[g] for g in example.gold} == {int(common)}
         assert histogram[other] >= 0.9 * statistics.mean(r["histogram"][other] for r in rows)
-        assert set(histogram) <= {common, other, *map(str, range(1, int(other)))}
+        # Every other word as often as RULER's, none cut short to fill the length.
+        assert sorted(set(other_counts(example).values())) == the(
+            row["other_counts"] for row in rows
+        )
+        assert set(histogram) == set(theirs)
         assert near(len(words), statistics.mean(row["entries"] for row in rows))
         assert the(row["prefix_names_count"] for row in rows)
         assert f" {len(example.gold)} words" in example.answer_prefix

@@ -52,6 +52,25 @@ def test_fit_is_within_tolerance_and_never_over(skew: float) -> None:
     assert fitted.verifications <= 4
 
 
+def test_whole_units_without_a_tail_land_within_one_unit_and_the_tolerance() -> None:
+    """Units of 30 tokens and no tail to fill the gap (RULER's whole distractor
+    sentences): the closest whole count is taken, never refused for the gap."""
+    tokenizer = SkewedTokenizerFake(0.0)
+    unit = " ".join(["w"] * 30)
+    budget = Budget(length=1_000, reserve=0)  # tolerance 8: under any 30-token unit
+
+    def build(n: int, tail: str) -> str:
+        return " ".join([unit] * n)
+
+    fitted = fit_to_budget(build, prefix_sums([30] * 100), 5, budget, tokenizer)
+    assert fitted.units == 33 and fitted.tokens == 990 and fitted.tail == ""
+    # With a tail to fill the gap the tolerance stays the bound.
+    with pytest.raises(UserInputError, match="could only build"):
+        fit_to_budget(
+            build, prefix_sums([30] * 100), 5, budget, tokenizer, tail=lambda n, r: ("", 0)
+        )
+
+
 def test_fixed_parts_larger_than_the_budget_are_refused() -> None:
     with pytest.raises(UserInputError, match="too short"):
         fit_to_budget(lambda n, t: "", [0, 1], 5_000, Budget(1_000, 10), SkewedTokenizerFake(0))

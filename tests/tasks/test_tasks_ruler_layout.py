@@ -10,6 +10,7 @@ from collections import Counter
 
 import pytest
 
+from helpers.whole_units import cwe_entries, other_counts, partial_text, sentences
 from lctui.tasks import get_task
 from lctui.tasks.aggregation import NOISE_TOKEN, zipf_counts
 from lctui.tasks.budget import TEMPLATE_ALLOWANCE
@@ -27,6 +28,9 @@ NIAH = [
     "niah_multiquery",
 ]
 PREFIXED = [*NIAH, "vt", "cwe", "fwe"]
+# Tasks whose haystack RULER builds of whole sentences (filler, distractor needles).
+SENTENCE_HAYSTACKS = ["niah_single_1", "niah_multikey_2", "niah_multikey_3", "vt"]
+WHOLE_LENGTHS = (1024, 2048, 4096, 8192, 16384)
 
 
 def test_the_depth_grid_is_rulers_forty_even_steps() -> None:
@@ -160,3 +164,65 @@ def test_fwe_counts_follow_rulers_zipf_floors_after_the_filler(o200k: TiktokenTo
     assert [counts[g] for g in example.gold] == expected[1:4]
     assert example.answer_prefix == "Answer: the three most frequent words of the text are"
     assert example.max_new_tokens == 50
+
+
+@pytest.mark.parametrize("length", WHOLE_LENGTHS)
+@pytest.mark.parametrize("name", SENTENCE_HAYSTACKS)
+def test_filler_and_distractor_haystacks_hold_whole_sentences_only(
+    name: str, length: int, o200k: TiktokenTokenizer
+) -> None:
+    """RULER inserts whole filler and distractor sentences; lctui cut the last one to fill
+    the budget (`... The secret number tied to "rapid-cutover" is 266`)."""
+    for index in range(8):
+        example = get_task(name).generate(length, 0, index, o200k)
+        assert partial_text(example.context) == "", (index, example.context[-120:])
+        assert len(sentences(example.context)) >= 10  # the haystack is there, and whole
+
+
+@pytest.mark.parametrize("length", [2048, *WHOLE_LENGTHS[2:]])
+def test_each_other_cwe_word_occurs_exactly_rare_freq_times(
+    length: int, o200k: TiktokenTokenizer
+) -> None:
+    """RULER repeats every other word exactly freq_ucw times; lctui's last one could
+    occur once or twice, cut to fill the budget."""
+    for index in range(8):
+        example = get_task("cwe").generate(length, 0, index, o200k)
+        rare, common = int(example.params["rare_freq"]), int(example.params["common_freq"])
+        assert rare == (1 if length < 4096 else 3)
+        counts = other_counts(example)
+        assert set(counts.values()) == {rare}, (index, Counter(counts.values()))
+        main = Counter(cwe_entries(example.context))
+        assert {main[g] for g in example.gold} == {common}
+
+
+def test_cwe_other_words_are_whole_at_any_rare_freq(o200k: TiktokenTokenizer) -> None:
+    task = get_task("cwe").with_params({"rare_freq": 5})
+    for index in range(4):
+        example = task.generate(8192, 0, index, o200k)
+        assert set(other_counts(example).values()) == {5}
+
+
+# Ids given before the examples named their build version (seed 0, index 0, o200k_base).
+_EARLIER_IDS = {
+    ("niah_single_1", 4096): "229cfd3cd0f5e0fb",
+    ("niah_multikey_2", 16384): "e96843ca824bd16a",
+    ("niah_multikey_3", 4096): "a93844b4e6f0e540",
+    ("vt", 4096): "b7708268a3f4df40",
+    ("cwe", 4096): "ceacc1866828fe83",
+    ("cwe", 2048): "09f8bb1f23bda069",
+    ("niah_single_2", 4096): "ae4dcc8b55d06cfc",
+    ("niah_multikey_1", 4096): "2da1775c32d0b0de",
+    ("fwe", 4096): "9838bbcef979d9c5",
+}
+# Examples whose text changed when their units became whole (cwe's short list, x1,
+# was whole already).
+_REBUILT = {"niah_single_1", "niah_multikey_2", "niah_multikey_3", "vt", ("cwe", 4096)}
+
+
+@pytest.mark.parametrize("cell", sorted(_EARLIER_IDS), ids=lambda c: f"{c[0]}@{c[1]}")
+def test_rebuilt_examples_get_new_ids_and_the_others_keep_theirs(cell: tuple[str, int]) -> None:
+    """Text built whole is never stored or paired under the id of the text cut before."""
+    name, length = cell
+    now = get_task(name).example_id(length, 0, 0, "o200k_base")
+    rebuilt = name in _REBUILT or cell in _REBUILT
+    assert (now != _EARLIER_IDS[cell]) == rebuilt

@@ -184,7 +184,7 @@ async def test_opens_with_title_output_and_rubric(make_app: MakeApp, results_db:
     async with app.run_test(size=(80, 24)) as pilot:
         screen = await open_inspector(pilot, gid)
         view = screen.query_one(PromptView)
-        assert view.border_title == "Prompt (1,953 tokens, needle at 28 %)"
+        assert view.border_title == "Prompt (1,945 tokens, needle at 3 %)"
         assert view.text == screen.record.prompt if screen.record else False
         assert prompt_lines(view)[0].startswith("First, a solved example.")
         header = str(screen.query_one("#inspector-header", Static).content)
@@ -210,9 +210,9 @@ async def test_opens_with_title_output_and_rubric(make_app: MakeApp, results_db:
 
         await pilot.press("2")
         output = str(screen.query_one("#output-text", Static).content)
-        assert output == "ZGUJK, CAGBX, FFNIJ, BMRWA, YCZRI"
+        assert output == "LGRIV, BBYSK, AZEOV, BBRUX, WHALV"
         gold = str(screen.query_one("#output-gold", Static).content)
-        assert gold == "Gold: ZGUJK, CAGBX, FFNIJ, BMRWA, YCZRI"
+        assert gold == "Gold: LGRIV, BBYSK, AZEOV, BBRUX, WHALV"
         assert screen.query_one("#output-panel").border_title == "Output: ok"
         keys = {key.description for key in screen.query(FooterKey)}
         assert {"Next", "Gold", "Rescore", "Rerun", "Model", "Copy", "Export", "Back"} <= keys
@@ -234,8 +234,12 @@ async def test_n_and_g_scroll_to_the_marked_spans(make_app: MakeApp, results_db:
         assert screen.has_class("-show-prompt") and view.selected == 0
         top = view.scroll_offset.y
         assert top > 0 and top <= first_line < top + view.size.height
-        row = prompt_lines(view)[first_line - top]
-        assert view.text[first.start : first.start + 12] in row  # the needle is painted there
+        row = prompt_lines(view)[first_line - top].rstrip()
+        # The needle is painted there (its words after the row's end wrap to the next).
+        words = view.text[first.start : first.start + 12].split(" ")
+        assert any(row.endswith(" ".join(words[:k])) for k in range(1, len(words))) or (
+            " ".join(words) in row
+        )
 
         await pilot.press("n")
         second_line = view.line_of(view.targets[1].start)
@@ -257,7 +261,7 @@ async def test_n_and_g_scroll_to_the_marked_spans(make_app: MakeApp, results_db:
         await pilot.press("g")
         assert view.selected == 0
         gold = next(s for s in view.spans if s.kind == "gold")
-        assert view.text[gold.start : gold.end] == "ZGUJK"
+        assert view.text[gold.start : gold.end] == "LGRIV"
         assert view.border_subtitle == "needle 1 of 5 · asked"
 
 
@@ -301,7 +305,7 @@ async def test_palette_and_theme(make_app: MakeApp, results_db: Path) -> None:
         row = view.line_of(view.targets[0].start) - view.scroll_offset.y
 
         def needle_colour() -> str | None:
-            # The selected needle "Set ZGUJK to ..." is painted "Set " + gold + rest.
+            # The selected needle "Set LGRIV to ..." is painted "Set " + gold + rest.
             segments = [s for s in view.render_line(row) if s.text == "Set "]
             colour = segments[0].style.color if segments and segments[0].style else None
             return colour.name if colour else None

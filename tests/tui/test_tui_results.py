@@ -220,16 +220,19 @@ async def test_depth_view_toggles_for_the_selected_needle_task(make_app: MakeApp
         grid = screen.grid
         assert grid is not None and grid.is_depth
         # The fixture's four examples (two per length) sit at the depths their seeds drew.
-        assert [row.label for row in grid.grid.rows] == ["0 %", "70 %", "90 %"]
+        assert [row.label for row in grid.grid.rows] == ["30 %", "40 %", "60 %"]
         assert grid.grid.columns == ("1k", "2k")
         assert {cell.text for cell in grid.grid.cells.values()} == {"1.00"}
         heatmap = screen.query_one(Heatmap)
         assert "niah_single_1" in str(heatmap.border_title)
         assert heatmap.cursor == (0, 1)  # same length kept
-        assert "depth 0 % · 2k" in status_line(app) and "1 scored" in status_line(app)
+        assert "depth 30 % · 2k" in status_line(app) and "not run" in status_line(app)
+        await pilot.press("down")  # 40 %: the example of 2k there
+        await settle(pilot)
+        assert "depth 40 % · 2k" in status_line(app) and "1 scored" in status_line(app)
         await pilot.press("enter")
         await settle(pilot)
-        assert screen.open_cell == CellKey("gold", "niah_single_1", 2048, 0.0)
+        assert screen.open_cell == CellKey("gold", "niah_single_1", 2048, 40.0)
         assert screen.query_one(ExamplesTable).row_count == 1
         await pilot.press("escape")  # closes the examples
         await pilot.press("d")  # back to the model grid, on the same task and length

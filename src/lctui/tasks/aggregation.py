@@ -103,6 +103,11 @@ class CommonWords(Task):
                 "the common words must occur more often than the others"
             )
 
+    def build_version(self, length: int) -> int:
+        # 2: every other word occurs exactly rare_freq times (the last one could occur
+        # fewer to fill the budget); lists with rare_freq 1 are built as before.
+        return 2 if cwe_regime(length, self.params).rare_freq > 1 else 1
+
     def build(self, rng: random.Random, budget: Budget, tokenizer: Tokenizer, index: int) -> Draft:
         p = self.params
         num_common = int(p["num_common"])
@@ -144,22 +149,26 @@ class CommonWords(Task):
         base = num_common * common_freq
         fixed += sum(counts.counts([" " + w for w in common])) * common_freq
         fixed += sum(counts.counts([f" {i}." for i in range(1, base + 1)]))
-        # Units are single rare items, so the last rare word may appear fewer times:
-        # a word fine enough to land within the tolerance at any length.
+        # Units are whole rare words, each with its rare_freq items: as in RULER, every
+        # other word occurs exactly rare_freq times (single items let the last one occur
+        # once or twice); the list lands within the tolerance plus one word's items.
         rare_items = [w for w in rare for _ in range(rare_freq)]
         numbers = counts.counts([f" {i}." for i in range(base + 1, base + len(rare_items) + 1)])
         words_cost = counts.counts([" " + w for w in rare_items])
         per_item = [a + b for a, b in zip(words_cost, numbers, strict=True)]
+        per_word = [sum(per_item[i : i + rare_freq]) for i in range(0, len(per_item), rare_freq)]
         lists: dict[int, list[str]] = {}
         shuffle_seed = rng.getrandbits(64)
 
         def build(n: int, _tail: str) -> str:
-            words = common * common_freq + rare_items[:n]
-            random.Random(seed_from(shuffle_seed, n)).shuffle(words)
+            words = common * common_freq + rare_items[: n * rare_freq]
+            # Seeded by the item count, as when units were single items (rare_freq 1,
+            # below short_below, builds the same lists as then).
+            random.Random(seed_from(shuffle_seed, n * rare_freq)).shuffle(words)
             lists[n] = words
             return preamble + _numbered(words) + question
 
-        fitted = fit_to_budget(build, prefix_sums(per_item), fixed, budget, tokenizer)
+        fitted = fit_to_budget(build, prefix_sums(per_word), fixed, budget, tokenizer)
         words = lists[fitted.units]
         return Draft(
             preamble=preamble,

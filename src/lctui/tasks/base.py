@@ -245,10 +245,20 @@ class Task(ABC):
         identity then names the corpus's PROSE_VERSION)."""
         return False
 
+    def build_version(self, length: int) -> int:
+        """The version of how the examples at `length` are built: 1 as they were first
+        built; a task whose examples' text changed since returns a later one, named in
+        their identity, so the new text is never stored or paired under the old id."""
+        return 1
+
     def _identity(self, length: int, seed: int, index: int, tokenizer: str) -> tuple[object, ...]:
-        identity = (self.name, self.params, length, seed, index, tokenizer, TEMPLATE_ALLOWANCE)
-        # Ids of examples built before the prose was versioned stay as they were.
-        return (*identity, "prose", PROSE_VERSION) if self.reads_prose() else identity
+        identity: tuple[object, ...] = (self.name, self.params, length, seed, index)
+        identity = (*identity, tokenizer, TEMPLATE_ALLOWANCE)
+        # Ids of examples built before the prose or the build was versioned stay as they were.
+        if self.reads_prose():
+            identity = (*identity, "prose", PROSE_VERSION)
+        version = self.build_version(length)
+        return (*identity, "build", version) if version > 1 else identity
 
     @abstractmethod
     def build(self, rng: random.Random, budget: Budget, tokenizer: Tokenizer, index: int) -> Draft:

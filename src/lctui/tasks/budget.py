@@ -94,6 +94,8 @@ def fit_to_budget(
     units followed by `tail`. Coarse units (sentences, JSON pairs) leave a gap under
     the target; `tail(n, room)` fills it with a partial unit of at most `room` tokens
     and returns it with its token count, so the first verification usually lands.
+    Without `tail` the text holds whole units only and lands within the budget's
+    tolerance plus one unit (the next one, which did not fit).
     """
     target = budget.target
     if fixed_tokens > target:
@@ -128,7 +130,11 @@ def fit_to_budget(
         raise UserInputError(
             f"could not build a {what} under {budget.length} tokens with {tokenizer.name}"
         )
-    if best.tokens < target - budget.tolerance and best.units < last:
+    shortfall = budget.tolerance
+    if tail is None and best.units < last:
+        # Whole units only: the next one did not fit, so the text may be short by up to it.
+        shortfall += prefix[best.units + 1] - prefix[best.units]
+    if best.tokens < target - shortfall and best.units < last:
         raise UserInputError(
             f"could only build the {what} to {best.tokens} of {target} tokens with "
             f"{tokenizer.name} (tolerance {budget.tolerance})"

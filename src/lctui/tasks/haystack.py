@@ -1,9 +1,11 @@
 """Haystacks cut into sentences, and insertion of needles at chosen depths.
 
 A haystack is a list of sentences (each with its leading space); needles go
-between sentences, and the end may be a partial sentence that fills the budget
-exactly. Sentence counts come from the per-tokenizer cache in `budget`: prose
-repeats across examples, so after the first example fitting is mostly lookups.
+between sentences. Prose may end in a partial sentence that fills the budget exactly
+(RULER cuts its essay at a word); filler and distractor haystacks hold whole sentences
+only, as RULER's do, and land within one sentence of the budget. Sentence counts come
+from the per-tokenizer cache in `budget`: prose repeats across examples, so after the
+first example fitting is mostly lookups.
 """
 
 from __future__ import annotations
@@ -36,6 +38,9 @@ GRID_DEPTHS = tuple(round(100 * i / 39) for i in range(40))
 class Pieces:
     pieces: list[str]  # sentences, each with its leading space
     recurring: bool = True  # pieces repeat across examples (prose), worth caching
+    # Whether the last piece may be cut to fill the budget: prose, which RULER cuts at a
+    # word; a cut distractor ("... is 266") or filler sentence is nothing RULER inserts.
+    cut_last: bool = True
 
 
 @dataclass(frozen=True)
@@ -49,7 +54,9 @@ class Needle:
     marks: tuple[str, ...] = ()  # substrings of `text` to mark as gold
 
 
-def sentence_pieces(sentences: Sequence[str], start: int, min_words: int) -> Pieces:
+def sentence_pieces(
+    sentences: Sequence[str], start: int, min_words: int, cut_last: bool = True
+) -> Pieces:
     """Consecutive sentences from `start` (wrapping around) until `min_words` words."""
     pieces: list[str] = []
     words = 0
@@ -59,7 +66,7 @@ def sentence_pieces(sentences: Sequence[str], start: int, min_words: int) -> Pie
         pieces.append(" " + sentence)
         words += sentence.count(" ") + 1
         i += 1
-    return Pieces(pieces)
+    return Pieces(pieces, cut_last=cut_last)
 
 
 def prose_haystack(rng: random.Random, min_words: int) -> Pieces:
@@ -68,7 +75,8 @@ def prose_haystack(rng: random.Random, min_words: int) -> Pieces:
 
 
 def noise_haystack(rng: random.Random, min_words: int) -> Pieces:
-    return sentence_pieces(NOISE_SENTENCES, rng.randrange(len(NOISE_SENTENCES)), min_words)
+    start = rng.randrange(len(NOISE_SENTENCES))
+    return sentence_pieces(NOISE_SENTENCES, start, min_words, cut_last=False)
 
 
 def grid_depths(rng: random.Random, count: int) -> list[float]:
@@ -99,7 +107,7 @@ def depth_slot(depth: float, n: int) -> int:
 def insert_needles(
     pieces: Pieces, n: int, needles: Sequence[Needle], tail: str = ""
 ) -> tuple[str, list[Span]]:
-    """Join the first n sentences (and a partial one) with needles between sentences.
+    """Join the first n sentences (and `tail`, a partial one) with needles between sentences.
 
     Returns the context text and the spans (needle sentences, marked gold values).
     """
@@ -178,7 +186,8 @@ def fit_haystack(
         following = pieces.pieces[n]
         return longest_fitting(lambda k: following[:k], len(following), room, tokenizer)
 
-    fitted = fit_to_budget(build, prefix, fixed, budget, tokenizer, tail=partial)
+    tail = partial if pieces.cut_last else None
+    fitted = fit_to_budget(build, prefix, fixed, budget, tokenizer, tail=tail)
     context, spans = built[fitted.units, fitted.tail]
     return fitted, context, spans
 

@@ -101,6 +101,11 @@ class NeedleTask(Task):
     def reads_prose(self) -> bool:
         return bool(self.params["haystack"] == "essay")
 
+    def build_version(self, length: int) -> int:
+        # 2: filler and distractor haystacks end on a whole sentence (the last one was
+        # cut to fill the budget, "... is 266"); prose examples are built as before.
+        return 1 if self.params["haystack"] == "essay" else 2
+
     def build(self, rng: random.Random, budget: Budget, tokenizer: Tokenizer, index: int) -> Draft:
         p = self.params
         key_kind, value_kind = str(p["key_kind"]), str(p["value_kind"])
@@ -203,7 +208,7 @@ class NeedleTask(Task):
             sentence = needle_sentence(key, random_value(rng, value_kind), value_kind)
             pieces.append(" " + sentence)
             count += sentence.count(" ") + 1
-        return Pieces(pieces, recurring=False)
+        return Pieces(pieces, recurring=False, cut_last=False)
 
 
 def answer_prefix(queried: list[str], noun: str, answers: int) -> str:
