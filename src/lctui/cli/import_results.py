@@ -102,9 +102,7 @@ def _positive(text: str) -> int:
 
     digits = text.strip()
     if not (digits.isascii() and digits.isdigit() and len(digits) <= 12):
-        raise argparse.ArgumentTypeError(
-            f"{plain(text[:40])!r} is not a whole number of tokens"
-        )
+        raise argparse.ArgumentTypeError(f"{plain(text[:40])!r} is not a whole number of tokens")
     value = int(digits)
     if not 0 < value <= MOST_TOKENS:
         raise argparse.ArgumentTypeError(
