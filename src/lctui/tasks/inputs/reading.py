@@ -235,6 +235,12 @@ class _Reader:
                 self.problems.append(f"{file.path}:{row.line}: {row.why}")
                 continue
             where = f"{file.path}:{row.line}"
+            if not _sendable(row.text + row.answer_prefix):
+                self.problems.append(
+                    f"{where}: its prompt holds a lone surrogate (JSON's "
+                    "\\ud800), which no model can be sent"
+                )
+                continue
             example = self._example(row, length, digest, file, position)
             first = self._seen.setdefault(example.example_id, where)
             if first != where:
@@ -293,6 +299,15 @@ class _Reader:
             spans=row.spans,
             metadata=metadata,
         )
+
+
+def _sendable(text: str) -> bool:
+    """Whether `text` can go to a model: UTF-8 has no lone surrogate."""
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
 
 
 def file_digest(path: Path) -> str:
