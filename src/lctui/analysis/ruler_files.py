@@ -9,8 +9,9 @@ input is the data's input with its answer prefix: the prompt sent). eval/evaluat
 merges the chunks of a task into `{task}.jsonl` (in the sorted order of their names),
 scores every task and writes `summary.csv` (`summary-{task}.csv` for one task): rows
 Tasks, Score (x100, rounded to 2 places) and Nulls (`empty/total`), under a header row
-of column numbers. The tables here name RULER's tasks as strings, like
-helmet_datasets.py: the importer reads numbers and prompts, it builds no example.
+of column numbers. RULER's tasks are named as strings (`RULER_TASKS`, in
+tasks/ruler_rows.py, which the `ruler` input kind shares): the importer reads numbers
+and prompts, it builds no example.
 Every file is read with tasks/bounded_read.py, and a link that leads out of the folder
 it was found in is refused.
 """
@@ -36,6 +37,7 @@ from lctui.tasks.bounded_read import (
     text_lines,
     within,
 )
+from lctui.tasks.ruler_rows import RULER_TASKS, RulerTask
 
 PRED_FOLDER = "pred"
 DATA_FOLDER = "data"
@@ -45,46 +47,6 @@ _CHUNK = re.compile(r"^(?P<task>.+)-(?P<chunk>[0-9]+)\.jsonl$")
 _SUMMARY_LINE_BYTES = 1024 * 1024  # evaluate.py's summary: a few short rows
 _ONE_TASK_SUMMARY = re.compile(r"^summary-(?P<task>.+)\.csv$")
 _NULLS = re.compile(r"[0-9]{1,9}/[0-9]{1,9}")
-
-
-@dataclass(frozen=True)
-class RulerTask:
-    """One of RULER's tasks (its synthetic.yaml names) as lctui records it."""
-
-    name: str
-    kind: str  # niah | vt | cwe | fwe | qa: what its answers look like
-    category: str  # lctui's category of the task
-    metric: str  # RULER's metric of its family (eval/synthetic/constants.py)
-    answer_tokens: int  # RULER's tokens_to_generate of its family
-
-
-def _task(name: str, kind: str) -> RulerTask:
-    qa = kind == "qa"
-    tokens = {"niah": 128, "vt": 30, "cwe": 120, "fwe": 50, "qa": 32}[kind]
-    return RulerTask(
-        name,
-        kind,
-        "qa" if qa else "synthetic",
-        "string_match_part" if qa else "string_match_all",
-        tokens,
-    )
-
-
-_NIAH = (
-    "niah_single_1", "niah_single_2", "niah_single_3", "niah_multikey_1", "niah_multikey_2",
-    "niah_multikey_3", "niah_multivalue", "niah_multiquery",
-)  # fmt: skip
-RULER_TASKS: dict[str, RulerTask] = {
-    task.name: task
-    for task in (
-        *(_task(name, "niah") for name in _NIAH),
-        _task("vt", "vt"),
-        _task("cwe", "cwe"),
-        _task("fwe", "fwe"),
-        _task("qa_1", "qa"),
-        _task("qa_2", "qa"),
-    )
-}
 
 
 @dataclass(frozen=True)

@@ -31,7 +31,6 @@ tokenizer, template and seed) share their examples, which `lctui compare` pairs.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -53,7 +52,6 @@ from lctui.analysis.harness_import import (
 from lctui.analysis.ruler_files import (
     DataIndex,
     PredFolder,
-    RulerTask,
     TaskSummary,
     data_file,
     pred_folders,
@@ -62,20 +60,19 @@ from lctui.analysis.ruler_files import (
 )
 from lctui.core.errors import UserInputError
 from lctui.core.hashing import stable_hash
-from lctui.core.types import Example, Span
+from lctui.core.types import Example
 from lctui.scoring import score_example
 from lctui.scoring.metrics import ruler_prediction
 from lctui.store.db import Store
 from lctui.store.scorer_versions import HARNESS_BACKEND
-from lctui.tasks.base import UUID_PATTERN
 from lctui.tasks.bounded_read import json_lines, shown
+from lctui.tasks.ruler_rows import RulerTask, answer_rule, asked_text, gold_spans, needle_depth
 
 RULER = Harness("ruler", "RULER", "ruler-results", HARNESS_BACKEND)
 NO_PROMPT = (
     "prompt not stored: the prediction has no input and no data row of RULER's "
     "(data/{task}/validation.jsonl) matches it"
 )
-_ASKED_CHARS = 500  # the end of the prompt's last line kept as the question
 _SMALL = 2000  # characters of RULER's `others` kept in the metadata
 
 
@@ -380,19 +377,15 @@ def _example(
         identity = (model, position, row.get("index"))
     example_id = stable_hash("ruler-import", task.name, length, golds, *identity)
     text = context or ""
-    spans = _gold_spans(text, golds) if task.kind in ("niah", "vt") else ()
-    depth = (
-        round(100.0 * spans[0].start / max(1, len(text)), 2)
-        if task.kind == "niah" and spans
-        else None
-    )
+    spans = gold_spans(text, golds) if task.kind in ("niah", "vt") else ()
+    depth = needle_depth(task, text, spans)
     ruler_length = whole_number(row.get("length") or 0, "`length`")
     others = row.get("others")
     metadata: dict[str, Any] = {
         "metric": task.metric,
         "scorer": "recall",
-        **_answer_rule(task, golds, text),
-        "asked_text": _asked(text, lines=1 if prefix else 2),
+        **answer_rule(task, golds, text),
+        "asked_text": asked_text(text, lines=1 if prefix else 2),
         "imported_from": "ruler",
         "ruler_index": row.get("index"),
         "ruler_length": ruler_length,
@@ -425,60 +418,6 @@ def _example(
         spans=spans,
         metadata=metadata,
     )
-
-
-def _gold_spans(context: str, golds: Sequence[str]) -> tuple[Span, ...]:
-    spans = []
-    for gold in dict.fromkeys(golds):
-        at = context.find(gold)
-        if at >= 0:
-            spans.append(Span(at, at + len(gold), "gold", gold))
-    return tuple(sorted(spans, key=lambda s: s.start))
-
-
-def _asked(context: str, lines: int) -> str:
-    """The question a prompt ends with: RULER's templates put it after the context's
-    last line, so the last line with a letter (the last two when the answer prefix, on a
-    line of its own after a chat template, was not cut off), at most 500 characters each."""
-    found = [line for line in context.splitlines() if any(c.isalpha() for c in line)]
-    return "\n".join(line[-_ASKED_CHARS:] for line in found[-lines:])
-
-
-_GOLD_SHAPES = (
-    (re.compile(UUID_PATTERN), lambda golds: UUID_PATTERN),
-    (re.compile(r"\d+"), lambda golds: _sized(r"\d", golds)),
-    (re.compile(r"[A-Z]+"), lambda golds: _sized("[A-Z]", golds)),
-)
-
-
-def _sized(unit: str, golds: Sequence[str]) -> str:
-    sizes = {len(g) for g in golds}
-    return rf"\b{unit}{{{sizes.pop()}}}\b" if len(sizes) == 1 else rf"\b{unit}+\b"
-
-
-def _alternatives(golds: Sequence[str]) -> str:
-    # Longest first, so an answer that holds a shorter one is found whole.
-    return "(?i)" + "|".join(re.escape(g) for g in sorted(set(golds), key=len, reverse=True))
-
-
-def _answer_rule(task: RulerTask, golds: Sequence[str], context: str) -> dict[str, Any]:
-    """What the recall scorer extracts as the output's values (its metadata)."""
-    if task.kind == "qa":
-        return {"value_pattern": _alternatives(golds), "gold_mode": "any"}
-    if task.kind == "cwe":
-        listed = re.findall(r"(?<!\S)\d+\. (\S+)", context)
-        return {"candidates": sorted(set(listed) | set(golds))}
-    if task.kind == "fwe":
-        sizes = {len(g) for g in golds}
-        if len(sizes) == 1 and all(g.isalpha() and g.islower() for g in golds):
-            shape = re.compile(rf"[a-z]{{{sizes.pop()}}}")
-            coded = {w for w in context.split() if shape.fullmatch(w)}
-            return {"candidates": sorted(coded | set(golds))}
-        return {"candidates": sorted(set(golds))}
-    for shape, pattern in _GOLD_SHAPES:
-        if all(shape.fullmatch(g) for g in golds):
-            return {"value_pattern": pattern(golds)}
-    return {"value_pattern": _alternatives(golds)}
 
 
 def _check_summary(task: RulerTask, summary: TaskSummary, seen: _Task) -> list[str]:

@@ -42,6 +42,7 @@ DEFAULT_LENGTHS = "ruler"  # 4k ... 128k: RULER's lengths, HELMET's with 4k
 
 def add_parsers(sub: Any) -> None:
     from lctui.cli.data_fetch import add_fetch_parser
+    from lctui.cli.data_inputs import add_inputs_parser
 
     data = sub.add_parser(
         "data",
@@ -49,7 +50,8 @@ def add_parsers(sub: Any) -> None:
         description="Every suite's datasets: `list` says which are present (in --data DIR "
         "or the hub cache), their size, licence and how to get them; `check DIR` reads them "
         "and says which lengths they fill and which lines are malformed; `fetch NAME` "
-        "downloads one where the network allows.",
+        "downloads one where the network allows; `inputs` lists the originals' own input files "
+        "`lctui run --inputs` runs as they are.",
     )
     actions = data.add_subparsers(dest="action", metavar="ACTION", required=True)
     listed = actions.add_parser(
@@ -81,6 +83,7 @@ def add_parsers(sub: Any) -> None:
     _format_option(check)
     check.set_defaults(handler=cmd_check)
     add_fetch_parser(actions)
+    add_inputs_parser(actions)
 
 
 def _format_option(parser: argparse.ArgumentParser) -> None:

@@ -25,6 +25,8 @@ from lctui.cli.judge import judge_options
 from lctui.cli.output import print_whole, table_width, warn_outdated
 from lctui.cli.progress import RichProgressSink
 from lctui.cli.run_args import (
+    DEFAULT_LENGTHS,
+    DEFAULT_N,
     add_run_options,
     check_run_numbers,
     parse_overrides,
@@ -33,6 +35,7 @@ from lctui.cli.run_args import (
     run_parser,
     without_detach,
 )
+from lctui.cli.run_inputs import check_inputs_args, inputs_lines, inputs_request
 from lctui.cli.tables import Column, fit_table
 from lctui.cli.terminal import SafeConsole, data
 from lctui.core.config import Config
@@ -91,31 +94,39 @@ def cmd_run(args: argparse.Namespace) -> int:
     if args.detach:
         return _detach(args, console)
     check_run_numbers(args)
+    check_inputs_args(args)
     resolved = resolve_db(args)
     config, db = resolved.config, resolved.path
     models = _models(args.model, config)
     argv = run_argv(args)
-    tasks = bind_data(
-        select_tasks(args.tasks, parse_overrides(args.set)), data_source(args, config)
-    )
-    tasks, left_out = runnable_tasks(tasks)
-    lengths = parse_lengths(args.lengths)
-    request = RunRequest(
-        models=models,
-        tasks=tasks,
-        lengths=lengths,
-        n=args.n,
-        seed=args.seed,
-        tokenizer=args.tokenizer,
-        truncate=args.truncate,
-        temperature=args.temperature,
-        prompt_format=args.prompt_format,
-        command={"argv": argv, "host": platform.node(), "pid": os.getpid()},
-        judge=resolve_model(args.judge, config.models) if args.judge else None,
-        judge_batch=args.judge_batch,
-    )
+    judge = resolve_model(args.judge, config.models) if args.judge else None
     if args.judge_batch and not args.judge:
         raise UserInputError("--judge-batch needs --judge MODEL")
+    left_out: list[str] = []
+    notes: list[str] = []
+    if args.inputs:
+        request, inputs = inputs_request(args, models, argv, judge)
+        tasks, lengths, notes = list(request.tasks), list(request.lengths), inputs_lines(inputs)
+    else:
+        tasks = bind_data(
+            select_tasks(args.tasks, parse_overrides(args.set)), data_source(args, config)
+        )
+        tasks, left_out = runnable_tasks(tasks)
+        lengths = parse_lengths(args.lengths or DEFAULT_LENGTHS)
+        request = RunRequest(
+            models=models,
+            tasks=tasks,
+            lengths=lengths,
+            n=args.n if args.n is not None else DEFAULT_N,
+            seed=args.seed,
+            tokenizer=args.tokenizer,
+            truncate=args.truncate,
+            temperature=args.temperature,
+            prompt_format=args.prompt_format,
+            command={"argv": argv, "host": platform.node(), "pid": os.getpid()},
+            judge=judge,
+            judge_batch=args.judge_batch,
+        )
     check_tokenizer_choice(args.tokenizer)  # before loading any model
     if request.reference_tokenizer:
         from lctui.tasks.tokenizers import reference_tokenizer
@@ -131,15 +142,16 @@ def cmd_run(args: argparse.Namespace) -> int:
         publisher.set_status(FAILED, str(err))
         raise
     try:
+        each = f"{request.n}" if not args.inputs else "their examples"
         console.print(
             f"[bold]lctui run[/]: {len(models)} model(s) x {len(tasks)} task(s) x "
-            f"{len(lengths)} length(s) x {args.n} -> {data(db)}"
+            f"{len(lengths)} length(s) x {each} -> {data(db)}"
         )
-        for line in tokenizer_notes(request):
+        for line in [*notes, *tokenizer_notes(request)]:
             console.print(data(line))
         for line in left_out:
             console.print(f"[yellow]{data(line)}[/]", markup=True, highlight=False)
-        for problem in data_problems(tasks):
+        for problem in [] if args.inputs else data_problems(tasks):
             console.print(f"[yellow]{data(problem)}[/]", markup=True, highlight=False)
         for spec in models:
             if spec.reference:
@@ -191,8 +203,10 @@ def start_detached(args: argparse.Namespace, *, queue: bool = False) -> RunRecor
     db = resolved.path
     _models(args.model, resolved.config)
     check_tokenizer_choice(args.tokenizer)
-    parse_lengths(args.lengths)
-    select_tasks(args.tasks, parse_overrides(args.set))  # a bad name fails here, not in a log
+    check_inputs_args(args)
+    parse_lengths(args.lengths or DEFAULT_LENGTHS)
+    if args.tasks:
+        select_tasks(args.tasks, parse_overrides(args.set))  # a bad name fails here, not in a log
     if not queue and writer_active(db):
         raise UserInputError(
             f"{db} is being written by another lctui process; wait for it to end, or pass "
@@ -243,7 +257,7 @@ def _open_run_store(db: Path, publisher: EventPublisher) -> Store:
 def tokenizer_notes(request: RunRequest) -> list[str]:
     """What the examples count with by default (said, as it is not asked): the shared
     tokenizer of several models, or which tasks count with their paper's."""
-    if request.tokenizer is not None:
+    if request.tokenizer is not None or request.examples:
         return []
     if request.counts_with is not None:
         return [

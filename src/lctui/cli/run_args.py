@@ -28,6 +28,9 @@ from lctui.engine import RunRequest
 from lctui.engine.plan import SHARED_TOKENIZER
 from lctui.tasks import select_tasks
 
+DEFAULT_LENGTHS = "4k"
+DEFAULT_N = 10
+
 
 def add_run_options(p: argparse.ArgumentParser) -> None:
     p.add_argument(
@@ -42,18 +45,41 @@ def add_run_options(p: argparse.ArgumentParser) -> None:
     p.add_argument(
         "--tasks",
         "-t",
-        required=True,
         metavar="T1,T2|CATEGORY",
-        help="task names, categories (synthetic), suites (ruler, helmet) or globs (niah_*)",
+        help="task names, categories (synthetic), suites (ruler, helmet) or globs (niah_*); "
+        "with --inputs: which of the inputs' tasks to run (default: all)",
     )
     p.add_argument(
         "--lengths",
         "-l",
-        default="4k",
-        help="context lengths, e.g. 2k,4k,131072, or a preset: lifbench (3k..120k), "
-        "ruler (4k..128k), helmet (8k..128k)",
+        help=f"context lengths, e.g. 2k,4k,131072, or a preset: lifbench (3k..120k), "
+        f"ruler (4k..128k), helmet (8k..128k); default {DEFAULT_LENGTHS}. With --inputs: "
+        "which of the lengths their layout names to run, or the one length of inputs whose "
+        "layout names none",
     )
-    p.add_argument("--n", "-n", type=int, default=10, help="examples per task x length cell")
+    p.add_argument(
+        "--n",
+        "-n",
+        type=int,
+        help=f"examples per task x length cell (default {DEFAULT_N}); with --inputs: at most "
+        "this many rows of each file (default: all)",
+    )
+    p.add_argument(
+        "--inputs",
+        action="append",
+        default=[],
+        metavar="KIND:PATH",
+        help="run an original benchmark's own input files as they are, the same prompt text "
+        "byte for byte, instead of lctui's examples (e.g. ruler:BENCHMARK_ROOT); "
+        "`lctui data inputs` lists the kinds and what each reads; repeat for several",
+    )
+    p.add_argument(
+        "--input-option",
+        action="append",
+        default=[],
+        metavar="KEY=VALUE",
+        help="an option of the inputs' kind, e.g. framing=user (`lctui data inputs` lists them)",
+    )
     p.add_argument("--seed", type=int, default=0, help="seed of the example generator")
     p.add_argument(
         "--tokenizer",
@@ -138,10 +164,22 @@ def parse_literal(raw: str) -> Any:
 
 def check_run_numbers(args: argparse.Namespace) -> None:
     """The bounds of core.bounds, named as the options the user typed."""
-    check_n(args.n, "--n")
+    if args.n is not None:
+        check_n(args.n, "--n")
     check_seed(args.seed, "--seed")
     if args.temperature is not None:
         check_temperature(args.temperature, "--temperature")
+
+
+def parse_options(items: Sequence[str], flag: str = "--input-option") -> dict[str, Any]:
+    """`KEY=VALUE` items (each value a JSON or TOML literal, else its text)."""
+    options: dict[str, Any] = {}
+    for item in items:
+        key, sep, raw = item.partition("=")
+        if not sep or not key.strip():
+            raise UserInputError(f"{flag} {item!r}: write KEY=VALUE, e.g. framing=user")
+        options[key.strip()] = parse_literal(raw)
+    return options
 
 
 def run_argv(args: argparse.Namespace) -> list[str]:

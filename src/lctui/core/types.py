@@ -109,6 +109,33 @@ FORMAT_USED = "prompt_format_used"
 CHAT_FORMAT, PLAIN_FORMAT = "chat", "plain"
 
 
+# An example read from an original benchmark's own input files (tasks/inputs/) names in
+# its metadata how the original sends its prompt, FRAMING: COMPLETION (the model
+# continues the user text as it is, no template) or USER_MESSAGE (the user text is one
+# chat user message; the model's chat template applies). Its answer prefix is already
+# part of the user text, so both are exactly the original's prompt; the run frames it
+# in the matching prompt format (FRAMING_FORMATS) and no other.
+FRAMING = "framing"
+COMPLETION, USER_MESSAGE = "completion", "user"
+FRAMING_FORMATS = {COMPLETION: PLAIN_FORMAT, USER_MESSAGE: CHAT_FORMAT}
+# ... and, when its original decodes at a temperature of its own, that temperature.
+INPUT_TEMPERATURE = "temperature"
+
+
+def framing_of(example: Example) -> str | None:
+    """The framing an example from an original's inputs declares; None for lctui's own
+    examples. ValueError when the metadata names one lctui does not know."""
+    framing = example.metadata.get(FRAMING)
+    if framing is None:
+        return None
+    if framing not in FRAMING_FORMATS:
+        raise ValueError(
+            f"example {example.example_id}: metadata {FRAMING!r} is {framing!r}; lctui knows "
+            f"{', '.join(FRAMING_FORMATS)}"
+        )
+    return str(framing)
+
+
 @dataclass(frozen=True)
 class Request:
     """What a backend receives: either a chat message list or a plain prompt."""
@@ -321,6 +348,9 @@ RUN_SERVERS = "servers"
 # ... and under which it keeps how it was timed: {"machine": core.paths.machine_id(),
 # "load_s": {model: seconds its backend took to load}} (the launch screen's estimate).
 RUN_TIMING = "timing"
+# ... and, for a run of an original's own input files (`lctui run --inputs`), every file
+# it read: kind, path, SHA-256 digest, task, length and rows (tasks/inputs/).
+RUN_INPUTS = "inputs"
 
 
 @dataclass(frozen=True)

@@ -28,7 +28,8 @@ from lctui.core.events import CellKey
 from lctui.core.hashing import stable_hash
 from lctui.core.lengths import format_length
 from lctui.core.protocols import Backend, Tokenizer
-from lctui.core.types import Example, GenerationConfig, ModelSpec
+from lctui.core.types import INPUT_TEMPERATURE, Example, GenerationConfig, ModelSpec
+from lctui.engine.framing import check_framed_run, framed_format
 from lctui.tasks import get_task
 from lctui.tasks.base import Task
 from lctui.tasks.budget import TEMPLATE_ALLOWANCE
@@ -80,6 +81,7 @@ class RunRequest:
                 f"unknown prompt format {self.prompt_format!r}: use one of "
                 f"{', '.join(PROMPT_FORMAT.choices)}"
             )
+        check_framed_run(self.examples, self.prompt_format, self.truncate)
         check_n(self.n)
         check_seed(self.seed)
         if self.temperature is not None:
@@ -151,6 +153,16 @@ def task_temperature(task: Task, run_temperature: float | None) -> float:
     return task.temperature if run_temperature is None else run_temperature
 
 
+def example_temperature(example: Example, task: Task, run_temperature: float | None) -> float:
+    """A stored example's temperature: the run's when it names one, else the one its
+    original decodes it at (an example from an original's inputs may name it), else
+    its task's."""
+    own = example.metadata.get(INPUT_TEMPERATURE)
+    if run_temperature is None and isinstance(own, (int, float)) and not isinstance(own, bool):
+        return float(own)
+    return task_temperature(task, run_temperature)
+
+
 def prompt_format(spec: ModelSpec, task: Task | None = None, run_format: str = "auto") -> str:
     """How the model's prompts for `task` are framed: "auto" (chat template if any),
     "chat" or "plain". The first that is not "auto" wins: the run's, the model's
@@ -201,6 +213,7 @@ class _Target:
     allowance: int
     answer_tokens: int
     task_format: str  # Task.prompt_format
+    framed: str | None = None  # the one format of an example from an original's inputs
 
 
 def _targets(request: RunRequest) -> list[_Target]:
@@ -213,6 +226,7 @@ def _targets(request: RunRequest) -> list[_Target]:
                 e.template_overhead,
                 e.max_new_tokens,
                 _task_of(e.task, request.tasks).prompt_format,
+                framed_format(e),
             )
             for e in request.examples
         ]
@@ -235,13 +249,15 @@ def check_window(spec: ModelSpec, backend: Backend, request: RunRequest) -> None
     over: dict[int, int] = {}  # length -> the most it needs there
     largest_fit: int | None = None
     framing_over: tuple[str, int, int] | None = None  # a task whose framing > its allowance
+    framed = False  # an example from an original's inputs is over: it is never cut
     for target in _targets(request):
-        fmt = _format_of(spec, target.task_format, request.prompt_format)
+        fmt = target.framed or _format_of(spec, target.task_format, request.prompt_format)
         framing = backend.template_overhead(target.answer_prefix, fmt)
         need = window_need(target.length, target.allowance, framing)
         if need <= window:
             continue
         over[target.length] = max(need, over.get(target.length, 0))
+        framed = framed or target.framed is not None
         fit = window + target.allowance - framing
         largest_fit = fit if largest_fit is None else min(largest_fit, fit)
         if framing > target.allowance and framing_over is None:
@@ -258,9 +274,18 @@ def check_window(spec: ModelSpec, backend: Backend, request: RunRequest) -> None
             f" Its prompt template takes {framing} tokens ({task}), more than the {allowance} "
             "every example reserves for one, so a length needs that much more room."
         )
-    raise UserInputError(
+    head = (
         f"model {spec.name} has a window of {window} tokens ({format_length(window)}); "
-        f"the length(s) {shown} do not fit.{why} Choose lengths up to {largest_fit} tokens, "
+        f"the length(s) {shown} do not fit.{why}"
+    )
+    if framed:
+        raise UserInputError(
+            f"{head} Examples from an original's inputs run as they are (their prompt "
+            "counted as the original counts it): choose a model with a larger window, or "
+            f"inputs made for lengths up to {largest_fit} tokens."
+        )
+    raise UserInputError(
+        f"{head} Choose lengths up to {largest_fit} tokens, "
         "or pass --truncate to cut the end of each context to fit (recorded per example)."
     )
 
@@ -362,10 +387,10 @@ def _prebuilt_items(request: RunRequest, spec: ModelSpec, backend: Backend) -> l
     items: list[WorkItem] = []
     for example in request.examples:
         task = _task_of(example.task, request.tasks)
-        fmt = prompt_format(spec, task, request.prompt_format)
+        fmt = framed_format(example) or prompt_format(spec, task, request.prompt_format)
         config = GenerationConfig(
             max_new_tokens=example.max_new_tokens,
-            temperature=task_temperature(task, request.temperature),
+            temperature=example_temperature(example, task, request.temperature),
             prompt_format=fmt,
         )
         config_hash = stable_hash(config.as_dict())

@@ -53,6 +53,7 @@ from lctui.core.types import (
 from lctui.engine import flushing
 from lctui.engine.flushing import FLUSH_EVERY_S, RETRY_MAX_S, BacklogLimits, RunFlusher
 from lctui.engine.follow_up import read_answer
+from lctui.engine.framing import check_framing
 from lctui.engine.judging import Judging
 from lctui.engine.offloop import SCORING_LIMIT_S, run_in_thread
 from lctui.engine.plan import RunRequest, WorkItem, check_window, iter_items, planned_cells
@@ -320,6 +321,7 @@ class Engine:
                 )
                 load_s = time.monotonic() - loading
                 loaded.append(backend)
+                check_framing(spec, backend, request.examples)  # before the window counts it
                 check_window(spec, backend, request)
                 stored = None if request.retry_stored else self._store.stored_keys
                 todo = TodoStream(iter_items(request, spec, backend), stored, self._check_stalled)

@@ -1,0 +1,99 @@
+"""What an input kind is: the files of an original benchmark's own inputs, read as they are.
+
+A kind (one module per original, registered in tasks/inputs/registry.py) knows two
+things: where its files lie under the path a user gives (`InputKind.locate`: each file
+with its task and, where the layout says it, its length) and what one file's rows
+say (`InputKind.rows`: each row as an `InputRow`, or why it cannot be one). Everything
+else is the framework's (tasks/inputs/reading.py): options, lengths, ids, the file's
+digest, where each example came from, bounds and problems. A kind never rewords,
+trims or refills what the file holds: the prompt the model reads is the row's text and
+answer prefix, joined as the original joins them.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, ClassVar
+
+from lctui.core.types import COMPLETION, USER_MESSAGE, JSONValue, ParamSpec, Span
+
+# How the original sends a prompt (core/types.py): the model continues the text as it
+# is, or the text is one chat user message under the model's chat template.
+FRAMINGS = (COMPLETION, USER_MESSAGE)
+FRAMING_OPTION = "framing"
+
+
+@dataclass(frozen=True)
+class InputFile:
+    """One file of inputs under the user's path, and what its place in the layout says."""
+
+    path: Path
+    task: str  # lctui's name of the task whose examples the file holds
+    length: int | None = None  # the cell length its layout names; None: the user says
+
+
+@dataclass(frozen=True)
+class InputRow:
+    """One row of a file as the original sends it.
+
+    The model reads `text + answer_prefix`, joined with nothing between (a kind whose
+    original joins them otherwise puts the separator in one of them), framed as the
+    run's framing says. `text` is the row's prompt, byte for byte, without the answer
+    prefix; spans are character offsets in it.
+    """
+
+    line: int  # the file's line (or item) the row is on, from 1
+    task: str
+    text: str
+    answer_prefix: str
+    gold: tuple[str, ...]
+    max_new_tokens: int
+    # The prompt's tokens as the original counted them (its own tokenizer); 0: unknown.
+    prompt_tokens: int = 0
+    # What the task's scorer reads (`scorer`, `metric` and its own keys) and anything
+    # else of the row worth keeping; the framework adds where the row came from.
+    metadata: Mapping[str, JSONValue] = field(default_factory=dict)
+    spans: tuple[Span, ...] = ()
+    depth: float | None = None  # in percent of the text, where the task has one
+    temperature: float | None = None  # the original's, when it is not the task's
+
+
+@dataclass(frozen=True)
+class RowProblem:
+    """Why one row of a file is no example (its line, and the reason, said plainly)."""
+
+    line: int
+    why: str
+
+
+class InputKind:
+    """An original benchmark's input files, as `lctui run --inputs KIND:PATH` reads them.
+
+    A subclass sets the class attributes (what `lctui data inputs` says of it) and the
+    two methods. `framings` are the ways its original sends a prompt, the default
+    first; `option_specs` declare its own options (`--input-option KEY=VALUE`, checked
+    like a task's parameters), besides `framing`, which every kind takes.
+    """
+
+    name: ClassVar[str]
+    suite: ClassVar[str]
+    title: ClassVar[str]  # e.g. "RULER's prepared examples"
+    files: ClassVar[str]  # what files it reads, and how they are laid out
+    origin: ClassVar[str]  # how the user makes or gets them
+    length_hint: ClassVar[str]  # where a file's length comes from, for the error saying so
+    framings: ClassVar[tuple[str, ...]] = FRAMINGS
+    framing_help: ClassVar[str] = ""  # which of the original's settings each framing is
+    option_specs: ClassVar[tuple[ParamSpec, ...]] = ()
+
+    def locate(self, path: Path, options: Mapping[str, Any]) -> tuple[list[InputFile], list[str]]:
+        """The files under `path` (a file or a folder) in a stable order, and one problem
+        line per file found that cannot be used (named with why); UserInputError when
+        `path` holds none of this kind's files."""
+        raise NotImplementedError
+
+    def rows(self, file: InputFile, options: Mapping[str, Any]) -> Iterator[InputRow | RowProblem]:
+        """Each row of `file`, in order, read through tasks/bounded_read.py; OSError when
+        the file cannot be read."""
+        raise NotImplementedError
