@@ -41,6 +41,7 @@ from lctui.cli.data_option import listed_tasks
 from lctui.cli.run_args import request_argv
 from lctui.core.errors import UserInputError
 from lctui.core.lengths import format_length
+from lctui.core.text import plural
 from lctui.core.types import ModelSpec
 from lctui.engine import RunRequest
 from lctui.tasks import all_tasks
@@ -355,8 +356,8 @@ class LaunchScreen(LctuiScreen):
         line = self.query_one("#estimate", Static)
         if not (models and tasks and lengths):
             line.update(
-                f"{len(models)} model(s) x {tasks} task(s) x {len(lengths)} length(s): "
-                "tick one of each to see the cost"
+                f"{plural(len(models), 'model')} x {plural(tasks, 'task')} x "
+                f"{plural(len(lengths), 'length')}: tick one of each to see the cost"
             )
             return
         if isinstance(n, Problem):  # what is wrong with n, as soon as it is typed
