@@ -9,6 +9,7 @@ from typing import Any
 
 from lctui.core.types import RUN_TIMING
 from lctui.store.read.source import Source, cursor_of, dict_rows
+from lctui.store.result_cells import cells_current
 from lctui.store.run_status import status_now
 from lctui.store.samples import sample_run_ids
 from lctui.store.views import RESULT_STATUS
@@ -104,6 +105,27 @@ def _runs(src: Source, run_id: str | None, limit: int) -> list[RunSummary]:
         r["sample"] = r["run_id"] in sample_run_ids()
         out.append(RunSummary(**r))
     return out
+
+
+def sample_only_models(src: Source) -> frozenset[str]:
+    """The names of the models whose latest generations all come from the shipped sample
+    runs (store/samples.py): what the results screen marks as samples, not the user's."""
+    samples = sorted(sample_run_ids())
+    if not samples:
+        return frozenset()
+    with cursor_of(src) as cur:
+        # The pivot kept on write is small; the generations themselves when it is behind.
+        rows_of = (
+            "(SELECT model_id, run_id FROM result_cells WHERE n > 0)"
+            if cells_current(cur)
+            else "(SELECT model_id, run_id FROM generations WHERE latest)"
+        )
+        rows = cur.execute(
+            f"SELECT m.name FROM {rows_of} AS g JOIN models AS m USING (model_id) "
+            "GROUP BY m.name HAVING bool_and(list_contains(?, g.run_id))",
+            [samples],
+        ).fetchall()
+    return frozenset(str(r[0]) for r in rows)
 
 
 def run_generation_ids(src: Source, run_ids: Sequence[str]) -> set[str]:

@@ -22,6 +22,8 @@ from lctui.scoring.versions import current_versions
 from lctui.store.outdated import OutdatedScores
 from lctui.store.read.cells import DepthCellCounts, depth_cells
 from lctui.store.read.heat import HeatCellCounts, heat_cells
+from lctui.store.read.runs import sample_only_models
+from lctui.store.samples import SAMPLE_NOTE
 from lctui.tui.widgets.heatmap import HeatCell, HeatGrid, HeatRow
 
 
@@ -200,10 +202,8 @@ def model_grid(cur: duckdb.DuckDBPyConnection) -> ResultsGrid:
     row_index = {(r.model, r.task): i for i, r in enumerate(rows)}
     column_index = {n: i for i, n in enumerate(lengths)}
     stats = {(row_index[(c.model, c.task)], column_index[c.length]): _cell_stats(c) for c in found}
-    heat_rows = tuple(
-        HeatRow(f"{r.model} (reference)" if r.model in references else r.model, r.task)
-        for r in rows
-    )
+    samples = sample_only_models(cur)
+    heat_rows = tuple(HeatRow(_model_label(r.model, references, samples), r.task) for r in rows)
     grid = HeatGrid(
         corner="task \\ length",
         columns=tuple(format_length(n) for n in lengths),
@@ -212,6 +212,14 @@ def model_grid(cur: duckdb.DuckDBPyConnection) -> ResultsGrid:
     )
     outdated = find_outdated(cur) if any(s.n_outdated for s in stats.values()) else []
     return ResultsGrid(grid, rows, lengths, stats, references, tuple(outdated))
+
+
+def _model_label(model: str, references: frozenset[str], samples: frozenset[str]) -> str:
+    """A model's heading: gold says it is the reference, a model known only from the
+    shipped sample runs says so (issue 24: samples are labelled wherever they appear)."""
+    if model in references:
+        return f"{model} (reference)"
+    return f"{model} ({SAMPLE_NOTE}s)" if model in samples else model
 
 
 def depth_grid(cur: duckdb.DuckDBPyConnection, model: str, task: str) -> ResultsGrid:
