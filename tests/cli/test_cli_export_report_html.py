@@ -47,7 +47,7 @@ def reports(tmp_path_factory: pytest.TempPathFactory) -> Reports:
             encoding="utf-8",
         )
         run = ["run", "--model", "gold", "--model", "fake", "--tasks", TASKS,
-               "--lengths", "1k,2k", "--n", "3", "--tokenizer", "o200k_base"]  # fmt: skip
+               "--lengths", "1k,2k", "--n", "5", "--tokenizer", "o200k_base"]  # fmt: skip
         # exit 1: some requests failed, the rest is stored
         assert main([*run, "--db", str(db), "--config", str(config)]) == 1
         reports = Reports(folder / "run.html", folder / "compare.html")
@@ -133,23 +133,23 @@ async def test_chromium_shows_the_run_as_the_tui_does(reports: Reports, tmp_path
     assert shown["headings"][0] == shown["title"]
     heat = _table(shown, ["model", "task", "1k", "2k"])
     gold = _row(heat, "gold (reference)", "vt")  # the reference model is labelled
-    assert [c["text"] for c in gold[2:]] == ["1.00 n=3", "1.00 n=3"]
+    assert [c["text"] for c in gold[2:]] == ["1.00 n=5", "1.00 n=5"]
     assert gold[2]["background"] == "rgb(87, 187, 138)"  # 1.0: the top of the scale
     fake = _row(heat, "fake", "vt")
     # every answer unparsed (a 0, red); a failed request is counted apart, not a 0
     for cell in fake[2:]:
-        found = re.fullmatch(r"0\.00 n=([23])( err=1)?", cell["text"])
+        found = re.fullmatch(r"0\.00 n=([45])( err=1)?", cell["text"])
         assert found is not None and cell["background"] == "rgb(230, 124, 115)"
         n, errors = found[1], "1 errors" if found[2] else "0 errors"
         assert cell["tip"] == f"mean 0.000, {n} scored, {n} unparsed, {errors}"
     counts = _table(shown, ["model", "task", "lengths", "n", "ok", "unparsed", "errors"])
-    # lengths, n, ok, unparsed, errors, cancelled, not scored, mean
+    # lengths, n, ok, unparsed, errors, cancelled, not scored, reused, mean
     fake_vt = [c["text"] for c in _row(counts, "fake", "vt")[2:]]
     assert fake_vt[2] == "0" and fake_vt[1] == fake_vt[3] and fake_vt[5:7] == ["0", "0"]
-    assert int(fake_vt[1]) + int(fake_vt[4]) == 6
+    assert int(fake_vt[1]) + int(fake_vt[4]) == 10
     assert sum(int(r[6]["text"]) for r in counts["rows"]) == len(FAILED)
     gold_vt = [c["text"] for c in _row(counts, "gold (reference)", "vt")[2:]]
-    assert gold_vt == ["2", "6", "6", "0", "0", "0", "0", "1.000"]
+    assert gold_vt == ["2", "10", "10", "0", "0", "0", "0", "0", "1.000"]
     # Score vs length: a picture per task, a line per model, named in one legend.
     assert [c["label"] for c in shown["charts"]] == sorted(TASKS.split(","))
     assert all(c["width"] > 200 for c in shown["charts"])
@@ -171,16 +171,27 @@ async def test_chromium_shows_the_comparison_with_intervals_and_changed_examples
     shown = await _shown(reports.compare, tmp_path / "profile")
     assert shown["title"] == "gold (A) vs fake (B)" and shown["fetched"] == []
     cells = _table(shown, ["task", "length", "n", "A", "B", "A - B", "95% CI"])
-    pairs = 4 * 2 * 3 - len(FAILED)  # tasks x lengths x n, less the failed requests
+    pairs = 4 * 2 * 5 - len(FAILED)  # tasks x lengths x n, less the failed requests
     assert sum(int(r[2]["text"]) for r in cells["rows"]) == pairs
-    row = _row(cells, "niah_single_1", "1k")
-    texts = [c["text"] for c in row]
-    assert texts[3:6] == ["1.000", "0.000", "+1.000"]
-    assert re.fullmatch(r"\[[+-]\d\.\d{3}, [+-]\d\.\d{3}\]", texts[6])
-    assert row[5]["background"] == "rgb(109, 158, 235)"  # A - B = +1: the top of the scale
+    # 5 pairs give an interval (bounded: A - B lies in [-1, 1]); a cell that lost a pair
+    # to a failed request has 4, too few for one, and says so.
+    counted = {int(r[2]["text"]) for r in cells["rows"]}
+    assert counted == {4, 5}
     (chart,) = shown["charts"]
     assert chart["label"] == "A - B with its 95% interval"
-    assert any(m.startswith("niah_single_1 @ 1k: +1.000 [") for m in chart["marks"])
+    for row in cells["rows"]:
+        texts = [c["text"] for c in row]
+        assert texts[3:6] == ["1.000", "0.000", "+1.000"]
+        assert row[5]["background"] == "rgb(109, 158, 235)"  # A - B = +1: the top
+        mark = f"{texts[0]} @ {texts[1]}: +1.000"
+        if texts[2] == "4":
+            assert texts[6] == "too few pairs"
+            assert mark in chart["marks"]  # the point without an interval
+            continue
+        found = re.fullmatch(r"\[([+-]\d\.\d{3}), ([+-]\d\.\d{3})\]", texts[6])
+        assert found is not None, texts
+        assert -1 <= float(found[1]) <= 1.0 == float(found[2])
+        assert any(m.startswith(f"{mark} [") for m in chart["marks"]), chart["marks"]
     changed = _table(shown, ["task", "length", "example", "A", "B", "better"])
     assert len(changed["rows"]) == pairs  # every pair: gold right, fake wrong
     assert {r[5]["text"] for r in changed["rows"]} == {"A"}

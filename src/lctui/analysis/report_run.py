@@ -73,7 +73,7 @@ def run_blocks(store: Store, run_id: str | None = None) -> list[Block]:
         *per_task_blocks(cells),
         *curve_blocks(curves_of(cells)),
     ]
-    models = sorted({c.model for c in cells if not c.reference})
+    models = sorted({c.model for c in cells})  # the reference (gold) too: a sanity row
     blocks += suite_blocks(store, models, summary.run_id)
     blocks += reused_blocks(reused)
     return blocks
