@@ -236,3 +236,21 @@ def test_made_up_names_are_caught() -> None:
     assert problems("| store | `store/schema.py` | `migrate`, `open_store` |") == [
         "`open_store` is not defined in `store/schema.py` (table row)"
     ]
+
+
+_DOC_CITATION = re.compile(r"\b((?:[\w.-]+/)*[A-Z][A-Z_]+\.md)\b")  # ARCHITECTURE.md, docs/X.md
+
+
+def test_code_cites_only_documents_in_the_repository() -> None:
+    """A docstring or comment that sends a reader to a markdown document names a file that exists (a
+    first design kept outside the repository is no reference)."""
+    missing = []
+    files = [*SRC.rglob("*.py"), *(ROOT / "tests").rglob("*.py"), ROOT / "pyproject.toml"]
+    for path in files:
+        for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
+            for cited in _DOC_CITATION.findall(line):
+                name = cited.rsplit("/", 1)[-1]
+                candidates = [ROOT / cited, ROOT / "docs" / name, ROOT / name]
+                if not any(c.is_file() for c in candidates):
+                    missing.append(f"{path.relative_to(ROOT)}:{number}: {cited}")
+    assert missing == []

@@ -1,4 +1,4 @@
-"""The headless layers load neither textual nor rich (DESIGN.md: only tui/ imports
+"""The headless layers load neither textual nor rich (docs/ARCHITECTURE.md: only tui/ imports
 textual, only cli/ and tui/ import rich), so a script or a notebook that drives the
 engine pays for no UI, even through a third-party package that would pull one in.
 

@@ -1,1 +1,1 @@
-"""analysis layer (see DESIGN.md)."""
+"""analysis layer: statistics, imports and reports over the store (docs/ARCHITECTURE.md, Layers)."""

@@ -1,6 +1,6 @@
 """LIFEval metrics over stored rubric points: ARS, IFP per capability, IFS per perspective.
 
-The SQL (and the definitions, BENCHMARKS.md section 3) live in store/lifeval_views.py,
+The SQL (and the definitions, from LIFBench's paper) live in store/lifeval_views.py,
 which also serves them as the `lifeval_*` views; store/read/lifeval.py runs them for
 the models asked for. Python only shapes the rows.
 """

@@ -2,7 +2,7 @@
 
 For each model, perspective (expression, variable, length) and task: the mean ARS at
 every level of that perspective and the coefficient of variation of those means, as
-BENCHMARKS.md section 3 defines it; the mean of a perspective's CVs over tasks is the
+LIFBench's paper defines it; the mean of a perspective's CVs over tasks is the
 model's IFS for it (`lifbench_reports` computes the same number in one query). Read by
 store/read/lifeval.py from the same lifeval points as `analysis.lifbench`, so both
 read the same responses.

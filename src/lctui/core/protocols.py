@@ -32,7 +32,7 @@ class PromptFormat(Protocol):
 
 
 class Backend(Protocol):
-    """A model adapter (DESIGN.md, backends)."""
+    """A model adapter (docs/ARCHITECTURE.md, Layers: backends)."""
 
     fingerprint: str
     max_context: int

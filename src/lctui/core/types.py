@@ -1,7 +1,7 @@
 """Plain data shared by every layer: examples, requests, generations, scores, specs.
 
 Nothing here does I/O or imports a heavy dependency; every other layer speaks in
-these types, so a change here is a change of the whole data flow (DESIGN.md).
+these types, so a change here is a change of the whole data flow (docs/ARCHITECTURE.md).
 """
 
 from __future__ import annotations

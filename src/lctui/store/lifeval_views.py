@@ -1,6 +1,6 @@
 """LIFEval's metrics as SQL: the `lifeval_*` views, and the same queries over any table.
 
-Definitions (BENCHMARKS.md section 3):
+Definitions (LIFBench's paper, LIFEval):
 
 - ARS of a response = sum(weight * earned) / R_t, as its scorer recorded it (the
   score row); of a task = mean over its responses; overall and per length =

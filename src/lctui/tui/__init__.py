@@ -1,1 +1,1 @@
-"""tui layer (see DESIGN.md)."""
+"""tui layer: the Textual app, its screens and widgets (docs/ARCHITECTURE.md, Layers)."""

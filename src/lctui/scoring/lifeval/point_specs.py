@@ -3,7 +3,7 @@
 The single source for both the rubric programs and the import of published scores
 (analysis/lifbench_import.py). Names are the column names of the published per-point
 CSVs (`shared/data/lifbench-scores/`); weights and capabilities are those of the
-original evaluation code (BENCHMARKS.md section 3), which the published scores used.
+original evaluation code (LIFBench's paper, LIFEval), which the published scores used.
 """
 
 from __future__ import annotations

@@ -2,7 +2,7 @@
 
 Shows the output with the extracted answers highlighted, the gold answer(s) and the
 status. A failed request shows its error in the error colour, never an empty output
-or a zero score (DESIGN.md: errors are excluded from means and shown as errors).
+or a zero score (docs/ARCHITECTURE.md: errors are excluded from means and shown as errors).
 A LongBench v2 answer has the sentence its option was read from marked (not every
 letter like it), and a chain of thought shows both calls' outputs: the reasoning,
 then the answer that was scored.

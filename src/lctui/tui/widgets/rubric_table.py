@@ -2,7 +2,7 @@
 
 Every suite's scorer yields the same shape (points with capabilities, weight, earned
 fraction and explanation), so one table serves all of them. The point column wraps
-and carries the explanation under the point's name, as in SCREENS.md's sketch.
+and carries the explanation under the point's name, as the inspector's first sketch drew it.
 
 A score whose points name two or more capabilities (LIFEval's) is grouped by
 capability: a heading row per capability with its earned / total weight, then its
