@@ -1,4 +1,5 @@
-"""Model adapters (docs/ARCHITECTURE.md, Layers: backends): resolve a model name, load its backend, stream.
+"""Model adapters (docs/ARCHITECTURE.md, Layers): resolve a model name, load its backend,
+stream.
 
 Importing this package loads neither torch nor transformers; `load_backend` does, for
 the backends that need them.

@@ -180,10 +180,6 @@ class RendersPrompts:
         """The model's own prompt format, what a config's "auto" defers to."""
         return self._prompts.prompt_format
 
-    def prompt_format_for(self, requested: str) -> PromptFormat:
-        """The prompt format for a config's `prompt_format` ("auto" defers to the model)."""
-        return self._prompts.format_for(requested)
-
     def template_overhead(self, answer_prefix: str, prompt_format: str = "auto") -> int:
         """Tokens the format adds around the user text, with what the tokenizer adds itself."""
         return self._prompts.template_overhead(answer_prefix, prompt_format)

@@ -84,10 +84,6 @@ class Example:
             return self.user_text
         return self.user_text + "\n\n" + self.answer_prefix
 
-    def context_offset(self) -> int:
-        """Offset of the context inside `user_text`, to map spans onto the prompt."""
-        return len(self.preamble)
-
 
 @dataclass(frozen=True)
 class GenerationConfig:

@@ -116,11 +116,6 @@ def _check_golds(golds: Sequence[str]) -> None:
         raise ValueError(f"gold answers must not be empty or blank: {list(golds)!r}")
 
 
-def extract_recall_values(example: Example, output: str) -> Extraction:
-    """The answer values in `output`, as the example's metadata defines them."""
-    return _extract(example, output, _settings(example))
-
-
 def _extract(example: Example, output: str, settings: _Settings) -> Extraction:
     return extract_values(
         output,

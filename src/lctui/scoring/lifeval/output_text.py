@@ -1,4 +1,4 @@
-"""Text helpers shared by LIFEval's rubric programs: cleaning, unwrapping, near misses.
+"""Text helpers shared by LIFEval's rubric programs: near misses and rubric points.
 
 Model output is parsed defensively (JSON first, then a bracketed span, then lines)
 and never evaluated; these helpers are the common parts of that parsing. Every
@@ -9,7 +9,6 @@ the engine.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -21,17 +20,6 @@ from lctui.scoring.json_text import loads_or_none
 from lctui.scoring.lifeval.point_specs import PointSpec
 from lctui.scoring.rubric import make_point
 
-_CUE = re.compile(r"^\s*(?:output|answer|response)\s*:\s*", re.IGNORECASE)
-_FENCE = "```"
-_LANGUAGE = re.compile(r"[a-zA-Z]*")
-NUMBERING = re.compile(r"^\s*(?:\d+[.)]|[-*•])\s+")
-MAX_NEAR = 4  # also the widest length difference a near miss can have
-
-
-def near_limit(text: str) -> int:
-    """The largest edit distance still counted as a near miss of `text`."""
-    return max(1, min(MAX_NEAR, len(text) // 8))
-
 
 def edit_distance(a: str, b: str, limit: int) -> int:
     """Levenshtein distance of a and b, or limit + 1 once it must exceed `limit`.
@@ -41,25 +29,6 @@ def edit_distance(a: str, b: str, limit: int) -> int:
     up among the thousands of entries of a 120K-token list.
     """
     return int(Levenshtein.distance(a, b, score_cutoff=limit))
-
-
-def clean_output(output: str) -> str:
-    """The output without an "Answer:" cue and without a code fence around all of it."""
-    text = _CUE.sub("", output.strip()).strip()
-    if len(text) >= 2 * len(_FENCE) and text.startswith(_FENCE) and text.endswith(_FENCE):
-        # String operations, not one pattern: "```" then a long run of spaces made
-        # the pattern's lazy body backtrack quadratically.
-        inner = text[len(_FENCE) : -len(_FENCE)]
-        language = _LANGUAGE.match(inner)
-        return inner[language.end() if language else 0 :].strip()
-    return text
-
-
-def unwrap(text: str) -> str:
-    for left, right in (('"', '"'), ("'", "'"), ("[", "]"), ("“", "”")):
-        if len(text) >= 2 and text.startswith(left) and text.endswith(right):
-            return text[1:-1].strip()
-    return text
 
 
 def bracketed(text: str) -> str:

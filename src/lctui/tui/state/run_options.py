@@ -8,7 +8,7 @@ loading weights.
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from dataclasses import dataclass, replace
 from urllib.parse import urlsplit
 
@@ -139,14 +139,3 @@ def length_options(windows: Mapping[str, int | None]) -> tuple[list[LengthOption
         if w < LENGTH_CHOICES[-1]
     ]
     return options, notes
-
-
-def too_long(lengths: Sequence[int], windows: Mapping[str, int | None]) -> list[str]:
-    """A message per (model, length) above the model's window."""
-    return [
-        f"{format_length(n)} is above the {format_length(w)} window of {name}"
-        for name, w in windows.items()
-        if w is not None
-        for n in lengths
-        if n > w
-    ]
