@@ -54,7 +54,7 @@ def test_smollm2_on_list_and_onedoc_tasks_at_3k_and_6k(
     # word), and the ARS stored with each response is its earned weight over R_t.
     assert sum(earned for *_, earned in points) > 0
     # An unparsed List response scores 0 though its format point may show 0.2: the
-    # original stops when no list entry occurs (README, LIFBench deviations).
+    # original stops when no list entry occurs (docs/suites.md, LIFBench deviations).
     by_gid = {gid: (score, status) for _t, _l, status, score, gid in rows}
     for task, gid, _names, earned in points:
         total = LIFEVAL_TASKS[task.removeprefix("lifbench_")].total

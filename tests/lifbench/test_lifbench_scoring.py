@@ -2,7 +2,7 @@
 
 Every branch's numbers are checked against the original on the parity fixtures
 (tests/parity/test_lifeval_list.py); these tests show the rules a reader of the
-README meets, with their explanations, and what `rules="corrected"` changes.
+user guide meets (docs/suites.md), with their explanations, and what `rules="corrected"` changes.
 """
 
 from __future__ import annotations

@@ -11,7 +11,7 @@ not fill its budget (`fills_budget = False`); it never exceeds it either: where 
 tokenizer packs UUIDs so loosely that the count does not fit, the object gets the most
 pairs that fit, and the example records both counts (metadata num_kvs, num_kvs_target).
 
-HELMET runs JSON KV without chat template; lctui renders it like every task (README,
+HELMET runs JSON KV without chat template; lctui renders it like every task (docs/suites.md,
 deviations). A chat template chosen per task belongs with HELMET's other categories.
 """
 

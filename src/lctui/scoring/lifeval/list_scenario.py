@@ -22,7 +22,7 @@ branch), and the response total is computed as it computes it:
   the asked side of the named one, 1/3 when some is the named one itself.
 
 The original's bugs are kept under the default `rules="original"` (the published
-scores have them) and fixed under `rules="corrected"` (README, LIFBench deviations):
+scores have them) and fixed under `rules="corrected"` (docs/suites.md, LIFBench deviations):
 the zero total of an output with no entry; the half credit for a near miss, which
 only an output holding some *other* entry can reach (and every wrong uuid1 entry is
 a near miss of every other). multi_query_id never crashes where the original does

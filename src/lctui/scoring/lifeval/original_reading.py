@@ -17,7 +17,7 @@ expression gives, without its cost or its risks:
 - `json_value` is `json.loads`, bounded in depth (json_text).
 
 `rules_of` names the rule set an example asks for: "original" (the default) or
-"corrected" (the original's plain bugs fixed, see the README's LIFBench deviations).
+"corrected" (the original's plain bugs fixed, see docs/suites.md, LIFBench deviations).
 """
 
 from __future__ import annotations

@@ -35,7 +35,7 @@ from lctui.tasks.params import choice_param
 STREAM_CACHE_SIZE = 4
 # Which point rules LIFEval applies: "original" awards exactly what LIFBench's own
 # evaluation code awards, its plain bugs included; "corrected" fixes those bugs (the
-# README's LIFBench deviations name each one). Declared once for every LIFBench task.
+# docs/suites.md's LIFBench deviations name each one). Declared once for every LIFBench task.
 RULES_ORIGINAL, RULES_CORRECTED = "original", "corrected"
 RULES_PARAM = replace(
     choice_param(

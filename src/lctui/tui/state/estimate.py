@@ -17,7 +17,7 @@ deviations: the examples' own scatter around the fit and the spread of `ratio` a
 the load time between runs (unknown with one run measured, and said so). Issue 24 found
 the older estimate (prompt tokens over summed latency of any run, the sample runs of
 another machine included, no loading) at ~39 s for a run that took 3.5 minutes; three
-runs measured against this one: README.
+runs measured against this one: docs/tui.md, "New run".
 """
 
 from __future__ import annotations
