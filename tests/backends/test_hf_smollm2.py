@@ -126,8 +126,8 @@ async def test_cancelling_the_task_stops_generation_promptly(smollm2: Any) -> No
     with pytest.raises(asyncio.CancelledError):
         await task
     stopped_after = time.perf_counter() - started
-    # 4,000 tokens at about 30 tok/s would take two minutes.
-    assert stopped_after < 2.0
+    # A hang bound: 4,000 tokens at about 30 tok/s would take two minutes.
+    assert stopped_after < 20.0
     assert not generate_threads()
     assert all(c.finish_reason is None for c in received)
 
@@ -141,7 +141,8 @@ async def test_closing_the_stream_stops_generation_promptly(smollm2: Any) -> Non
     assert first.finish_reason is None
     started = time.perf_counter()
     await stream.aclose()
-    assert time.perf_counter() - started < 2.0
+    # A hang bound: the 4,000 tokens left would take minutes on these CPUs.
+    assert time.perf_counter() - started < 20.0
     assert not generate_threads()
     # The model is free again at once.
     chunks = await asyncio.wait_for(

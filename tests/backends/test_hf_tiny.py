@@ -156,7 +156,9 @@ async def test_stream_does_not_block_the_event_loop(tiny: HFBackend) -> None:
     elapsed = time.perf_counter() - start
     task.cancel()
     assert elapsed > 0.05
-    assert ticks >= elapsed / 0.005 / 4
+    # A loop blocked for the whole generation would tick once; no rate is asserted, so a
+    # loaded machine cannot fail it.
+    assert ticks >= 5
 
 
 def test_checkpoint_identity_ignores_the_saving_environment(tmp_path: Path) -> None:

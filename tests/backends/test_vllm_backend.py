@@ -163,7 +163,7 @@ async def test_cancelling_the_task_aborts_the_request(vllm_smol: VLLMBackend) ->
     task.cancel()
     with pytest.raises(asyncio.CancelledError):
         await task
-    assert time.monotonic() - started < 5
+    assert time.monotonic() - started < 30  # a hang bound: 2,000 tokens take minutes here
     assert vllm_smol.engine.get_num_unfinished_requests() == 0
     await assert_engine_idle_after_a_short_request(vllm_smol)
 

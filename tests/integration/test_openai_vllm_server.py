@@ -173,9 +173,6 @@ def test_four_requests_run_concurrently(vllm_test_server: LoopbackServer) -> Non
     assert backend.limiter is None  # closed
     # All four were being answered at the same moment (the server batched them).
     assert max(r["start"] for r in results) < min(r["end"] for r in results)
-    total = sum(r["end"] - r["start"] for r in results)
-    wall = max(r["end"] for r in results) - min(r["start"] for r in results)
-    assert wall < 0.75 * total
     assert all(r["chunks"][-1].output_tokens for r in results)
 
 
