@@ -39,6 +39,7 @@ from lctui.tasks.bounded_read import FileProblem, JsonDocument, files_within, sh
 from lctui.tasks.inputs.base import FRAMING_OPTION, InputFile, InputKind, InputRow, RowProblem
 from lctui.tasks.inputs.lifbench_records import RecordProblem, context_span, record_reading
 from lctui.tasks.lifbench import lifbench_tasks
+from lctui.tasks.lifbench.shared import LifbenchTask
 
 PROMPTS_FOLDER = "prompts"  # LIFBench's data/prompts/
 OUTPUT_PREFIX = "\noutput: "  # what Inference.py appends for a model without chat template
@@ -52,8 +53,9 @@ def lifbench_files() -> dict[str, tuple[str, str, str]]:
     """LIFBench's file stem (`list-single_query_id`) -> (scenario, LIFEval task, lctui
     task), in LIFBench's order of tasks."""
     return {
-        f"{t.scenario}-{t.spec.name}": (t.scenario, t.spec.name, t.name)  # type: ignore[attr-defined]
+        f"{t.scenario}-{t.spec.name}": (t.scenario, t.spec.name, t.name)
         for t in lifbench_tasks()
+        if isinstance(t, LifbenchTask)
     }
 
 
