@@ -45,22 +45,28 @@ from lctui.scoring.lifeval.list_answer import ListIndex, unescape
 from lctui.scoring.lifeval.output_text import Awarded, in_spec_order, rubric_point
 from lctui.scoring.lifeval.point_specs import PointSpec
 from lctui.scoring.rubric import list_values
-from lctui.tasks.lifbench.list_context import parse_list
+from lctui.tasks.lifbench.list_context import parse_list, parse_numbered_list
 
 CORRECTED = "corrected"
 NO_ENTRY = "no list entry occurs in the output: the original stops here and scores the response 0"
+# metadata["list_reading"] of an example whose context is a list of LIFBench's own
+# prompts (tasks/inputs/lifbench.py): read as its evaluation reads it, entries running
+# from one `\nN. ` to the next (one may hold newlines); else one entry per numbered line.
+LIFBENCH_READING = "lifbench"
 
 
 @lru_cache(maxsize=8)
-def _list_index(context: str) -> ListIndex:
+def _list_index(context: str, reading: str | None = None) -> ListIndex:
     """The list of a context, indexed once for all the responses scored against it."""
-    return ListIndex(parse_list(context))
+    items = parse_numbered_list(context) if reading == LIFBENCH_READING else parse_list(context)
+    return ListIndex(items)
 
 
 def list_points(example: Example, output: str, specs: Mapping[str, PointSpec]) -> Awarded:
     """The points and total of one output of a List task."""
     meta = example.metadata
-    index = _list_index(example.context)
+    reading = meta.get("list_reading")
+    index = _list_index(example.context, reading if isinstance(reading, str) else None)
     corrected = example.params.get("rules") == CORRECTED
     text = output.strip()
     task = str(meta["lifeval_task"])

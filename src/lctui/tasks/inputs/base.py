@@ -31,7 +31,9 @@ class InputFile:
 
     path: Path
     task: str  # lctui's name of the task whose examples the file holds
-    length: int | None = None  # the cell length its layout names; None: the user says
+    # The cell length its layout names; None: the user says, or (`lengths_in_rows`) each
+    # row does.
+    length: int | None = None
 
 
 @dataclass(frozen=True)
@@ -41,7 +43,10 @@ class InputRow:
     The model reads `text + answer_prefix`, joined with nothing between (a kind whose
     original joins them otherwise puts the separator in one of them), framed as the
     run's framing says. `text` is the row's prompt, byte for byte, without the answer
-    prefix; spans are character offsets in it.
+    prefix. Where the original's scorer reads one part of the prompt as its context
+    (`context`), that part is the example's context, the text before it its preamble and
+    the text after it (with the answer prefix) its question: the user text is the same.
+    Spans are character offsets in that context (the whole text without `context`).
     """
 
     line: int  # the file's line (or item) the row is on, from 1
@@ -58,6 +63,12 @@ class InputRow:
     spans: tuple[Span, ...] = ()
     depth: float | None = None  # in percent of the text, where the task has one
     temperature: float | None = None  # the original's, when it is not the task's
+    # The cell length the row names itself, for a kind whose files mix lengths
+    # (`InputKind.lengths_in_rows`: LIFBench's records each name their length interval).
+    length: int | None = None
+    # [start, end) of the part of `text` the original's scorer reads as its context
+    # (LIFBench's list or documents, between its markers); None: the whole text.
+    context: tuple[int, int] | None = None
 
 
 @dataclass(frozen=True)
@@ -86,6 +97,9 @@ class InputKind:
     framings: ClassVar[tuple[str, ...]] = FRAMINGS
     framing_help: ClassVar[str] = ""  # which of the original's settings each framing is
     option_specs: ClassVar[tuple[ParamSpec, ...]] = ()
+    # Each row names its own length (`InputRow.length`), one file holding several: the
+    # framework then asks no length of the file, and `--lengths` selects rows.
+    lengths_in_rows: ClassVar[bool] = False
 
     def locate(self, path: Path, options: Mapping[str, Any]) -> tuple[list[InputFile], list[str]]:
         """The files under `path` (a file or a folder) in a stable order, and one problem

@@ -7,7 +7,9 @@ same for every kind:
 
 - options: `framing` and the kind's own (`check_options`), checked before any file is read;
 - lengths: a file's own from its layout (then `--lengths`, if given, selects among
-  them), else the one length the user gives, else an error saying what to pass;
+  them), else the one length the user gives, else an error saying what to pass; for a
+  kind whose rows name their own (`lengths_in_rows`), each row's, `--lengths`
+  selecting rows;
 - ids: a hash of the kind, task, length, framing, the prompt, the gold answers and the
   answer budget, so that runs over the same inputs pair in every comparison, whatever
   tokenizer a model counts with, and a changed row is another example;
@@ -163,14 +165,17 @@ def read_inputs(
     if not arg.path.exists():
         raise UserInputError(f"--inputs {arg.label}: no such file or folder")
     found, problems = kind.locate(arg.path, chosen)
-    reader = _Reader(kind, chosen, n)
+    reader = _Reader(kind, chosen, n, lengths if kind.lengths_in_rows else None)
     for file in found:
         if tasks is not None and file.task not in tasks:
+            continue
+        if kind.lengths_in_rows:
+            reader.read(file)
             continue
         length = _length_of(kind, file, lengths)
         if length is None:
             continue
-        reader.read(dataclasses.replace(file, length=length), length)
+        reader.read(dataclasses.replace(file, length=length))
     problems = [*problems, *reader.problems]
     if not reader.examples:
         why = "; ".join(problems[:3]) if problems else "no file of it holds a row asked for"
@@ -192,10 +197,19 @@ def _length_of(kind: InputKind, file: InputFile, lengths: Sequence[int] | None) 
 
 
 class _Reader:
-    """Rows to examples, file after file, with the problems met and the bound kept."""
+    """Rows to examples, file after file, with the problems met and the bound kept: at
+    most `n` examples per file and length, of the `wanted` lengths (rows that name their
+    own), all without."""
 
-    def __init__(self, kind: InputKind, options: Mapping[str, Any], n: int | None) -> None:
+    def __init__(
+        self,
+        kind: InputKind,
+        options: Mapping[str, Any],
+        n: int | None,
+        wanted: Sequence[int] | None = None,
+    ) -> None:
         self.kind, self.options, self.n = kind, options, n
+        self.wanted = set(wanted) if wanted else None
         self.framing = str(options[FRAMING_OPTION])
         self.examples: list[Example] = []
         self.files: list[InputFileRecord] = []
@@ -203,37 +217,42 @@ class _Reader:
         self._seen: dict[str, str] = {}  # example id -> where it was first read
         self._bytes = 0
 
-    def read(self, file: InputFile, length: int) -> None:
+    def read(self, file: InputFile) -> None:
+        """The examples of `file` (its length given, or each row's)."""
         if file.task not in {task.name for task in all_tasks()}:
             self.problems.append(f"{file.path}: task {file.task!r} is none of lctui's; not read")
             return
+        taken: dict[int, int] = {}  # length -> examples taken
         try:
             digest = file_digest(file.path)
-            taken = sum(1 for _ in self._examples(file, length, digest))
+            for example in self._examples(file, digest, taken):
+                taken[example.length] = taken.get(example.length, 0) + 1
         except OSError as err:
             self.problems.append(f"{file.path}: not readable ({err.strerror or err})")
             return
-        if taken:
+        path = str(file.path)
+        for length, count in sorted(taken.items()):
             self.files.append(
                 InputFileRecord(
-                    self.kind.name,
-                    str(file.path),
-                    digest,
-                    file.task,
-                    length,
-                    self.framing,
-                    taken,
+                    self.kind.name, path, digest, file.task, length, self.framing, count
                 )
             )
 
-    def _examples(self, file: InputFile, length: int, digest: str) -> Iterator[Example]:
-        position = 0
+    def _examples(
+        self, file: InputFile, digest: str, taken: Mapping[int, int]
+    ) -> Iterator[Example]:
         for row in self.kind.rows(file, self.options):
-            if self.n is not None and position >= self.n:
-                return
+            if file.length is not None and self._full(taken, file.length):
+                return  # the file's one length is done: read no further
             if isinstance(row, RowProblem):
                 self.problems.append(f"{file.path}:{row.line}: {row.why}")
                 continue
+            length = file.length if file.length is not None else row.length
+            if length is None:  # a kind's slip: its rows must name their length
+                raise AssertionError(f"{file.path}:{row.line}: a row without its length")
+            if (self.wanted is not None and length not in self.wanted) or self._full(taken, length):
+                continue
+            position = taken.get(length, 0)
             where = f"{file.path}:{row.line}"
             if not _sendable(row.text + row.answer_prefix):
                 self.problems.append(
@@ -246,21 +265,24 @@ class _Reader:
             if first != where:
                 self.problems.append(f"{where}: the same example as {first}; run once")
                 continue
-            self._bytes += len(example.context) + len(example.question)
+            self._bytes += len(example.user_text)
             if self._bytes > MAX_TEXT_BYTES:
                 raise UserInputError(
                     f"the inputs hold more than {MAX_TEXT_BYTES // MIB:,} MiB of prompts (at "
                     f"{where}); run part of them at a time: --tasks, --lengths or --n"
                 )
             self.examples.append(example)
-            position += 1
             yield example
+
+    def _full(self, taken: Mapping[int, int], length: int) -> bool:
+        return self.n is not None and taken.get(length, 0) >= self.n
 
     def _example(
         self, row: InputRow, length: int, digest: str, file: InputFile, position: int
     ) -> Example:
         task = get_task(row.task)
         user_text = row.text + row.answer_prefix
+        start, end = row.context if row.context is not None else (0, len(row.text))
         identity = (row.task, length, self.framing, user_text, row.gold, row.max_new_tokens)
         metadata: dict[str, JSONValue] = {
             **row.metadata,
@@ -286,11 +308,12 @@ class _Reader:
             index=position,
             tokenizer="",  # counted by the original, in its own tokens
             params={},
-            preamble="",
-            # The row's text is the context (spans are in it); its answer prefix follows
-            # as the question, so that the user text is the original's prompt whole.
-            context=row.text,
-            question=row.answer_prefix,
+            # The row's text is the context (spans are in it), or the part of it the
+            # original's scorer reads as one; what follows it and the answer prefix are
+            # the question, so that the user text is the original's prompt whole.
+            preamble=row.text[:start],
+            context=row.text[start:end],
+            question=row.text[end:] + row.answer_prefix,
             answer_prefix="",
             gold=row.gold,
             max_new_tokens=row.max_new_tokens,

@@ -222,6 +222,19 @@ def parse_list(context: str) -> list[str]:
     return [m.group(2) for m in _ITEM_LINE.finditer(context)]
 
 
+def parse_numbered_list(text: str) -> list[str]:
+    """The items of a list as LIFBench's evaluation reads them from its prompts' lists
+    (EvaluateFunc.py's parse_oredered_input_list_text): from each `\\n1. `, `\\n2. `, ...
+    found in turn in the stripped text after a newline, to the next one, the text after
+    its first `. `; the last one runs to the end. An item may hold newlines."""
+    body = "\n" + text.strip()
+    starts: list[int] = []
+    while (at := body.find(f"\n{len(starts) + 1}. ", starts[-1] if starts else 0)) >= 0:
+        starts.append(at)
+    ends = [*starts[1:], len(body)] if starts else []
+    return [body[a:b].split(". ", 1)[-1] for a, b in zip(starts, ends, strict=True)]
+
+
 @dataclass(frozen=True)
 class BuiltList:
     layout: ListLayout
