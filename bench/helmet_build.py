@@ -18,6 +18,12 @@ ICL: a BANKING77-shaped pool (`--icl-train` invented train rows over 77 labels, 
 test rows) under `hub/PolyAI/banking77/`; `--rows` examples of icl_banking77 at
 `--length`, each with its own balanced draw of demonstrations and label map, timed
 against one tokenisation of their prompts the same way.
+
+ALCE: an ASQA-format `alce/asqa_eval_gtr_top2000.json` of `--rows` questions, each with
+its own `--alce-docs` retrieved documents (about 100 words each, as ALCE's Wikipedia
+passages; no document shared between questions, as GTR's top 2000 of different
+questions rarely are) and the fixture demonstrations; `--rows` examples of alce_asqa at
+`--length`, timed against one tokenisation of their prompts the same way.
 """
 
 from __future__ import annotations
@@ -38,6 +44,7 @@ from lctui.tasks.tokenizers import reference_tokenizer
 FIXTURES = Path(__file__).parent.parent / "tests/fixtures/helmet"
 DEMOS = FIXTURES / "kilt/nq-train-multikilt_1000_k3_dep6.jsonl"
 RERANK_DEMOS = FIXTURES / "msmarco/test_reranking_data_k10_dep3.jsonl"
+ALCE_DEMOS = FIXTURES / "prompts/asqa_revised.json"
 DEPTHS = 6
 RERANK_REPEATS = 3
 WORDS = [
@@ -151,6 +158,37 @@ def write_icl_release(folder: Path, train: int, seed: int = 0) -> None:
         pq.write_table(table, path)
 
 
+def write_alce_release(folder: Path, rows: int, docs: int, seed: int = 0) -> None:
+    rng = random.Random(seed)
+    (folder / "alce").mkdir(parents=True)
+    (folder / "prompts").mkdir(parents=True)
+    shutil.copy(ALCE_DEMOS, folder / "prompts" / ALCE_DEMOS.name)
+    records = []
+    for row in range(rows):
+        town = f"{rng.choice(WORDS).capitalize()}ton {row}"
+        answer = f"{rng.choice(WORDS).capitalize()} river"
+        ctxs = [
+            {
+                "id": str(row * docs + i),
+                "title": f"{rng.choice(WORDS).capitalize()} {rng.choice(WORDS)} {row}-{i}",
+                "text": " ".join(rng.choices(WORDS, k=100)) + ".",
+            }
+            for i in range(docs)
+        ]
+        ctxs[rng.randrange(docs)]["text"] += f" The {answer} runs through {town}."
+        records.append(
+            {
+                "sample_id": f"bench-{row}",
+                "question": f"Which river runs through {town}?",
+                "qa_pairs": [
+                    {"question": f"Which river runs through {town}?", "short_answers": [answer]}
+                ],
+                "docs": ctxs,
+            }
+        )
+    (folder / "alce" / "asqa_eval_gtr_top2000.json").write_text(json.dumps(records))
+
+
 def measure(task_name: str, folder: Path, rows: int, length: int, passages: int) -> None:
     """Build `rows` examples of the task from `folder` and print the ratio to tokenising."""
     tokenizer = reference_tokenizer("o200k_base")
@@ -165,7 +203,7 @@ def measure(task_name: str, folder: Path, rows: int, length: int, passages: int)
     t0 = time.perf_counter()
     tokens = sum(tokenizer.count(text) for text in texts)
     tokenise = time.perf_counter() - t0
-    unit = "shots" if "shots" in examples[0].metadata else "num_passages"
+    unit = next(u for u in ("shots", "num_docs", "num_passages") if u in examples[0].metadata)
     shown = sorted(int(e.metadata[unit]) for e in examples)
     print(
         f"{rows} {task_name} prompts at {format_length(length)} from a {passages}-unit "
@@ -184,17 +222,29 @@ def main() -> None:
     parser.add_argument("--rows", type=int, default=100)
     parser.add_argument("--passages", type=int, default=1000)
     parser.add_argument("--icl-train", type=int, default=10_000)
+    parser.add_argument("--alce-docs", type=int, default=2000)
+    parser.add_argument(
+        "--only", default="", help="comma-separated task names to measure (default: all)"
+    )
     args = parser.parse_args()
     length = parse_length(args.length)
     with tempfile.TemporaryDirectory(prefix="lctui-helmet-bench-") as tmp:
         t0 = time.perf_counter()
-        write_release(Path(tmp), args.rows, args.passages)
-        write_rerank_release(Path(tmp), args.rows, args.passages)
+        folder = Path(tmp)
+        write_release(folder, args.rows, args.passages)
+        write_rerank_release(folder, args.rows, args.passages)
+        write_icl_release(folder, args.icl_train)
+        write_alce_release(folder, args.rows, args.alce_docs)
         print(f"files written in {time.perf_counter() - t0:.1f} s")
-        measure("kilt_nq", Path(tmp), args.rows, length, args.passages)
-        measure("msmarco_rerank", Path(tmp), args.rows, length, args.passages)
-        write_icl_release(Path(tmp), args.icl_train)
-        measure("icl_banking77", Path(tmp), args.rows, length, args.icl_train)
+        pools = {
+            "kilt_nq": args.passages,
+            "msmarco_rerank": args.passages,
+            "icl_banking77": args.icl_train,
+            "alce_asqa": args.alce_docs,
+        }
+        chosen = [name for name in args.only.split(",") if name] or list(pools)
+        for name in chosen:
+            measure(name, folder, args.rows, length, pools[name])
 
 
 if __name__ == "__main__":

@@ -6,9 +6,11 @@ from collections.abc import Sequence
 
 import pytest
 
+from helpers.counting_tokenizer import CountingTokenizer
 from lctui.core.errors import UserInputError
 from lctui.core.lengths import format_length, parse_length, parse_lengths
-from lctui.tasks.budget import Budget, fit_to_budget, prefix_sums
+from lctui.tasks.budget import Budget, CountedPrefix, fit_to_budget, prefix_sums
+from lctui.tasks.tokenizers import reference_tokenizer
 
 
 class SkewedTokenizerFake:
@@ -105,3 +107,41 @@ def test_length_presets_expand_in_place_and_mix_with_lengths() -> None:
     assert parse_lengths("2k,LIFBench,6k") == [2048, *(k * 1024 for k in (3, 6, 13, 28, 60, 120))]
     with pytest.raises(UserInputError, match="preset: lifbench, ruler, helmet"):
         parse_lengths("lifbnch")
+
+
+@pytest.mark.parametrize("length", [300, 2_000, 20_000])
+def test_a_counted_prefix_fits_as_the_whole_prefix_does_counting_only_up_to_the_bound(
+    length: int,
+) -> None:
+    """A row of 8,000 sentences of which the length holds a few hundred: the fit on
+    sums counted as far as it reads them is the fit on all the sums, and the
+    sentences past the bound are never tokenised."""
+    tokenizer = CountingTokenizer()
+    units = [f"Sentence {i} tells of the mill by the river number {i * 7}. " for i in range(8_000)]
+    budget = Budget(length=length, reserve=0)
+
+    def build(n: int, tail: str) -> str:
+        return "".join(units[:n])
+
+    whole = fit_to_budget(build, prefix_sums(tokenizer.count_batch(units)), 0, budget, tokenizer)
+    tokenizer.batched.clear()
+    prefix = CountedPrefix(len(units), lambda i, j: units[i:j], tokenizer.count_batch)
+    fitted = fit_to_budget(build, prefix, 0, budget, tokenizer)
+    assert fitted == whole
+    assert whole.units < len(units) // 4
+    # The sentences counted: the first ones, in order, up to a little past the fit.
+    assert tokenizer.batched == units[: len(tokenizer.batched)]
+    assert len(tokenizer.batched) <= max(64, 1.1 * (whole.units + 1) + 16)
+    assert prefix[: whole.units + 2] == prefix_sums(tokenizer.count_batch(units))[: whole.units + 2]
+
+
+def test_a_counted_prefix_reads_like_the_list_of_sums() -> None:
+    units = [f"w{i} " * (i % 5 + 1) for i in range(300)]
+    counts = reference_tokenizer("o200k_base").count_batch
+    listed = prefix_sums(counts(units))
+    counted = CountedPrefix(len(units), lambda i, j: units[i:j], counts)
+    assert len(counted) == len(listed)
+    assert [counted[i] for i in (0, 5, -1, 17, -300)] == [listed[i] for i in (0, 5, -1, 17, -300)]
+    assert list(counted) == listed
+    with pytest.raises(IndexError):
+        counted[len(listed)]

@@ -12,6 +12,7 @@ from pathlib import Path
 import duckdb
 import pytest
 
+from helpers.counting_tokenizer import CountingTokenizer
 from helpers.helmet_data import HELMET_FIXTURES
 from helpers.hub_cache import hub_repo, lctui_offline
 from lctui.cli import main
@@ -24,6 +25,8 @@ from lctui.tasks.budget import Budget
 from lctui.tasks.datasets import DataSource, read_records
 from lctui.tasks.helmet.alce import ANSWER_PREFIX, MAX_NEW_TOKENS, format_doc
 from lctui.tasks.helmet.alce_data import Doc, choose_alce_demos, parse_rows, read_demos
+from lctui.tasks.helmet.holding import first_holders
+from lctui.tasks.helmet.kilt import normalize_answer
 from lctui.tasks.tokenizers import reference_tokenizer
 
 CITE = ["alce_asqa", "alce_qampari"]
@@ -147,6 +150,56 @@ def test_documents_fill_every_length_within_the_tolerance(
         assert not example.metadata["docs_exhausted"]
         counts.append(example.metadata["num_docs"])
     assert min(counts) > length // 250
+
+
+def test_a_build_counts_the_documents_only_up_to_the_length(tmp_path: Path) -> None:
+    """Rows of 2,000 documents at a length that holds about 100: the documents past
+    the ones the prompt lists are never tokenised (they were all counted, 6x the
+    work of tokenising the prompt at 128K)."""
+    _write_pool(tmp_path, docs=2000)
+    task = get_task("alce_asqa").with_data(DataSource(folder=tmp_path))
+    for index in range(3):
+        tokenizer = CountingTokenizer()
+        example = task.generate(16384, seed=0, index=index, tokenizer=tokenizer)
+        shown = example.metadata["num_docs"]
+        counted = {int(t[len("Document [") :].split("]")[0]) for t in tokenizer.batched}
+        assert 50 < shown < 500 and not example.metadata["docs_exhausted"]
+        # The first documents, and only a few past the last one shown.
+        assert counted == set(range(1, len(counted) + 1))
+        assert shown <= len(counted) <= 1.1 * shown + 16
+        assert _within(example, tokenizer)
+
+
+_HOSTILE_WORDS = ["the", "a", "An", "THE", "O'Neil", "St.", "İstanbul", "ΟΔΟΣ", "σ", "river"]
+_HOSTILE_WORDS += ["mill", "old", "x’the’y", "_the_", "—", "«a»", "an-old", "ﬁsh", "straße"]
+_HOSTILE_GAPS = [" ", " ", "  ", "\t", "\n", "\u2028", "\xa0", ", "]
+
+
+@pytest.mark.parametrize("seed", range(60))
+def test_the_first_document_holding_an_answer_is_the_one_normalising_each_finds(
+    seed: int,
+) -> None:
+    """first_holders (one pattern over all documents, then the candidates normalised)
+    against normalising every document, on texts that change length when lower-cased
+    (İ) and when their punctuation goes, hold articles between an answer's words, a
+    final sigma, unusual whitespace, and (every fourth case) the joining character."""
+    rng = random.Random(seed)
+
+    def text(words: int) -> str:
+        picked = (rng.choice(_HOSTILE_WORDS) + rng.choice(_HOSTILE_GAPS) for _ in range(words))
+        return "".join(picked).strip()
+
+    texts = [text(rng.randint(0, 12)) for _ in range(rng.randint(1, 60))]
+    if seed % 4 == 0:
+        texts[rng.randrange(len(texts))] += "\x00"
+    groups = [[text(rng.randint(1, 3)) for _ in range(rng.randint(1, 3))] for _ in range(8)]
+    plain = [normalize_answer(t) for t in texts]
+    expected = []
+    for group in groups:
+        aliases = [normalize_answer(a) for a in group if normalize_answer(a)]
+        found = (i for i, t in enumerate(plain) if any(a in t for a in aliases))
+        expected.append(next(found, None))
+    assert first_holders(groups, texts) == expected
 
 
 def test_a_row_with_too_few_documents_says_so_and_stays_under_the_length(

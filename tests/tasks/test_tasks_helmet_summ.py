@@ -11,6 +11,7 @@ from __future__ import annotations
 import json
 import random
 import shutil
+from collections import Counter
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -19,6 +20,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 
+from helpers.counting_tokenizer import CountingTokenizer
 from helpers.helmet_data import HELMET_FIXTURES
 from helpers.hub_cache import REVISION, hub_repo, lctui_offline
 from lctui.cli import main
@@ -30,7 +32,13 @@ from lctui.scoring.judge import judge_task
 from lctui.tasks import get_task, select_tasks
 from lctui.tasks.budget import Budget
 from lctui.tasks.datasets import DataSource
-from lctui.tasks.helmet.summ import ANSWER_PREFIX, CUT_MARKER, MIN_TOKENS, document_tokens
+from lctui.tasks.helmet.summ import (
+    ANSWER_PREFIX,
+    CUT_MARKER,
+    MIN_TOKENS,
+    document_pieces,
+    document_tokens,
+)
 from lctui.tasks.helmet.summ_data import INFBENCH_FILE
 from lctui.tasks.tokenizers import reference_tokenizer
 
@@ -169,6 +177,32 @@ def test_documents_under_min_document_tokens_are_not_asked(o200k: Tokenizer) -> 
     limited = task.with_params({"min_document_tokens": least})
     asked = {limited.generate(4096, 0, i, o200k).metadata["row_key"] for i in range(10)}
     assert asked == {key for key, n in counts.items() if n >= least}
+
+
+def test_the_pool_counts_a_book_only_until_it_reaches_the_bound(
+    tmp_path: Path, o200k: Tokenizer
+) -> None:
+    """Books of 20,000 words each of its own (no shared count answers for another) and
+    a bound of 3,000 tokens: which books are asked is decided from the start of each,
+    and only the asked book is counted whole (its count is in the metadata)."""
+    rng = random.Random(8)
+    books = tmp_path / BOOKS
+    books.parent.mkdir(parents=True)
+    rows = [
+        {"id": b, "context": " ".join(f"b{b}w{i}{rng.choice(WORDS)}" for i in range(20_000))}
+        for b in range(4)
+    ]
+    books.write_text("".join(json.dumps({**r, "answer": ["A summary."]}) + "\n" for r in rows))
+    task = get_task("infbench_sum").with_data(DataSource(folder=tmp_path))
+    tokenizer = CountingTokenizer()
+    example = task.with_params({"min_document_tokens": 3000}).generate(4096, 0, 0, tokenizer)
+    asked = example.metadata["row_key"]
+    counted = Counter(piece.strip().split("w")[0] for piece in tokenizer.batched)
+    assert counted[f"b{asked}"] == 20_000
+    whole = rows[int(asked)]["context"]
+    assert example.metadata["document_tokens"][1] == sum(o200k.count_batch(document_pieces(whole)))
+    others = [f"b{b}" for b in range(4) if str(b) != asked]
+    assert all(0 < counted[book] < 20_000 // 2 for book in others), counted
 
 
 @pytest.mark.parametrize(

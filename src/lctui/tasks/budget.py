@@ -16,6 +16,7 @@ import itertools
 import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from typing import overload
 
 from lctui.core.errors import UserInputError
 from lctui.core.protocols import Tokenizer
@@ -71,6 +72,83 @@ class Fitted:
 def prefix_sums(counts: Sequence[int]) -> list[int]:
     """prefix[i] = tokens of the first i units."""
     return [0, *itertools.accumulate(counts)]
+
+
+# The first units a CountedPrefix counts, before it knows their average size.
+_FIRST_CHUNK = 64
+# How far past the estimated bound a CountedPrefix counts, so that the bound is
+# usually passed in one call of the tokenizer: a share of the units still needed,
+# and a few more.
+_CHUNK_MARGIN = 0.05
+_CHUNK_EXTRA = 8
+
+
+class CountedPrefix(Sequence[int]):
+    """The prefix sums of `size` units that are counted only as far as they are read.
+
+    A row may bring far more units than a length can hold (ALCE's 2,000 documents,
+    of which 128K holds about 900). `fit_to_budget` reads prefix sums only up to the
+    first one past its room (and the one after a whole-units fit), so the units past
+    that bound are never made nor tokenised; the sums it reads are those `prefix_sums`
+    gives. `units(i, j)` makes units i to j-1; they are counted in chunks sized from
+    the average count so far (`count` gets each chunk, e.g. `tokenizer.count_batch`).
+    """
+
+    def __init__(
+        self,
+        size: int,
+        units: Callable[[int, int], Sequence[str]],
+        count: Callable[[Sequence[str]], list[int]],
+    ) -> None:
+        self._size = size
+        self._units = units
+        self._count = count
+        self._sums = [0]
+
+    @property
+    def counted(self) -> int:
+        """How many units have been counted so far."""
+        return len(self._sums) - 1
+
+    def __len__(self) -> int:
+        return self._size + 1
+
+    @overload
+    def __getitem__(self, index: int) -> int: ...
+
+    @overload
+    def __getitem__(self, index: slice) -> Sequence[int]: ...
+
+    def __getitem__(self, index: int | slice) -> int | Sequence[int]:
+        if isinstance(index, slice):
+            self._count_to(self._size)
+            return self._sums[index]
+        position = index if index >= 0 else index + len(self)
+        if not 0 <= position < len(self):
+            raise IndexError(index)
+        self._count_to(position)
+        return self._sums[position]
+
+    def largest_fitting(self, room: int) -> int:
+        """Largest n with prefix[n] <= room, counting units only until one passes room."""
+        while self._sums[-1] <= room and self.counted < self._size:
+            done = self.counted
+            if done == 0:
+                wanted = _FIRST_CHUNK
+            else:
+                average = max(self._sums[-1], 1) / done
+                needed = (room - self._sums[-1]) / average
+                wanted = math.ceil(needed * (1 + _CHUNK_MARGIN)) + _CHUNK_EXTRA
+            self._count_to(done + wanted)
+        return max(0, bisect.bisect_right(self._sums, room) - 1)
+
+    def _count_to(self, position: int) -> None:
+        """Count the units up to `position` (prefix[position] known afterwards)."""
+        end = min(position, self._size)
+        if end <= self.counted:
+            return
+        counts = self._count(self._units(self.counted, end))
+        self._sums += list(itertools.accumulate(counts, initial=self._sums[-1]))[1:]
 
 
 Tail = Callable[[int, int], tuple[str, int]]
@@ -164,6 +242,8 @@ def longest_fitting(
 
 def _largest_fitting(prefix: Sequence[int], room: int) -> int:
     """Largest n with prefix[n] <= room (0 when even one unit does not fit)."""
+    if isinstance(prefix, CountedPrefix):
+        return prefix.largest_fitting(room)
     return max(0, bisect.bisect_right(prefix, room) - 1)
 
 

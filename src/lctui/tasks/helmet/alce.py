@@ -9,10 +9,10 @@ helmet_alce_qampari); citation recall and precision need an entailment model and
 scored afterwards by `lctui cite-score` (scoring/citations.py).
 
 Where HELMET shows a fixed number of documents per length (30/75/165/345/700), lctui
-fits the number to the length: the documents are units, each tokenised once per
-tokenizer (tasks/budget.py's piece cache), taken in retrieval order; the gap under the
-length that whole documents leave is filled with the start of the next one (numbered
-as it would be), so every prompt lands within the synthetic tasks' tolerance.
+fits the number to the length: the documents are units, taken in retrieval order and
+tokenised only as far as the length reaches (tasks/budget.py's CountedPrefix); the gap
+under the length that whole documents leave is filled with the start of the next one
+(numbered as it would be), so every prompt lands within the synthetic tasks' tolerance.
 Every listed document gets a `Span(..., "passage", "<its number>")`, and metadata
 `documents` holds, per number, the context offsets of its title and text, from which
 the citation scorer reads what each citation points at.
@@ -30,7 +30,12 @@ from lctui.core.errors import UserInputError
 from lctui.core.protocols import Tokenizer
 from lctui.core.types import ParamSpec, Span
 from lctui.tasks.base import Draft, Task
-from lctui.tasks.budget import Budget, fit_to_budget, longest_fitting, piece_counts, prefix_sums
+from lctui.tasks.budget import (
+    Budget,
+    CountedPrefix,
+    fit_to_budget,
+    longest_fitting,
+)
 from lctui.tasks.datasets import DataProblem, read_records
 from lctui.tasks.helmet.alce_data import (
     AlceRow,
@@ -40,7 +45,8 @@ from lctui.tasks.helmet.alce_data import (
     parse_rows,
     read_demos,
 )
-from lctui.tasks.helmet.kilt import normalize_answer, row_order
+from lctui.tasks.helmet.holding import first_holders
+from lctui.tasks.helmet.kilt import row_order
 from lctui.tasks.helmet.release import RELEASE_URL
 from lctui.tasks.params import int_param
 from lctui.tasks.reach import HELMET_LENGTHS, Reach, by_unit_count
@@ -97,8 +103,12 @@ def format_doc(number: int, doc: Doc) -> str:
     return f"Document [{number}](Title: {doc.title}): {doc.text}"
 
 
+_HEAD_END = "): "
+_TITLE_AT = len("Document [](Title: ")  # where a document's title starts, less its number
+
+
 def _doc_head(number: int, doc: Doc) -> str:
-    return f"Document [{number}](Title: {doc.title}): "
+    return f"Document [{number}](Title: {doc.title}{_HEAD_END}"
 
 
 def _block(instruction: str, question: str, docs: str) -> str:
@@ -115,15 +125,14 @@ def _demo_text(instruction: str, demo: Demo, dataset: str) -> str:
 
 def cited_reference(groups: Sequence[Sequence[str]], shown: Sequence[str], dataset: str) -> str:
     """A perfect answer: each group's first alias followed by the number of the first
-    shown document (normalised texts in `shown`) that holds one of its aliases; ASQA as
-    one sentence per sub-question, QAMPARI as a comma-separated list."""
-    parts = []
-    for group in groups:
-        aliases = [normalize_answer(a) for a in group if normalize_answer(a)]
-        number = next(
-            (i for i, text in enumerate(shown, 1) if any(a in text for a in aliases)), None
-        )
-        parts.append(group[0] + (f" [{number}]" if number else ""))
+    shown document (their texts in `shown`) whose normalised text holds one of its
+    normalised aliases; ASQA as one sentence per sub-question, QAMPARI as a
+    comma-separated list."""
+    holders = first_holders(groups, shown)
+    parts = [
+        group[0] + (f" [{index + 1}]" if index is not None else "")
+        for group, index in zip(groups, holders, strict=True)
+    ]
     if dataset == "qampari":
         return ", ".join(parts) + "."
     return " ".join(part + "." for part in parts)
@@ -215,9 +224,16 @@ class AlceCite(Task):
         instruction = INSTRUCTIONS[self.dataset]
         preamble = "".join(_demo_text(instruction, d, self.dataset) + DEMO_SEPARATOR for d in demos)
         preamble += f"{instruction}{SEPARATOR}{QUESTION_LABEL} {row.question}{SEPARATOR}"
-        texts = [format_doc(i, d) for i, d in enumerate(row.docs, 1)]
-        # Each document is counted with the separator after it, as it reads in the list.
-        prefix = prefix_sums(piece_counts(tokenizer).counts([t + SEPARATOR for t in texts]))
+        texts: list[str] = []  # the documents as listed, formatted as far as counted
+
+        def units(start: int, end: int) -> list[str]:
+            texts.extend(format_doc(i + 1, row.docs[i]) for i in range(start, end))
+            # Each counted with the separator after it, as it reads in the list.
+            return [text + SEPARATOR for text in texts[start:end]]
+
+        # Counted only as far as the fit reads (a row's 2,000 documents fill 128K twice),
+        # and not kept: a row's numbered documents are its own.
+        prefix = CountedPrefix(len(row.docs), units, tokenizer.count_batch)
         fixed = tokenizer.count(preamble)
 
         # A tail's documents: how many whole ones stay before it, and the cut ones it
@@ -227,6 +243,7 @@ class AlceCite(Task):
         def arrange(n: int, tail: str) -> tuple[list[str], list[int]]:
             """The document texts of the prompt and the row index of each."""
             kept, parts = tails[n, tail] if tail else (n, [])
+            assert kept <= len(texts)  # the fit read (and so formatted) that many
             indices = list(range(kept)) + [i for i, _ in parts]
             return texts[:kept] + [t for _, t in parts], indices
 
@@ -271,24 +288,20 @@ class AlceCite(Task):
         documents: list[list[int]] = []
         start = 0
         for number, (text, doc) in enumerate(zip(items, shown_docs, strict=True), 1):
-            title_start = len(f"Document [{number}](Title: ")
-            head = len(_doc_head(number, doc))
+            title_start = start + _TITLE_AT + len(str(number))
+            text_start = title_start + len(doc.title) + len(_HEAD_END)
             spans.append(Span(start, start + len(text), "passage", str(number)))
             documents.append(
-                [
-                    start + title_start,
-                    start + title_start + len(doc.title),
-                    start + head,
-                    start + len(text),
-                ]
+                [title_start, title_start + len(doc.title), text_start, start + len(text)]
             )
             start += len(text) + len(SEPARATOR)
         gold = tuple(group[0] for group in row.groups)
-        shown = [normalize_answer(SEPARATOR.join(items)[x0:x1]) for _, _, x0, x1 in documents]
+        context = SEPARATOR.join(items)
+        shown = [context[x0:x1] for _, _, x0, x1 in documents]
         reference = cited_reference(row.groups, shown, self.dataset)
         return Draft(
             preamble=preamble,
-            context=SEPARATOR.join(items),
+            context=context,
             question="",
             gold=gold,
             tokens=fitted.tokens,

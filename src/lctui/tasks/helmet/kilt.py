@@ -37,7 +37,7 @@ from lctui.tasks.datasets import DataProblem, JsonLines
 
 GOLD_FLAGS = ("has_answer", "is_gold", "gold")
 _ARTICLES = re.compile(r"\b(a|an|the)\b")
-_PUNCTUATION = str.maketrans("", "", string.punctuation)
+PUNCTUATION = str.maketrans("", "", string.punctuation)
 
 
 @dataclass(frozen=True)
@@ -61,7 +61,7 @@ class QARow:
 
 def normalize_answer(text: str) -> str:
     """Lower case, no punctuation, no articles, single spaces (SubEM's normalisation)."""
-    text = _ARTICLES.sub(" ", text.lower().translate(_PUNCTUATION))
+    text = _ARTICLES.sub(" ", text.lower().translate(PUNCTUATION))
     return " ".join(text.split())
 
 

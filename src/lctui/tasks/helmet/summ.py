@@ -11,7 +11,8 @@ checked with one count of the prompt, and a cut document ends with a marker sayi
 Metadata `truncated` and `document_tokens` (kept, whole: sums of the word counts).
 
 Test rows: those whose document has at least `min_document_tokens` tokens (HELMET: 65,536 Llama-2
-tokens; here the run's tokenizer), in the order of numpy's default_rng(seed).permutation
+tokens; here the run's tokenizer; a document's words are counted only until they reach
+the bound, a book's count is several times it), in the order of numpy's default_rng(seed).permutation
 (what HELMET's `shuffle(seed=42)` draws; at --seed 42 the first 100 are HELMET's).
 HELMET leaves a Multi-LexSum pool of 100 or fewer in file order; lctui always shuffles,
 so the seed picks the cases. Demonstrations: InfiniteBench, the other rows of the split in the order
@@ -28,8 +29,11 @@ from __future__ import annotations
 import functools
 import random
 import re
+import sys
+import threading
 from abc import abstractmethod
 from collections.abc import Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import ClassVar
 
@@ -76,15 +80,46 @@ def document_pieces(document: str) -> tuple[str, ...]:
     return tuple(_WORDS.findall(document))
 
 
-_TOTALS: dict[tuple[str, str, int, int], int] = {}
+# Characters of a document counted at a time while its count is below a bound.
+_READ_CHARS = 1 << 16
+# A word's end (where a document can be cut into words without changing any).
+_WORD_END = re.compile(r"\S(?=\s)")
+
+
+@dataclass
+class _Count:
+    """How far a document's words have been counted: up to `read` characters."""
+
+    read: int = 0
+    tokens: int = 0
+
+
+_COUNTS: dict[tuple[str, str, int, int], _Count] = {}
+_COUNTS_LOCK = threading.Lock()
 
 
 def document_tokens(row: SummRow, tokenizer: Tokenizer) -> int:
-    """The document's tokens (the sum of its word counts), once per tokenizer."""
+    """The whole document's tokens (the sum of its word counts), once per tokenizer."""
+    return tokens_up_to(row, tokenizer, sys.maxsize)
+
+
+def tokens_up_to(row: SummRow, tokenizer: Tokenizer, bound: int) -> int:
+    """The document's tokens (the sum of its word counts) counted until they reach
+    `bound`: at least `bound` when the document has that many, else its whole count.
+    Counted once per tokenizer (a later, higher bound goes on from where it stopped)."""
     key = (tokenizer.name, row.path, row.line, len(row.document))
-    if key not in _TOTALS:
-        _TOTALS[key] = sum(piece_counts(tokenizer).counts(document_pieces(row.document)))
-    return _TOTALS[key]
+    document = row.document
+    with _COUNTS_LOCK:  # examples are built in threads: a document is counted once
+        count = _COUNTS.setdefault(key, _Count())
+        while count.tokens < bound and count.read < len(document):
+            # Cut after a word, before whitespace: the words on both sides are the
+            # document's own (document_pieces).
+            end = _WORD_END.search(document, count.read + _READ_CHARS - 1)
+            stop = end.end() if end is not None else len(document)
+            pieces = _WORDS.findall(document, count.read, stop)
+            count.tokens += sum(piece_counts(tokenizer).counts(pieces))
+            count.read = stop
+        return count.tokens
 
 
 class SummTask(Task):
@@ -158,7 +193,9 @@ class SummTask(Task):
     def build(self, rng: random.Random, budget: Budget, tokenizer: Tokenizer, index: int) -> Draft:
         data = self.load()
         least = int(self.params["min_document_tokens"])
-        pool = [r for r in data.tests if document_tokens(r, tokenizer) >= least]
+        # A document's words are counted only until they reach the bound (a book may be
+        # several times longer).
+        pool = [r for r in data.tests if tokens_up_to(r, tokenizer, least) >= least]
         if not pool:
             raise UserInputError(
                 f"task {self.name}: no document has {least} tokens with {tokenizer.name}; "
