@@ -1,8 +1,8 @@
 """The report of one run: what the TUI shows of it. Its summary, the model x task x
 length heatmap, a per-task table of the counts (scored, unparsed, errors, not scored),
-score-vs-length curves with RULER's effective length, and the suites' own tables
-(HELMET's categories, LongBench v2's accuracy, LIFEval's ARS/IFP/IFS) where the run's
-models have them. The analysis functions are the TUI's and `lctui report`'s.
+score-vs-length curves with RULER's effective length, and every registered suite's own
+report (core/suites.py: HELMET's categories, LongBench v2's accuracy, LIFEval's
+ARS/IFP/IFS, ...) where the run's models have it, as `lctui report --suite` prints it.
 
 Everything is of the run's results alone (store/read/run_results.py): the latest result
 of every example its plan covered, those it generated and those already stored that it
@@ -14,19 +14,16 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 
-from lctui.analysis import helmet, longbench
 from lctui.analysis.curves import LengthCurve, curves_of, effective_lengths
-from lctui.analysis.lifbench import lifbench_reports
 from lctui.analysis.outdated import find_outdated, outdated_line
 from lctui.analysis.report_blocks import Block, Figure, Heading, Paragraph, Table, warning_blocks
 from lctui.analysis.svg_plots import Series, line_chart, style_of
 from lctui.core.errors import UserInputError
 from lctui.core.formatting import fixed
 from lctui.core.lengths import format_length
-from lctui.scoring.rubric import CAPABILITIES
+from lctui.core.suites import all_suites
 from lctui.scoring.versions import current_versions
 from lctui.store.db import Store
-from lctui.store.lifeval_views import PERSPECTIVES
 from lctui.store.read import cells as cell_reads
 from lctui.store.read import run_results, runs
 from lctui.store.read.run_results import Reused, RunCell
@@ -253,78 +250,24 @@ def curve_blocks(curves: Sequence[LengthCurve]) -> list[Block]:
 
 
 def suite_blocks(store: Store, models: Sequence[str], run_id: str) -> list[Block]:
-    """HELMET's, LongBench v2's and LIFEval's tables of `models`, where they have scores,
-    over the run's results (those it reused included), as `lctui report --suite`
-    computes them over every stored result."""
+    """Every registered suite's report (core/suites.py) of `models`, where they have
+    scores, over the run's results (those it reused included), as `lctui report --suite`
+    computes it over every stored result: a section per suite, its tables (each titled
+    when it has several) and its notes."""
     if not models:
         return []
     blocks: list[Block] = []
-    rows = helmet.helmet_table(store, models, run_id=run_id)
-    if rows:
-        blocks += [
-            Heading("HELMET categories (0-100)", 3),
-            Paragraph(
-                f"Over this run's results. {helmet.PARTIAL} after a mean: some of its "
-                "datasets have no score in the run (never counted as 0); -: none scored."
-            ),
-            Table(
-                ["model", "length", *(helmet.HEADINGS[c] for c in helmet.CATEGORIES), "Overall"],
-                [
-                    [r.model, format_length(r.length)]
-                    + [
-                        helmet.shown(r.categories[c].value, r.categories[c].partial)
-                        for c in helmet.CATEGORIES
-                    ]
-                    + [helmet.shown(r.overall, r.partial)]
-                    for r in rows
-                ],
-            ),
-        ]
-    blocks += _longbench(store, models, run_id)
-    reports = lifbench_reports(store, list(models), run_id=run_id)
-    if reports:
-        blocks += [
-            Heading("LIFEval", 3),
-            Paragraph(
-                "ARS and IFP per capability (higher is better); IFS per perspective (lower "
-                "is more stable). Over this run's lifeval scores."
-            ),
-            Table(
-                ["model", "ARS", *CAPABILITIES, *PERSPECTIVES, "IFS mean"],
-                [
-                    [r.model, fixed(r.ars)]
-                    + [fixed(r.ifp.get(c.lower())) for c in CAPABILITIES]
-                    + [fixed(r.ifs.get(p)) for p in (*PERSPECTIVES, "mean")]
-                    for r in reports
-                ],
-            ),
-        ]
+    for suite in all_suites():
+        report = suite.report(store, models, run_id)
+        if report is None or not report.tables:
+            continue
+        blocks += [Heading(suite.title, 3), Paragraph(f"Over this run's results. {suite.about}")]
+        for table in report.tables:
+            if len(report.tables) > 1:
+                blocks.append(Heading(table.title, 4))
+            blocks.append(Table(list(table.columns), [list(row) for row in table.rows]))
+        blocks += [Paragraph(note) for note in report.notes]
     return blocks
-
-
-def _longbench(store: Store, models: Sequence[str], run_id: str) -> list[Block]:
-    rows = longbench.longbench_table(store, models, run_id=run_id)
-    if not rows:
-        return []
-    groups = (longbench.OVERALL, *longbench.DIFFICULTY_GROUPS, *longbench.BUCKET_GROUPS)
-    table = []
-    for r in rows:
-        cells = [longbench.shown(r.groups[g].accuracy) if g in r.groups else "-" for g in groups]
-        cells.insert(1, longbench.shown(r.overall.compensated))
-        table.append(
-            [r.model, longbench.MODES.get(r.task, r.task), format_length(r.length), *cells,
-             str(r.overall.n), str(r.overall.unparsed), str(r.left_out)]
-        )  # fmt: skip
-    headers = ["model", "mode", "length", longbench.HEADINGS[longbench.OVERALL], "Comp."]
-    headers += [longbench.HEADINGS[g] for g in groups[1:]]
-    return [
-        Heading("LongBench v2 accuracy (%)", 3),
-        Paragraph(
-            "Comp.: compensated, an answer naming no option counts 0.25; unparsed: answers "
-            "naming no option; left out: errors and answers without a score."
-        ),
-        Table([*headers, "n", "unparsed", "left out"], table),
-    ]
 
 
 def reused_blocks(reused: Reused) -> list[Block]:

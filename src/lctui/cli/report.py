@@ -1,7 +1,7 @@
-"""`lctui report`: per-model suite summaries from a results database: LIFEval's ARS,
-IFP and IFS (`--suite lifeval`, the default), HELMET's seven category means and its
-overall mean per length (`--suite helmet`), or LongBench v2's accuracy overall, by
-difficulty, length bucket and domain (`--suite longbench`)."""
+"""`lctui report --suite NAME`: a suite's own summary of the stored results per model,
+as the suite defines it (core/suites.py: titled tables, notes, JSON records), in
+tables that fit 80 columns or as JSON. One path for every suite: this module never
+names one (the default, LIFEval, is a name in the registry)."""
 
 from __future__ import annotations
 
@@ -9,33 +9,35 @@ import argparse
 import json
 from typing import Any
 
+from rich import box
 from rich.table import Table
 
 from lctui.cli.db_options import common_options, resolve_db
 from lctui.cli.terminal import SafeConsole, cell, data
 from lctui.core.errors import UserInputError
+from lctui.core.suites import ReportTable, get_suite, suite_names
+
+DEFAULT_SUITE = "lifeval"  # LIFBench's LIFEval, the first suite `lctui report` had
+# In a terminal the length column is narrow: eleven columns fit in 80.
+_SHORT = {"length": "len"}
 
 
 def add_parsers(sub: Any) -> None:
+    names = ", ".join(suite_names())
     report = sub.add_parser(
         "report",
-        help="suite summaries per model: LIFEval's ARS/IFP/IFS, HELMET's categories or "
-        "LongBench v2's accuracy",
-        description="--suite lifeval: compute LIFEval's ARS, IFP (per capability) and "
-        "IFS (per perspective; lower is more stable) from the lifeval rubric points "
-        "stored in the database, e.g. after `lctui import lifbench-scores`. "
-        "--suite helmet: HELMET's seven category means (Recall, RAG, Cite, Re-rank, "
-        "ICL, LongQA, Summ) and their overall mean per model and length, 0-100; a "
-        "category missing a dataset is marked partial (*), never averaged as 0. "
-        "--suite longbench: LongBench v2's accuracy per model, mode and length: overall "
-        "(and compensated: an answer naming no option counts 0.25), easy/hard, "
-        "short/medium/long and per domain, in percent as the original's result script.",
+        help="a suite's summary per model (LIFEval's ARS/IFP/IFS, HELMET's categories, "
+        "LongBench v2's accuracy, ...)",
+        description="Print a suite's own summary of the stored results per model, as the "
+        f"suite's paper reports it: its tables, then what is partial or unscored. Suites: "
+        f"{names} ({DEFAULT_SUITE}, the default, is LIFBench's LIFEval); docs/suites.md "
+        "describes each one's table.",
     )
     report.add_argument(
         "--suite",
-        choices=["lifeval", "helmet", "longbench"],
-        default="lifeval",
-        help="which suite's summary (default: lifeval)",
+        default=DEFAULT_SUITE,
+        metavar="NAME",
+        help=f"which suite's summary: {names} (default: {DEFAULT_SUITE})",
     )
     report.add_argument(
         "--model", action="append", metavar="M", help="only this model (repeatable)"
@@ -46,60 +48,44 @@ def add_parsers(sub: Any) -> None:
 
 
 def cmd_report(args: argparse.Namespace) -> int:
-    if args.suite == "helmet":
-        from lctui.cli.report_helmet import report_helmet
-
-        return report_helmet(args)
-    if args.suite == "longbench":
-        from lctui.cli.report_longbench import report_longbench
-
-        return report_longbench(args)
-    from lctui.analysis.lifbench import PERSPECTIVES, lifbench_reports
     from lctui.analysis.outdated import find_outdated
     from lctui.cli.output import warn_outdated
-    from lctui.scoring.rubric import CAPABILITIES
     from lctui.store import open_store
 
+    suite = get_suite(args.suite)
     db = resolve_db(args).path
     with open_store(db, read_only=True) as store:
-        reports = lifbench_reports(store, args.model)
-        outdated = find_outdated(store, models=args.model, scorers=["lifeval"])
-    if not reports:
-        wanted = f" for {', '.join(args.model)}" if args.model else ""
-        raise UserInputError(
-            f"{db} holds no lifeval scores{wanted}; import some with "
-            "`lctui import lifbench-scores DIR --db PATH`"
+        report = suite.report(store, args.model, None)
+        outdated = find_outdated(
+            store,
+            models=args.model,
+            scorers=list(suite.scorers) or None,
+            tasks=list(suite.tasks) or None,
         )
+    if report is None or not report.tables:
+        wanted = f" for {', '.join(args.model)}" if args.model else ""
+        raise UserInputError(suite.empty.format(db=db, wanted=wanted))
     warn_outdated(outdated, db)  # on stderr: the JSON stays parseable
     if args.format == "json":
-        print(json.dumps([r.as_dict() for r in reports], indent=2))
+        print(json.dumps(list(report.records), indent=2))
         return 0
-    # Two tables, so that each fits an 80-column terminal.
-    scores = Table(title="LIFEval ARS and IFP per capability (higher is better)")
-    stability = Table(title="LIFEval IFS per perspective (lower is more stable)")
-    for table, columns in (
-        (scores, ["ARS", *CAPABILITIES]),
-        (stability, [*PERSPECTIVES, "mean"]),
-    ):
-        table.add_column("model", overflow="fold")
-        for column in columns:
-            table.add_column(column, justify="right", no_wrap=True)
-    for r in reports:
-        cells = [r.ars, *(r.ifp[c.lower()] for c in CAPABILITIES)]
-        scores.add_row(cell(r.model), *(_num(v) for v in cells))
-        stability.add_row(cell(r.model), *(_num(r.ifs[p]) for p in (*PERSPECTIVES, "mean")))
     console = SafeConsole()
-    console.print(scores)
-    console.print(stability)
-    for r in reports:
-        if r.unscored:
-            console.print(
-                f"[magenta]{data(r.model)}: {r.unscored} response(s) have no score[/] (left "
-                f"out of every metric, never counted as 0): `lctui rescore --db {data(db)}` "
-                "scores them."
-            )
+    for table in report.tables:
+        console.print(rich_table(table))
+    for note in report.notes:
+        console.print(f"[magenta]{data(note)}[/]")
     return 0
 
 
-def _num(value: float | None) -> str:
-    return "-" if value is None else f"{value:.3f}"
+def rich_table(table: ReportTable) -> Table:
+    """A suite's table for the terminal: no vertical rules and one space between
+    columns, the first (a model's name) folding when the width runs out."""
+    shown = Table(title=table.title, box=box.SIMPLE_HEAD, padding=(0, 0, 0, 1), show_edge=False)
+    for i, heading in enumerate(table.columns):
+        if i == 0:
+            shown.add_column(heading, overflow="fold", ratio=1)
+        else:
+            shown.add_column(_SHORT.get(heading, heading), justify="right", no_wrap=True)
+    for row in table.rows:
+        shown.add_row(*(cell(value) for value in row))
+    return shown

@@ -1,0 +1,126 @@
+"""The registry of benchmark suites, and what a suite's report is made of.
+
+A suite lives in a folder of its own (`lctui/suites/<name>/`, or a plugin package) and
+registers one `Suite` here. The generic layers (`lctui report --suite`, the run report)
+read the registry and never import a particular suite: lctui's own suites are named by
+module in `BUILTIN`, a plugin by an entry point in the group `lctui.suites` (its value a
+`Suite` or a module that calls `register` when imported), and each is imported the
+first time it is asked for, so `lctui --help` imports none.
+
+A report is declarative: titled tables of text cells (the leading `labels` columns
+name the row: model, mode, length; the others are numbers as the suite shows them),
+notes under them, and the records `--format json` prints. Whoever renders it (rich
+in the terminal, markdown or HTML in a run's report) escapes every cell and note: they
+hold names from data.
+"""
+
+from __future__ import annotations
+
+import importlib
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from importlib.metadata import entry_points
+from typing import Any
+
+from lctui.core.errors import UserInputError
+
+ENTRY_POINT_GROUP = "lctui.suites"
+# name -> module, in the order the run report shows them.
+BUILTIN: dict[str, str] = {
+    "helmet": "lctui.suites.helmet",
+    "longbench": "lctui.suites.longbench",
+    "lifbench": "lctui.suites.lifbench",
+}
+
+
+@dataclass(frozen=True)
+class ReportTable:
+    """One table of a suite's report; every cell is text as shown."""
+
+    title: str
+    columns: tuple[str, ...]
+    rows: tuple[tuple[str, ...], ...]
+    labels: int = 2  # the leading columns that name a row (the rest are numbers)
+
+
+@dataclass(frozen=True)
+class SuiteReport:
+    """What a suite shows of some models' results."""
+
+    tables: tuple[ReportTable, ...]
+    notes: tuple[str, ...] = ()  # under the tables: what is partial, missing, unscored
+    records: tuple[Mapping[str, Any], ...] = ()  # `--format json`, one per row
+
+
+# (a Store or cursor, models or None for all, a run id or None for every result)
+ReportBuilder = Callable[[Any, Sequence[str] | None, str | None], SuiteReport | None]
+
+
+@dataclass(frozen=True)
+class Suite:
+    """A benchmark suite as the generic layers see it."""
+
+    name: str
+    title: str  # the heading of its section in a run's report
+    about: str  # what its numbers are, under that heading and in `lctui report --help`
+    report: ReportBuilder  # None (or no tables) when the models have no score of it
+    empty: str  # why there is nothing to show and how to get some: "{db} holds no ..."
+    aliases: tuple[str, ...] = ()  # other names `--suite` accepts
+    # Which stored scores its report reads, for the warning about outdated scorers.
+    scorers: tuple[str, ...] = ()
+    tasks: tuple[str, ...] = ()
+
+
+_registered: dict[str, Suite] = {}
+
+
+def register(suite: Suite) -> Suite:
+    """Add `suite` (a decorator's return value may be kept); a name taken twice is a bug."""
+    known = _registered.get(suite.name)
+    if known is not None and known is not suite:
+        raise ValueError(f"two suites are named {suite.name!r}")
+    _registered[suite.name] = suite
+    return suite
+
+
+def _plugins() -> dict[str, Any]:
+    return {ep.name: ep for ep in entry_points(group=ENTRY_POINT_GROUP)}
+
+
+def suite_names() -> list[str]:
+    """Every suite's name, lctui's own first; nothing is imported."""
+    names = [*BUILTIN, *(n for n in _registered if n not in BUILTIN)]
+    return names + sorted(n for n in _plugins() if n not in names)
+
+
+def get_suite(name: str) -> Suite:
+    """The suite named `name` (or one of its aliases), imported on first use."""
+    for candidate in suite_names():
+        found = _load(candidate)
+        if found is not None and name in (found.name, *found.aliases):
+            return found
+    raise UserInputError(f"unknown suite {name!r}; known suites: {', '.join(suite_names())}")
+
+
+def all_suites() -> list[Suite]:
+    """Every suite, in `suite_names` order."""
+    found = (_load(name) for name in suite_names())
+    return [s for s in found if s is not None]
+
+
+def _load(name: str) -> Suite | None:
+    if name in _registered:
+        return _registered[name]
+    if name in BUILTIN:
+        importlib.import_module(BUILTIN[name])
+    else:
+        plugin = _plugins().get(name)
+        if plugin is None:
+            return None
+        loaded = plugin.load()
+        if isinstance(loaded, Suite):
+            register(loaded)
+    suite = _registered.get(name)
+    if suite is None:
+        raise RuntimeError(f"the suite module of {name!r} registered no suite of that name")
+    return suite

@@ -1,0 +1,59 @@
+"""HELMET's table as a suite report: the seven category means (0-100) and their overall
+mean per model and length (analysis/helmet.py); a category missing a dataset is marked
+partial, never averaged as 0."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from lctui.analysis.helmet import CATEGORIES, ENTRIES, HEADINGS, PARTIAL, helmet_table, shown
+from lctui.core.lengths import format_length
+from lctui.core.suites import ReportTable, Suite, SuiteReport, register
+
+
+def _report(src: Any, models: Sequence[str] | None, run_id: str | None) -> SuiteReport | None:
+    rows = helmet_table(src, models, run_id=run_id)
+    if not rows:
+        return None
+    table = ReportTable(
+        "HELMET categories (0-100)",
+        ("model", "length", *(HEADINGS[c] for c in CATEGORIES), "Overall"),
+        tuple(
+            (
+                r.model,
+                format_length(r.length),
+                *(shown(r.categories[c].value, r.categories[c].partial) for c in CATEGORIES),
+                shown(r.overall, r.partial),
+            )
+            for r in rows
+        ),
+    )
+    missing = sorted(
+        {m for r in rows for c in r.categories.values() if c.partial for m in c.missing}
+    )
+    notes: tuple[str, ...] = ()
+    if missing:
+        notes = (
+            f"{PARTIAL} means of what is there; without a score (never counted as 0): "
+            f"{', '.join(missing)}. Run those tasks (`lctui judge` scores judge_* metrics, "
+            "`lctui cite-score` citation_*) to complete the table; '-': no dataset of the "
+            "category scored.",
+        )
+    return SuiteReport((table,), notes, tuple(r.as_dict() for r in rows))
+
+
+SUITE = register(
+    Suite(
+        name="helmet",
+        title="HELMET categories (0-100)",
+        about=f"HELMET's seven category means and their overall per model and length, "
+        f"0-100; {PARTIAL} after a mean: some of its datasets have no score (never "
+        "counted as 0); -: none scored.",
+        report=_report,
+        empty="{db} holds no scores of HELMET's tasks{wanted}; run some with "
+        "`lctui run --tasks helmet --db PATH`",
+        # Only the table's own tasks: an outdated score elsewhere does not change it.
+        tasks=tuple(sorted({e.task for e in ENTRIES})),
+    )
+)

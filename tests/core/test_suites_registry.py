@@ -1,0 +1,138 @@
+"""The suite registry (core/suites.py): lctui's own suites by name, a plugin package's
+suite through its `lctui.suites` entry point, and the generic paths over both:
+`lctui report --suite` and the run report. The plugin is a real installed
+distribution (a dist-info folder on the path of the `lctui` processes started here)."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import pytest
+
+from lctui.cli import main
+from lctui.core.errors import UserInputError
+from lctui.core.suites import BUILTIN, get_suite, suite_names
+from lctui.store import open_store
+
+ROOT = Path(__file__).resolve().parents[2]
+
+# A suite from outside lctui: a table of every task's mean per model, from the store's
+# generic cell read, under a name and title of its own.
+PLUGIN = """
+from lctui.core.suites import ReportTable, Suite, SuiteReport
+from lctui.store.read.cells import cell_scores
+
+
+def report(src, models, run_id):
+    cells = [c for c in cell_scores(src, models=models) if c.mean_score is not None]
+    if not cells:
+        return None
+    rows = tuple((c.model, c.task, f"{c.mean_score:.2f}") for c in cells)
+    table = ReportTable("Plugged-in means", ("model", "task", "mean"), rows)
+    records = tuple({"model": c.model, "task": c.task, "mean": c.mean_score} for c in cells)
+    return SuiteReport((table,), ("a plugin's note",), records)
+
+
+SUITE = Suite(
+    name="plugged",
+    title="A plugged-in suite",
+    about="Means per task, from a package of its own.",
+    report=report,
+    empty="{db} holds nothing the plugged suite reads{wanted}",
+)
+"""
+
+
+@pytest.fixture(scope="module")
+def plugin_path(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A folder holding the module `plugged_suite` and its distribution's metadata."""
+    folder = tmp_path_factory.mktemp("plugin")
+    (folder / "plugged_suite.py").write_text(textwrap.dedent(PLUGIN), encoding="utf-8")
+    info = folder / "plugged_suite-0.1.dist-info"
+    info.mkdir()
+    (info / "METADATA").write_text(
+        "Metadata-Version: 2.1\nName: plugged-suite\nVersion: 0.1\n", encoding="utf-8"
+    )
+    (info / "entry_points.txt").write_text(
+        "[lctui.suites]\nplugged = plugged_suite:SUITE\n", encoding="utf-8"
+    )
+    return folder
+
+
+def _lctui(args: list[str], plugin: Path, tmp_path: Path) -> subprocess.CompletedProcess[str]:
+    env = {**os.environ, "COLUMNS": "100", "LCTUI_DATA_DIR": str(tmp_path / "data")}
+    env["PYTHONPATH"] = os.pathsep.join([str(plugin), str(ROOT / "src")])
+    return subprocess.run(
+        [sys.executable, "-m", "lctui", *args],
+        capture_output=True,
+        text=True,
+        env=env,
+        check=False,
+        timeout=300,
+    )
+
+
+def test_lctuis_own_suites_are_named_without_being_imported() -> None:
+    code = (
+        "import sys; from lctui.cli import build_parser; build_parser(); "
+        "from lctui.core.suites import suite_names; print(suite_names()); "
+        "print(sorted(m for m in sys.modules if m.startswith('lctui.suites')))"
+    )
+    env = {**os.environ, "PYTHONPATH": str(ROOT / "src")}
+    out = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, env=env, check=True
+    ).stdout.splitlines()
+    assert out[0] == str(list(BUILTIN))
+    assert out[1] == "[]"  # `lctui --help` imports no suite
+
+
+def test_a_suite_is_found_by_its_name_or_alias_and_an_unknown_one_is_named() -> None:
+    assert get_suite("lifeval") is get_suite("lifbench")
+    assert get_suite("helmet").name == "helmet"
+    with pytest.raises(UserInputError, match="unknown suite 'nope'; known suites: helmet"):
+        get_suite("nope")
+    assert "plugged" not in suite_names()  # not installed in this process
+
+
+def test_report_names_an_unknown_suite(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["report", "--suite", "nope"]) == 2
+    assert "unknown suite 'nope'" in capsys.readouterr().err
+
+
+def test_a_plugin_suite_reports_through_the_generic_paths(
+    plugin_path: Path, tmp_path: Path
+) -> None:
+    db = tmp_path / "r.duckdb"
+    open_store(db).close()
+    listed = _lctui(["report", "--help"], plugin_path, tmp_path)
+    assert listed.returncode == 0 and "plugged" in listed.stdout
+    empty = _lctui(["report", "--suite", "plugged", "--db", str(db)], plugin_path, tmp_path)
+    assert empty.returncode == 2
+    assert "holds nothing the plugged suite reads" in empty.stderr
+
+    run = ["run", "--model", "gold", "--tasks", "niah_single_1,vt", "--lengths", "1k"]
+    assert _lctui([*run, "--n", "2", "--db", str(db)], plugin_path, tmp_path).returncode == 0
+    shown = _lctui(["report", "--suite", "plugged", "--db", str(db)], plugin_path, tmp_path)
+    assert shown.returncode == 0, shown.stderr
+    assert "Plugged-in means" in shown.stdout and "a plugin's note" in shown.stdout
+    rows = [line.split() for line in shown.stdout.splitlines() if line.startswith(" gold")]
+    assert rows == [["gold", "niah_single_1", "1.00"], ["gold", "vt", "1.00"]]
+    as_json = _lctui(
+        ["report", "--suite", "plugged", "--format", "json", "--db", str(db)],
+        plugin_path,
+        tmp_path,
+    )
+    assert [r["task"] for r in json.loads(as_json.stdout)] == ["niah_single_1", "vt"]
+
+    # The run's report has a section of every suite with scores, the plugin's included.
+    out = tmp_path / "run.md"
+    exported = _lctui(["export-report", "--db", str(db), "--out", str(out)], plugin_path, tmp_path)
+    assert exported.returncode == 0, exported.stderr
+    page = out.read_text(encoding="utf-8")
+    assert "### A plugged-in suite" in page and "| gold | vt | 1.00 |" in page
+    assert "HELMET categories" not in page  # no HELMET score in this run
