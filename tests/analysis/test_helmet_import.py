@@ -11,15 +11,15 @@ from typing import Any
 import pytest
 
 from helpers.store_factories import write_tiny_run
-from lctui.analysis.helmet_datasets import HELMET_DATASETS, helmet_dataset
-from lctui.analysis.helmet_import import (
+from lctui.core.errors import UserInputError
+from lctui.store import open_store
+from lctui.store.read.runs import list_runs
+from lctui.suites.helmet.datasets import HELMET_DATASETS, helmet_dataset
+from lctui.suites.helmet.importer import (
     JUDGE_SUFFIX,
     import_helmet_results,
     result_files,
 )
-from lctui.core.errors import UserInputError
-from lctui.store import open_store
-from lctui.store.read.runs import list_runs
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures/helmet/results"
 LLAMA = "helmet:Llama-3.1-8B-Instruct"

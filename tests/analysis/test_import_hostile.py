@@ -17,14 +17,14 @@ from helpers.fuzz_files import SHADOW, SHADOW_MARK
 from helpers.harness_results import LONGBENCH_RESULTS, RULER_LLAMA, RULER_RESULTS
 from helpers.helmet_data import HELMET_FIXTURES
 from helpers.lifbench_data import write_csv
-from lctui.analysis import helmet_import
 from lctui.analysis.harness_import import ImportSummary
-from lctui.analysis.helmet_import import import_helmet_results
 from lctui.analysis.lifbench_import import LifbenchImportError, import_lifbench_scores
-from lctui.analysis.longbench_import import import_longbench_results
-from lctui.analysis.ruler_import import import_ruler_results
 from lctui.cli import main
 from lctui.store import Store, open_store
+from lctui.suites.helmet import importer as helmet_import
+from lctui.suites.helmet.importer import import_helmet_results
+from lctui.suites.longbench.importer import import_longbench_results
+from lctui.suites.ruler.importer import import_ruler_results
 
 DEEP = "[" * 100_000
 HELMET_RESULTS = HELMET_FIXTURES / "results"
@@ -300,7 +300,7 @@ def test_data_check_names_a_deep_line_or_document_and_reads_on(
 KILLED = (
     "import os, signal, sys\n"
     "from pathlib import Path\n"
-    "from lctui.analysis.ruler_import import import_ruler_results\n"
+    "from lctui.suites.ruler.importer import import_ruler_results\n"
     "from lctui.store import open_store\n"
     "def progress(done, total, path):\n"
     "    if done == 20:\n"

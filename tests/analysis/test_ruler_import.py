@@ -19,12 +19,12 @@ from helpers.harness_results import (
     ruler_summary,
 )
 from helpers.store_factories import write_tiny_run
-from lctui.analysis.ruler_files import RULER_TASKS
-from lctui.analysis.ruler_import import import_ruler_results
 from lctui.core.errors import UserInputError
 from lctui.store import Store, open_store
 from lctui.store.read.generations import load_example
 from lctui.store.read.runs import list_runs
+from lctui.suites.ruler.files import RULER_TASKS
+from lctui.suites.ruler.importer import import_ruler_results
 
 LLAMA, QWEN = f"ruler:{RULER_LLAMA}", f"ruler:{RULER_QWEN}"
 TABLES = ("models", "runs", "examples", "generations", "scores", "rubric_points")

@@ -24,7 +24,8 @@ ROOT = Path(__file__).resolve().parents[2]
 # A suite from outside lctui: a table of every task's mean per model, from the store's
 # generic cell read, under a name and title of its own.
 PLUGIN = """
-from lctui.core.suites import ReportTable, Suite, SuiteReport
+from lctui.analysis.harness_import import ImportSummary
+from lctui.core.suites import Importer, ImportOption, ReportTable, Suite, SuiteReport
 from lctui.store.read.cells import cell_scores
 
 
@@ -38,12 +39,30 @@ def report(src, models, run_id):
     return SuiteReport((table,), ("a plugin's note",), records)
 
 
+def read(store, source, model, options, progress):
+    # Reads nothing: says what it was given, as a problem line of the summary.
+    given = f"{source} as {model} at {options['length']}"
+    return ImportSummary(files=1, imported=0, examples=0, added=0, models=(), problems=(given,))
+
+
 SUITE = Suite(
     name="plugged",
     title="A plugged-in suite",
     about="Means per task, from a package of its own.",
     report=report,
     empty="{db} holds nothing the plugged suite reads{wanted}",
+    importers=(
+        Importer(
+            kind="plugged-results",
+            help="a plugged-in harness's files",
+            description="Reads nothing.",
+            source="FOLDER",
+            what="plugged file(s)",
+            model_key="plugged",
+            run=read,
+            options=(ImportOption("--length", "TOKENS", "their length"),),
+        ),
+    ),
 )
 """
 
@@ -77,31 +96,38 @@ def _lctui(args: list[str], plugin: Path, tmp_path: Path) -> subprocess.Complete
     )
 
 
-def test_lctuis_own_suites_are_named_without_being_imported() -> None:
+def test_the_parser_reads_suites_declarations_but_loads_none_of_their_parts() -> None:
+    """`lctui`'s parser lists every suite's importers, so it imports the suites' light
+    declarations; their reports and importers load only when they run."""
     code = (
         "import sys; from lctui.cli import build_parser; build_parser(); "
         "from lctui.core.suites import suite_names; print(suite_names()); "
-        "print(sorted(m for m in sys.modules if m.startswith('lctui.suites')))"
+        "print(sorted(m for m in sys.modules if m.startswith('lctui.suites.')))"
     )
     env = {**os.environ, "PYTHONPATH": str(ROOT / "src")}
     out = subprocess.run(
         [sys.executable, "-c", code], capture_output=True, text=True, env=env, check=True
     ).stdout.splitlines()
     assert out[0] == str(list(BUILTIN))
-    assert out[1] == "[]"  # `lctui --help` imports no suite
+    assert out[1] == str(sorted(BUILTIN.values()))  # the packages, no module inside them
 
 
 def test_a_suite_is_found_by_its_name_or_alias_and_an_unknown_one_is_named() -> None:
     assert get_suite("lifeval") is get_suite("lifbench")
     assert get_suite("helmet").name == "helmet"
-    with pytest.raises(UserInputError, match="unknown suite 'nope'; known suites: helmet"):
+    with pytest.raises(UserInputError, match="unknown suite 'nope'; known suites: ruler, helmet"):
         get_suite("nope")
     assert "plugged" not in suite_names()  # not installed in this process
 
 
-def test_report_names_an_unknown_suite(capsys: pytest.CaptureFixture[str]) -> None:
+def test_report_names_an_unknown_suite_and_one_without_a_report(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
     assert main(["report", "--suite", "nope"]) == 2
     assert "unknown suite 'nope'" in capsys.readouterr().err
+    assert main(["report", "--suite", "ruler"]) == 2
+    err = capsys.readouterr().err
+    assert "the suite ruler has no report of its own" in err and "helmet, longbench" in err
 
 
 def test_a_plugin_suite_reports_through_the_generic_paths(
@@ -136,3 +162,17 @@ def test_a_plugin_suite_reports_through_the_generic_paths(
     page = out.read_text(encoding="utf-8")
     assert "### A plugged-in suite" in page and "| gold | vt | 1.00 |" in page
     assert "HELMET categories" not in page  # no HELMET score in this run
+
+    # Its importer is a kind of `lctui import`, with its options checked as lctui's are.
+    imported = _lctui(
+        ["import", "plugged-results", "somewhere", "--model", "m", "--length", "4096",
+         "--db", str(db)],
+        plugin_path,
+        tmp_path,
+    )  # fmt: skip
+    assert imported.returncode == 0, imported.stderr
+    assert "skipped or doubtful: somewhere as m at 4096" in imported.stdout
+    assert "from 0 of 1 plugged file(s) in somewhere" in imported.stdout
+    refused = ["import", "plugged-results", "x", "--length", "-3", "--db", str(db)]
+    bad = _lctui(refused, plugin_path, tmp_path)
+    assert bad.returncode == 2 and "not a whole number of tokens" in bad.stderr

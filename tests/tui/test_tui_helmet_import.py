@@ -8,8 +8,8 @@ from pathlib import Path
 import duckdb
 
 from helpers.pilot import open_inspector
-from lctui.analysis.helmet_import import import_helmet_results
 from lctui.store import open_store
+from lctui.suites.helmet.importer import import_helmet_results
 from lctui.tui.app import LctuiApp
 from lctui.tui.widgets.prompt_view import PromptView
 

@@ -21,7 +21,7 @@ from lctui.analysis.svg_plots import Series, line_chart, style_of
 from lctui.core.errors import UserInputError
 from lctui.core.formatting import fixed
 from lctui.core.lengths import format_length
-from lctui.core.suites import all_suites
+from lctui.core.suites import reporting_suites
 from lctui.scoring.versions import current_versions
 from lctui.store.db import Store
 from lctui.store.read import cells as cell_reads
@@ -257,8 +257,8 @@ def suite_blocks(store: Store, models: Sequence[str], run_id: str) -> list[Block
     if not models:
         return []
     blocks: list[Block] = []
-    for suite in all_suites():
-        report = suite.report(store, models, run_id)
+    for suite in reporting_suites():
+        report = suite.report(store, models, run_id) if suite.report else None
         if report is None or not report.tables:
             continue
         blocks += [Heading(suite.title, 3), Paragraph(f"Over this run's results. {suite.about}")]

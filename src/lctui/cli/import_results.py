@@ -1,5 +1,6 @@
-"""`lctui import helmet-results`, `ruler-results` and `longbench-results`: the results an
-original harness wrote, as runs beside lctui's own (analysis/*_import.py).
+"""`lctui import KIND`: the results an original harness wrote, as runs beside lctui's
+own; one command per importer a suite declares (core/suites.py: `helmet-results`,
+`ruler-results`, `longbench-results`, a plugin's), all through one path here.
 
 Every such command prints the files or lines it could not use one per line (unwrapped,
 so that they can be grepped, control characters of file names escaped), then what it
@@ -16,6 +17,7 @@ from typing import TYPE_CHECKING, Any
 
 from lctui.cli.db_options import common_options, resolve_db
 from lctui.cli.terminal import SafeConsole, plain
+from lctui.core.suites import Importer, all_suites
 
 if TYPE_CHECKING:  # the analysis is imported when a command runs, not at start
     from lctui.analysis.harness_import import ImportSummary
@@ -24,68 +26,20 @@ _PROGRESS_EVERY = 20
 
 
 def add_parsers(kinds: Any) -> None:
-    """The result importers, as kinds of `lctui import`."""
-    helmet = kinds.add_parser(
-        "helmet-results",
-        help="a folder of the original HELMET's result files (its eval.py --output_dir)",
-        description="Load HELMET's per-dataset result JSONs (and its GPT-4 judge's "
-        "-gpt4eval_o.json, ALCE's .json.score) as one run per model: HELMET's per-example "
-        "scores under lctui's task names and metrics, its outputs and token counts. HELMET "
-        "stored no prompt: imported examples say so. Files that cannot be read are listed "
-        "and skipped; importing a folder again adds nothing.",
-    )
-    helmet.add_argument("folder")
-    _model_option(helmet, "helmet")
-    common_options(helmet)
-    helmet.set_defaults(handler=cmd_import_helmet)
-
-    ruler = kinds.add_parser(
-        "ruler-results",
-        help="RULER's prediction folders (its benchmark root, a model's folder or a pred folder)",
-        description="Load RULER's predictions (pred/{task}.jsonl or chunked "
-        "{task}-{i}.jsonl, as call_api.py writes them under ROOT/MODEL/BENCHMARK/LENGTH/) "
-        "as one run per model: each prompt (its answer prefix split off with the data file "
-        "beside it, data/{task}/validation.jsonl), output and gold answers, scored by "
-        "lctui's recall scorer under RULER's metric; each task's mean is checked against "
-        "evaluate.py's summary.csv. Files and lines that cannot be read are listed and "
-        "skipped; importing a folder again adds nothing.",
-    )
-    ruler.add_argument("folder")
-    _model_option(ruler, "ruler")
-    ruler.add_argument(
-        "--length",
-        type=_positive,
-        metavar="TOKENS",
-        help="the length of prediction folders whose parent is not named after it "
-        "(default: the length folder's name, else the rows' longest length rounded up "
-        "to a power of two)",
-    )
-    common_options(ruler)
-    ruler.set_defaults(handler=cmd_import_ruler)
-
-    longbench = kinds.add_parser(
-        "longbench-results",
-        help="LongBench v2's result files (pred.py's results/{model}[_cot|_no_context].jsonl)",
-        description="Load LongBench v2's result lines as one run per model: each answer "
-        "(and the reasoning of a chain of thought, as its first call) under lctui's task "
-        "of its mode, with the question's domain, difficulty and length bucket, scored "
-        "by lctui's LongBench scorer and checked against the file's pred and judge. The "
-        "files keep no prompt (only the context's first 1,000 characters): imported "
-        "examples say so. RAG files are not imported. Files and lines that cannot be read "
-        "are listed and skipped; importing again adds nothing.",
-    )
-    longbench.add_argument("source", metavar="FILE_OR_FOLDER")
-    _model_option(longbench, "longbench")
-    longbench.add_argument(
-        "--length",
-        type=_positive,
-        metavar="TOKENS",
-        default=None,
-        help="the tokens pred.py cut prompts to (its model2maxlen: 120000, the default; "
-        "200000 for Claude)",
-    )
-    common_options(longbench)
-    longbench.set_defaults(handler=cmd_import_longbench)
+    """Every suite's result importers (core/suites.py), as kinds of `lctui import`."""
+    for suite in all_suites():
+        for importer in suite.importers:
+            parser = kinds.add_parser(
+                importer.kind, help=importer.help, description=importer.description
+            )
+            parser.add_argument("source", metavar=importer.source)
+            _model_option(parser, importer.model_key)
+            for option in importer.options:
+                parser.add_argument(
+                    option.flag, type=_positive, metavar=option.metavar, help=option.help
+                )
+            common_options(parser)
+            parser.set_defaults(handler=cmd_import_results, importer=importer)
 
 
 def _model_option(parser: argparse.ArgumentParser, key: str) -> None:
@@ -134,39 +88,13 @@ def _report(summary: ImportSummary, what: str, source: str, db: Path) -> int:
     return 0
 
 
-def cmd_import_helmet(args: argparse.Namespace) -> int:
-    from lctui.analysis.helmet_import import import_helmet_results
+def cmd_import_results(args: argparse.Namespace) -> int:
     from lctui.store import open_store
 
+    importer: Importer = args.importer
+    names = (option.flag.lstrip("-").replace("-", "_") for option in importer.options)
+    options = {name: getattr(args, name) for name in names}
     db = resolve_db(args).path
     with open_store(db) as store:
-        summary = import_helmet_results(store, args.folder, model=args.model, progress=_progress)
-    return _report(summary, "HELMET result file(s)", args.folder, db)
-
-
-def cmd_import_ruler(args: argparse.Namespace) -> int:
-    from lctui.analysis.ruler_import import import_ruler_results
-    from lctui.store import open_store
-
-    db = resolve_db(args).path
-    with open_store(db) as store:
-        summary = import_ruler_results(
-            store, args.folder, model=args.model, length=args.length, progress=_progress
-        )
-    return _report(summary, "RULER prediction file(s)", args.folder, db)
-
-
-def cmd_import_longbench(args: argparse.Namespace) -> int:
-    from lctui.analysis.longbench_import import DEFAULT_LENGTH, import_longbench_results
-    from lctui.store import open_store
-
-    db = resolve_db(args).path
-    with open_store(db) as store:
-        summary = import_longbench_results(
-            store,
-            args.source,
-            model=args.model,
-            length=args.length or DEFAULT_LENGTH,
-            progress=_progress,
-        )
-    return _report(summary, "LongBench v2 result file(s)", args.source, db)
+        summary = importer.run(store, args.source, args.model, options, _progress)
+    return _report(summary, importer.what, args.source, db)

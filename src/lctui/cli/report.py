@@ -15,7 +15,7 @@ from rich.table import Table
 from lctui.cli.db_options import common_options, resolve_db
 from lctui.cli.terminal import SafeConsole, cell, data
 from lctui.core.errors import UserInputError
-from lctui.core.suites import ReportTable, get_suite, suite_names
+from lctui.core.suites import ReportTable, get_suite, report_names
 
 DEFAULT_SUITE = "lifeval"  # LIFBench's LIFEval, the first suite `lctui report` had
 # In a terminal the length column is narrow: eleven columns fit in 80.
@@ -23,14 +23,14 @@ _SHORT = {"length": "len"}
 
 
 def add_parsers(sub: Any) -> None:
-    names = ", ".join(suite_names())
+    names = ", ".join(report_names())
     report = sub.add_parser(
         "report",
         help="a suite's summary per model (LIFEval's ARS/IFP/IFS, HELMET's categories, "
         "LongBench v2's accuracy, ...)",
         description="Print a suite's own summary of the stored results per model, as the "
         f"suite's paper reports it: its tables, then what is partial or unscored. Suites: "
-        f"{names} ({DEFAULT_SUITE}, the default, is LIFBench's LIFEval); docs/suites.md "
+        f"{names} ({DEFAULT_SUITE}, the default, is LIFBench's); docs/suites.md "
         "describes each one's table.",
     )
     report.add_argument(
@@ -53,15 +53,22 @@ def cmd_report(args: argparse.Namespace) -> int:
     from lctui.store import open_store
 
     suite = get_suite(args.suite)
+    if suite.report is None:
+        raise UserInputError(
+            f"the suite {suite.name} has no report of its own; suites with one: "
+            f"{', '.join(report_names())}"
+        )
     db = resolve_db(args).path
     with open_store(db, read_only=True) as store:
         report = suite.report(store, args.model, None)
-        outdated = find_outdated(
-            store,
-            models=args.model,
-            scorers=list(suite.scorers) or None,
-            tasks=list(suite.tasks) or None,
-        )
+        outdated = []
+        if report is not None:
+            outdated = find_outdated(
+                store,
+                models=args.model,
+                scorers=list(report.scorers) or None,
+                tasks=list(report.tasks) or None,
+            )
     if report is None or not report.tables:
         wanted = f" for {', '.join(args.model)}" if args.model else ""
         raise UserInputError(suite.empty.format(db=db, wanted=wanted))

@@ -5,7 +5,9 @@ registers one `Suite` here. The generic layers (`lctui report --suite`, the run 
 read the registry and never import a particular suite: lctui's own suites are named by
 module in `BUILTIN`, a plugin by an entry point in the group `lctui.suites` (its value a
 `Suite` or a module that calls `register` when imported), and each is imported the
-first time it is asked for, so `lctui --help` imports none.
+first time it is asked for. A suite's package is light: it declares its `Suite` with
+functions that import its heavy parts (analysis, store reads) only when they run, so
+building `lctui`'s parser from every suite's importers costs no database import.
 
 A report is declarative: titled tables of text cells (the leading `labels` columns
 name the row: model, mode, length; the others are numbers as the suite shows them),
@@ -27,6 +29,7 @@ from lctui.core.errors import UserInputError
 ENTRY_POINT_GROUP = "lctui.suites"
 # name -> module, in the order the run report shows them.
 BUILTIN: dict[str, str] = {
+    "ruler": "lctui.suites.ruler",
     "helmet": "lctui.suites.helmet",
     "longbench": "lctui.suites.longbench",
     "lifbench": "lctui.suites.lifbench",
@@ -50,6 +53,37 @@ class SuiteReport:
     tables: tuple[ReportTable, ...]
     notes: tuple[str, ...] = ()  # under the tables: what is partial, missing, unscored
     records: tuple[Mapping[str, Any], ...] = ()  # `--format json`, one per row
+    # Which stored scores it read, for the warning about scores of outdated scorers.
+    scorers: tuple[str, ...] = ()
+    tasks: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class ImportOption:
+    """An option of an import command: a positive number of tokens (`--length`)."""
+
+    flag: str
+    metavar: str
+    help: str
+
+
+# (a Store, the file or folder given, the model name given or None, the options by
+# their `dest`, a progress callback (done, total, path)) -> an ImportSummary
+ImportRunner = Callable[[Any, str, str | None, Mapping[str, Any], Any], Any]
+
+
+@dataclass(frozen=True)
+class Importer:
+    """`lctui import KIND SOURCE`: results an original harness wrote, as runs."""
+
+    kind: str  # the command's name: "helmet-results"
+    help: str
+    description: str
+    source: str  # the positional argument's name: "folder", "FILE_OR_FOLDER"
+    what: str  # the files counted in the summary line: "HELMET result file(s)"
+    model_key: str  # the prefix of model names by default: "helmet" -> helmet:NAME
+    run: ImportRunner
+    options: tuple[ImportOption, ...] = ()
 
 
 # (a Store or cursor, models or None for all, a run id or None for every result)
@@ -63,12 +97,12 @@ class Suite:
     name: str
     title: str  # the heading of its section in a run's report
     about: str  # what its numbers are, under that heading and in `lctui report --help`
-    report: ReportBuilder  # None (or no tables) when the models have no score of it
-    empty: str  # why there is nothing to show and how to get some: "{db} holds no ..."
+    # None (or no tables) when the models have no score of it; None: the suite has no
+    # report of its own (RULER's tasks show in the heatmap and the curves).
+    report: ReportBuilder | None = None
+    empty: str = ""  # why there is nothing to show and how to get some: "{db} holds no ..."
     aliases: tuple[str, ...] = ()  # other names `--suite` accepts
-    # Which stored scores its report reads, for the warning about outdated scorers.
-    scorers: tuple[str, ...] = ()
-    tasks: tuple[str, ...] = ()
+    importers: tuple[Importer, ...] = ()
 
 
 _registered: dict[str, Suite] = {}
@@ -88,7 +122,7 @@ def _plugins() -> dict[str, Any]:
 
 
 def suite_names() -> list[str]:
-    """Every suite's name, lctui's own first; nothing is imported."""
+    """Every suite's name, lctui's own first (nothing is imported)."""
     names = [*BUILTIN, *(n for n in _registered if n not in BUILTIN)]
     return names + sorted(n for n in _plugins() if n not in names)
 
@@ -100,6 +134,16 @@ def get_suite(name: str) -> Suite:
         if found is not None and name in (found.name, *found.aliases):
             return found
     raise UserInputError(f"unknown suite {name!r}; known suites: {', '.join(suite_names())}")
+
+
+def reporting_suites() -> list[Suite]:
+    """The suites with a report of their own, in `suite_names` order."""
+    return [s for s in all_suites() if s.report is not None]
+
+
+def report_names() -> list[str]:
+    """What `lctui report --suite` accepts: each reporting suite's name and aliases."""
+    return [n for s in reporting_suites() for n in (s.name, *s.aliases)]
 
 
 def all_suites() -> list[Suite]:

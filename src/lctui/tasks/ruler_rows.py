@@ -1,7 +1,7 @@
 """RULER's generated rows as lctui reads them: its tasks, and what the recall scorer needs
 to read an output of one (the answer rule, the gold values' places, the question asked).
 
-Shared by the importer of RULER's prediction files (analysis/ruler_import.py) and the
+Shared by the importer of RULER's prediction files (suites/ruler/importer.py) and the
 `ruler` input kind (tasks/inputs/ruler.py): a row of RULER's is the same example whether
 lctui runs it or imports what RULER's own run answered. RULER's task names, their
 families' answer budgets (`tokens_to_generate` of its data/synthetic/constants.py) and

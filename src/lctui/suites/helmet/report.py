@@ -9,10 +9,10 @@ from typing import Any
 
 from lctui.analysis.helmet import CATEGORIES, ENTRIES, HEADINGS, PARTIAL, helmet_table, shown
 from lctui.core.lengths import format_length
-from lctui.core.suites import ReportTable, Suite, SuiteReport, register
+from lctui.core.suites import ReportTable, SuiteReport
 
 
-def _report(src: Any, models: Sequence[str] | None, run_id: str | None) -> SuiteReport | None:
+def report(src: Any, models: Sequence[str] | None, run_id: str | None) -> SuiteReport | None:
     rows = helmet_table(src, models, run_id=run_id)
     if not rows:
         return None
@@ -40,20 +40,6 @@ def _report(src: Any, models: Sequence[str] | None, run_id: str | None) -> Suite
             "`lctui cite-score` citation_*) to complete the table; '-': no dataset of the "
             "category scored.",
         )
-    return SuiteReport((table,), notes, tuple(r.as_dict() for r in rows))
-
-
-SUITE = register(
-    Suite(
-        name="helmet",
-        title="HELMET categories (0-100)",
-        about=f"HELMET's seven category means and their overall per model and length, "
-        f"0-100; {PARTIAL} after a mean: some of its datasets have no score (never "
-        "counted as 0); -: none scored.",
-        report=_report,
-        empty="{db} holds no scores of HELMET's tasks{wanted}; run some with "
-        "`lctui run --tasks helmet --db PATH`",
-        # Only the table's own tasks: an outdated score elsewhere does not change it.
-        tasks=tuple(sorted({e.task for e in ENTRIES})),
-    )
-)
+    # Only the table's own tasks: an outdated score elsewhere does not change it.
+    tasks = tuple(sorted({e.task for e in ENTRIES}))
+    return SuiteReport((table,), notes, tuple(r.as_dict() for r in rows), tasks=tasks)

@@ -8,7 +8,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from lctui.analysis.lifbench import PERSPECTIVES, SCORER, lifbench_reports
-from lctui.core.suites import ReportTable, Suite, SuiteReport, register
+from lctui.core.suites import ReportTable, SuiteReport
 from lctui.scoring.rubric import CAPABILITIES
 
 
@@ -16,7 +16,7 @@ def _number(value: float | None) -> str:
     return "-" if value is None else f"{value:.3f}"
 
 
-def _report(src: Any, models: Sequence[str] | None, run_id: str | None) -> SuiteReport | None:
+def report(src: Any, models: Sequence[str] | None, run_id: str | None) -> SuiteReport | None:
     reports = lifbench_reports(src, models, run_id=run_id)
     if not reports:
         return None
@@ -43,19 +43,5 @@ def _report(src: Any, models: Sequence[str] | None, run_id: str | None) -> Suite
         for r in reports
         if r.unscored
     )
-    return SuiteReport((scores, stability), notes, tuple(r.as_dict() for r in reports))
-
-
-SUITE = register(
-    Suite(
-        name="lifbench",
-        aliases=("lifeval",),
-        title="LIFEval",
-        about="LIFEval's ARS and IFP per capability (higher is better) and IFS per "
-        "perspective (lower is more stable), from the stored lifeval rubric points.",
-        report=_report,
-        empty="{db} holds no lifeval scores{wanted}; import some with "
-        "`lctui import lifbench-scores DIR --db PATH`",
-        scorers=(SCORER,),
-    )
-)
+    records = tuple(r.as_dict() for r in reports)
+    return SuiteReport((scores, stability), notes, records, scorers=(SCORER,))

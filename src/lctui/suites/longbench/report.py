@@ -19,7 +19,7 @@ from lctui.analysis.longbench import (
     shown,
 )
 from lctui.core.lengths import format_length
-from lctui.core.suites import ReportTable, Suite, SuiteReport, register
+from lctui.core.suites import ReportTable, SuiteReport
 
 _GROUPS = (OVERALL, *DIFFICULTY_GROUPS, *BUCKET_GROUPS)
 
@@ -37,7 +37,7 @@ def _domain_row(r: LongBenchScores) -> tuple[str, ...]:
     return (r.model, format_length(r.length), *by_domain)
 
 
-def _report(src: Any, models: Sequence[str] | None, run_id: str | None) -> SuiteReport | None:
+def report(src: Any, models: Sequence[str] | None, run_id: str | None) -> SuiteReport | None:
     rows = longbench_table(src, models, run_id=run_id)
     if not rows:
         return None
@@ -69,20 +69,5 @@ def _report(src: Any, models: Sequence[str] | None, run_id: str | None) -> Suite
         + "; ".join(f"{short} = {full}" for full, short in DOMAIN_HEADINGS.items())
         + "."
     )
-    return SuiteReport(tuple(tables), (note,), tuple(r.as_dict() for r in rows))
-
-
-SUITE = register(
-    Suite(
-        name="longbench",
-        title="LongBench v2 accuracy (%)",
-        about="LongBench v2's accuracy per model, mode and length: overall (and "
-        "compensated: an answer naming no option counts 0.25), easy/hard, "
-        "short/medium/long and per domain, in percent as the original's result script.",
-        report=_report,
-        empty="{db} holds no LongBench v2 scores{wanted}; run some with `lctui run --tasks "
-        "longbench --data DIR --db PATH` or import the original's results with "
-        "`lctui import longbench-results FILE`",
-        scorers=("longbench",),
-    )
-)
+    records = tuple(r.as_dict() for r in rows)
+    return SuiteReport(tuple(tables), (note,), records, scorers=("longbench",))

@@ -17,7 +17,7 @@ run, so `lctui runs`, the report and the correlation screens show that model's H
 numbers per task and length, beside lctui's own runs of the model. The model is
 recorded as `helmet:<name>` (or the name given): a model of its own, so a cell never
 mixes the original's numbers with lctui's. Each example's score is HELMET's
-per-example value under the metric lctui's task records (helmet_datasets.py), with no
+per-example value under the metric lctui's task records (datasets.py), with no
 scorer version (the original's number, never rescored: backend `imported`); the judge's
 verdicts are judge scores (`judge_qa`: fluency x correctness / 3; `judge_summ`: its F1).
 What HELMET did not store (the prompt and the context) is not invented: the example
@@ -48,13 +48,13 @@ from lctui.analysis.harness_import import (
     number,
     whole_number,
 )
-from lctui.analysis.helmet_datasets import HelmetDataset, helmet_dataset
 from lctui.core.errors import UserInputError
 from lctui.core.hashing import stable_hash
 from lctui.core.types import Example, RubricPoint, Score, ScoreStatus
 from lctui.scoring import score_example
 from lctui.store.db import Store
 from lctui.store.scorer_versions import PUBLISHED_BACKEND
+from lctui.suites.helmet.datasets import HelmetDataset, helmet_dataset
 from lctui.tasks.bounded_read import FileProblem, JsonDocument, files_within, shown, within
 
 HELMET = Harness("helmet", "HELMET", "helmet-results", PUBLISHED_BACKEND)
@@ -180,7 +180,7 @@ def _read(root: Path, path: Path, model: str | None) -> _File:
         raise BadFile("`args.datasets` names no dataset")
     dataset = helmet_dataset(name)
     if dataset is None:
-        raise BadFile(f"HELMET dataset {shown(name)} has no lctui task (helmet_datasets.py)")
+        raise BadFile(f"HELMET dataset {shown(name)} has no lctui task (datasets.py)")
     length = whole_number(args.get("input_max_length"), "`args.input_max_length`", least=1)
     most = whole_number(args.get("generation_max_length") or 0, "`args.generation_max_length`")
     seed = args.get("seed")

@@ -2,7 +2,7 @@
 
 RULER keeps the whole prompt of every prediction (call_api.py's `input`, the data's
 input followed by its answer prefix), the gold answers (`outputs`) and the raw output
-(`pred`), but no token count of the output nor any timing (ruler_files.py has the
+(`pred`), but no token count of the output nor any timing (files.py has the
 layout). Each prediction becomes an example holding that prompt, its context the data
 input and its answer prefix the data row's (joined by the prompt they make, from
 `data/{task}/validation.jsonl` beside the predictions when it is there; without it the
@@ -49,7 +49,14 @@ from lctui.analysis.harness_import import (
     unreadable,
     whole_number,
 )
-from lctui.analysis.ruler_files import (
+from lctui.core.errors import UserInputError
+from lctui.core.hashing import stable_hash
+from lctui.core.types import Example
+from lctui.scoring import score_example
+from lctui.scoring.metrics import ruler_prediction
+from lctui.store.db import Store
+from lctui.store.scorer_versions import HARNESS_BACKEND
+from lctui.suites.ruler.files import (
     DataIndex,
     PredFolder,
     TaskSummary,
@@ -58,13 +65,6 @@ from lctui.analysis.ruler_files import (
     read_data_index,
     read_summaries,
 )
-from lctui.core.errors import UserInputError
-from lctui.core.hashing import stable_hash
-from lctui.core.types import Example
-from lctui.scoring import score_example
-from lctui.scoring.metrics import ruler_prediction
-from lctui.store.db import Store
-from lctui.store.scorer_versions import HARNESS_BACKEND
 from lctui.tasks.bounded_read import json_lines, shown
 from lctui.tasks.ruler_rows import RulerTask, answer_rule, asked_text, gold_spans, needle_depth
 
