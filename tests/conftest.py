@@ -78,8 +78,8 @@ def o200k() -> TiktokenTokenizer:
 def _published_lifbench_template(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """The published LIFBench scores (20 models) imported once per session."""
     from helpers.lifbench_data import published_folder
-    from lctui.analysis.lifbench_import import import_lifbench_scores
     from lctui.store import open_store
+    from lctui.suites.lifbench.importer import import_lifbench_scores
 
     db = tmp_path_factory.mktemp("published-lifbench") / "template.duckdb"
     with open_store(db) as store:

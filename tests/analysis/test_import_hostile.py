@@ -18,11 +18,11 @@ from helpers.harness_results import LONGBENCH_RESULTS, RULER_LLAMA, RULER_RESULT
 from helpers.helmet_data import HELMET_FIXTURES
 from helpers.lifbench_data import write_csv
 from lctui.analysis.harness_import import ImportSummary
-from lctui.analysis.lifbench_import import LifbenchImportError, import_lifbench_scores
 from lctui.cli import main
 from lctui.store import Store, open_store
 from lctui.suites.helmet import importer as helmet_import
 from lctui.suites.helmet.importer import import_helmet_results
+from lctui.suites.lifbench.importer import LifbenchImportError, import_lifbench_scores
 from lctui.suites.longbench.importer import import_longbench_results
 from lctui.suites.ruler.importer import import_ruler_results
 

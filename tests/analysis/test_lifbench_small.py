@@ -10,9 +10,9 @@ import pytest
 
 from helpers.lifbench_data import write_csv
 from lctui.analysis.lifbench import lifbench_reports
-from lctui.analysis.lifbench_import import LifbenchImportError, import_lifbench_scores
 from lctui.cli import main
 from lctui.store import open_store
+from lctui.suites.lifbench.importer import LifbenchImportError, import_lifbench_scores
 
 QA_HEADER = ("model", "ins_id", "param_id", "length", "correct", "format", "total_score")
 OFFSET_HEADER = ("model", "ins_id", "param_id", "length", "format", "correct", "ori", "total_score")

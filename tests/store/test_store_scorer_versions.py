@@ -14,7 +14,6 @@ import pytest
 from helpers.lifbench_data import write_csv
 from helpers.outdated_runs import bump, stored_versions
 from helpers.unscored_runs import gold_run
-from lctui.analysis.lifbench_import import import_lifbench_scores
 from lctui.core.types import Generation, GenerationStatus
 from lctui.engine.rescore import find_targets, rescore_targets
 from lctui.scoring import error_score
@@ -23,6 +22,7 @@ from lctui.store import Store, open_store
 from lctui.store.outdated import OutdatedScores, outdated_scores
 from lctui.store.rescoring import score_targets
 from lctui.store.transfer import export_parquet, import_parquet
+from lctui.suites.lifbench.importer import import_lifbench_scores
 
 QA_HEADER = ("model", "ins_id", "param_id", "length", "correct", "format", "total_score")
 

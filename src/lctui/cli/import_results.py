@@ -33,7 +33,8 @@ def add_parsers(kinds: Any) -> None:
                 importer.kind, help=importer.help, description=importer.description
             )
             parser.add_argument("source", metavar=importer.source)
-            _model_option(parser, importer.model_key)
+            if importer.names_model:
+                _model_option(parser, importer.model_key)
             for option in importer.options:
                 parser.add_argument(
                     option.flag, type=_positive, metavar=option.metavar, help=option.help
@@ -96,5 +97,6 @@ def cmd_import_results(args: argparse.Namespace) -> int:
     options = {name: getattr(args, name) for name in names}
     db = resolve_db(args).path
     with open_store(db) as store:
-        summary = importer.run(store, args.source, args.model, options, _progress)
+        model = args.model if importer.names_model else None
+        summary = importer.run(store, args.source, model, options, _progress)
     return _report(summary, importer.what, args.source, db)

@@ -1,8 +1,7 @@
 """`lctui export` and `lctui import runs`: move runs between results files as Parquet.
 
-`lctui import lifbench-scores` loads LIFBench's published per-point score CSVs; the
-importers of the original harnesses' results (`helmet-results`, `ruler-results`,
-`longbench-results`) are in cli/import_results.py.
+The kinds of `lctui import` that suites declare (`helmet-results`, `ruler-results`,
+`longbench-results`, `lifbench-scores`, ...) are in cli/import_results.py.
 """
 
 from __future__ import annotations
@@ -43,15 +42,6 @@ def add_parsers(sub: Any) -> None:
     runs.add_argument("folder")
     common_options(runs)
     runs.set_defaults(handler=cmd_import_runs)
-    lif = kinds.add_parser(
-        "lifbench-scores",
-        help="a folder of LIFBench `{scenario}-{task}.csv` score files",
-        description="Load the original LIFBench's per-response score files "
-        "(`{scenario}-{task}.csv`) as LIFEval scores of the models they name.",
-    )
-    lif.add_argument("folder")
-    common_options(lif)
-    lif.set_defaults(handler=cmd_import_lifbench)
     import_results.add_parsers(kinds)
 
 
@@ -75,19 +65,4 @@ def cmd_import_runs(args: argparse.Namespace) -> int:
         count = import_parquet(store, args.folder)
     where = f"from {data(args.folder)} into {data(db)}"
     SafeConsole().print(f"Imported {count} new generation(s) {where}")
-    return 0
-
-
-def cmd_import_lifbench(args: argparse.Namespace) -> int:
-    from lctui.analysis.lifbench_import import import_lifbench_scores
-    from lctui.store import open_store
-
-    db = resolve_db(args).path
-    with open_store(db) as store:
-        summary = import_lifbench_scores(store, args.folder)
-    SafeConsole().print(
-        f"Imported {summary.added} new response(s) of {len(summary.models)} model(s) "
-        f"({summary.rows} row(s) in {summary.files} file(s)) from {data(args.folder)} into "
-        f"{data(db)}"
-    )
     return 0

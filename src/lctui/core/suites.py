@@ -84,6 +84,7 @@ class Importer:
     model_key: str  # the prefix of model names by default: "helmet" -> helmet:NAME
     run: ImportRunner
     options: tuple[ImportOption, ...] = ()
+    names_model: bool = True  # False: the files name their models (no --model)
 
 
 # (a Store or cursor, models or None for all, a run id or None for every result)

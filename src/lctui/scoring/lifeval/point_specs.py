@@ -1,7 +1,7 @@
 """LIFEval's scoring points per LIFBench task: name, weight and capabilities.
 
 The single source for both the rubric programs and the import of published scores
-(analysis/lifbench_import.py). Names are the column names of the published per-point
+(suites/lifbench/importer.py). Names are the column names of the published per-point
 CSVs (`shared/data/lifbench-scores/`); weights and capabilities are those of the
 original evaluation code (LIFBench's paper, LIFEval), which the published scores used.
 """

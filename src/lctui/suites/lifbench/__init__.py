@@ -1,18 +1,27 @@
 """LIFBench: its report (LIFEval's ARS, IFP per capability and IFS per perspective;
-report.py), loaded when it runs."""
+report.py) and the import of its published per-response score files (importer.py),
+each loaded when it runs."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
-from lctui.core.suites import Suite, SuiteReport, register
+from lctui.core.suites import Importer, Suite, SuiteReport, register
 
 
 def _report(src: Any, models: Sequence[str] | None, run_id: str | None) -> SuiteReport | None:
     from lctui.suites.lifbench.report import report
 
     return report(src, models, run_id)
+
+
+def _import(store: Any, source: str, _m: str | None, _o: Mapping[str, Any], _p: Any) -> Any:
+    from lctui.analysis.harness_import import ImportSummary
+    from lctui.suites.lifbench.importer import import_lifbench_scores
+
+    read = import_lifbench_scores(store, source)
+    return ImportSummary(read.files, read.files, read.rows, read.added, read.models)
 
 
 SUITE = register(
@@ -25,5 +34,19 @@ SUITE = register(
         report=_report,
         empty="{db} holds no lifeval scores{wanted}; import some with "
         "`lctui import lifbench-scores DIR --db PATH`",
+        importers=(
+            Importer(
+                kind="lifbench-scores",
+                help="a folder of LIFBench `{scenario}-{task}.csv` score files",
+                description="Load the original LIFBench's per-response score files "
+                "(`{scenario}-{task}.csv`) as LIFEval scores of the models they name. A "
+                "file that cannot be read stops the import, and nothing of it is kept.",
+                source="folder",
+                what="LIFBench score file(s)",
+                model_key="lifbench",
+                run=_import,
+                names_model=False,
+            ),
+        ),
     )
 )
