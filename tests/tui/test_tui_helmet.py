@@ -1,6 +1,6 @@
-"""The HELMET screen (key H): the same category means and overall as `lctui report
---suite helmet`, partial ones marked, the highlighted row's gaps named, at 80 columns;
-an empty file says how to get scores."""
+"""The HELMET screen (key H, the generic suite screen on HELMET's report): the same
+category means and overall as `lctui report --suite helmet`, partial ones marked, the
+highlighted row's gaps named, at 80 columns; an empty file says how to get scores."""
 
 from __future__ import annotations
 
@@ -14,9 +14,10 @@ from helpers.helmet_runs import HELMET_TASKS, write_helmet_run
 from helpers.pilot import rendered, settle
 from lctui.cli import main
 from lctui.core.config import Config
+from lctui.core.suites import get_suite
 from lctui.store import open_store
 from lctui.tui.app import LctuiApp
-from lctui.tui.screens.helmet import EMPTY_MESSAGE, HelmetScreen
+from lctui.tui.screens.suite import SuiteScreen, empty_message
 
 
 def _db(tmp_path: Path) -> Path:
@@ -41,8 +42,9 @@ async def test_table_equals_the_report_and_names_the_gaps(
         await pilot.press("H")
         await settle(pilot)
         screen = app.screen
-        assert isinstance(screen, HelmetScreen) and screen.rows is not None
-        table = screen.query_one("#helmet-table", DataTable)
+        assert isinstance(screen, SuiteScreen) and screen.report is not None
+        assert screen.suite.name == "helmet"
+        table = screen.query_one("#suite-table-0", DataTable)
         rows = {str(table.get_row_at(i)[0]): table.get_row_at(i) for i in range(table.row_count)}
         assert [str(c) for c in rows["full"][1:]] == ["8k", *["75.0"] * 8]
         some = [str(c) for c in rows["some"][2:]]
@@ -52,7 +54,7 @@ async def test_table_equals_the_report_and_names_the_gaps(
         assert report["some"]["categories"]["rag"]["value"] == pytest.approx(50)
         await pilot.press("down")
         await pilot.pause()
-        missing = " ".join(str(screen.query_one("#helmet-missing", Static).render()).split())
+        missing = " ".join(str(screen.query_one("#suite-detail", Static).render()).split())
         assert missing.startswith("some @ 8k: without a score:")
         assert "kilt_triviaqa subem" in missing and "no dataset scored: Cite, ICL" in missing
         assert all(len(line) <= 80 for line in rendered(table))
@@ -65,6 +67,8 @@ async def test_without_helmet_scores_it_says_how_to_get_them(results_db: Path) -
         await pilot.press("H")
         await settle(pilot)
         screen = app.screen
-        assert isinstance(screen, HelmetScreen)
+        assert isinstance(screen, SuiteScreen)
         assert screen.has_class("-empty")
-        assert str(screen.query_one("#helmet-empty", Static).render()) == EMPTY_MESSAGE
+        shown = str(screen.query_one("#suite-empty", Static).render())
+        assert shown == empty_message(get_suite("helmet"))
+        assert "holds no scores of HELMET's tasks" in shown and "--tasks helmet" in shown

@@ -44,6 +44,7 @@ class ReportTable:
     columns: tuple[str, ...]
     rows: tuple[tuple[str, ...], ...]
     labels: int = 2  # the leading columns that name a row (the rest are numbers)
+    details: tuple[str, ...] = ()  # per row: what it holds, said when it is highlighted
 
 
 @dataclass(frozen=True)

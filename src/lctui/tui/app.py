@@ -26,6 +26,7 @@ from lctui.backends import load_backend
 from lctui.core.config import Config
 from lctui.core.errors import LctuiError, NotWritableError, StoreError
 from lctui.core.private import open_data_dir_warning
+from lctui.core.suites import reporting_suites
 from lctui.core.text import break_long_words, escape_unprintable, shown_error
 from lctui.engine import RunRequest
 from lctui.engine.runner import BackendLoader
@@ -259,9 +260,15 @@ class LctuiApp(App[None]):
         self._push_once(LifbenchScreen)
 
     def action_show_helmet(self) -> None:
-        from lctui.tui.screens.helmet import HelmetScreen
+        self.show_suite("helmet")
 
-        self._push_once(HelmetScreen)
+    def show_suite(self, name: str) -> None:
+        """Push the screen of suite `name`'s report unless it is already on top."""
+        from lctui.tui.screens.suite import SuiteScreen
+
+        top = self.screen
+        if not (isinstance(top, SuiteScreen) and top.suite.name == name):
+            self.push_screen(SuiteScreen(name))
 
     def action_show_longbench(self) -> None:
         from lctui.tui.screens.longbench import LongBenchScreen
@@ -362,6 +369,11 @@ class LctuiApp(App[None]):
         )
         yield SystemCommand("Help", "Every key of this screen", self.action_help)
         yield SystemCommand("Next theme", "Cycle the themes", self.action_next_theme)
+        # Every suite's report (core/suites.py), a plugin's too, on the generic screen.
+        for suite in reporting_suites():
+            yield SystemCommand(
+                f"Report: {suite.title}", suite.about, partial(self.show_suite, suite.name)
+            )
         # Every key binding of the screen is a palette entry too, with its key as help.
         seen = {"Results", "New run", "Runs", "Help", "Next theme", "Theme", "Quit"}
         for key, active in screen.active_bindings.items():

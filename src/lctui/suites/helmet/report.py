@@ -7,9 +7,30 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from lctui.analysis.helmet import CATEGORIES, ENTRIES, HEADINGS, PARTIAL, helmet_table, shown
+from lctui.analysis.helmet import (
+    CATEGORIES,
+    ENTRIES,
+    HEADINGS,
+    PARTIAL,
+    HelmetRow,
+    helmet_table,
+    shown,
+)
 from lctui.core.lengths import format_length
 from lctui.core.suites import ReportTable, SuiteReport
+
+
+def missing_line(row: HelmetRow) -> str:
+    """What the row lacks: the datasets of its partial categories, its empty categories."""
+    partial = [m for c in row.categories.values() if c.partial for m in c.missing]
+    empty = [HEADINGS[k] for k, c in row.categories.items() if c.value is None]
+    parts = []
+    if partial:
+        parts.append(f"without a score: {', '.join(partial)}")
+    if empty:
+        parts.append(f"no dataset scored: {', '.join(empty)}")
+    where = f"{row.model} @ {format_length(row.length)}"
+    return f"{where}: " + ("; ".join(parts) if parts else "every dataset scored")
 
 
 def report(src: Any, models: Sequence[str] | None, run_id: str | None) -> SuiteReport | None:
@@ -28,6 +49,7 @@ def report(src: Any, models: Sequence[str] | None, run_id: str | None) -> SuiteR
             )
             for r in rows
         ),
+        details=tuple(missing_line(r) for r in rows),
     )
     missing = sorted(
         {m for r in rows for c in r.categories.values() if c.partial for m in c.missing}
