@@ -41,9 +41,12 @@ def type_in_one_read(pilot: Pilot[Any], keys: str) -> None:
 
 
 async def settle(pilot: Pilot[Any]) -> None:
-    """Wait until workers and the messages they post are all handled."""
+    """Wait until workers and the messages they post are all handled. A worker cancelled
+    meanwhile counts as done: on a loaded machine the results screen's next poll (every
+    2 s) replaces one still running, which is the app working as meant."""
     for _ in range(10):
-        await pilot.app.workers.wait_for_complete()
+        with contextlib.suppress(WorkerCancelled):
+            await pilot.app.workers.wait_for_complete()
         await pilot.pause()
         if not any(worker.is_running for worker in pilot.app.workers):
             return
