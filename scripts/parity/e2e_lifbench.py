@@ -15,7 +15,9 @@ per-task ARS and wall times.
    gpt-4o-2024-08-06: ApiInference.py asks tiktoken for its model's encoding, which
    knows OpenAI's names only), seed 0, prefix caching off, greedy by default
    (`--override-generation-config temperature 0`: LIFBench's API client sends no
-   temperature, lctui sends 0).
+   temperature, lctui sends 0), `--max-num-seqs` 32 (1: every request alone; vLLM on
+   CPU is not batch-invariant, so lctui's concurrent answers may differ from LIFBench's
+   one-at-a-time ones).
 3. LIFBench from the snapshot: evaluation/ApiInference.py (its LLMApi at the server,
    one request at a time, streamed; its batch_label-only filter line lifted, see
    e2e_lifbench_original.py), then evaluation/Evaluator.py get_all.
