@@ -125,7 +125,9 @@ def test_what_to_pass_when_the_layout_names_no_length(tmp_path: Path) -> None:
 
 def test_bad_kinds_options_and_paths_are_refused(tmp_path: Path) -> None:
     path = write_rows(tmp_path / "niah_single_1.jsonl", ROWS)
-    with pytest.raises(UserInputError, match="KIND:PATH with KIND one of ruler, prompts"):
+    with pytest.raises(
+        UserInputError, match="KIND:PATH with KIND one of ruler, longbench, prompts"
+    ):
         parse_inputs_arg(f"nosuch:{path}")
     with pytest.raises(UserInputError, match="framing must be one of completion, user"):
         read_inputs(parse_inputs_arg(f"prompts:{path}"), lengths=[1024], options={"framing": "x"})
