@@ -10,9 +10,10 @@ same for every kind:
   them), else the one length the user gives, else an error saying what to pass; for a
   kind whose rows name their own (`lengths_in_rows`), each row's, `--lengths`
   selecting rows;
-- ids: a hash of the kind, task, length, framing, the prompt, the gold answers and the
-  answer budget, so that runs over the same inputs pair in every comparison, whatever
-  tokenizer a model counts with, and a changed row is another example;
+- ids: a hash of the kind, task, length, framing, the prompt, the gold answers, the
+  answer budget and a second call's text (core.types.FollowUp), if any, so that runs
+  over the same inputs pair in every comparison, whatever tokenizer a model counts
+  with, and a changed row is another example;
 - where each example came from (`SOURCE`: kind, file, its SHA-256 digest, line, row)
   in its metadata, and every file read (`InputFileRecord`) for the run's command;
 - bounds: a row that is no example, a row repeated and a file that cannot be read are
@@ -32,6 +33,7 @@ from lctui.core.errors import UserInputError
 from lctui.core.hashing import stable_hash
 from lctui.core.lengths import format_length
 from lctui.core.types import (
+    FOLLOW_UP,
     FRAMING,
     INPUT_TEMPERATURE,
     Example,
@@ -283,7 +285,16 @@ class _Reader:
         task = get_task(row.task)
         user_text = row.text + row.answer_prefix
         start, end = row.context if row.context is not None else (0, len(row.text))
-        identity = (row.task, length, self.framing, user_text, row.gold, row.max_new_tokens)
+        identity: tuple[object, ...] = (
+            row.task,
+            length,
+            self.framing,
+            user_text,
+            row.gold,
+            row.max_new_tokens,
+        )
+        if FOLLOW_UP in row.metadata:  # the second call's text is prompt too
+            identity = (*identity, row.metadata[FOLLOW_UP])
         metadata: dict[str, JSONValue] = {
             **row.metadata,
             FRAMING: self.framing,
