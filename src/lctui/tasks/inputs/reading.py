@@ -9,8 +9,10 @@ same for every kind:
 - lengths: a file's own from its layout (then `--lengths`, if given, selects among
   them), else the one length the user gives, else an error saying what to pass;
 - ids: a hash of the kind, task, length, framing, the prompt, the gold answers and the
-  answer budget, so that runs over the same inputs pair in every comparison, whatever
-  tokenizer a model counts with, and a changed row is another example;
+  answer budget (and what the original puts before an output and parses it by, where
+  the kind says: core.types.OUTPUT_PREFIX, PARSE_PREFIX), so that runs over the same
+  inputs pair in every comparison, whatever tokenizer a model counts with, and a
+  changed row is another example;
 - where each example came from (`SOURCE`: kind, file, its SHA-256 digest, line, row)
   in its metadata, and every file read (`InputFileRecord`) for the run's command;
 - bounds: a row that is no example, a row repeated and a file that cannot be read are
@@ -32,12 +34,21 @@ from lctui.core.lengths import format_length
 from lctui.core.types import (
     FRAMING,
     INPUT_TEMPERATURE,
+    OUTPUT_PREFIX,
+    PARSE_PREFIX,
     Example,
     JSONValue,
     ParamSpec,
 )
 from lctui.tasks.bounded_read import MIB
-from lctui.tasks.inputs.base import FRAMING_OPTION, InputFile, InputKind, InputRow, RowProblem
+from lctui.tasks.inputs.base import (
+    FRAMING_OPTION,
+    FRAMINGS,
+    InputFile,
+    InputKind,
+    InputRow,
+    RowProblem,
+)
 from lctui.tasks.inputs.registry import INPUT_KINDS, input_kind
 from lctui.tasks.params import check_value
 from lctui.tasks.registry import all_tasks, get_task
@@ -78,8 +89,10 @@ def parse_inputs_arg(text: str) -> InputsArg:
 
 
 def option_specs(kind: InputKind) -> tuple[ParamSpec, ...]:
-    """The options of `kind`: `framing` (its original's ways, its default first), then
-    its own."""
+    """The options of `kind`: `framing` (its original's ways, its default first; none
+    for a kind that decides each file's), then its own."""
+    if not kind.framings:
+        return kind.option_specs
     framing = ParamSpec(
         FRAMING_OPTION,
         kind.framings[0],
@@ -196,7 +209,6 @@ class _Reader:
 
     def __init__(self, kind: InputKind, options: Mapping[str, Any], n: int | None) -> None:
         self.kind, self.options, self.n = kind, options, n
-        self.framing = str(options[FRAMING_OPTION])
         self.examples: list[Example] = []
         self.files: list[InputFileRecord] = []
         self.problems: list[str] = []
@@ -207,9 +219,12 @@ class _Reader:
         if file.task not in {task.name for task in all_tasks()}:
             self.problems.append(f"{file.path}: task {file.task!r} is none of lctui's; not read")
             return
+        framing = self.kind.framing_of(file, self.options)
+        if framing not in FRAMINGS:  # a kind's bug, not the user's
+            raise ValueError(f"{self.kind.name}: framing {framing!r} is none of {FRAMINGS}")
         try:
             digest = file_digest(file.path)
-            taken = sum(1 for _ in self._examples(file, length, digest))
+            taken = sum(1 for _ in self._examples(file, length, digest, framing))
         except OSError as err:
             self.problems.append(f"{file.path}: not readable ({err.strerror or err})")
             return
@@ -221,12 +236,14 @@ class _Reader:
                     digest,
                     file.task,
                     length,
-                    self.framing,
+                    framing,
                     taken,
                 )
             )
 
-    def _examples(self, file: InputFile, length: int, digest: str) -> Iterator[Example]:
+    def _examples(
+        self, file: InputFile, length: int, digest: str, framing: str
+    ) -> Iterator[Example]:
         position = 0
         for row in self.kind.rows(file, self.options):
             if self.n is not None and position >= self.n:
@@ -241,7 +258,7 @@ class _Reader:
                     "\\ud800), which no model can be sent"
                 )
                 continue
-            example = self._example(row, length, digest, file, position)
+            example = self._example(row, length, digest, file, position, framing)
             first = self._seen.setdefault(example.example_id, where)
             if first != where:
                 self.problems.append(f"{where}: the same example as {first}; run once")
@@ -257,14 +274,26 @@ class _Reader:
             yield example
 
     def _example(
-        self, row: InputRow, length: int, digest: str, file: InputFile, position: int
+        self, row: InputRow, length: int, digest: str, file: InputFile, position: int, framing: str
     ) -> Example:
         task = get_task(row.task)
         user_text = row.text + row.answer_prefix
-        identity = (row.task, length, self.framing, user_text, row.gold, row.max_new_tokens)
+        identity: tuple[object, ...] = (
+            row.task,
+            length,
+            framing,
+            user_text,
+            row.gold,
+            row.max_new_tokens,
+        )
+        # What the original puts before an output and parses it by scores it: part of
+        # what the example is (absent for most kinds, whose ids stay as they were).
+        scoring = [(k, row.metadata[k]) for k in (OUTPUT_PREFIX, PARSE_PREFIX) if k in row.metadata]
+        if scoring:
+            identity = (*identity, scoring)
         metadata: dict[str, JSONValue] = {
             **row.metadata,
-            FRAMING: self.framing,
+            FRAMING: framing,
             ANSWER_PREFIX: row.answer_prefix,
             SOURCE: {
                 "kind": self.kind.name,
