@@ -32,7 +32,8 @@ RANK_SYSTEM = "Order:"
 RANK_TITLED = "<{id}> Note ({title}): {text}"
 RANK_PLAIN = "<{id}> Note: {text}"
 RANK_JOINER = " || "
-PARSE_DEFAULT = "Reply:"
+# utils.py's default differs from QA's answer prefix, which load_qa parses with.
+PARSE_DEFAULT = "Result:"
 
 DATA_PY = f"""
 import hashlib
@@ -54,6 +55,10 @@ def load_qa(dataset, path, demo_path, max_test_samples=None, popularity_threshol
         if shots > 0:
             demo_text = "\\n\\n".join([demo_template.format(**d) for d in demos]) + "\\n\\n"
         return {{"demos": demo_text}}
+
+    def post_process(output, example):
+        parsed_pred = parse_output(output["output"], system_template)
+        return {{}}, {{"parsed_output": parsed_pred}}
 
 
 def load_json_kv(path, shots, max_test_samples=None, seed=42):

@@ -182,6 +182,9 @@ def test_the_framing_follows_the_model_class_and_use_chat_template(tmp_path: Pat
     assert {e.metadata[OUTPUT_PREFIX] for e in chat} == {""}  # eval.py adds none
     completions = of_task(local, "kilt_nq")
     assert {e.metadata[FRAMING] for e in completions} == {"completion"}
+    # load_qa parses with its answer prefix (a name, not a constant), not utils.py's default.
+    assert {e.metadata[PARSE_PREFIX] for e in completions} == {"Reply:"}
+    assert {e.metadata[PARSE_PREFIX] for e in of_task(local, "msmarco_rerank")} == {"Result:"}
 
     # TgiVllmModel: one user message, whatever the config; the prefix still scored.
     served = of_task(read(root, client="serving"), "kilt_nq")

@@ -14,8 +14,9 @@ dataset name (`loader_templates`):
   `or`): only its branch taken; of any other `if` (`shots > 0`) both branches, in order;
 - the f-strings added to a name (`demo_text += ... + f"...{d['query']}..."`), as
   format strings whose fields are named after what they show;
-- the constant prefixes its post-processing parses outputs with (`parse_output(x,
-  "corresponding value:")`).
+- the prefixes its post-processing parses outputs with, a constant or a template
+  assigned before (`parse_output(x, "corresponding value:")`, `parse_output(x,
+  system_template)`).
 
 Nested functions (a loader's `update`) are read the same way. Where a template a kind
 needs is not found, `TemplateMissing` says which, in which function of which file.
@@ -240,10 +241,11 @@ class _Evaluator:
                 and isinstance(part.func, ast.Name)
                 and part.func.id == "parse_output"
                 and len(part.args) == 2
-                and isinstance(part.args[1], ast.Constant)
-                and isinstance(part.args[1].value, str)
             ):
-                self.found.parse_prefixes.append(part.args[1].value)
+                # A constant, or a template assigned before (load_qa's system_template).
+                prefix = self.text(part.args[1])
+                if isinstance(prefix, str):
+                    self.found.parse_prefixes.append(prefix)
 
 
 def _is_dataset(node: ast.expr) -> bool:
