@@ -279,3 +279,19 @@ def test_the_scorers_put_helmets_prefix_before_the_output(tmp_path: Path) -> Non
     assert score_example(completion, f" {gold}\nmore").value == 1.0
     assert score_example(chat, f"Reply: {gold}").value == 1.0
     assert score_example(completion, " nothing of it").value == 0.0
+
+
+def test_rows_making_the_same_prompt_each_run_as_helmet_runs_each(tmp_path: Path) -> None:
+    config = config_text([("kilt_nq", NQ_FILE, NQ_DEMOS, 8192, 20)], max_test_samples=None, shots=0)
+    root = write_checkout(tmp_path / "HELMET", {"all.yaml": config})
+    path = root / "data" / NQ_FILE
+    rows = read_jsonl(path)
+    # A row twice (as depth variants of a question become once HELMET's cut takes the
+    # passages where they differ): eval.py runs and scores both.
+    path.write_text("\n".join(json.dumps(r) for r in [*rows, rows[0]]) + "\n")
+    found = read(root)
+    assert not found.problems
+    examples = of_task(found, "kilt_nq")
+    assert len(examples) == len(rows) + 1
+    assert examples[0].user_text == examples[-1].user_text
+    assert examples[0].example_id != examples[-1].example_id

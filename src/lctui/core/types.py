@@ -126,6 +126,10 @@ INPUT_TEMPERATURE = "temperature"
 # by. Without them lctui's scorers take the example's own answer prefix for both.
 OUTPUT_PREFIX = "output_prefix"
 PARSE_PREFIX = "parse_prefix"
+# ... and, when two rows of the original may make the same prompt and the original runs
+# and scores each (HELMET: depth variants of a question cut to the same text), what tells
+# the rows apart (ROW_KEY: part of the id, so both run).
+ROW_KEY = "row_key"
 
 
 def framing_of(example: Example) -> str | None:

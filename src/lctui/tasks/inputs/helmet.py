@@ -38,6 +38,7 @@ from lctui.core.types import (
     COMPLETION,
     OUTPUT_PREFIX,
     PARSE_PREFIX,
+    ROW_KEY,
     USER_MESSAGE,
     JSONValue,
     ParamSpec,
@@ -406,6 +407,8 @@ def _row(
             # eval.py: without chat template the answer prefix goes before the output.
             OUTPUT_PREFIX: "" if chat else system,
             PARSE_PREFIX: prompt.parse_prefix,
+            # eval.py runs and scores every row, also two its cut makes the same prompt.
+            ROW_KEY: item.line,
             "helmet": {**where, "tokens": fitted.tokens, "cut_tokens": fitted.cut_tokens},
         },
         spans=_passage_spans(prompt.user, fields, item.passages),

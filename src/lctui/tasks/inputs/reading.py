@@ -10,7 +10,7 @@ same for every kind:
   them), else the one length the user gives, else an error saying what to pass;
 - ids: a hash of the kind, task, length, framing, the prompt, the gold answers and the
   answer budget (and what the original puts before an output and parses it by, where
-  the kind says: core.types.OUTPUT_PREFIX, PARSE_PREFIX), so that runs over the same
+  the kind says: core.types.OUTPUT_PREFIX, PARSE_PREFIX, ROW_KEY), so that runs over the same
   inputs pair in every comparison, whatever tokenizer a model counts with, and a
   changed row is another example;
 - where each example came from (`SOURCE`: kind, file, its SHA-256 digest, line, row)
@@ -36,6 +36,7 @@ from lctui.core.types import (
     INPUT_TEMPERATURE,
     OUTPUT_PREFIX,
     PARSE_PREFIX,
+    ROW_KEY,
     Example,
     JSONValue,
     ParamSpec,
@@ -286,11 +287,16 @@ class _Reader:
             row.gold,
             row.max_new_tokens,
         )
-        # What the original puts before an output and parses it by scores it: part of
-        # what the example is (absent for most kinds, whose ids stay as they were).
-        scoring = [(k, row.metadata[k]) for k in (OUTPUT_PREFIX, PARSE_PREFIX) if k in row.metadata]
-        if scoring:
-            identity = (*identity, scoring)
+        # What the original puts before an output and parses it by scores it, and a row
+        # key tells apart rows the original runs each: part of what the example is
+        # (absent for most kinds, whose ids stay as they were).
+        extra = [
+            (k, row.metadata[k])
+            for k in (OUTPUT_PREFIX, PARSE_PREFIX, ROW_KEY)
+            if k in row.metadata
+        ]
+        if extra:
+            identity = (*identity, extra)
         metadata: dict[str, JSONValue] = {
             **row.metadata,
             FRAMING: framing,
