@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
@@ -15,7 +16,15 @@ import pytest
 
 from lctui.core.errors import UserInputError
 from lctui.core.types import FRAMING
-from lctui.tasks.inputs import INPUT_KINDS, parse_inputs_arg, read_inputs
+from lctui.tasks.inputs import (
+    INPUT_KINDS,
+    InputFile,
+    InputKind,
+    InputsArg,
+    parse_inputs_arg,
+    read_inputs,
+)
+from lctui.tasks.inputs.prompts import PromptsKind
 
 ROWS: list[dict[str, Any]] = [
     {
@@ -143,7 +152,33 @@ def test_bad_kinds_options_and_paths_are_refused(tmp_path: Path) -> None:
 def test_every_kind_declares_what_lctui_data_says_of_it() -> None:
     for kind in INPUT_KINDS.values():
         assert kind.name and kind.suite and kind.title and kind.files and kind.origin
-        assert kind.framings and set(kind.framings) <= {"completion", "user"}
+        assert set(kind.framings) <= {"completion", "user"}
+        # A kind without framings decides each file's itself.
+        assert kind.framings or type(kind).framing_of is not InputKind.framing_of
+
+
+class PerFileFraming(PromptsKind):
+    """The prompts kind, but its original sends vt's files as chat and the others as
+    completions (as HELMET decides per dataset), with no `framing` option."""
+
+    framings = ()
+
+    def framing_of(self, file: InputFile, options: Mapping[str, Any]) -> str:
+        return "user" if file.task == "vt" else "completion"
+
+
+def test_a_kind_may_decide_each_files_framing(tmp_path: Path) -> None:
+    write_rows(tmp_path / "vt.jsonl", ROWS)
+    write_rows(tmp_path / "qa_1.jsonl", ROWS)
+    kind = PerFileFraming()
+    found = read_inputs(InputsArg(kind, tmp_path), lengths=[1024])
+    framings = {(e.task, e.metadata[FRAMING]) for e in found.examples}
+    assert framings == {("vt", "user"), ("qa_1", "completion")}
+    assert {(f.task, f.framing) for f in found.files} == framings
+    # The same text sent otherwise is another example.
+    assert len({e.example_id for e in found.examples}) == 4
+    with pytest.raises(UserInputError, match="take no options"):
+        read_inputs(InputsArg(kind, tmp_path), lengths=[1024], options={"framing": "user"})
 
 
 def test_a_changed_row_is_another_example_and_the_file_another_digest(tmp_path: Path) -> None:

@@ -116,6 +116,16 @@ COMPLETION, USER_MESSAGE = "completion", "user"
 FRAMING_FORMATS = {COMPLETION: PLAIN_FORMAT, USER_MESSAGE: CHAT_FORMAT}
 # ... and, when its original decodes at a temperature of its own, that temperature.
 INPUT_TEMPERATURE = "temperature"
+# ... and, when the original scores an output with text in front of it (HELMET's eval.py
+# puts the answer prefix before an output made without chat template), that text,
+# OUTPUT_PREFIX; PARSE_PREFIX is the prefix the original's parser finds the answer line
+# by. Without them lctui's scorers take the example's own answer prefix for both.
+OUTPUT_PREFIX = "output_prefix"
+PARSE_PREFIX = "parse_prefix"
+# ... and, when two rows of the original may make the same prompt and the original runs
+# and scores each (HELMET: depth variants of a question cut to the same text), what tells
+# the rows apart (ROW_KEY: part of the id, so both run).
+ROW_KEY = "row_key"
 
 
 def framing_of(example: Example) -> str | None:

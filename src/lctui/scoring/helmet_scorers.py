@@ -14,7 +14,8 @@ padded with words). What each scorer reads from the example:
 - `helmet_mc`: `gold` (letter, "letter. option text"), as HELMET stores it.
 
 The answer prefix is pre-filled in every lctui prompt format, so each output is scored
-with it in front, as HELMET's eval.py does for prompts without chat template.
+with it in front, as HELMET's eval.py does for prompts without chat template; an example
+from HELMET's own inputs says what HELMET put in front (`helmet_prefixes`).
 """
 
 from __future__ import annotations
@@ -31,7 +32,7 @@ from lctui.scoring.helmet import (
     parse_ranking,
     qa_rouge_l,
 )
-from lctui.scoring.metrics import DEFAULT_ANSWER_PREFIX
+from lctui.scoring.metrics import helmet_prefixes
 from lctui.scoring.normalize import normalize_answer
 from lctui.scoring.rubric import FMT, ORI, RECOG, SPAT, list_values, make_point, share
 
@@ -61,8 +62,8 @@ def _where(example: Example) -> str:
 
 
 def _scored_text(example: Example, output: str) -> tuple[str, str]:
-    prefix = example.answer_prefix or DEFAULT_ANSWER_PREFIX
-    return example.answer_prefix + output, prefix
+    put, parse = helmet_prefixes(example)
+    return put + output, parse
 
 
 def _status(found: bool, value: float) -> ScoreStatus:

@@ -16,6 +16,7 @@ from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from lctui.core.types import OUTPUT_PREFIX, PARSE_PREFIX, Example
 from lctui.scoring.normalize import normalize_answer
 
 DEFAULT_ANSWER_PREFIX = "Answer:"
@@ -129,6 +130,21 @@ def parse_output(output: str, prefix: str = DEFAULT_ANSWER_PREFIX) -> str:
     if prefix:
         line = re.sub(f"^{escaped}", "", line, flags=re.IGNORECASE)
     return line.strip()
+
+
+def helmet_prefixes(example: Example) -> tuple[str, str]:
+    """(the text put in front of an output before it is scored, the prefix its answer
+    line is parsed by), as HELMET's eval.py and post-processing take them.
+
+    An example from HELMET's own inputs names both (its output prefix is the answer
+    prefix only when HELMET ran without chat template). lctui's own examples pre-fill
+    their answer prefix in every prompt format: it goes in front and finds the line
+    (HELMET's default "Answer:" without one).
+    """
+    put, parse = example.metadata.get(OUTPUT_PREFIX), example.metadata.get(PARSE_PREFIX)
+    if isinstance(put, str) and isinstance(parse, str):
+        return put, parse
+    return example.answer_prefix, example.answer_prefix or DEFAULT_ANSWER_PREFIX
 
 
 @dataclass(frozen=True)

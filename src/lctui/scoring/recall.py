@@ -16,9 +16,9 @@ from lctui.core.text import plural
 from lctui.core.types import Example, RubricPoint, Score, ScoreStatus
 from lctui.scoring.extract import Extraction, extract_values
 from lctui.scoring.metrics import (
-    DEFAULT_ANSWER_PREFIX,
     AnswerMetrics,
     answer_metrics,
+    helmet_prefixes,
     ruler_hits,
     ruler_prediction,
     string_match_all,
@@ -43,10 +43,11 @@ def _helmet_metrics(example: Example, output: str) -> AnswerMetrics:
     lctui pre-fills the answer prefix in every prompt format, so the output continues
     it: the prefix goes in front, as HELMET's eval.py puts it before an output
     generated without chat template, and it finds the answer line. Without a prefix,
-    HELMET's default "Answer:" finds it.
+    HELMET's default "Answer:" finds it. An example from HELMET's inputs says what
+    HELMET put in front and parsed with (`helmet_prefixes`).
     """
-    prefix = example.answer_prefix
-    return answer_metrics(prefix + output, example.gold, prefix or DEFAULT_ANSWER_PREFIX)
+    put, parse = helmet_prefixes(example)
+    return answer_metrics(put + output, example.gold, parse)
 
 
 RECALL_METRICS: dict[str, MetricFn] = {

@@ -85,7 +85,9 @@ class InputKind:
     A subclass sets the class attributes (what `lctui data inputs` says of it) and the
     two methods. `framings` are the ways its original sends a prompt, the default
     first; `option_specs` declare its own options (`--input-option KEY=VALUE`, checked
-    like a task's parameters), besides `framing`, which every kind takes.
+    like a task's parameters), besides `framing`, which every kind with `framings` takes.
+    A kind whose original decides how each file is sent (HELMET: per dataset, from its
+    config and model class) declares no `framings` and overrides `framing_of`.
     """
 
     name: ClassVar[str]
@@ -111,3 +113,7 @@ class InputKind:
         """Each row of `file`, in order, read through tasks/bounded_read.py; OSError when
         the file cannot be read."""
         raise NotImplementedError
+
+    def framing_of(self, file: InputFile, options: Mapping[str, Any]) -> str:
+        """How the prompts of `file` are sent (one of FRAMINGS): the `framing` option."""
+        return str(options[FRAMING_OPTION])

@@ -11,9 +11,11 @@ same for every kind:
   kind whose rows name their own (`lengths_in_rows`), each row's, `--lengths`
   selecting rows;
 - ids: a hash of the kind, task, length, framing, the prompt, the gold answers, the
-  answer budget and a second call's text (core.types.FollowUp), if any, so that runs
-  over the same inputs pair in every comparison, whatever tokenizer a model counts
-  with, and a changed row is another example;
+  answer budget, a second call's text (core.types.FollowUp), if any, and what the
+  original puts before an output and parses it by, where the kind says
+  (core.types.OUTPUT_PREFIX, PARSE_PREFIX, ROW_KEY), so that runs over the same inputs
+  pair in every comparison, whatever tokenizer a model counts with, and a changed row is
+  another example;
 - where each example came from (`SOURCE`: kind, file, its SHA-256 digest, line, row)
   in its metadata, and every file read (`InputFileRecord`) for the run's command;
 - bounds: a row that is no example, a row repeated and a file that cannot be read are
@@ -36,12 +38,22 @@ from lctui.core.types import (
     FOLLOW_UP,
     FRAMING,
     INPUT_TEMPERATURE,
+    OUTPUT_PREFIX,
+    PARSE_PREFIX,
+    ROW_KEY,
     Example,
     JSONValue,
     ParamSpec,
 )
 from lctui.tasks.bounded_read import MIB
-from lctui.tasks.inputs.base import FRAMING_OPTION, InputFile, InputKind, InputRow, RowProblem
+from lctui.tasks.inputs.base import (
+    FRAMING_OPTION,
+    FRAMINGS,
+    InputFile,
+    InputKind,
+    InputRow,
+    RowProblem,
+)
 from lctui.tasks.inputs.registry import INPUT_KINDS, input_kind
 from lctui.tasks.params import check_value
 from lctui.tasks.registry import all_tasks, get_task
@@ -82,8 +94,10 @@ def parse_inputs_arg(text: str) -> InputsArg:
 
 
 def option_specs(kind: InputKind) -> tuple[ParamSpec, ...]:
-    """The options of `kind`: `framing` (its original's ways, its default first), then
-    its own."""
+    """The options of `kind`: `framing` (its original's ways, its default first; none
+    for a kind that decides each file's), then its own."""
+    if not kind.framings:
+        return kind.option_specs
     framing = ParamSpec(
         FRAMING_OPTION,
         kind.framings[0],
@@ -212,7 +226,6 @@ class _Reader:
     ) -> None:
         self.kind, self.options, self.n = kind, options, n
         self.wanted = set(wanted) if wanted else None
-        self.framing = str(options[FRAMING_OPTION])
         self.examples: list[Example] = []
         self.files: list[InputFileRecord] = []
         self.problems: list[str] = []
@@ -224,10 +237,13 @@ class _Reader:
         if file.task not in {task.name for task in all_tasks()}:
             self.problems.append(f"{file.path}: task {file.task!r} is none of lctui's; not read")
             return
+        framing = self.kind.framing_of(file, self.options)
+        if framing not in FRAMINGS:  # a kind's bug, not the user's
+            raise ValueError(f"{self.kind.name}: framing {framing!r} is none of {FRAMINGS}")
         taken: dict[int, int] = {}  # length -> examples taken
         try:
             digest = file_digest(file.path)
-            for example in self._examples(file, digest, taken):
+            for example in self._examples(file, digest, taken, framing):
                 taken[example.length] = taken.get(example.length, 0) + 1
         except OSError as err:
             self.problems.append(f"{file.path}: not readable ({err.strerror or err})")
@@ -236,12 +252,12 @@ class _Reader:
         for length, count in sorted(taken.items()):
             self.files.append(
                 InputFileRecord(
-                    self.kind.name, path, digest, file.task, length, self.framing, count
+                    self.kind.name, path, digest, file.task, length, framing, count
                 )
             )
 
     def _examples(
-        self, file: InputFile, digest: str, taken: Mapping[int, int]
+        self, file: InputFile, digest: str, taken: Mapping[int, int], framing: str
     ) -> Iterator[Example]:
         for row in self.kind.rows(file, self.options):
             if file.length is not None and self._full(taken, file.length):
@@ -262,7 +278,7 @@ class _Reader:
                     "\\ud800), which no model can be sent"
                 )
                 continue
-            example = self._example(row, length, digest, file, position)
+            example = self._example(row, length, digest, file, position, framing)
             first = self._seen.setdefault(example.example_id, where)
             if first != where:
                 self.problems.append(f"{where}: the same example as {first}; run once")
@@ -280,7 +296,7 @@ class _Reader:
         return self.n is not None and taken.get(length, 0) >= self.n
 
     def _example(
-        self, row: InputRow, length: int, digest: str, file: InputFile, position: int
+        self, row: InputRow, length: int, digest: str, file: InputFile, position: int, framing: str
     ) -> Example:
         task = get_task(row.task)
         user_text = row.text + row.answer_prefix
@@ -288,16 +304,26 @@ class _Reader:
         identity: tuple[object, ...] = (
             row.task,
             length,
-            self.framing,
+            framing,
             user_text,
             row.gold,
             row.max_new_tokens,
         )
         if FOLLOW_UP in row.metadata:  # the second call's text is prompt too
             identity = (*identity, row.metadata[FOLLOW_UP])
+        # What the original puts before an output and parses it by scores it, and a row
+        # key tells apart rows the original runs each: part of what the example is
+        # (absent for most kinds, whose ids stay as they were).
+        extra = [
+            (k, row.metadata[k])
+            for k in (OUTPUT_PREFIX, PARSE_PREFIX, ROW_KEY)
+            if k in row.metadata
+        ]
+        if extra:
+            identity = (*identity, extra)
         metadata: dict[str, JSONValue] = {
             **row.metadata,
-            FRAMING: self.framing,
+            FRAMING: framing,
             ANSWER_PREFIX: row.answer_prefix,
             SOURCE: {
                 "kind": self.kind.name,

@@ -9,12 +9,19 @@ from __future__ import annotations
 
 from lctui.core.errors import UserInputError
 from lctui.tasks.inputs.base import InputKind
+from lctui.tasks.inputs.helmet import HelmetKind
 from lctui.tasks.inputs.lifbench import LifbenchKind
 from lctui.tasks.inputs.longbench import LongBenchKind
 from lctui.tasks.inputs.prompts import PromptsKind
 from lctui.tasks.inputs.ruler import RulerKind
 
-_KINDS: tuple[InputKind, ...] = (RulerKind(), LifbenchKind(), LongBenchKind(), PromptsKind())
+_KINDS: tuple[InputKind, ...] = (
+    RulerKind(),
+    HelmetKind(),
+    LifbenchKind(),
+    LongBenchKind(),
+    PromptsKind(),
+)
 INPUT_KINDS: dict[str, InputKind] = {kind.name: kind for kind in _KINDS}
 
 

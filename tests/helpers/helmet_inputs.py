@@ -1,0 +1,188 @@
+"""An invented checkout of HELMET for the `helmet` input kind's tests: a data.py whose
+loaders assign their templates as HELMET 4526dfb's do (the same names, statements and
+structure) but with sentences of our own, a utils.py with parse_output's signature,
+flat YAML configs, and a data/ folder with the invented release files of
+tests/fixtures/helmet plus a JSON KV file written here.
+
+The templates are also here as constants, so that a test can write the prompt it
+expects by hand. The re-ranking loader joins its prompt template with " || ", not
+HELMET's newline, so a test sees the joiner read from the checkout, not assumed.
+"""
+
+from __future__ import annotations
+
+import json
+import random
+import uuid
+from pathlib import Path
+from typing import Any
+
+from helpers.helmet_data import copy_fixtures
+
+QA_USER = "Read the notes and reply in a few words.\n\n{demos}{context}\n\nAsk: {question}"
+QA_SYSTEM = "Reply:"
+QA_DEMO = "{documents}\n\nAsk: {question}\nReply: {answer}"
+QA_PASSAGE = "Note [{title}]: {text}"
+KV_USER = "{context}\n\nGive the value that the key below has.\n\n{demos}K: {question}"
+KV_SYSTEM = "V:"
+KV_DEMO = "K: {key}\nV:{value}"
+KV_PARSE = "v:"
+RANK_USER = "Order the notes by use.\n\n{demos}{context}\n\nFind: {question}"
+RANK_SYSTEM = "Order:"
+RANK_TITLED = "<{id}> Note ({title}): {text}"
+RANK_PLAIN = "<{id}> Note: {text}"
+RANK_JOINER = " || "
+# utils.py's default differs from QA's answer prefix, which load_qa parses with.
+PARSE_DEFAULT = "Result:"
+
+DATA_PY = f"""
+import hashlib
+
+
+def load_qa(dataset, path, demo_path, max_test_samples=None, popularity_threshold=None, shots=0):
+    if "nq_bad" in dataset:
+        user_template = "Not this one.\\n\\n{{demos}}{{context}}\\n\\nAsk: {{question}}"
+    else:
+        user_template = {QA_USER!r}
+    system_template = {QA_SYSTEM!r}
+    prompt_template = user_template + "\\n" + system_template
+    key = "id" if "id" in data.column_names else "question"
+    demo_template = {QA_DEMO!r}
+    passage_template = {QA_PASSAGE!r}
+
+    def update(sample):
+        demo_text = ""
+        if shots > 0:
+            demo_text = "\\n\\n".join([demo_template.format(**d) for d in demos]) + "\\n\\n"
+        return {{"demos": demo_text}}
+
+    def post_process(output, example):
+        parsed_pred = parse_output(output["output"], system_template)
+        return {{}}, {{"parsed_output": parsed_pred}}
+
+
+def load_json_kv(path, shots, max_test_samples=None, seed=42):
+    user_template = {KV_USER!r}
+    system_template = {KV_SYSTEM!r}
+    prompt_template = user_template + "\\n" + system_template
+    demo_template = {KV_DEMO!r}
+
+    def post_process(output, example):
+        parsed_pred = parse_output(output["output"], {KV_PARSE!r})
+        return {{}}, {{"parsed_output": parsed_pred}}
+
+
+def load_msmarco_rerank(path, demo_path=None, max_test_samples=None, shots=0, seed=42):
+    user_template = {RANK_USER!r}
+    system_template = {RANK_SYSTEM!r}
+    prompt_template = user_template + {RANK_JOINER!r} + system_template
+
+    def update(sample, demos):
+        passage_template = {RANK_TITLED!r} if "title" in sample["ctxs"][0] else {RANK_PLAIN!r}
+        demo_text = ""
+        if shots > 0:
+            for d in demo:
+                ranking = " > ".join([x["id"] for x in d["ctxs"]])
+                listed = "\\n\\n".join([passage_template.format(**c) for c in d["ctxs"]])
+                demo_text += listed + f"\\n\\nFind: {{d['query']}}\\nOrder: {{ranking}}" + "\\n\\n"
+        return {{"demos": demo_text}}
+"""
+
+UTILS_PY = f"""
+def parse_output(output, prefix={PARSE_DEFAULT!r}):
+    return output
+"""
+
+KV_FILE = "json_kv/test_k12_dep6.jsonl"
+NQ_FILE = "kilt/nq-dev-multikilt_1000_k20_dep6.jsonl"
+NQ_DEMOS = "kilt/nq-train-multikilt_1000_k3_dep6.jsonl"
+POPQA_FILE = "kilt/popqa_test_1000_k20_dep6.jsonl"
+POPQA_DEMOS = "kilt/popqa_test_1000_k3_dep6.jsonl"
+TRIVIA_FILE = "kilt/triviaqa-dev-multikilt_1000_k20_dep6.jsonl"
+TRIVIA_DEMOS = "kilt/triviaqa-train-multikilt_1000_k3_dep6.jsonl"
+RANK_FILE = "msmarco/test_reranking_data_k14_dep3.jsonl"
+RANK_DEMOS = "msmarco/test_reranking_data_k10_dep3.jsonl"
+
+
+def config_text(
+    datasets: list[tuple[str, str, str, int, int]],
+    *,
+    use_chat_template: bool = False,
+    max_test_samples: int | None = 3,
+    shots: int = 2,
+) -> str:
+    """A flat config as HELMET writes them: (dataset, test file, demo file, input length,
+    answer budget) per dataset, paths under data/."""
+    names, tests, demos, lengths, budgets = zip(*datasets, strict=True)
+    lines = [
+        f"input_max_length: {','.join(map(str, lengths))}",
+        f"datasets: {','.join(names)}",
+        f"generation_max_length: {','.join(map(str, budgets))}",
+        "test_files: " + ",".join(f"data/{t}" for t in tests),
+        "demo_files: '" + ",".join(f"data/{d}" if d else "" for d in demos) + "'",
+        f"use_chat_template: {str(use_chat_template).lower()}",
+        f"shots: {shots}",
+        "stop_new_line: true",
+        "model_name_or_path: our-model",
+    ]
+    if max_test_samples is not None:
+        lines.append(f"max_test_samples: {max_test_samples}")
+    return "\n".join(lines) + "\n"
+
+
+SMALL = [
+    ("json_kv", KV_FILE, "", 4096, 100),
+    ("kilt_nq", NQ_FILE, NQ_DEMOS, 4096, 20),
+    ("kilt_popqa_3", POPQA_FILE, POPQA_DEMOS, 4096, 20),
+    ("msmarco_rerank_psg", RANK_FILE, RANK_DEMOS, 4096, 200),
+]
+CHAT = [("kilt_triviaqa", TRIVIA_FILE, TRIVIA_DEMOS, 2048, 30)]
+
+
+def kv_rows(count: int = 5, pairs: int = 12, seed: int = 7) -> list[dict[str, Any]]:
+    """JSON KV rows in the release's format (context, question, answer, demos, num_kvs)."""
+    rng = random.Random(seed)
+
+    def uid() -> str:
+        return str(uuid.UUID(int=rng.getrandbits(128), version=4))
+
+    rows = []
+    for index in range(count):
+        pairs_of = [(uid(), uid()) for _ in range(pairs)]
+        key, value = pairs_of[rng.randrange(pairs)]
+        rows.append(
+            {
+                "id": index,
+                "context": json.dumps(dict(pairs_of), indent=1),
+                "question": key,
+                "answer": value,
+                "demos": [[uid(), uid()] for _ in range(3)],
+                "num_kvs": pairs,
+            }
+        )
+    return rows
+
+
+def write_checkout(root: Path, configs: dict[str, str] | None = None) -> Path:
+    """The invented checkout at `root` with its data/ folder; `configs` by file name
+    (default: small.yaml with SMALL, chat.yaml with CHAT under the chat template)."""
+    root.mkdir(parents=True, exist_ok=True)
+    (root / "data.py").write_text(DATA_PY, encoding="utf-8")
+    (root / "utils.py").write_text(UTILS_PY, encoding="utf-8")
+    folder = root / "configs"
+    folder.mkdir(exist_ok=True)
+    chosen = configs or {
+        "small.yaml": config_text(SMALL),
+        "chat.yaml": config_text(CHAT, use_chat_template=True),
+    }
+    for name, text in chosen.items():
+        (folder / name).write_text(text, encoding="utf-8")
+    data = copy_fixtures(root / "data")
+    (data / "json_kv").mkdir()
+    lines = [json.dumps(row) for row in kv_rows()]
+    (data / KV_FILE).write_text("\n".join(lines) + "\n", encoding="utf-8")
+    return root
+
+
+def read_jsonl(path: Path) -> list[dict[str, Any]]:
+    return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line]
