@@ -251,9 +251,7 @@ class _Reader:
         path = str(file.path)
         for length, count in sorted(taken.items()):
             self.files.append(
-                InputFileRecord(
-                    self.kind.name, path, digest, file.task, length, framing, count
-                )
+                InputFileRecord(self.kind.name, path, digest, file.task, length, framing, count)
             )
 
     def _examples(
