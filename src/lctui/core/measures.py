@@ -3,7 +3,8 @@
 The TUI's live view and Runs screen (tui/state/run_progress.py, tui/state/run_manager.py),
 the summary a run publishes to its viewers (engine/publish.py, `LiveProgress`: `lctui
 runs`), `lctui run`'s rows (cli/progress.py) and `lctui attach` (cli/attach.py) each
-fold a run's events into counts; what they show of time and speed comes from here:
+show a run's events as one reducer folds them (core/run_state.py); what they show of
+time and speed comes from here:
 
 - elapsed (`Stopwatch`): from the run's start, models loading included, to its end,
   whichever end a display learns of first; what it shows never goes back.
@@ -18,7 +19,7 @@ fold a run's events into counts; what they show of time and speed comes from her
 from __future__ import annotations
 
 from collections import deque
-from collections.abc import Hashable, Mapping
+from collections.abc import Callable, Hashable, Mapping
 from typing import Generic, TypeVar
 
 from lctui.core.paths import machine_id
@@ -112,12 +113,16 @@ class FirstTokens(Generic[K]):
     def mean(self, key: K | None = None) -> float | None:
         """The mean over the generations of `key` (None: all) that have one; None
         while none has."""
+        return self.mean_where(lambda k: key is None or k == key)
+
+    def mean_where(self, keep: Callable[[K], bool]) -> float | None:
+        """The mean over the generations whose key `keep` takes (a model's cells)."""
         total, n = 0.0, 0
         for k, (s, c) in self._counted.items():
-            if key is None or k == key:
+            if keep(k):
                 total, n = total + s, n + c
         for k, seconds in self._seen.values():
-            if key is None or k == key:
+            if keep(k):
                 total, n = total + seconds, n + 1
         return total / n if n else None
 
