@@ -365,7 +365,7 @@ class AttachView:
         elapsed = duration(self.clock.elapsed_s(time.time())) if self.clock else "-"
         line = (
             f"run {plain(self.run_id)} {state}: {done}/{total} done, "
-            f"{len(self.sink.errors)} error(s), {speed}, "
+            f"{self.sink.errors} error(s), {speed}, "
             f"ETA {duration(eta) if eta and not self.finished else '-'}, elapsed {elapsed}"
         )
         if self.stalled:
