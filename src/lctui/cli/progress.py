@@ -47,11 +47,11 @@ class RichProgressSink:
     The events are counted by the one reducer (core/run_state.py); each event's changed
     cells are then drawn from its counts, so no event type is read here."""
 
-    def __init__(self, console: Console) -> None:
+    def __init__(self, console: Console, keep_finished: int = 0) -> None:
         self.console = console
         self.progress = CellRows(console=console, refresh_per_second=8)
-        # No finished generation is kept whole: its counts are all a row shows.
-        self.state = RunProgress(keep_finished=0)
+        # Finished generations kept whole (RunProgress); a row shows only their counts.
+        self.state = RunProgress(keep_finished=keep_finished)
         self._planned: RunPlanned | None = None
         self._rows: dict[CellKey, TaskID] = {}
         self._stall_said: tuple[str, bool] | None = None  # (error, paused) last said
@@ -73,8 +73,12 @@ class RichProgressSink:
         return self.state.errors
 
     def __call__(self, event: Event) -> None:
+        self.apply(time.monotonic(), event)
+
+    def apply(self, at: float, event: Event) -> None:
+        """`event`, got at `at` (monotonic), counted and drawn."""
         state = self.state
-        run_state.apply(state, time.monotonic(), event)
+        run_state.apply(state, at, event)
         if state.plan is not None and self._planned is None:
             self._planned = state.plan
             self._plan(state.plan)
