@@ -10,9 +10,9 @@ from pathlib import Path
 from typing import get_args
 
 import pytest
-from tests.helpers.store_factories import make_example, make_generation, make_score
 
 import lctui
+from helpers.store_factories import make_example, make_generation, make_score
 from lctui.core import run_state
 from lctui.core.events import (
     CellKey,
