@@ -82,8 +82,9 @@ class RichProgressSink:
         if state.plan is not None and self._planned is None:
             self._planned = state.plan
             self._plan(state.plan)
-        for key in state.take_changed():
-            self._show(key)
+        if state.changed:  # not on a chunk: thousands a second
+            for key in state.take_changed():
+                self._show(key)
         if state.stalled is not None and state.stalled is not self._stalled:
             self._stalled = state.stalled
             self._say_stalled(state.stalled)

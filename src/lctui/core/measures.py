@@ -83,22 +83,30 @@ class Stopwatch:
 
 class FirstTokens(Generic[K]):
     """Time to first token per key (a model, a cell): the engine's measure of each
-    generation once it has one, before that the time its first text was seen."""
+    generation once it has one, before that the time its first text was seen.
+
+    The measured ones are kept as sums per key, so a mean costs the keys and the
+    generations in flight, never the run's length (a display asks on every change)."""
 
     def __init__(self) -> None:
-        self._seen: dict[str, tuple[K, float]] = {}  # generation -> (key, seconds)
-        self._counted: dict[K, tuple[float, int]] = {}  # sums of generations told as counts
+        self._seen: dict[str, tuple[K, float]] = {}  # in flight: generation -> (key, s)
+        self._measured: dict[str, tuple[K, float]] = {}  # so a second measure replaces
+        self._counted: dict[K, tuple[float, int]] = {}  # sums of measured and told as counts
 
     def seen(self, key: K, generation_id: str, seconds: float) -> None:
         """A generation's first text arrived `seconds` after it started."""
-        self._seen.setdefault(generation_id, (key, seconds))
+        if generation_id not in self._measured:
+            self._seen.setdefault(generation_id, (key, seconds))
 
     def measured(self, key: K, generation_id: str, seconds: float | None) -> None:
         """The engine's own measure of a generation (None: it showed no text)."""
-        if seconds is None:
-            self._seen.pop(generation_id, None)
-        else:
-            self._seen[generation_id] = (key, seconds)
+        self._seen.pop(generation_id, None)
+        before = self._measured.pop(generation_id, None)
+        if before is not None:
+            self.add(before[0], -before[1], -1)
+        if seconds is not None:
+            self._measured[generation_id] = (key, seconds)
+            self.add(key, seconds, 1)
 
     def add(self, key: K, total_s: float, n: int) -> None:
         """Generations told as counts (a viewer's replay): their sum and number."""
@@ -107,7 +115,7 @@ class FirstTokens(Generic[K]):
             self._counted[key] = (total + total_s, count + n)
 
     def get(self, generation_id: str) -> float | None:
-        found = self._seen.get(generation_id)
+        found = self._seen.get(generation_id) or self._measured.get(generation_id)
         return found[1] if found is not None else None
 
     def mean(self, key: K | None = None) -> float | None:
