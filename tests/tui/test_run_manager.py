@@ -14,6 +14,7 @@ import pytest
 from helpers.slow_run import GOLD, SlowGold, gold_request, loader_of
 from helpers.store_factories import make_example, make_generation, make_score
 from lctui.backends import load_backend
+from lctui.core import run_record
 from lctui.core.events import CellKey, ExampleScored, RunPlanned
 from lctui.core.types import ModelSpec
 from lctui.engine import RunRequest
@@ -130,6 +131,17 @@ async def test_a_run_with_nothing_left_to_do_says_so(store: Store) -> None:
     assert (
         run_details(again, 0.0)[-1] == "nothing to do: every example planned (2) is already stored"
     )
+
+
+async def test_the_runs_screen_says_nothing_to_do_in_the_words_of_a_runs_record(
+    store: Store,
+) -> None:
+    """One vocabulary: the Runs screen says what `lctui runs` reads in a run's record."""
+    manager = RunManager()
+    await manager.start_local(gold_request(n=1), store, load_backend).wait()
+    again = manager.start_local(gold_request(n=1), store, load_backend)
+    await again.wait()
+    assert run_row(again, 0.0).status == run_record.NOTHING_TO_DO
 
 
 async def test_a_run_the_engine_refuses_fails_with_the_reason(store: Store) -> None:

@@ -19,9 +19,7 @@ import os
 import platform
 import sys
 import time
-from collections import deque
 from collections.abc import Coroutine, Iterator
-from dataclasses import dataclass, field
 from typing import Any
 
 from rich.console import Console, Group, RenderableType
@@ -32,23 +30,12 @@ from rich.text import Text
 from lctui.cli.progress import RichProgressSink
 from lctui.cli.terminal import SafeConsole, data, plain
 from lctui.core.errors import UserInputError
-from lctui.core.events import (
-    ChunkReceived,
-    EarlierResults,
-    Event,
-    ExampleFailed,
-    ExampleScored,
-    ExampleStarted,
-    RunFinished,
-    RunPaused,
-    RunPlanned,
-    StoreRecovered,
-    StoreStalled,
-)
+from lctui.core.events import Event, RunFinished, RunPaused
 from lctui.core.formatting import duration, per_second
 from lctui.core.lengths import format_length
-from lctui.core.measures import Stopwatch, Throughput
+from lctui.core.measures import Stopwatch
 from lctui.core.run_record import ENDED_STATUSES, WAITING, RunRecord
+from lctui.core.run_state import RunProgress
 from lctui.core.text import escape_unprintable
 from lctui.engine.attach import (
     DROPPED,
@@ -221,13 +208,6 @@ async def _next_run(record: RunRecord, view: AttachView) -> RunRecord:
         await asyncio.sleep(WAIT_POLL_S)
 
 
-@dataclass
-class _Stream:
-    title: str
-    parts: list[str] = field(default_factory=list)
-    status: str = "running"
-
-
 class AttachView:
     """What `lctui attach` shows, fed with the attached run's events."""
 
@@ -241,17 +221,35 @@ class AttachView:
         self._reset()
 
     def _reset(self) -> None:
-        self.sink = RichProgressSink(self.console)
-        self.streams: dict[str, _Stream] = {}
-        self.order: deque[str] = deque()
+        # Its state is the run's as core/run_state.py counts it; the focus cycles over
+        # the generations in flight and the last KEPT_STREAMS finished.
+        self.sink = RichProgressSink(self.console, keep_finished=KEPT_STREAMS)
         self.focus: str | None = None  # None: follow the newest
-        self.paused = False
-        self.stalled: str | None = None
-        self.finished: RunFinished | None = None
         self.confirming = False
-        self.rates = Throughput()  # measured as every display measures (core/measures.py)
         self.clock: Stopwatch | None = None  # wall clock, from the run's record
         self._said_at = 0.0
+
+    @property
+    def state(self) -> RunProgress:
+        return self.sink.state
+
+    @property
+    def paused(self) -> bool:
+        return self.state.paused
+
+    @property
+    def stalled(self) -> str | None:
+        stalled = self.state.stalled
+        return stalled.describe() if stalled is not None else None
+
+    @property
+    def finished(self) -> RunFinished | None:
+        return self.state.finished
+
+    @property
+    def order(self) -> list[str]:
+        """The generations the focus cycles over, in start order."""
+        return list(self.state.streams)
 
     # -- lifecycle ------------------------------------------------------------------------
 
@@ -259,7 +257,7 @@ class AttachView:
         self._reset()
         self.attached = attached
         self.run_id = attached.record.run_id
-        self.paused = attached.progress.paused
+        self.state.paused = attached.progress.paused  # until the replay says it again
         # Elapsed from the run's start, models loading included, as the TUI counts it.
         self.clock = Stopwatch(attached.record.started_at)
         self.say(
@@ -279,7 +277,7 @@ class AttachView:
             f = self.finished
             state = "cancelled" if f.cancelled else "finished"
             took = f" in {duration(self.clock.elapsed_s(time.time()))}" if self.clock else ""
-            rate = self.rates.tokens_per_s(time.monotonic())
+            rate = self.state.rates.tokens_per_s(time.monotonic())
             mean = f", {per_second(rate)} tok/s on average" if rate is not None else ""
             self.console.print(
                 f"Run {data(f.run_id)} {state}: {f.done} done, {f.errors} error(s){took}{mean}.",
@@ -293,50 +291,19 @@ class AttachView:
     # -- events ---------------------------------------------------------------------------
 
     def __call__(self, event: Event) -> None:
-        self.sink(event)
         now = time.monotonic()
+        state = self.state
+        paused, finished = state.paused, state.finished
         # The replay is the run so far: stamped at its plan, it counts in no recent rate.
-        at = now if self._live() else now - self._progress_elapsed()
-        if isinstance(event, ChunkReceived):
-            stream = self.streams.get(event.generation_id)
-            if stream is not None:
-                if event.restart:
-                    stream.parts.clear()
-                stream.parts.append(event.text)
-            self.rates.add_tokens(at, event.tokens)
-        elif isinstance(event, RunPlanned):
-            self.rates.plan(at)
-        elif isinstance(event, EarlierResults):
-            for tally in event.cells.values():
-                self.rates.add_earlier(tally.output_tokens, tally.done + tally.errors)
-        elif isinstance(event, ExampleStarted):
-            cell = event.cell
-            where = f"#{event.example.index} @{format_length(cell.length)}"
-            title = plain(f"{cell.model} {cell.task} {where}")
-            self.streams[event.generation_id] = _Stream(title)
-            self.order.append(event.generation_id)
-            while len(self.order) > KEPT_STREAMS:
-                self.streams.pop(self.order.popleft(), None)
-        elif isinstance(event, ExampleScored | ExampleFailed):
-            stream = self.streams.get(event.generation.generation_id)
-            if stream is not None:
-                stream.status = (
-                    event.score.status.value if isinstance(event, ExampleScored) else "error"
-                )
-            self.rates.add_finished(at)
-        elif isinstance(event, RunPaused):
-            self.paused = event.paused
-            self._plain(f"run {'paused' if event.paused else 'resumed'}")
-        elif isinstance(event, StoreStalled):
-            self.stalled = event.describe()
-        elif isinstance(event, StoreRecovered):
-            self.stalled = None
-        elif isinstance(event, RunFinished):
-            self.finished = event
-            planned = self.rates.planned_at
-            self.rates.end(planned + event.elapsed_s if planned is not None else at)
-            if self.clock is not None:
-                self.clock.stop(time.time())
+        state.replaying = not self._live()
+        try:
+            self.sink.apply(now - self._progress_elapsed() if state.replaying else now, event)
+        finally:
+            state.replaying = False
+        if state.paused != paused:
+            self._plain(f"run {'paused' if state.paused else 'resumed'}")
+        if finished is None and state.finished is not None and self.clock is not None:
+            self.clock.stop(time.time())
         if not self.live and now - self._said_at >= PLAIN_EVERY_S:
             self._said_at = now
             self.console.print(self.status_line(), highlight=False, markup=False)
@@ -358,14 +325,14 @@ class AttachView:
         done = sum(int(t.completed) for t in tasks)
         total = sum(int(t.total or 0) for t in tasks)
         now = time.monotonic()
-        rate = self.rates.tokens_per_s(now)  # the run's mean once it has ended
-        eta = self.rates.eta_s(max(0, total - done), now)
+        rate = self.state.rates.tokens_per_s(now)  # the run's mean once it has ended
+        eta = self.state.rates.eta_s(max(0, total - done), now)
         state = "paused" if self.paused else ("finished" if self.finished else "running")
         speed = f"{per_second(rate)} tok/s" if rate is not None else "tok/s -"
         elapsed = duration(self.clock.elapsed_s(time.time())) if self.clock else "-"
         line = (
             f"run {plain(self.run_id)} {state}: {done}/{total} done, "
-            f"{len(self.sink.errors)} error(s), {speed}, "
+            f"{self.sink.errors} error(s), {speed}, "
             f"ETA {duration(eta) if eta and not self.finished else '-'}, elapsed {elapsed}"
         )
         if self.stalled:
@@ -382,22 +349,25 @@ class AttachView:
         ]
         focused = self._focused()
         if focused is not None:
-            stream = self.streams[focused]
+            stream = self.state.streams[focused]
             width = max(20, self.console.width - 4)
             # The output's lines as it wrote them; any other control character shown.
-            output = escape_unprintable("".join(stream.parts), keep="\n")
+            output = escape_unprintable(stream.text, keep="\n")
             lines = Text(output).wrap(self.console, width)
             tail = Text("\n").join(list(lines)[-FOCUS_LINES:])
-            title = Text(f"{stream.title} [{plain(stream.status)}]")
+            cell = stream.cell
+            where = f"#{stream.index} @{format_length(cell.length)}"
+            title = Text(f"{plain(f'{cell.model} {cell.task} {where}')} [{plain(stream.status)}]")
             parts.append(Panel(tail, title=title, title_align="left"))
         parts.append(Text(keys, style="dim"))
         return Group(*parts)
 
     def _focused(self) -> str | None:
-        if self.focus in self.streams:
+        streams = self.state.streams
+        if self.focus in streams:
             return self.focus
-        running = [g for g in self.order if self.streams[g].status == "running"]
-        return running[-1] if running else (self.order[-1] if self.order else None)
+        running = [g for g, stream in streams.items() if not stream.finished]
+        return running[-1] if running else next(reversed(streams), None)
 
     # -- keys -----------------------------------------------------------------------------
 
@@ -412,9 +382,9 @@ class AttachView:
             self._send(attached.resume() if self.paused else attached.pause())
         elif char == "c":
             self.confirming = True
-        elif char in "f\t" and self.order:
+        elif char in "f\t" and self.state.streams:
             current = self._focused()
-            ids = list(self.order)
+            ids = self.order
             self.focus = ids[(ids.index(current) + 1) % len(ids)] if current in ids else ids[-1]
         elif char == "l":
             self.focus = None

@@ -16,7 +16,6 @@ from __future__ import annotations
 import re
 import time
 from collections.abc import Iterable
-from dataclasses import dataclass
 
 from rich.console import Console, ConsoleOptions, RenderableType, RenderResult
 from rich.progress import (
@@ -31,50 +30,35 @@ from rich.table import Column, Table
 from rich.text import Text
 
 from lctui.cli.terminal import data, plain
-from lctui.core.events import (
-    CellKey,
-    EarlierResults,
-    Event,
-    ExampleFailed,
-    ExampleScored,
-    GenerationFinished,
-    ItemsSkipped,
-    RunFinished,
-    RunPlanned,
-    StoreRecovered,
-    StoreStalled,
-)
+from lctui.core import run_state
+from lctui.core.events import CellKey, Event, RunPlanned, StoreRecovered, StoreStalled
 from lctui.core.formatting import per_second
 from lctui.core.lengths import format_length
-from lctui.core.measures import FirstTokens
+from lctui.core.run_state import RunProgress
 from lctui.core.text import abbreviate, cell_width, plural
 
 STALL_REPEAT_S = 30.0  # a stall that goes on is said again this often, with new counts
 _NUMBER = re.compile(r"\d+")
 
 
-@dataclass
-class _Cell:
-    task_id: TaskID
-    tokens: int = 0
-    decode_s: float = 0.0
-    score_sum: float = 0.0
-    scored: int = 0
-    errors: int = 0
-
-
 class RichProgressSink:
-    """Renders engine events as rich progress bars with ETA, tok/s and running score."""
+    """Renders engine events as rich progress bars with ETA, tok/s and running score.
 
-    def __init__(self, console: Console) -> None:
+    The events are counted by the one reducer (core/run_state.py); each event's changed
+    cells are then drawn from its counts, so no event type is read here."""
+
+    def __init__(self, console: Console, keep_finished: int = 0) -> None:
         self.console = console
         self.progress = CellRows(console=console, refresh_per_second=8)
-        self._cells: dict[CellKey, _Cell] = {}
-        # Per cell, measured as every display measures it (core/measures.py).
-        self.first_tokens = FirstTokens[CellKey]()
-        self.errors: list[str] = []
+        # Finished generations kept whole (RunProgress); a row shows only their counts.
+        self.state = RunProgress(keep_finished=keep_finished)
+        self._planned: RunPlanned | None = None
+        self._rows: dict[CellKey, TaskID] = {}
         self._stall_said: tuple[str, bool] | None = None  # (error, paused) last said
         self._stall_said_at = 0.0
+        self._stalled: StoreStalled | None = None  # the last stall and recovery said
+        self._recovered: StoreRecovered | None = None
+        self._refreshed = False
 
     def __enter__(self) -> RichProgressSink:
         self.progress.start()
@@ -83,25 +67,35 @@ class RichProgressSink:
     def __exit__(self, *exc: object) -> None:
         self.progress.stop()
 
+    @property
+    def errors(self) -> int:
+        """Examples of the run that failed (those an attached viewer got as counts too)."""
+        return self.state.errors
+
     def __call__(self, event: Event) -> None:
-        if isinstance(event, RunPlanned):
-            self._plan(event)
-        elif isinstance(event, ItemsSkipped):
-            self._skip(event)
-        elif isinstance(event, GenerationFinished):
-            self._timing(event)
-        elif isinstance(event, ExampleScored | ExampleFailed):
-            self._finish(event)
-        elif isinstance(event, EarlierResults):
-            self._earlier(event)
-        elif isinstance(event, StoreStalled):
-            self._stalled(event)
-        elif isinstance(event, StoreRecovered):
-            self._recovered(event)
-        elif isinstance(event, RunFinished):
+        self.apply(time.monotonic(), event)
+
+    def apply(self, at: float, event: Event) -> None:
+        """`event`, got at `at` (monotonic), counted and drawn."""
+        state = self.state
+        run_state.apply(state, at, event)
+        if state.plan is not None and self._planned is None:
+            self._planned = state.plan
+            self._plan(state.plan)
+        if state.changed:  # not on a chunk: thousands a second
+            for key in state.take_changed():
+                self._show(key)
+        if state.stalled is not None and state.stalled is not self._stalled:
+            self._stalled = state.stalled
+            self._say_stalled(state.stalled)
+        if state.recovered is not None and state.recovered is not self._recovered:
+            self._recovered = state.recovered
+            self._say_recovered(state.recovered)
+        if state.finished is not None and not self._refreshed:
+            self._refreshed = True
             self.progress.refresh()
 
-    def _stalled(self, event: StoreStalled) -> None:
+    def _say_stalled(self, event: StoreStalled) -> None:
         # The same failure again (other row counts in its message) is not news.
         said = (_NUMBER.sub("N", event.error or ""), event.paused)
         now = time.monotonic()
@@ -110,75 +104,41 @@ class RichProgressSink:
         self._stall_said, self._stall_said_at = said, now
         self.console.print(f"[bold yellow]{data(event.describe())}[/]")
 
-    def _recovered(self, event: StoreRecovered) -> None:
+    def _say_recovered(self, event: StoreRecovered) -> None:
         self._stall_said = None
         self.console.print(
             f"[green]store recovered: wrote {event.written} row(s) after {event.stalled_s:.0f} s; "
             "the run goes on.[/]"
         )
 
-    def _plan(self, event: RunPlanned) -> None:
-        for key in sorted(event.cells, key=lambda k: (k.model, k.task, k.length)):
-            task_id = self.progress.add_task(
-                key.task, total=event.cells[key], cell=key, score="", speed="", errors=""
+    def _plan(self, plan: RunPlanned) -> None:
+        """One row per cell the run generates examples of (those all stored have none)."""
+        for key in sorted(plan.cells, key=lambda k: (k.model, k.task, k.length)):
+            self._rows[key] = self.progress.add_task(
+                key.task, total=plan.cells[key], cell=key, score="", speed="", errors=""
             )
-            self._cells[key] = _Cell(task_id)
 
-    def _skip(self, event: ItemsSkipped) -> None:
-        """Items found stored after the plan: fewer to do in their cells."""
-        for key, count in event.skipped.items():
-            cell = self._cells.get(key)
-            if cell is not None:
-                task = self.progress.tasks[cell.task_id]
-                self.progress.update(cell.task_id, total=max(0, (task.total or 0) - count))
-
-    def _timing(self, event: GenerationFinished) -> None:
-        cell = self._cells.get(event.cell)
-        generation = event.generation
-        if cell is None or generation.ttft_s is None:
+    def _show(self, key: CellKey) -> None:
+        task_id = self._rows.get(key)
+        if task_id is None:
             return
-        self.first_tokens.measured(event.cell, generation.generation_id, generation.ttft_s)
-        cell.tokens += generation.output_tokens
-        cell.decode_s += max(0.0, generation.latency_s - generation.ttft_s)
-
-    def _finish(self, event: ExampleScored | ExampleFailed) -> None:
-        cell = self._cells.get(event.cell)
-        if cell is None:
-            return
-        if isinstance(event, ExampleScored) and event.score.value is not None:
-            cell.score_sum += event.score.value
-            cell.scored += 1
-        elif isinstance(event, ExampleFailed):
-            cell.errors += 1
-            self.errors.append(event.message)
-        self._show(event.cell, cell, advance=1)
-
-    def _earlier(self, event: EarlierResults) -> None:
-        """What finished before a viewer attached, counted per cell (lctui attach)."""
-        for key, tally in event.cells.items():
-            cell = self._cells.get(key)
-            if cell is None:
-                continue
-            cell.tokens += tally.output_tokens
-            cell.decode_s += tally.decode_s
-            self.first_tokens.add(key, tally.ttft_sum, tally.ttft_n)
-            cell.score_sum += tally.score_sum
-            cell.scored += tally.scored
-            cell.errors += tally.errors
-            self._show(key, cell, advance=tally.done + tally.errors)
-        if event.last_error:
-            self.errors.append(event.last_error)
-
-    def _show(self, key: CellKey, cell: _Cell, advance: int) -> None:
-        score = f"score {cell.score_sum / cell.scored:.2f}" if cell.scored else ""
+        cell = self.state.cell(key)
+        score = f"score {cell.mean:.2f}" if cell.mean is not None else ""
         speed = ""
-        ttft = self.first_tokens.mean(key)
+        ttft = self.state.first_tokens.mean(key)
         if ttft is not None:
             speed = f"ttft {ttft:.1f}s"
-        if cell.decode_s > 0:
-            speed += f" {per_second(cell.tokens / cell.decode_s)} tok/s"
+        if cell.decode_rate is not None:
+            speed += f" {per_second(cell.decode_rate)} tok/s"
         errors = plural(cell.errors, "error") if cell.errors else ""
-        self.progress.update(cell.task_id, advance=advance, score=score, speed=speed, errors=errors)
+        self.progress.update(
+            task_id,
+            total=max(0, cell.to_do),
+            completed=cell.done + cell.errors,
+            score=score,
+            speed=speed,
+            errors=errors,
+        )
 
 
 BAR_WIDTH = 12

@@ -22,7 +22,17 @@ from rich.table import Table
 from lctui.cli.tables import format_option, output_format, print_tsv
 from lctui.cli.terminal import SafeConsole, data
 from lctui.core.formatting import duration, per_second
-from lctui.core.run_record import KILLED, STARTING, WAITING, LiveProgress, RunRecord
+from lctui.core.run_record import (
+    CANCELLED,
+    FAILED,
+    FINISHED,
+    KILLED,
+    RUNNING,
+    STARTING,
+    WAITING,
+    LiveProgress,
+    RunRecord,
+)
 from lctui.core.text import shorten
 from lctui.engine.attach import AttachedRun, ViewerRefused, live_runs
 
@@ -31,7 +41,7 @@ ASK_TIMEOUT_S = 2.0
 # A run whose record is this young and that does not answer yet is still starting
 # (a detached run's Python imports lctui before it listens).
 STARTING_GRACE_S = 60.0
-_STYLE = {"running": "green", "finished": "", "cancelled": "yellow", "failed": "red", KILLED: "red"}
+_STYLE = {RUNNING: "green", FINISHED: "", CANCELLED: "yellow", FAILED: "red", KILLED: "red"}
 
 
 def add_parsers(sub: Any) -> None:

@@ -3,7 +3,8 @@
 The TUI's live view and Runs screen (tui/state/run_progress.py, tui/state/run_manager.py),
 the summary a run publishes to its viewers (engine/publish.py, `LiveProgress`: `lctui
 runs`), `lctui run`'s rows (cli/progress.py) and `lctui attach` (cli/attach.py) each
-fold a run's events into counts; what they show of time and speed comes from here:
+show a run's events as one reducer folds them (core/run_state.py); what they show of
+time and speed comes from here:
 
 - elapsed (`Stopwatch`): from the run's start, models loading included, to its end,
   whichever end a display learns of first; what it shows never goes back.
@@ -18,7 +19,7 @@ fold a run's events into counts; what they show of time and speed comes from her
 from __future__ import annotations
 
 from collections import deque
-from collections.abc import Hashable, Mapping
+from collections.abc import Callable, Hashable, Mapping
 from typing import Generic, TypeVar
 
 from lctui.core.paths import machine_id
@@ -82,22 +83,30 @@ class Stopwatch:
 
 class FirstTokens(Generic[K]):
     """Time to first token per key (a model, a cell): the engine's measure of each
-    generation once it has one, before that the time its first text was seen."""
+    generation once it has one, before that the time its first text was seen.
+
+    The measured ones are kept as sums per key, so a mean costs the keys and the
+    generations in flight, never the run's length (a display asks on every change)."""
 
     def __init__(self) -> None:
-        self._seen: dict[str, tuple[K, float]] = {}  # generation -> (key, seconds)
-        self._counted: dict[K, tuple[float, int]] = {}  # sums of generations told as counts
+        self._seen: dict[str, tuple[K, float]] = {}  # in flight: generation -> (key, s)
+        self._measured: dict[str, tuple[K, float]] = {}  # so a second measure replaces
+        self._counted: dict[K, tuple[float, int]] = {}  # sums of measured and told as counts
 
     def seen(self, key: K, generation_id: str, seconds: float) -> None:
         """A generation's first text arrived `seconds` after it started."""
-        self._seen.setdefault(generation_id, (key, seconds))
+        if generation_id not in self._measured:
+            self._seen.setdefault(generation_id, (key, seconds))
 
     def measured(self, key: K, generation_id: str, seconds: float | None) -> None:
         """The engine's own measure of a generation (None: it showed no text)."""
-        if seconds is None:
-            self._seen.pop(generation_id, None)
-        else:
-            self._seen[generation_id] = (key, seconds)
+        self._seen.pop(generation_id, None)
+        before = self._measured.pop(generation_id, None)
+        if before is not None:
+            self.add(before[0], -before[1], -1)
+        if seconds is not None:
+            self._measured[generation_id] = (key, seconds)
+            self.add(key, seconds, 1)
 
     def add(self, key: K, total_s: float, n: int) -> None:
         """Generations told as counts (a viewer's replay): their sum and number."""
@@ -106,18 +115,22 @@ class FirstTokens(Generic[K]):
             self._counted[key] = (total + total_s, count + n)
 
     def get(self, generation_id: str) -> float | None:
-        found = self._seen.get(generation_id)
+        found = self._seen.get(generation_id) or self._measured.get(generation_id)
         return found[1] if found is not None else None
 
     def mean(self, key: K | None = None) -> float | None:
         """The mean over the generations of `key` (None: all) that have one; None
         while none has."""
+        return self.mean_where(lambda k: key is None or k == key)
+
+    def mean_where(self, keep: Callable[[K], bool]) -> float | None:
+        """The mean over the generations whose key `keep` takes (a model's cells)."""
         total, n = 0.0, 0
         for k, (s, c) in self._counted.items():
-            if key is None or k == key:
+            if keep(k):
                 total, n = total + s, n + c
         for k, seconds in self._seen.values():
-            if key is None or k == key:
+            if keep(k):
                 total, n = total + seconds, n + 1
         return total / n if n else None
 

@@ -23,15 +23,17 @@ from typing import Any
 from lctui.core.paths import make_runs_dir, runs_dir
 from lctui.core.private import open_private
 
-STARTING, RUNNING = "starting", "running"
-# A detached run whose file another lctui process writes: it starts when the file is free.
-WAITING = "waiting"
-FINISHED, CANCELLED, FAILED, NOTHING_TO_DO = "finished", "cancelled", "failed", "nothing to do"
-# What the record says once its process has ended on its own.
-ENDED_STATUSES = frozenset({FINISHED, CANCELLED, FAILED, NOTHING_TO_DO})
-# Said by readers, never written by a run: its process is gone but its record was not
-# closed (kill -9, a crash of the machine).
-KILLED = "killed"
+# A record's statuses, in the one vocabulary of core/statuses.py (its readers import
+# them from here too).
+from lctui.core.statuses import CANCELLED as CANCELLED
+from lctui.core.statuses import ENDED as ENDED_STATUSES
+from lctui.core.statuses import FAILED as FAILED
+from lctui.core.statuses import FINISHED as FINISHED
+from lctui.core.statuses import KILLED as KILLED
+from lctui.core.statuses import NOTHING_TO_DO as NOTHING_TO_DO
+from lctui.core.statuses import RUNNING as RUNNING
+from lctui.core.statuses import STARTING as STARTING
+from lctui.core.statuses import WAITING as WAITING
 
 
 def new_run_id() -> str:

@@ -20,7 +20,7 @@ from __future__ import annotations
 import json
 from collections.abc import Mapping
 from dataclasses import asdict, dataclass, fields, replace
-from typing import Any
+from typing import Any, NoReturn
 
 from lctui.core.events import (
     CellKey,
@@ -110,17 +110,20 @@ Message = Event | Hello | ReplayDone | Dropped | Refused
 def encode_event(event: Event) -> bytes:
     """One JSON line (with its newline) for `event`."""
     if isinstance(event, ChunkReceived):  # the hot path: thousands a second
-        data: dict[str, Any] = {
-            "t": "ChunkReceived",
-            "cell": _cell(event.cell),
-            "generation_id": event.generation_id,
-            "text": event.text,
-            "tokens": event.tokens,
-        }
-        if event.restart:
-            data["restart"] = True
-        return _line(data)
+        return _line({"t": "ChunkReceived", **_chunk_fields(event)})
     return _line({"t": type(event).__name__, **_event_fields(event)})
+
+
+def _chunk_fields(event: ChunkReceived) -> dict[str, Any]:
+    data: dict[str, Any] = {
+        "cell": _cell(event.cell),
+        "generation_id": event.generation_id,
+        "text": event.text,
+        "tokens": event.tokens,
+    }
+    if event.restart:
+        data["restart"] = True
+    return data
 
 
 def encode_hello(hello: Hello) -> bytes:
@@ -187,43 +190,52 @@ def _counts(cells: Mapping[CellKey, int]) -> list[list[Any]]:
 
 
 def _event_fields(event: Event) -> dict[str, Any]:
-    if isinstance(event, RunPlanned):
-        return {
-            "run_id": event.run_id,
-            "cells": _counts(event.cells),
-            "skipped": _counts(event.skipped),
-        }
-    if isinstance(event, ItemsSkipped):
-        return {"skipped": _counts(event.skipped)}
-    if isinstance(event, ExampleStarted):
-        return {
-            "cell": _cell(event.cell),
-            "generation_id": event.generation_id,
-            "example": _slim_example_fields(event.example),
-        }
-    if isinstance(event, GenerationFinished):
-        return {"cell": _cell(event.cell), "generation": _generation(event.generation)}
-    if isinstance(event, ExampleScored):
-        return {
-            "cell": _cell(event.cell),
-            "generation": _generation(event.generation),
-            "score": _score(event.score),
-        }
-    if isinstance(event, ExampleFailed):
-        return {
-            "cell": _cell(event.cell),
-            "generation": _generation(event.generation),
-            "message": event.message,
-        }
-    if isinstance(event, EarlierResults):
-        return {
-            "cells": [[*_cell(k), asdict(t)] for k, t in event.cells.items()],
-            "last_error": event.last_error,
-        }
-    if isinstance(event, ServersReported):
-        return {"model": event.model, "servers": [s.as_dict() for s in event.servers]}
-    if isinstance(event, StoreStalled | StoreRecovered | RunPaused | RunFinished):
-        return asdict(event)
+    """An event's line form; mypy checks that every event type has one."""
+    match event:
+        case RunPlanned():
+            return {
+                "run_id": event.run_id,
+                "cells": _counts(event.cells),
+                "skipped": _counts(event.skipped),
+            }
+        case ItemsSkipped():
+            return {"skipped": _counts(event.skipped)}
+        case ExampleStarted():
+            return {
+                "cell": _cell(event.cell),
+                "generation_id": event.generation_id,
+                "example": _slim_example_fields(event.example),
+            }
+        case ChunkReceived():  # encode_event writes it itself: the hot path
+            return _chunk_fields(event)
+        case GenerationFinished():
+            return {"cell": _cell(event.cell), "generation": _generation(event.generation)}
+        case ExampleScored():
+            return {
+                "cell": _cell(event.cell),
+                "generation": _generation(event.generation),
+                "score": _score(event.score),
+            }
+        case ExampleFailed():
+            return {
+                "cell": _cell(event.cell),
+                "generation": _generation(event.generation),
+                "message": event.message,
+            }
+        case EarlierResults():
+            return {
+                "cells": [[*_cell(k), asdict(t)] for k, t in event.cells.items()],
+                "last_error": event.last_error,
+            }
+        case ServersReported():
+            return {"model": event.model, "servers": [s.as_dict() for s in event.servers]}
+        case StoreStalled() | StoreRecovered() | RunPaused() | RunFinished():
+            return asdict(event)
+        case _:
+            return _no_wire_form(event)
+
+
+def _no_wire_form(event: NoReturn) -> NoReturn:
     raise TypeError(f"no wire form for {type(event).__name__}")
 
 

@@ -25,30 +25,12 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import time
-from collections import Counter, deque
 from collections.abc import Callable
-from dataclasses import asdict, dataclass, field, replace
+from dataclasses import dataclass
 from pathlib import Path
 
-from lctui.core.events import (
-    CellKey,
-    CellTally,
-    ChunkReceived,
-    EarlierResults,
-    Event,
-    ExampleFailed,
-    ExampleScored,
-    ExampleStarted,
-    GenerationFinished,
-    ItemsSkipped,
-    RunFinished,
-    RunPaused,
-    RunPlanned,
-    ServersReported,
-    StoreRecovered,
-    StoreStalled,
-)
-from lctui.core.measures import Throughput
+from lctui.core import run_state
+from lctui.core.events import ChunkReceived, Event, RunFinished, RunPlanned
 from lctui.core.run_record import (
     CANCELLED,
     FINISHED,
@@ -57,6 +39,7 @@ from lctui.core.run_record import (
     RunRecord,
     write_record,
 )
+from lctui.core.run_state import RunProgress
 from lctui.core.wire import (
     CONTROL_BYTES,
     Hello,
@@ -67,7 +50,6 @@ from lctui.core.wire import (
     encode_hello,
     encode_refused,
     encode_replay_done,
-    slim_example,
 )
 from lctui.engine import local_socket
 from lctui.engine.viewers import Viewer, abort_unread, control_line, refusal
@@ -87,50 +69,12 @@ Control = Callable[[str], None]
 
 
 @dataclass
-class _Counts:
-    """A cell's CellTally while it grows."""
-
-    done: int = 0
-    errors: int = 0
-    score_sum: float = 0.0
-    scored: int = 0
-    output_tokens: int = 0
-    decode_s: float = 0.0
-    ttft_sum: float = 0.0
-    ttft_n: int = 0
-
-
-@dataclass
 class _Pending:
     """A generation's chunks since the last batch went out."""
 
     first: ChunkReceived
     parts: list[str]
     tokens: int
-
-
-@dataclass
-class _Stream:
-    """One generation, as a replay repeats it."""
-
-    started: ExampleStarted  # with its slim example
-    parts: list[str] = field(default_factory=list)
-    tokens: int = 0
-    finished: GenerationFinished | None = None
-    ended: ExampleScored | ExampleFailed | None = None
-
-    def replay(self) -> list[Event]:
-        events: list[Event] = [self.started]
-        if self.parts:
-            text = "".join(self.parts)
-            events.append(
-                ChunkReceived(self.started.cell, self.started.generation_id, text, self.tokens)
-            )
-        if self.finished is not None:
-            events.append(self.finished)
-        if self.ended is not None:
-            events.append(self.ended)
-        return events
 
 
 class EventPublisher:
@@ -152,21 +96,10 @@ class EventPublisher:
         self._viewers: set[Viewer] = set()
         self._batch: list[bytes] = []  # encoded events not yet sent
         self._batch_due: asyncio.TimerHandle | None = None
-        self._planned: RunPlanned | None = None
-        self._skipped: Counter[CellKey] = Counter()
-        self._streams: dict[str, _Stream] = {}  # in flight, in start order
-        self._recent: deque[_Stream] = deque()
-        self._tallies: dict[CellKey, _Counts] = {}
-        self._earlier_error: str | None = None
-        self._paused = False
-        self._stalled: StoreStalled | None = None
-        self._servers: dict[str, ServersReported] = {}  # the last report of each model
-        self._finished: RunFinished | None = None
-        self._to_do = self._skipped_n = self._started = self._done = self._errors = 0
-        self._planned_at: float | None = None
-        self._rates = Throughput()  # measured as every display measures (core/measures.py)
+        # What a replay repeats: the last RECENT_FINISHED finished generations whole,
+        # the older ones as counts (core/run_state.py).
+        self._state = RunProgress(keep_finished=RECENT_FINISHED)
         self._chunks: dict[str, _Pending] = {}  # per generation, merged until sent
-        self._last_error: str | None = None
         self.failure: str | None = None  # why publishing stopped, if it did
 
     @property
@@ -210,8 +143,6 @@ class EventPublisher:
         if self.failure is not None:
             return
         try:
-            if isinstance(event, ExampleStarted):
-                event = replace(event, example=slim_example(event.example))
             self._keep(event)
             if self._viewers:
                 if isinstance(event, ChunkReceived):
@@ -231,92 +162,22 @@ class EventPublisher:
 
     def _keep(self, event: Event) -> None:
         now = self._clock()
-        if isinstance(event, ChunkReceived):
-            stream = self._streams.get(event.generation_id)
-            if stream is not None:
-                if event.restart:
-                    stream.parts.clear()
-                    stream.tokens = 0
-                stream.parts.append(event.text)
-                stream.tokens += event.tokens
-            self._rates.add_tokens(now, event.tokens)
-        elif isinstance(event, ExampleStarted):
-            self._streams[event.generation_id] = _Stream(event)
-            self._started += 1
-        elif isinstance(event, GenerationFinished):
-            stream = self._streams.get(event.generation.generation_id)
-            if stream is not None:
-                stream.finished = event
-        elif isinstance(event, ExampleScored | ExampleFailed):
-            self._ended(event, now)
-        elif isinstance(event, RunPlanned):
-            self._planned, self._planned_at = event, now
-            self._rates.plan(now)
-            self._to_do = sum(event.cells.values())
-            self._skipped_n = sum(event.skipped.values())
-            self._save(self.record.with_status(RUNNING, to_do=self._to_do))
-        elif isinstance(event, ItemsSkipped):
-            self._skipped.update(event.skipped)
-            moved = sum(event.skipped.values())
-            self._to_do -= moved
-            self._skipped_n += moved
-        elif isinstance(event, StoreStalled):
-            self._stalled = event
-        elif isinstance(event, StoreRecovered):
-            self._stalled = None
-        elif isinstance(event, RunPaused):
-            self._paused = event.paused
-        elif isinstance(event, ServersReported):
-            self._servers[event.model] = event
+        state = self._state
+        run_state.apply(state, now, event)
+        # The record says what `lctui runs` shows of a run without connecting to it.
+        if isinstance(event, RunPlanned):
+            self._save(self.record.with_status(RUNNING, to_do=state.to_do))
         elif isinstance(event, RunFinished):
-            self._finished = event
-            planned = self._planned_at
-            self._rates.end(planned + event.elapsed_s if planned is not None else now)
             status = CANCELLED if event.cancelled else FINISHED
             self._save(
                 self.record.with_status(
                     status,
-                    to_do=self._to_do,
+                    to_do=state.to_do,
                     done=event.done,
                     errors=event.errors,
-                    tokens_per_s=self._rates.tokens_per_s(now),
+                    tokens_per_s=state.rates.tokens_per_s(now),
                 )
             )
-
-    def _ended(self, event: ExampleScored | ExampleFailed, now: float) -> None:
-        if isinstance(event, ExampleFailed):
-            self._errors += 1
-            self._last_error = event.message
-        else:
-            self._done += 1
-        self._rates.add_finished(now)
-        stream = self._streams.pop(event.generation.generation_id, None)
-        if stream is None:
-            return
-        stream.ended = event
-        self._recent.append(stream)
-        while len(self._recent) > RECENT_FINISHED:
-            self._tally(self._recent.popleft())
-
-    def _tally(self, stream: _Stream) -> None:
-        """Fold a finished generation into its cell's counts (it leaves the replay)."""
-        ended = stream.ended
-        assert ended is not None
-        counts = self._tallies.setdefault(stream.started.cell, _Counts())
-        generation = ended.generation
-        counts.output_tokens += generation.output_tokens
-        if generation.ttft_s is not None:
-            counts.ttft_sum += generation.ttft_s
-            counts.ttft_n += 1
-            counts.decode_s += max(0.0, generation.latency_s - generation.ttft_s)
-        if isinstance(ended, ExampleFailed):
-            counts.errors += 1
-            self._earlier_error = ended.message
-        else:
-            counts.done += 1
-            if ended.score.value is not None:
-                counts.score_sum += ended.score.value
-                counts.scored += 1
 
     def _save(self, record: RunRecord) -> None:
         self.record = record
@@ -330,44 +191,28 @@ class EventPublisher:
 
     def progress(self) -> LiveProgress:
         now = self._clock()
-        elapsed = now - self._planned_at if self._planned_at is not None else 0.0
+        state = self._state
+        planned_at = state.planned_at
         return LiveProgress(
-            to_do=self._to_do,
-            skipped=self._skipped_n,
-            started=self._started,
-            done=self._done,
-            errors=self._errors,
-            output_tokens=self._rates.output_tokens,
-            elapsed_s=elapsed,
-            tokens_per_s=self._rates.tokens_per_s(now),
-            examples_per_s=self._rates.examples_per_s(now),
-            paused=self._paused,
-            stalled=self._stalled.describe() if self._stalled is not None else None,
-            last_error=self._last_error,
+            to_do=state.to_do,
+            skipped=state.skipped,
+            started=state.started,
+            done=state.done,
+            errors=state.errors,
+            output_tokens=state.output_tokens,
+            elapsed_s=now - planned_at if planned_at is not None else 0.0,
+            tokens_per_s=state.rates.tokens_per_s(now),
+            examples_per_s=state.rates.examples_per_s(now),
+            paused=state.paused,
+            stalled=state.stalled.describe() if state.stalled is not None else None,
+            last_error=state.last_error,
             viewers=len(self._viewers),
-            planned=self._planned is not None,
+            planned=state.planned,
         )
 
     def replay(self) -> list[Event]:
         """Events that bring a new viewer to the run's present state."""
-        events: list[Event] = []
-        if self._planned is not None:
-            events.append(self._planned)
-        if self._skipped:
-            events.append(ItemsSkipped(dict(self._skipped)))
-        if self._tallies:
-            tallies = {cell: CellTally(**asdict(c)) for cell, c in self._tallies.items()}
-            events.append(EarlierResults(tallies, self._earlier_error))
-        for stream in [*self._recent, *self._streams.values()]:
-            events.extend(stream.replay())
-        events.extend(self._servers.values())
-        if self._paused:
-            events.append(RunPaused(True))
-        if self._stalled is not None:
-            events.append(self._stalled)
-        if self._finished is not None:
-            events.append(self._finished)
-        return events
+        return run_state.replay_events(self._state)
 
     def _merge(self, chunk: ChunkReceived) -> None:
         """Chunks of one generation within a batch travel as one: what a view draws

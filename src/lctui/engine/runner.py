@@ -38,6 +38,7 @@ from lctui.core.events import (
 from lctui.core.measures import run_timing
 from lctui.core.protocols import Backend
 from lctui.core.run_record import new_run_id
+from lctui.core.statuses import CANCELLED, FAILED, FINISHED
 from lctui.core.types import (
     CHAT_FORMAT,
     FORMAT_USED,
@@ -195,7 +196,7 @@ class Engine:
         started = time.monotonic()
         counters = {"done": 0, "errors": 0}
         cancelled = False
-        status = "failed"  # unless the run ends or is cancelled; the error propagates
+        status = FAILED  # unless the run ends or is cancelled; the error propagates
         self._flusher = RunFlusher(self._store, self._sink, self._limits)  # this run's
         flusher = asyncio.create_task(self._flusher.run())
         watch = ServerWatch(self._sink, {m.spec.name: m.backend for m in models})
@@ -213,9 +214,9 @@ class Engine:
             # refuses, this waits (saying so) rather than losing them.
             await _stop(flusher)
             await self._flusher.drain()
-            status = "finished"
+            status = FINISHED
         except asyncio.CancelledError:
-            cancelled, status = True, "cancelled"
+            cancelled, status = True, CANCELLED
         finally:
             await _stop(flusher)
             await _stop(servers)
@@ -280,7 +281,7 @@ class Engine:
         results could not be written (the run is then `failed`, or `interrupted` on the
         next open). A status alone that cannot be written is said, not raised: every
         result is stored."""
-        tries = 1 if status == "cancelled" else FINISH_TRIES
+        tries = 1 if status == CANCELLED else FINISH_TRIES
         delay = FLUSH_EVERY_S
         for attempt in range(tries):
             try:

@@ -15,11 +15,7 @@ import platform
 
 import duckdb
 
-from lctui.store.writer import RUN_STATUSES
-
-INTERRUPTED = "interrupted"
-if INTERRUPTED not in RUN_STATUSES:
-    raise RuntimeError("store.writer.RUN_STATUSES must list 'interrupted'")
+from lctui.core.statuses import INTERRUPTED
 
 
 def process_alive(pid: int) -> bool:

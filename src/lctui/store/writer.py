@@ -25,6 +25,7 @@ import pyarrow as pa
 
 from lctui import __version__
 from lctui.core.errors import StoreError
+from lctui.core.statuses import STORED
 from lctui.core.text import escape_unprintable, shorten
 from lctui.core.types import Example, Generation, ModelSpec, Score
 from lctui.store import rows
@@ -34,10 +35,10 @@ from lctui.store.latest import refresh_latest
 from lctui.store.result_cells import WAITING_FOR_EXAMPLE, cells_kept, scored_keys
 from lctui.store.rows import Row
 
-# The one list of run statuses. `interrupted`: the run's process ended without saying
-# how (kill -9, a power cut, a final write that failed); set on the next read-write
-# open of the file (store/run_status.py).
-RUN_STATUSES = ("running", "finished", "cancelled", "failed", "interrupted")
+# The statuses runs.status holds (core/statuses.py). `interrupted`: the run's process
+# ended without saying how (kill -9, a power cut, a final write that failed); set on the
+# next read-write open of the file (store/run_status.py).
+RUN_STATUSES = STORED
 # Insertion order inside a flush; content-addressed tables ignore keys already stored.
 _ORDER = ("models", "examples", "generations", "scores", "rubric_points", "run_reused")
 _IDEMPOTENT = frozenset({"models", "examples"})

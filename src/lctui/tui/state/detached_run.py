@@ -30,6 +30,14 @@ from lctui.core import run_record as records
 from lctui.core.errors import LctuiError
 from lctui.core.measures import Stopwatch
 from lctui.core.run_record import KILLED, LiveProgress, RunRecord
+
+# What a detached run is doing besides what every run does (tui/state/run_manager.py):
+# starting (its process loads), waiting (for its file), attaching (a view asked), left
+# (the app let it go), killed (its process is gone without having ended it).
+from lctui.core.statuses import ATTACHING as ATTACHING
+from lctui.core.statuses import LEFT as LEFT
+from lctui.core.statuses import STARTING as STARTING
+from lctui.core.statuses import WAITING as WAITING
 from lctui.core.text import plural
 from lctui.engine import RunOutcome, RunRequest
 from lctui.engine.attach import (
@@ -57,10 +65,6 @@ from lctui.tui.state.run_progress import RunState
 POLL_S = 2.0  # how often an unwatched run is asked how far it is
 ATTACH_RETRY_S = 0.2  # a view waits for a run that does not listen yet (still starting)
 CONNECT_S = 2.0
-# What a detached run is doing besides what every run does (tui/state/run_manager.py):
-# starting (its process loads), waiting (for its file), attaching (a view asked), left
-# (the app let it go), killed (its process is gone without having ended it).
-STARTING, WAITING, ATTACHING, LEFT = "starting", "waiting", "attaching", "left"
 
 
 class DetachedRun(ManagedRun):

@@ -20,20 +20,22 @@ from collections.abc import Callable
 
 from lctui.core.errors import LctuiError
 from lctui.core.measures import Stopwatch
+
+# What a run is doing, as the Runs screen's status column says it: the words of every
+# display of a run (core/statuses.py), imported from here by the TUI.
+from lctui.core.statuses import CANCELLED as CANCELLED
+from lctui.core.statuses import CANCELLING as CANCELLING
+from lctui.core.statuses import FAILED as FAILED
+from lctui.core.statuses import FINISHED as FINISHED
+from lctui.core.statuses import LOADING as LOADING
+from lctui.core.statuses import NOTHING_TO_DO as NOTHING_TO_DO
+from lctui.core.statuses import PAUSED as PAUSED
+from lctui.core.statuses import RUNNING as RUNNING
+from lctui.core.statuses import STALLED as STALLED
 from lctui.engine import Engine, RunOutcome, RunRequest
 from lctui.engine.runner import BackendLoader
 from lctui.store import Store
 from lctui.tui.state.run_progress import EventBuffer, RunState
-
-# What a run is doing, as the Runs screen's status column says it.
-LOADING, RUNNING, PAUSED, STALLED, CANCELLING = (
-    "loading",
-    "running",
-    "paused",
-    "stalled",
-    "cancelling",
-)
-FINISHED, CANCELLED, FAILED, NOTHING_TO_DO = "finished", "cancelled", "failed", "no work"
 
 
 class ManagedRun:
@@ -163,7 +165,7 @@ class ManagedRun:
     @property
     def status(self) -> str:
         """One word for the run: loading, running, paused, stalled, cancelling, or how it
-        ended (finished, cancelled, failed, no work)."""
+        ended (finished, cancelled, failed, nothing to do)."""
         state = self.state
         if self.failure:
             return FAILED
