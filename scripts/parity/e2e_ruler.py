@@ -9,13 +9,8 @@ inputs; prints identical prompts, identical predictions, per-task scores and wal
    scripts/data/prepare.py per task (SmolLM2's own tokenizer, `--tokenizer_type hf`,
    `--model_template_type base`), scripts/pred/call_api.py per task (`--server_type
    openai`, temperature 0, top_k 32, top_p 1, batch size 1), scripts/eval/evaluate.py;
-   once for each `--threads` (its default 4, and 1). Its openai client reads
-   OPENAI_BASE_URL from the environment and sends `input + answer_prefix` as one user
-   message. With several threads it may send one row's prompt for another's: its
-   OpenAIClient.__call__ puts each prompt into the one dict of settings the threads
-   share (`request = self.generation_kwargs; request["msgs"] = msgs`) before sending
-   it, so a thread can send the prompt another thread put there. The server's log
-   shows which prompts arrived (e2e_ruler_report.check_server).
+   once for each `--threads` (its default 4). Its openai client reads OPENAI_BASE_URL
+   from the environment and sends `input + answer_prefix` as one user message.
 3. lctui on the same data files: `lctui run --inputs ruler:ROOT --input-option
    framing=user` with an openai model pointing at the same server and name.
 
@@ -27,11 +22,22 @@ and qa_2 read lctui's invented SQuAD and HotpotQA files (tests/fixtures/ruler_qa
 NeMo's read_manifest (call_api.py and evaluate.py import it from NeMo) reads one JSON
 object a line; and RULER's OpenAIClient lacks the `process_batch` that call_api.py calls
 (at c3f5e3b the call raises AttributeError, which call_api.py catches and retries
-forever): the driver gives it the base Client's, which calls the client once per prompt
-on a thread pool, as every other client of RULER's does.
+forever): the driver gives it one (PROCESS_BATCH) that calls the client once per prompt
+on a thread pool, as the base Client's does, but each call on its own copy of the
+client's settings. RULER's OpenAIClient.__call__ writes the prompt into the one dict all
+of call_api.py's threads share (`request = self.generation_kwargs; request["msgs"] =
+msgs`) and sends what is there, so with the base Client's process_batch and `--threads
+4` a thread sends the prompt another thread put there and files the answer under its own
+row (measured at 4K, 5 rows a task: the server received the prompts of 35 of the 65 rows,
+some twice or more, and RULER's table scored answers to other rows' prompts).
 
     PYTHONPATH=src python scripts/parity/e2e_ruler.py --ruler /work/scratch/RULER \\
-        --python /work/scratch/ruler-venv/bin/python --work /tmp/e2e [--n 5] [--length 4096]
+        --python /work/scratch/ruler-venv/bin/python --work /tmp/e2e [--n 5] [--length 4096] \\
+        [--max-num-seqs 1]
+
+vLLM on CPU is not batch invariant: a greedy answer can change with the other requests
+in its batch. `--max-num-seqs 1` serves one request at a time, so both pipelines' answers
+must then be the same to the byte; the default (32) measures the wall times.
 
 The snapshot's Python needs RULER's dependencies plus transformers (its hf tokenizer),
 openai and pandas. Run it under the heavy lock: it starts a vLLM server.
@@ -70,7 +76,7 @@ KEY_ENV = "E2E_RULER_KEY"
 QA = {"qa_1": "squad.json", "qa_2": "hotpotqa.json"}
 ESSAY_SPEECHES = 40
 SERVER_ARGS = [
-    "--kv-cache-memory-bytes", str(2 << 30), "--max-num-seqs", "32", "--enforce-eager",
+    "--kv-cache-memory-bytes", str(2 << 30), "--enforce-eager",
     "--seed", "0", "--no-enable-prefix-caching", "--enable-log-requests", "--log-level", "DEBUG",
 ]  # fmt: skip
 
@@ -95,9 +101,28 @@ def _find_without_punkt(resource, *args, **kwargs):
 nltk.data.find = _find_without_punkt
 """
 
+# OpenAIClient's missing process_batch: the base Client's (one call per prompt on a thread
+# pool, answers in the prompts' order), each call on a copy of the settings dict that
+# RULER's __call__ writes the prompt into (shared, it sends other threads' prompts).
+PROCESS_BATCH = r"""
+import copy
+from concurrent.futures import ThreadPoolExecutor
+
+def process_batch(self, prompts, **kwargs):
+    def one(prompt):
+        own = copy.copy(self)
+        own.generation_kwargs = dict(self.generation_kwargs)
+        return own(prompt, **kwargs)
+
+    with ThreadPoolExecutor(max(1, len(prompts))) as pool:
+        return list(pool.map(one, prompts))
+"""
+
 # Our driver, run in the snapshot's Python: NeMo's read_manifest, OpenAIClient's missing
 # process_batch, then the original's script as __main__ with the arguments given.
-DRIVER = r"""
+DRIVER = (
+    PROCESS_BATCH
+    + r"""
 import json, runpy, sys, types
 from pathlib import Path
 
@@ -117,10 +142,11 @@ sys.modules["nemo.collections.asr.parts.utils.manifest_utils"].read_manifest = r
 sys.modules["nemo.collections.asr.parts.utils.manifest_utils"].write_manifest = write_manifest
 if script.name == "call_api.py":
     import client_wrappers
-    client_wrappers.OpenAIClient.process_batch = client_wrappers.Client.process_batch
+    client_wrappers.OpenAIClient.process_batch = process_batch
 sys.argv = [str(script), *sys.argv[2:]]
 runpy.run_path(str(script), run_name="__main__")
 """
+)
 
 # RULER's tokens_to_generate per task, read from the snapshot (checked against lctui's).
 BUDGETS = r"""
@@ -180,14 +206,17 @@ def prepare_scripts(ruler: Path, work: Path) -> Path:
     return scripts
 
 
-def start_server(work: Path, checkpoint: Path, name: str) -> tuple[ServerProcess, str]:
+def start_server(
+    work: Path, checkpoint: Path, name: str, max_num_seqs: int
+) -> tuple[ServerProcess, str]:
     """The server; at DEBUG it logs each request's prompt whole, as its template rendered
     it, with its token ids: what reached the model (e2e_ruler_report.server_prompts)."""
     port = free_port()
     command = [
         sys.executable, "-m", "vllm.entrypoints.openai.api_server", "--model", str(checkpoint),
         "--served-model-name", name, "--host", "127.0.0.1", "--port", str(port),
-        "--max-model-len", "8192", "--api-key", API_KEY, *SERVER_ARGS,
+        "--max-model-len", "8192", "--api-key", API_KEY, "--max-num-seqs", str(max_num_seqs),
+        *SERVER_ARGS,
     ]  # fmt: skip
     server = ServerProcess("e2e-ruler", command, work / "server.log")
     server.start()
@@ -251,11 +280,18 @@ def main() -> None:
     parser.add_argument("--seed", type=int, default=42, help="prepare.py's --random_seed")
     parser.add_argument(
         "--threads",
-        default="4,1",
-        help="call_api.py's --threads, RULER's pipeline once for each (its default: 4); "
+        default="4",
+        help="call_api.py's --threads, RULER's pipeline once for each, e.g. 4,1 (its "
+        "default: 4); "
         "empty: lctui's runs alone (with --own-seeds)",
     )
     parser.add_argument("--served-name", default="gpt-3.5-turbo")
+    parser.add_argument(
+        "--max-num-seqs",
+        type=int,
+        default=32,
+        help="the server's requests in a batch at most; 1: each alone (batch invariant)",
+    )
     parser.add_argument(
         "--lctui-concurrency",
         type=int,
@@ -290,7 +326,7 @@ def main() -> None:
             [args.python, "-c", BUDGETS, str(scripts)], capture_output=True, text=True, check=True
         ).stdout
     )
-    server, base_url = start_server(work, checkpoint, args.served_name)
+    server, base_url = start_server(work, checkpoint, args.served_name, args.max_num_seqs)
     times: dict[str, float] = defaultdict(float)
     try:
         env = snapshot_env(args.python, work / "shim", base_url)

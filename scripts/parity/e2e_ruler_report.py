@@ -1,11 +1,12 @@
 """What scripts/parity/e2e_ruler.py prints: the two pipelines' prompts, predictions,
 per-task scores and wall times side by side, read from RULER's files and lctui's database.
 
-RULER's prediction file keeps, per data row in order, the prompt call_api.py sent (its
-`input`: the data row's input + answer_prefix) and the model's answer (`pred`); its
-summary.csv the task's score (x100, 2 places). lctui's database keeps each example's
-user text (the prompt of its one user message), where it came from (file and line) and
-the output and score.
+RULER's prediction file keeps, per data row in order, the row's prompt (its `input`: the
+data row's input + answer_prefix) and the answer call_api.py filed under it (`pred`); its
+summary.csv the task's score (x100, 2 places). Which prompts RULER actually sent the
+server says: its request log (`times_sent`). lctui's database keeps each example's user
+text (the prompt of its one user message), where it came from (file and line) and the
+output and score.
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ import csv
 import json
 import re
 import statistics
+import sys
 from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -43,7 +45,7 @@ class TaskResult:
     task: str
     threads: int
     rows: int = 0
-    ruler_sent_data: int = 0  # RULER's sent prompt == the data row's input + answer_prefix
+    ruler_sent_row: int = 0  # the row's prompt reached the server once in RULER's pipeline
     same_prompt: int = 0  # lctui's prompt == RULER's
     same_pred: int = 0
     ruler_score: float | None = None  # evaluate.py's summary (x100, 2 places)
@@ -81,18 +83,36 @@ def _lctui_rows(db: Path) -> dict[tuple[str, int], tuple[str, str, float | None]
 _LOGGED = re.compile(r"Request \S+ details: prompt: (.*), prompt_token_ids: (\[[\d, ]*\]|None)")
 
 
-def server_prompts(log: Path, start: int, end: int) -> Counter[tuple[str, str]]:
+@dataclass(frozen=True)
+class Logged:
+    prompts: Counter[tuple[str, str]]  # (rendered prompt, token ids) -> requests
+    # Request lines that cannot be read: a line longer than the pipe writes atomically
+    # can have the engine process's own log lines written into its middle.
+    unreadable: int
+
+
+def server_prompts(log: Path, start: int, end: int) -> Logged:
     """The prompts the server received between two places of its log: each as its chat
     template rendered it, with its token ids (vLLM's DEBUG request log)."""
     with log.open("rb") as handle:
         handle.seek(start)
         text = handle.read(end - start).decode("utf-8", "replace")
     found: Counter[tuple[str, str]] = Counter()
+    unreadable = 0
     for line in text.splitlines():
         match = _LOGGED.search(line)
         if match:
             found[ast.literal_eval(match.group(1)), match.group(2)] += 1
-    return found
+        elif " details: prompt: " in line:
+            unreadable += 1
+    return Logged(found, unreadable)
+
+
+def times_sent(prompt: str, logged: Counter[tuple[str, str]]) -> int:
+    """How many requests carried `prompt` (a user message: the server logs it inside its
+    chat template). Which rows a pipeline's requests carried, whatever it filed its
+    answers under."""
+    return sum(count for (rendered, _), count in logged.items() if prompt in rendered)
 
 
 _THROUGHPUT = re.compile(r"Avg prompt throughput: ([\d.]+) tokens/s")
@@ -103,6 +123,7 @@ class ServerCheck:
     ruler: int  # requests RULER's pipeline made, as the server logged them
     lctui: int
     same: int  # prompts (rendered text and token ids) both sent, counted with repeats
+    unreadable: int  # request lines of the log that could not be read (both pipelines)
     prompt_tokens: int  # of lctui's requests, as the server counted them
     prefill_peak: float  # the server's best 10-second prompt throughput while lctui ran
 
@@ -122,23 +143,35 @@ def check_server(p: Pipelines) -> ServerCheck:
     with duckdb.connect(str(p.db), read_only=True) as con:
         row = con.execute("SELECT sum(prompt_tokens) FROM generations WHERE latest").fetchone()
     tokens = int(row[0] or 0) if row else 0
-    return ServerCheck(ruler.total(), lctui.total(), (ruler & lctui).total(), tokens, peak)
+    return ServerCheck(
+        ruler.prompts.total(),
+        lctui.prompts.total(),
+        (ruler.prompts & lctui.prompts).total(),
+        ruler.unreadable + lctui.unreadable,
+        tokens,
+        peak,
+    )
 
 
 def compare_pipelines(p: Pipelines) -> list[TaskResult]:
+    """Row by row: RULER's prediction file is in its data file's order (call_api.py
+    writes each window of threads in row order), lctui's generations carry their line."""
     summary = _summary(p.pred)
     lctui = _lctui_rows(p.db)
+    logged = server_prompts(p.server_log, p.marks[p.variant], p.marks[p.variant + 1])
     results = []
     for task in p.tasks:
         result = TaskResult(task, p.threads, ruler_score=summary.get(task))
         data = _jsonl(p.data / task / "validation.jsonl")
         preds = _jsonl(p.pred / f"{task}.jsonl")
-        outputs_by_prompt = {v[0]: v[1] for (t, _), v in lctui.items() if t == task}
         values = []
         for line, (row, pred) in enumerate(zip(data, preds, strict=True), start=1):
             result.rows += 1
+            if pred["index"] != row["index"]:
+                sys.exit(f"{task}:{line}: RULER's prediction is of row {pred['index']}")
             sent = str(row["input"]) + str(row.get("answer_prefix", ""))
-            result.ruler_sent_data += pred["input"] == sent
+            count = times_sent(sent, logged.prompts)
+            result.ruler_sent_row += count == 1
             mine = lctui.get((task, line))
             if mine is None:
                 result.differences.append(f"{task}:{line}: no lctui generation")
@@ -146,12 +179,11 @@ def compare_pipelines(p: Pipelines) -> list[TaskResult]:
             text, output, value = mine
             if value is not None:
                 values.append(value)
-            result.same_prompt += text == pred["input"]
+            result.same_prompt += text == sent
             if output == pred["pred"]:
                 result.same_pred += 1
                 continue
-            elsewhere = [k for k, v in outputs_by_prompt.items() if v == pred["pred"]]
-            note = " (RULER's answer is lctui's answer to another prompt)" if elsewhere else ""
+            note = f" (RULER sent this row's prompt {count} times)" if count != 1 else ""
             result.differences.append(
                 f"{task}:{line}{note}\n      RULER: {str(pred['pred'])[:160]!r}\n"
                 f"      lctui: {output[:160]!r}"
@@ -181,12 +213,12 @@ def print_report(
     threads = results[0].threads if results else 0
     print(f"\nRULER {commit[:7]} (call_api --threads {threads}) against lctui, one server ", end="")
     print(f"({args.served_name}), {args.length} tokens, {args.n} examples a task")
-    print("| task | rows | RULER sent its data | same prompt | same prediction | RULER | lctui |")
+    print("| task | rows | RULER sent the row | same prompt | same prediction | RULER | lctui |")
     print("|---|---|---|---|---|---|---|")
     for r in results:
         shown = f"{r.lctui_score:.2f}" if r.lctui_score is not None else "-"
         print(
-            f"| {r.task} | {r.rows} | {r.ruler_sent_data} | {r.same_prompt} | {r.same_pred} | "
+            f"| {r.task} | {r.rows} | {r.ruler_sent_row} | {r.same_prompt} | {r.same_pred} | "
             f"{r.ruler_score:.2f} | {shown} |"
         )
     rows = sum(r.rows for r in results)
@@ -200,7 +232,7 @@ def print_report(
     )
     print(
         f"at the server (rendered prompt and token ids): RULER sent {server.ruler}, lctui "
-        f"{server.lctui}, the same {server.same}"
+        f"{server.lctui}, the same {server.same}; unreadable log lines {server.unreadable}"
     )
     call, evaluate = times[f"ruler-t{threads}"], times[f"eval-t{threads}"]
     ruler = call + evaluate
