@@ -152,3 +152,17 @@ def test_the_same_inputs_pair_across_models(checkpoints: dict[str, Path], tmp_pa
         by_model.setdefault(row["model"], []).append(row["example_id"])
     assert len(by_model) == 3
     assert len({tuple(ids) for ids in by_model.values()}) == 1
+
+
+def test_inputs_over_the_window_are_refused_without_offering_a_cut(tmp_path: Path) -> None:
+    path = tmp_path / "root" / "8192" / "data" / "vt" / "validation.jsonl"
+    path.parent.mkdir(parents=True)
+    row = {"input": "a cat sat", "outputs": ["CAT"], "length": 7000, "answer_prefix": " "}
+    path.write_text(json.dumps(row) + "\n", encoding="utf-8")
+    examples = list(read_inputs(parse_inputs_arg(f"ruler:{tmp_path / 'root'}")).examples)
+    assert examples[0].prompt_tokens == 7000 - 30  # RULER's count less vt's budget
+    small = ModelSpec("gold-4k", "gold", params={"max_context": 4096}, reference=True)
+    req = RunRequest(models=[small], tasks=[get_task("vt")], lengths=[8192], examples=examples)
+    with pytest.raises(UserInputError, match="run as they are") as refused:
+        run(tmp_path / "r.duckdb", req)
+    assert "--truncate" not in str(refused.value)

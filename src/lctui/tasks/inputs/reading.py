@@ -19,7 +19,7 @@ same for every kind:
 - where each example came from (`SOURCE`: kind, file, its SHA-256 digest, line, row)
   in its metadata, and every file read (`InputFileRecord`) for the run's command;
 - bounds: a row that is no example, a row repeated and a file that cannot be read are
-  named problems; more prompt text than MAX_TEXT_BYTES is refused whole.
+  named problems; more prompt text than MAX_TEXT_CHARS is refused whole.
 """
 
 from __future__ import annotations
@@ -63,10 +63,10 @@ from lctui.tasks.registry import all_tasks, get_task
 SOURCE = "inputs"
 # What the answer prefix was, before it joined the user text (its metadata).
 ANSWER_PREFIX = "answer_prefix"
-# The prompt text one run holds at most: the examples of a run are held whole (the
-# engine runs stored examples from memory); 13 RULER tasks x 100 rows at 128K are
-# about 700 MB.
-MAX_TEXT_BYTES = 2048 * MIB
+# The characters of prompt text one run holds at most (about as many bytes of memory for
+# ASCII text): the examples of a run are held whole (the engine runs stored examples
+# from memory); 13 RULER tasks x 100 rows at 128K are about 700 million.
+MAX_TEXT_CHARS = 2048 * MIB
 _DIGEST_PIECE = MIB
 
 
@@ -119,7 +119,7 @@ def check_options(kind: InputKind, given: Mapping[str, Any]) -> dict[str, Any]:
             f"--input-option {unknown[0]}: {kind.name} inputs take "
             f"{', '.join(specs) or 'no options'}"
         )
-    where = f"{kind.name} inputs"
+    where = kind.name
     checked = {name: check_value(where, specs[name], value) for name, value in given.items()}
     return {name: checked.get(name, spec.default) for name, spec in specs.items()}
 
@@ -230,7 +230,7 @@ class _Reader:
         self.files: list[InputFileRecord] = []
         self.problems: list[str] = []
         self._seen: dict[str, str] = {}  # example id -> where it was first read
-        self._bytes = 0
+        self._chars = 0
 
     def read(self, file: InputFile) -> None:
         """The examples of `file` (its length given, or each row's)."""
@@ -281,10 +281,10 @@ class _Reader:
             if first != where:
                 self.problems.append(f"{where}: the same example as {first}; run once")
                 continue
-            self._bytes += len(example.user_text)
-            if self._bytes > MAX_TEXT_BYTES:
+            self._chars += len(example.user_text)
+            if self._chars > MAX_TEXT_CHARS:
                 raise UserInputError(
-                    f"the inputs hold more than {MAX_TEXT_BYTES // MIB:,} MiB of prompts (at "
+                    f"the inputs hold more than {MAX_TEXT_CHARS:,} characters of prompts (at "
                     f"{where}); run part of them at a time: --tasks, --lengths or --n"
                 )
             self.examples.append(example)
