@@ -12,8 +12,9 @@ Metadata `truncated` and `document_tokens` (kept, whole: sums of the word counts
 
 Test rows: those whose document has at least `min_document_tokens` tokens (HELMET: 65,536 Llama-2
 tokens; here the run's tokenizer; a document's words are counted only until they reach
-the bound, a book's count is several times it), in the order of numpy's default_rng(seed).permutation
-(what HELMET's `shuffle(seed=42)` draws; at --seed 42 the first 100 are HELMET's).
+the bound, a book's count is several times it), in the order of numpy's
+default_rng(seed).permutation (what HELMET's `shuffle(seed=42)` draws; at --seed 42 the
+first 100 are HELMET's).
 HELMET leaves a Multi-LexSum pool of 100 or fewer in file order; lctui always shuffles,
 so the seed picks the cases. Demonstrations: InfiniteBench, the other rows of the split in the order
 of the same permutation; Multi-LexSum, training cases drawn per case with its id's
