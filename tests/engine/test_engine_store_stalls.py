@@ -9,6 +9,7 @@ waits; the real failures are in tests/cli/test_cli_store_stalls.py).
 from __future__ import annotations
 
 import asyncio
+import threading
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
@@ -103,9 +104,9 @@ def test_failed_flushes_are_retried_and_reported_until_one_succeeds(tmp_path: Pa
     assert outcome.done == 12 and not outcome.cancelled
     stalls = [e for e in events if isinstance(e, StoreStalled)]
     recoveries = [e for e in events if isinstance(e, StoreRecovered)]
-    # The first failure is the run's opening flush (of its models); the flusher retries
-    # those rows and reports each failure of its own.
-    assert len(stalls) == 3 and all(s.error == FAKE_ERROR for s in stalls)
+    # The run's start writes its models' rows with its own (not through flush): every
+    # failure is one of the flusher's, which reports each and retries.
+    assert len(stalls) == 4 and all(s.error == FAKE_ERROR for s in stalls)
     assert len(recoveries) == 1 and events.index(recoveries[0]) > events.index(stalls[-1])
     assert flaky.attempts > 4  # the flusher went on after the first failure
     assert _stored(tmp_path / "r.duckdb") == (12, 12)
@@ -131,3 +132,68 @@ def test_the_run_ends_only_once_its_last_results_are_written(tmp_path: Path) -> 
     recovered = [i for i, e in enumerate(events) if isinstance(e, StoreRecovered)]
     assert recovered and recovered[-1] > last_scored
     assert outcome.done == 12 and _stored(tmp_path / "r.duckdb") == (12, 12)
+
+
+class SlowStartStoreFake:
+    """A real store whose run start waits until the run's first request has begun (as a
+    write to a file another process holds for a moment waits), then writes the run's
+    row, or fails (`fail`); it records whether a result came before the row."""
+
+    def __init__(self, store: Store, fail: bool = False) -> None:
+        self.store = store
+        self.fail = fail
+        self.first_request = threading.Event()
+        self.calls: list[str] = []
+
+    def start_run(self, run_id: str, command: Mapping[str, object]) -> None:
+        began = self.first_request.wait(timeout=10.0)
+        self.calls.append("start_run")
+        if self.fail or not began:
+            raise StoreError(f"{FAKE_ERROR} (first request began: {began})")
+        self.store.start_run(run_id, command)
+
+    def add_generation(self, generation: Any, config: Mapping[str, Any]) -> None:
+        self.calls.append("add_generation")
+        self.store.add_generation(generation, config)
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.store, name)
+
+
+def _run_slow_start(db: Path, fail: bool) -> tuple[Any, SlowStartStoreFake]:
+    store = open_store(db)
+    slow = SlowStartStoreFake(store, fail)
+
+    def sink(event: Event) -> None:
+        if isinstance(event, ExampleStarted):
+            slow.first_request.set()
+
+    try:
+        engine = Engine(slow, lambda spec, tok: load_backend(GOLD), sink)
+        outcome = asyncio.run(engine.run(_request(2)))
+    finally:
+        store.close()
+    return outcome, slow
+
+
+def test_the_first_requests_go_while_the_runs_row_is_written(tmp_path: Path) -> None:
+    outcome, slow = _run_slow_start(tmp_path / "r.duckdb", fail=False)
+    assert outcome.done == 8 and not outcome.cancelled
+    # Results are kept only once the run's row is written.
+    assert slow.calls[0] == "start_run" and slow.calls.count("add_generation") == 8
+    assert _stored(tmp_path / "r.duckdb") == (8, 8)
+
+
+def test_a_start_that_fails_ends_the_run_with_its_error_and_keeps_nothing(
+    tmp_path: Path,
+) -> None:
+    with pytest.raises(StoreError, match="fake"):
+        _run_slow_start(tmp_path / "r.duckdb", fail=True)
+    con = duckdb.connect(str(tmp_path / "r.duckdb"), read_only=True)
+    try:
+        counts = [
+            con.execute(f"SELECT count(*) FROM {t}").fetchone() for t in ("runs", "generations")
+        ]
+    finally:
+        con.close()
+    assert counts == [(0,), (0,)]

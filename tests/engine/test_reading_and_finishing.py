@@ -18,9 +18,10 @@ from lctui.backends.gold import GoldBackend
 from lctui.core.errors import StoreError
 from lctui.core.events import Event, ExampleScored, StoreStalled
 from lctui.core.types import Chunk, ModelSpec, Request
-from lctui.engine import Engine, RunRequest, flushing, runner
+from lctui.engine import Engine, RunRequest, flushing
 from lctui.engine.plan import generation_config
 from lctui.engine.reading import MAX_CHARS_PER_TOKEN, read_stream
+from lctui.store import db as store_db
 from lctui.store import open_store
 from lctui.tasks import select_tasks
 
@@ -59,7 +60,7 @@ def test_a_status_that_cannot_be_recorded_is_said_not_a_loss_with_fake_refusals(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     events: list[Event] = []
-    monkeypatch.setattr(runner, "FINISH_TRIES", 2)
+    monkeypatch.setattr(flushing, "FINISH_TRIES", 2)
     with open_store(tmp_path / "f.duckdb", shared=True) as store:
         writer = store.writer
 
@@ -114,3 +115,32 @@ def test_the_file_alone_holds_a_running_runs_results_after_a_checkpoint(
     with duckdb.connect(str(copy), read_only=True) as con:
         row = con.execute("SELECT count(*) FROM generations").fetchone()
     assert row is not None and row[0] >= 3
+
+
+def test_a_short_run_opens_its_shared_file_three_times(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A shared file is opened per query and per write, each open costing about what a
+    small model's answer does: a run that ends before its first timed flush opens it to
+    check what is stored, to start (the run's row with its models' rows), and to end
+    (its last results with its status), and leaves it holding every result."""
+    monkeypatch.setattr(flushing, "FLUSH_EVERY_S", 60.0)  # no timed flush in this run
+    opened: list[Path] = []
+    connect = store_db.connect_waiting
+
+    def counting(file: Path, *args: Any, **kwargs: Any) -> duckdb.DuckDBPyConnection:
+        opened.append(file)
+        return connect(file, *args, **kwargs)
+
+    db = tmp_path / "s.duckdb"
+    request = RunRequest(models=[GOLD], tasks=select_tasks("vt"), lengths=[1024], n=4)
+    with open_store(db, shared=True) as store:
+        monkeypatch.setattr(store_db, "connect_waiting", counting)
+        engine = Engine(store, lambda spec, tok: load_backend(spec, tok), lambda event: None)
+        outcome = asyncio.run(engine.run(request))
+        assert outcome.done == 4
+        assert len(opened) == 3
+    with duckdb.connect(str(db), read_only=True) as con:
+        assert con.execute("SELECT count(*) FROM results").fetchone() == (4,)
+        assert con.execute("SELECT count(*) FROM models").fetchone() == (1,)
+        assert con.execute("SELECT status FROM runs").fetchall() == [("finished",)]

@@ -1,4 +1,5 @@
-"""Writing a run's results while it goes, and what the run does when the file refuses.
+"""Writing a run's results while it goes, its end with the last of them, and what the
+run does when the file refuses.
 
 The engine flushes the store about once a second. A flush that fails (a full disk,
 another process holding the file) keeps its rows buffered; the flusher says so
@@ -12,16 +13,19 @@ from __future__ import annotations
 
 import asyncio
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Protocol
 
 from lctui.core.errors import StoreError
 from lctui.core.events import EventSink, StoreRecovered, StoreStalled
+from lctui.core.statuses import CANCELLED, FINISHED
 from lctui.store.writer import Backlog
 
 FLUSH_EVERY_S = 1.0
 RETRY_MAX_S = 8.0  # the longest wait between two tries of a failing write
+# Tries of the run's last write (its status) while the file is busy.
+FINISH_TRIES = 3
 # A write still running after this long is reported (StoreStalled without an error):
 # a shared store waits up to 15 s for a file another process holds before failing.
 SLOW_WRITE_S = 8.0
@@ -60,6 +64,10 @@ class FlushingStore(Protocol):
     def flush(self, force: bool = False) -> int: ...
 
     def backlog(self) -> Backlog: ...
+
+    def finish_run(
+        self, run_id: str, status: str, notes: Mapping[str, object] | None = None
+    ) -> None: ...
 
 
 class RunFlusher:
@@ -130,12 +138,65 @@ class RunFlusher:
         except Exception as err:  # not foreseen, but still a write that did not happen
             self._failed(f"{type(err).__name__}: {err}")
             return False
+        self._recovered(written)
+        return True
+
+    def _recovered(self, written: int) -> None:
+        """After a write that worked: a stall, or held work, is over (and said so)."""
         if self._stalled_since is not None or self.holding:
             since = self._stalled_since if self._stalled_since is not None else self._clock()
             self._stalled_since = None
             self._writable.set()
             self._sink(StoreRecovered(self._clock() - since, written))
+
+    async def finish_at_once(self, run_id: str, notes: Mapping[str, object]) -> bool:
+        """Write the last results and record the run finished, in one try (a shared file
+        is opened once); False when the file refused (what was not written stays
+        buffered: `drain` writes it, then `finish` the end)."""
+        rows = self._store.backlog().rows
+        try:
+            await asyncio.to_thread(self._store.finish_run, run_id, FINISHED, notes or None)
+        except StoreError:
+            return False
+        self._recovered(rows)
         return True
+
+    async def finish(
+        self, run_id: str, status: str, notes: Mapping[str, object]
+    ) -> StoreError | None:
+        """Record the run's end (and `notes` on its record), in a thread, trying again
+        while the file is busy (a cancelled run tries once); the error to raise when
+        results could not be written (the run is then `failed`, or `interrupted` on the
+        next open). A status alone that cannot be written is said, not raised: every
+        result is stored."""
+        tries = 1 if status == CANCELLED else FINISH_TRIES
+        delay = FLUSH_EVERY_S
+        for attempt in range(tries):
+            try:
+                await asyncio.to_thread(self._store.finish_run, run_id, status, notes or None)
+                return None
+            except StoreError as err:
+                error = err
+            if attempt + 1 < tries:
+                await asyncio.sleep(delay)
+                delay = min(delay * 2, RETRY_MAX_S)
+        waiting = self._store.backlog().generations
+        if waiting:
+            return StoreError(
+                f"run {run_id} ended ({status}) but {waiting} finished generation(s) could "
+                f"not be written and are lost: {error}"
+            )
+        self._sink(
+            StoreStalled(
+                error=f"every result is stored, but the run's end could not be recorded "
+                f"({error}); it shows as interrupted once the file is opened read-write",
+                waiting=0,
+                rows=0,
+                oldest_s=0.0,
+                paused=False,
+            )
+        )
+        return None
 
     async def room(self) -> None:
         """Return when new work may start: at once unless the backlog is too large."""

@@ -19,7 +19,6 @@ from collections.abc import Callable, Coroutine, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol
 
-from lctui.core.errors import StoreError
 from lctui.core.events import (
     CellKey,
     ChunkReceived,
@@ -52,7 +51,7 @@ from lctui.core.types import (
     Score,
 )
 from lctui.engine import flushing
-from lctui.engine.flushing import FLUSH_EVERY_S, RETRY_MAX_S, BacklogLimits, RunFlusher
+from lctui.engine.flushing import BacklogLimits, RunFlusher
 from lctui.engine.follow_up import read_answer
 from lctui.engine.framing import check_framing
 from lctui.engine.judging import Judging
@@ -62,9 +61,6 @@ from lctui.engine.servers import ServerWatch
 from lctui.engine.todo import TodoStream
 from lctui.scoring import error_score, score_example, score_failed_output
 from lctui.store.writer import Backlog
-
-# Retries of the run's last write (its status) while the file is busy.
-FINISH_TRIES = 3
 
 
 class ResultStore(Protocol):
@@ -182,13 +178,14 @@ class Engine:
             skipped.update(m.todo.take_skipped())
         cells = {k: n - skipped[k] for k, n in planned.items() if n > skipped[k]}
         run_id = run_id or new_run_id()
-        try:
-            # In a thread: a file another process holds makes a write wait up to 15 s,
-            # which would freeze the TUI that hosts the engine.
-            await asyncio.to_thread(self._start, models, run_id, request.command)
-        except BaseException:
-            await self._close(models)
-            raise
+        # In a thread (a file another process holds makes a write wait up to 15 s, which
+        # would freeze the TUI that hosts the engine), beside the first requests: opening
+        # a shared file takes about as long as a small model's first answers. A result
+        # is kept once the run's row is written (_generate); a start that fails ends
+        # the run with its error, having written nothing of it.
+        begun = asyncio.ensure_future(
+            asyncio.to_thread(self._start, models, run_id, request.command)
+        )
         for m in models:  # what the plan found stored before the run started
             self._store.add_reused(run_id, m.todo.take_skipped_keys())
         self._sink(RunPlanned(run_id, cells, dict(skipped)))
@@ -201,27 +198,39 @@ class Engine:
         flusher = asyncio.create_task(self._flusher.run())
         watch = ServerWatch(self._sink, {m.spec.name: m.backend for m in models})
         servers = asyncio.create_task(watch.run())
-        closed = False
+        closed = ended = False
         try:
-            await _all_or_none([self._run_model(run_id, m, counters) for m in models])
+            work = [self._run_model(run_id, m, counters, begun) for m in models]
+            await _all_or_none([_settled(begun), *work])
             if self._judging is not None:  # after the rule-based scores, never failing the run
                 # The run's models are done: free them before a (local) judge loads, which
                 # may even be one of them.
                 await self._close(models)
                 closed = True
                 await self._judging.finish()
-            # Every result is written before the run is called finished; while the file
-            # refuses, this waits (saying so) rather than losing them.
             await _stop(flusher)
-            await self._flusher.drain()
+            await _stop(servers)
+            watch.poll()  # the final shares, told and kept on the run's record
+            # The last results and the run's end in one write (a shared file is opened
+            # once). Every result is written before the run is called finished: where
+            # the file refuses, this waits (saying so) rather than losing them, and the
+            # end is recorded after.
+            ended = await self._flusher.finish_at_once(run_id, watch.notes())
+            if not ended:
+                await self._flusher.drain()
             status = FINISHED
         except asyncio.CancelledError:
             cancelled, status = True, CANCELLED
         finally:
             await _stop(flusher)
             await _stop(servers)
-            watch.poll()  # the final shares, told and kept on the run's record
-            lost = await self._finish(run_id, status, watch.notes())
+            watch.poll()
+            # A start that failed wrote nothing of the run: there is no end to record.
+            unstarted = await _failed(begun)
+            if ended or unstarted:
+                lost = None
+            else:
+                lost = await self._flusher.finish(run_id, status, watch.notes())
             if not closed:
                 await self._close(models)
             self._sink(
@@ -261,8 +270,9 @@ class Engine:
         )
 
     def _start(self, models: Sequence[_Model], run_id: str, command: dict[str, object]) -> None:
-        """The run's row and its models' rows, written at once for readers (if the
-        file refuses the models' rows, the flusher retries them and says so)."""
+        """The run's row and its models' rows, written at once for readers: start_run
+        writes what is buffered with the run's row (if the file refuses the models'
+        rows, the flusher retries them and says so)."""
         for m in models:
             # The model's own tokenizer: what its examples count with is per example.
             self._store.add_model(
@@ -270,45 +280,6 @@ class Engine:
             )
         loads = {m.spec.name: round(m.load_s, 3) for m in models}
         self._store.start_run(run_id, {**command, RUN_TIMING: run_timing(loads)})
-        with contextlib.suppress(StoreError):
-            self._store.flush()
-
-    async def _finish(
-        self, run_id: str, status: str, notes: Mapping[str, object]
-    ) -> StoreError | None:
-        """Record the run's end (and `notes` on its record), in a thread, trying again
-        while the file is busy (a cancelled run tries once); the error to raise when
-        results could not be written (the run is then `failed`, or `interrupted` on the
-        next open). A status alone that cannot be written is said, not raised: every
-        result is stored."""
-        tries = 1 if status == CANCELLED else FINISH_TRIES
-        delay = FLUSH_EVERY_S
-        for attempt in range(tries):
-            try:
-                await asyncio.to_thread(self._store.finish_run, run_id, status, notes or None)
-                return None
-            except StoreError as err:
-                error = err
-            if attempt + 1 < tries:
-                await asyncio.sleep(delay)
-                delay = min(delay * 2, RETRY_MAX_S)
-        waiting = self._store.backlog().generations
-        if waiting:
-            return StoreError(
-                f"run {run_id} ended ({status}) but {waiting} finished generation(s) could "
-                f"not be written and are lost: {error}"
-            )
-        self._sink(
-            StoreStalled(
-                error=f"every result is stored, but the run's end could not be recorded "
-                f"({error}); it shows as interrupted once the file is opened read-write",
-                waiting=0,
-                rows=0,
-                oldest_s=0.0,
-                paused=False,
-            )
-        )
-        return None
 
     async def _prepare(self, request: RunRequest) -> list[_Model]:
         """Load every backend and check every length before any generation starts."""
@@ -335,7 +306,13 @@ class Engine:
     async def _close(self, models: Sequence[_Model]) -> None:
         await _close_all([m.backend for m in models])
 
-    async def _run_model(self, run_id: str, model: _Model, counters: dict[str, int]) -> None:
+    async def _run_model(
+        self,
+        run_id: str,
+        model: _Model,
+        counters: dict[str, int],
+        begun: asyncio.Future[None],
+    ) -> None:
         """Build examples in order, one ahead of the workers, while they generate."""
         workers = max(1, model.backend.max_concurrency)
         ready: asyncio.Queue[tuple[WorkItem, Example] | None] = asyncio.Queue(maxsize=1)
@@ -358,7 +335,7 @@ class Engine:
         async def consume() -> None:
             while (entry := await ready.get()) is not None:
                 await self._may_start()
-                await self._generate(run_id, model, *entry, counters)
+                await self._generate(run_id, model, *entry, counters, begun)
                 self._release(entry[0].example_id)
 
         await _all_or_none([produce(), *(consume() for _ in range(workers))])
@@ -402,7 +379,13 @@ class Engine:
         return await asyncio.shield(future)
 
     async def _generate(
-        self, run_id: str, model: _Model, item: WorkItem, example: Example, counters: dict[str, int]
+        self,
+        run_id: str,
+        model: _Model,
+        item: WorkItem,
+        example: Example,
+        counters: dict[str, int],
+        begun: asyncio.Future[None],
     ) -> None:
         generation_id = uuid.uuid4().hex
         self._sink(ExampleStarted(item.cell, example, generation_id))
@@ -454,6 +437,7 @@ class Engine:
         # The format the prompt was framed in, resolved by the backend ("auto" is not
         # one): a chat request carries its messages.
         used = CHAT_FORMAT if request.messages else PLAIN_FORMAT
+        await asyncio.shield(begun)  # the run's row first (Engine.run)
         await asyncio.to_thread(self._keep, example, generation, item, score, used)
         if self._judging is not None and not error:
             self._judging.collect(example, generation_id, generation.output)
@@ -495,6 +479,21 @@ async def _stop(task: asyncio.Task[None]) -> None:
     task.cancel()
     with contextlib.suppress(asyncio.CancelledError):
         await task
+
+
+async def _settled(begun: asyncio.Future[None]) -> None:
+    """The run's start, awaited without being cancelled with its awaiter (its thread
+    runs to its end whatever happens)."""
+    await asyncio.shield(begun)
+
+
+async def _failed(begun: asyncio.Future[None]) -> bool:
+    """Whether the run's start failed, once its thread has ended."""
+    try:
+        await asyncio.shield(begun)
+    except Exception:
+        return True
+    return False
 
 
 async def _close_all(backends: Sequence[Backend]) -> None:

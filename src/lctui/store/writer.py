@@ -10,22 +10,18 @@ the buffer's lock is never held while the file is written.
 from __future__ import annotations
 
 import contextlib
-import datetime as dt
-import os
-import platform
 import threading
 import time
 from collections.abc import Callable, Mapping, Sequence
 from contextlib import AbstractContextManager
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, NoReturn
 
 import duckdb
 import pyarrow as pa
 
-from lctui import __version__
 from lctui.core.errors import StoreError
-from lctui.core.statuses import STORED
+from lctui.core.statuses import FAILED, STORED
 from lctui.core.text import escape_unprintable, shorten
 from lctui.core.types import Example, Generation, ModelSpec, Score
 from lctui.store import rows
@@ -34,6 +30,7 @@ from lctui.store.derived import derived_select, fill_example_columns
 from lctui.store.latest import refresh_latest
 from lctui.store.result_cells import WAITING_FOR_EXAMPLE, cells_kept, scored_keys
 from lctui.store.rows import Row
+from lctui.store.run_rows import end_row, start_row
 
 # The statuses runs.status holds (core/statuses.py). `interrupted`: the run's process
 # ended without saying how (kill -9, a power cut, a final write that failed); set on the
@@ -53,10 +50,6 @@ def said(err: BaseException) -> str:
     """What a database error says, for a message: its first line (DuckDB adds the SQL it
     was running), control characters escaped (it may quote a value from a file)."""
     return escape_unprintable(shorten(str(err).split("\n", 1)[0], 300)) or type(err).__name__
-
-
-def _utc(epoch_s: float) -> dt.datetime:
-    return dt.datetime.fromtimestamp(epoch_s, tz=dt.timezone.utc).replace(tzinfo=None)
 
 
 @dataclass(frozen=True)
@@ -149,31 +142,31 @@ class StoreWriter(ClosesOnExit):
         self._flush_if_full(due)
 
     def start_run(self, run_id: str, command: Mapping[str, Any]) -> None:
-        """Write the run row now (not buffered), so other readers see it running.
+        """Write the run row now (not buffered), so other readers see it running, and
+        what is buffered (the run's models) with it: a shared file is opened once.
 
         Starting a run id that exists (a resumed run) marks it running again, from
-        whatever it was (`interrupted`, `failed`, ...), under this process's id.
+        whatever it was (`interrupted`, `failed`, ...), under this process's id. The run
+        row failing raises StoreError; buffered rows that fail stay buffered for the
+        next flush, which says so.
         """
         with self._write_lock:
             self._check_open()
-            self._execute(
-                "INSERT INTO runs (run_id, started_at, status, command, lctui_version, host, pid) "
-                "VALUES (?, ?, 'running', ?, ?, ?, ?) "
-                "ON CONFLICT (run_id) DO UPDATE SET status = 'running', finished_at = NULL, "
-                "host = excluded.host, pid = excluded.pid",
-                [
-                    run_id,
-                    _utc(time.time()),
-                    rows.to_json(dict(command)),
-                    __version__,
-                    platform.node(),
-                    os.getpid(),
-                ],
-            )
+            batch = self._take(force=False)
+            try:
+                with self._connection() as con:
+                    self._run(con, *start_row(run_id, command))
+                    taken, batch = batch, None
+                    if taken is not None:
+                        with contextlib.suppress(StoreError):
+                            self._write_taken(con, taken)
+            except BaseException as exc:
+                self._failed_open(batch, exc)
 
     def finish_run(self, run_id: str, status: str, notes: Mapping[str, Any] | None = None) -> None:
         """Write everything buffered, then record the run's final status, and `notes`
-        merged into its command (JSON merge patch: the run's servers, say).
+        merged into its command (JSON merge patch: the run's servers, say): a shared
+        file is opened once.
 
         If the buffered rows cannot be written the run is marked `failed` (if the
         database still accepts that) and the StoreError is raised.
@@ -181,14 +174,22 @@ class StoreWriter(ClosesOnExit):
         if status not in RUN_STATUSES:
             raise ValueError(f"run status must be one of {RUN_STATUSES}, not {status!r}")
         with self._write_lock:
+            self._check_open()
+            batch = self._take(force=True)
             try:
-                self.flush(force=True)
-            except StoreError:
-                # The flush error says more than a second one would.
-                with contextlib.suppress(StoreError):
-                    self._set_run_status(run_id, "failed")
-                raise
-            self._set_run_status(run_id, status, notes)
+                with self._connection() as con:
+                    taken, batch = batch, None
+                    if taken is not None:
+                        try:
+                            self._write_taken(con, taken)
+                        except StoreError:
+                            # The write's error says more than a second one would.
+                            with contextlib.suppress(StoreError):
+                                self._run(con, *end_row(run_id, FAILED))
+                            raise
+                    self._run(con, *end_row(run_id, status, notes))
+            except BaseException as exc:
+                self._failed_open(batch, exc)
 
     def add_example(self, example: Example) -> None:
         """Buffer an example once; its id is a content hash, so repeats are dropped."""
@@ -282,6 +283,28 @@ class StoreWriter(ClosesOnExit):
                 self._error = None
                 self.rows_written += written
             return written
+
+    def _write_taken(self, con: duckdb.DuckDBPyConnection, batch: _Batch) -> None:
+        """Write a batch `_take` took, on `con`: counted as written, or put back."""
+        n = sum(len(batch_rows) for batch_rows in batch.tables.values())
+        try:
+            self._write_with(con, batch.tables, n)
+        except BaseException as exc:
+            self._put_back(batch, exc)
+            raise
+        with self._lock:
+            self._writing = None
+            self._error = None
+            self.rows_written += n
+
+    def _failed_open(self, batch: _Batch | None, exc: BaseException) -> NoReturn:
+        """After a write that opened the file failed: a batch it did not reach goes back,
+        and the error is raised as a StoreError."""
+        if batch is not None:
+            self._put_back(batch, exc)
+        if isinstance(exc, duckdb.Error):
+            raise StoreError(f"could not write to {self._where}: {said(exc)}") from exc
+        raise exc
 
     def discard(self) -> int:
         """Drop every buffered row (after a flush failed for good); return how many."""
@@ -471,24 +494,15 @@ class StoreWriter(ClosesOnExit):
         # BY NAME keeps inserts valid when later migrations add columns.
         con.execute(f"{verb} {table} BY NAME {derived_select(table, view)}")
 
-    def _set_run_status(
-        self, run_id: str, status: str, notes: Mapping[str, Any] | None = None
-    ) -> None:
-        if not notes:
-            self._execute(
-                "UPDATE runs SET status = ?, finished_at = ? WHERE run_id = ?",
-                [status, _utc(time.time()), run_id],
-            )
-            return
-        self._execute(
-            "UPDATE runs SET status = ?, finished_at = ?, "
-            "command = json_merge_patch(coalesce(command, '{}'::JSON), ?::JSON) WHERE run_id = ?",
-            [status, _utc(time.time()), rows.to_json(dict(notes)), run_id],
-        )
-
-    def _execute(self, sql: str, params: list[Any]) -> None:
+    def _set_run_status(self, run_id: str, status: str) -> None:
         try:
             with self._connection() as con:
-                con.execute(sql, params)
+                self._run(con, *end_row(run_id, status))
+        except duckdb.Error as err:
+            raise StoreError(f"could not write to {self._where}: {said(err)}") from err
+
+    def _run(self, con: duckdb.DuckDBPyConnection, sql: str, params: list[Any]) -> None:
+        try:
+            con.execute(sql, params)
         except duckdb.Error as err:
             raise StoreError(f"could not write to {self._where}: {said(err)}") from err
