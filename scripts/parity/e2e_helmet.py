@@ -39,17 +39,16 @@ import json
 import os
 import random
 import shutil
-import subprocess
 import sys
 import time
 import uuid
 from pathlib import Path
 
+from e2e_common import run, start_server, warm_up
 from e2e_helmet_report import compare, print_report
 from helmet_common import snapshot_commit
 
 from lctui.backends.embedded import embedded_checkpoint
-from lctui.backends.vllm_server import ServerProcess, free_port
 
 ROOT = Path(__file__).resolve().parents[2]
 FIXTURES = ROOT / "tests" / "fixtures" / "helmet"
@@ -80,10 +79,6 @@ COMPLETION = [
 ]
 CHAT = [("kilt_triviaqa", KILT[0].format("triviaqa", 6), KILT[1].format("triviaqa", 6), 4096, 20)]
 CONFIGS = {"e2e_completion.yaml": (COMPLETION, False), "e2e_chat.yaml": (CHAT, True)}
-SERVER_ARGS = [
-    "--kv-cache-memory-bytes", str(2 << 30), "--enforce-eager", "--seed", "0",
-    "--no-enable-prefix-caching", "--max-model-len", "8192",
-]  # fmt: skip
 
 
 def config_text(entries: list[tuple[str, str, str, int, int]], chat: bool, n: int) -> str:
@@ -145,41 +140,6 @@ def prepare_helmet(snapshot: Path, work: Path, n: int) -> Path:
     return copy
 
 
-def run(command: list[str], env: dict[str, str], cwd: Path, log: Path) -> float:
-    """Run `command`; its wall time in seconds. Stops the script when it fails."""
-    started = time.monotonic()
-    with log.open("a", encoding="utf-8") as out:
-        out.write(f"\n$ {' '.join(command)}\n")
-        out.flush()
-        done = subprocess.run(command, env=env, cwd=cwd, stdout=out, stderr=subprocess.STDOUT)
-    if done.returncode != 0:
-        sys.exit(f"failed ({done.returncode}): {command[1:3]}; see {log}")
-    return time.monotonic() - started
-
-
-def start_server(work: Path, checkpoint: Path, max_num_seqs: int) -> tuple[ServerProcess, str]:
-    port = free_port()
-    command = [
-        sys.executable, "-m", "vllm.entrypoints.openai.api_server", "--model", str(checkpoint),
-        "--host", "127.0.0.1", "--port", str(port), "--max-num-seqs", str(max_num_seqs),
-        *SERVER_ARGS,
-    ]  # fmt: skip
-    server = ServerProcess("e2e-helmet", command, work / "server.log")
-    server.start()
-    server.wait_ready(f"http://127.0.0.1:{port}", 900.0)
-    return server, f"http://127.0.0.1:{port}/v1"
-
-
-def warm_up(base_url: str, name: str) -> None:
-    """One short request, so neither pipeline pays for the server's first one."""
-    import openai
-
-    client = openai.OpenAI(base_url=base_url, api_key=API_KEY)
-    client.chat.completions.create(
-        model=name, messages=[{"role": "user", "content": "Say one word."}], max_tokens=4
-    )
-
-
 def helmet_env(python: str, work: Path) -> dict[str, str]:
     env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
     env["PATH"] = f"{Path(python).parent}{os.pathsep}{env.get('PATH', '')}"
@@ -220,9 +180,9 @@ def main() -> None:
     db = work / "lctui.duckdb"
     db.unlink(missing_ok=True)
     times: dict[str, float] = {}
-    server, base_url = start_server(work, checkpoint, args.max_num_seqs)
+    server, base_url = start_server("e2e-helmet", work, checkpoint, args.max_num_seqs)
     try:
-        warm_up(base_url, name)
+        warm_up(base_url, name, API_KEY)
         env = helmet_env(args.python, work)
         started = time.monotonic()
         for config in CONFIGS:

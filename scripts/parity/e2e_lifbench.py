@@ -40,16 +40,14 @@ import json
 import os
 import random
 import shutil
-import subprocess
 import sys
-import time
 from pathlib import Path
 from typing import Any
 
+from e2e_common import LOG_REQUESTS, log_size, run, start_server, warm_up
 from e2e_lifbench_report import Pipelines, compare, print_report, prompt_sizes
 
 from lctui.backends.embedded import embedded_checkpoint
-from lctui.backends.vllm_server import ServerProcess, free_port
 from lctui.tasks.corpora import sotu_speeches
 from lctui.tasks.lifbench.list_context import random_sentence
 from lctui.tasks.lifbench.list_uuids import Uuid1Source
@@ -58,12 +56,9 @@ from lctui.tasks.tokenizers import reference_tokenizer
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parents[1]
 API_KEY = "e2e-lifbench-key"
+# LIFBench's API client sends no temperature: the server decodes greedily for both sides.
+GREEDY = ["--override-generation-config", '{"temperature": 0.0}']
 KEY_ENV = "E2E_LIFBENCH_KEY"
-SERVER_ARGS = [
-    "--kv-cache-memory-bytes", str(2 << 30), "--enforce-eager",
-    "--seed", "0", "--no-enable-prefix-caching", "--enable-log-requests",
-    "--log-level", "DEBUG", "--override-generation-config", '{"temperature": 0.0}',
-]  # fmt: skip
 SOURCES = ("meeting", "news", "govreport", "paper", "")  # ConstructContext's random_sources
 
 # nltk's sent_tokenize without the punkt download (our shim, loaded as sitecustomize).
@@ -108,18 +103,6 @@ def material(intervals: list[int]) -> dict[str, Any]:
     return {"intervals": intervals, "prose": prose, "entries": entries, "documents": documents}
 
 
-def run(command: list[str], env: dict[str, str], log: Path, cwd: Path = ROOT) -> float:
-    """Run `command`; its wall time in seconds. Stops the script when it fails."""
-    started = time.monotonic()
-    with log.open("a", encoding="utf-8") as out:
-        out.write(f"\n$ {' '.join(command[:6])} ...\n")
-        out.flush()
-        done = subprocess.run(command, env=env, cwd=cwd, stdout=out, stderr=subprocess.STDOUT)
-    if done.returncode != 0:
-        sys.exit(f"failed ({done.returncode}): {' '.join(command[:4])}; see {log}")
-    return time.monotonic() - started
-
-
 def snapshot_env(shim: Path) -> dict[str, str]:
     env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
     env["PYTHONPATH"] = str(shim)
@@ -139,40 +122,6 @@ def keep_records(generated: Path, target: Path, records: int) -> None:
         (target / path.name).write_text(json.dumps(kept, indent=2, ensure_ascii=False))
 
 
-def start_server(
-    work: Path, checkpoint: Path, name: str, max_seqs: int
-) -> tuple[ServerProcess, str]:
-    """The server; at DEBUG it logs each request's rendered prompt and its token ids.
-    `max_seqs` 1 runs every request alone (vLLM on CPU is not batch-invariant: a greedy
-    answer may change with what else is in the batch)."""
-    port = free_port()
-    command = [
-        sys.executable, "-m", "vllm.entrypoints.openai.api_server", "--model", str(checkpoint),
-        "--served-model-name", name, "--host", "127.0.0.1", "--port", str(port),
-        "--max-model-len", "8192", "--api-key", API_KEY, "--max-num-seqs", str(max_seqs),
-        *SERVER_ARGS,
-    ]  # fmt: skip
-    server = ServerProcess("e2e-lifbench", command, work / "server.log")
-    server.start()
-    server.wait_ready(f"http://127.0.0.1:{port}", 900.0)
-    return server, f"http://127.0.0.1:{port}/v1"
-
-
-def log_size(work: Path) -> int:
-    """Where the server's log ends now: each pipeline's requests lie between two."""
-    time.sleep(1.0)  # the log is written by another process
-    return (work / "server.log").stat().st_size
-
-
-def warm_up(base_url: str, name: str) -> None:
-    import openai
-
-    client = openai.OpenAI(base_url=base_url, api_key=API_KEY)
-    client.chat.completions.create(
-        model=name, messages=[{"role": "user", "content": "Say one word."}], max_tokens=4
-    )
-
-
 def run_lctui(
     work: Path, base_url: str, name: str, checkpoint: Path, concurrency: int, log: Path
 ) -> tuple[Path, float]:
@@ -189,7 +138,7 @@ def run_lctui(
         sys.executable, "-m", "lctui", "run", "-m", "smollm2-served",
         "--inputs", f"lifbench:{work / 'lifbench'}", "--db", str(db), "--config", str(config),
     ]  # fmt: skip
-    return db, run(command, env, log)
+    return db, run(command, env, ROOT, log)
 
 
 def main() -> None:
@@ -221,25 +170,35 @@ def main() -> None:
     sources = work / "material.json"
     sources.write_text(json.dumps(material([args.interval])))
     gen = work / "generated"
-    run([args.python, driver, "prompts", str(args.lifbench), str(gen), str(sources)], env, log)
+    run(
+        [args.python, driver, "prompts", str(args.lifbench), str(gen), str(sources)], env, ROOT, log
+    )
     lifbench = work / "lifbench"
     keep_records(gen / "data" / "prompts", lifbench / "data" / "prompts", args.records)
     (lifbench / "data" / "meta").mkdir(parents=True)
     checkpoint = embedded_checkpoint()
     prompt_sizes(lifbench / "data" / "prompts", checkpoint)
 
-    server, base_url = start_server(work, checkpoint, args.served_name, args.max_num_seqs)
+    server, base_url = start_server(
+        "e2e-lifbench",
+        work,
+        checkpoint,
+        args.max_num_seqs,
+        name=args.served_name,
+        api_key=API_KEY,
+        extra=[*LOG_REQUESTS, *GREEDY],
+    )
     times: dict[str, float] = {}
     dbs: dict[int, Path] = {}
     try:
-        warm_up(base_url, args.served_name)
+        warm_up(base_url, args.served_name, API_KEY)
         marks = [log_size(work)]
         infer = [args.python, driver, "infer", str(args.lifbench), str(lifbench)]
         infer += [args.served_name, base_url, API_KEY]
-        times["lifbench_infer"] = run(infer, env, log)
+        times["lifbench_infer"] = run(infer, env, ROOT, log)
         marks.append(log_size(work))
         evaluate = [args.python, driver, "evaluate", str(args.lifbench), str(lifbench)]
-        times["lifbench_eval"] = run([*evaluate, args.served_name], env, log)
+        times["lifbench_eval"] = run([*evaluate, args.served_name], env, ROOT, log)
         for concurrency in (int(c) for c in args.concurrency.split(",")):
             dbs[concurrency], times[f"lctui_c{concurrency}"] = run_lctui(
                 work, base_url, args.served_name, checkpoint, concurrency, log

@@ -47,10 +47,10 @@ import time
 from pathlib import Path
 from typing import Any
 
+from e2e_common import run, start_server, warm_up
 from e2e_longbench_report import Pipelines, compare, print_report
 
 from lctui.backends.embedded import embedded_checkpoint
-from lctui.backends.vllm_server import ServerProcess, free_port
 
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent.parent
@@ -64,10 +64,6 @@ API_KEY = "e2e-longbench-key"
 KEY_ENV = "E2E_LONGBENCH_KEY"
 MODES = {"direct": [], "cot": ["--cot"], "no_context": ["--no_context"]}
 WORDS = (400, 1800, 5000, 12000)  # context sizes: whole, nearly max_len, cut, cut far
-SERVER_ARGS = [
-    "--kv-cache-memory-bytes", str(2 << 30), "--enforce-eager",
-    "--seed", "0", "--no-enable-prefix-caching", "--max-model-len", "8192",
-]  # fmt: skip
 
 # Our recording client, then pred.py as __main__ in the current folder (the copy).
 DRIVER = r"""
@@ -127,18 +123,6 @@ shutil.rmtree(build)
 """
 
 
-def run(command: list[str], env: dict[str, str], cwd: Path, log: Path) -> float:
-    """Run `command`; its wall time in seconds. Stops the script when it fails."""
-    started = time.monotonic()
-    with log.open("a", encoding="utf-8") as out:
-        out.write(f"\n$ {' '.join(command[:3])} ...\n")
-        out.flush()
-        done = subprocess.run(command, env=env, cwd=cwd, stdout=out, stderr=subprocess.STDOUT)
-    if done.returncode != 0:
-        sys.exit(f"failed ({done.returncode}): {' '.join(command[:4])}; see {log}")
-    return time.monotonic() - started
-
-
 def questions(n: int) -> list[dict[str, Any]]:
     """`n` invented questions; some fields hold what a careless filler gets wrong."""
     rows = longbench_rows(n, words=WORDS)
@@ -180,29 +164,6 @@ def set_up_copy(longbench: Path, work: Path, checkpoint: Path, base_url: str, ma
         config[MODEL] = value
         path.write_text(json.dumps(config, indent=4), encoding="utf-8")
     return copy
-
-
-def start_server(work: Path, checkpoint: Path, max_num_seqs: int) -> tuple[ServerProcess, str]:
-    port = free_port()
-    command = [
-        sys.executable, "-m", "vllm.entrypoints.openai.api_server", "--model", str(checkpoint),
-        "--host", "127.0.0.1", "--port", str(port), "--api-key", API_KEY, *SERVER_ARGS,
-        "--max-num-seqs", str(max_num_seqs),
-    ]  # fmt: skip
-    server = ServerProcess("e2e-longbench", command, work / "server.log")
-    server.start()
-    server.wait_ready(f"http://127.0.0.1:{port}", 900.0)
-    return server, f"http://127.0.0.1:{port}/v1"
-
-
-def warm_up(base_url: str, name: str) -> None:
-    """One short request, so neither pipeline pays for the server's first one."""
-    import openai
-
-    client = openai.OpenAI(base_url=base_url, api_key=API_KEY)
-    client.chat.completions.create(
-        model=name, messages=[{"role": "user", "content": "Say one word."}], max_tokens=4
-    )
 
 
 def snapshot_env(python: str, home: Path, records: Path) -> dict[str, str]:
@@ -318,10 +279,12 @@ def main() -> None:
         work,
         log,
     )
-    server, base_url = start_server(work, checkpoint, args.max_num_seqs)
+    server, base_url = start_server(
+        "e2e-longbench", work, checkpoint, args.max_num_seqs, api_key=API_KEY
+    )
     try:
         copy = set_up_copy(args.longbench, work, checkpoint, base_url, args.max_len)
-        warm_up(base_url, str(checkpoint))
+        warm_up(base_url, str(checkpoint), API_KEY)
         load = os.getloadavg()[0]
         times = run_longbench(args, copy, env, log)
         db, lctui_times = run_lctui(args, work, home, copy, base_url, log)

@@ -51,10 +51,10 @@ import os
 import shutil
 import subprocess
 import sys
-import time
 from collections import defaultdict
 from pathlib import Path
 
+from e2e_common import LOG_REQUESTS, log_size, run, start_server, warm_up
 from e2e_ruler_report import (
     Pipelines,
     check_server,
@@ -66,7 +66,6 @@ from e2e_ruler_report import (
 from ruler_common import ROOT, RULER_TASKS, check_snapshot, snapshot_commit
 
 from lctui.backends.embedded import embedded_checkpoint
-from lctui.backends.vllm_server import ServerProcess, free_port
 from lctui.tasks.corpora import sotu_speeches
 from lctui.tasks.tokenizers import reference_tokenizer
 
@@ -75,10 +74,6 @@ API_KEY = "e2e-ruler-key"
 KEY_ENV = "E2E_RULER_KEY"
 QA = {"qa_1": "squad.json", "qa_2": "hotpotqa.json"}
 ESSAY_SPEECHES = 40
-SERVER_ARGS = [
-    "--kv-cache-memory-bytes", str(2 << 30), "--enforce-eager",
-    "--seed", "0", "--no-enable-prefix-caching", "--enable-log-requests", "--log-level", "DEBUG",
-]  # fmt: skip
 
 # nltk's sent_tokenize without the punkt download (our shim, loaded as sitecustomize).
 SHIM = r"""
@@ -160,19 +155,6 @@ print(json.dumps({t: module.TASKS[c["task"]]["tokens_to_generate"] for t, c in t
 """
 
 
-def run(command: list[str], env: dict[str, str], cwd: Path, log: Path) -> float:
-    """Run `command`; its wall time in seconds. Stops the script when it fails."""
-    started = time.monotonic()
-    with log.open("a", encoding="utf-8") as out:
-        out.write(f"\n$ {' '.join(command)}\n")
-        out.flush()
-        done = subprocess.run(command, env=env, cwd=cwd, stdout=out, stderr=subprocess.STDOUT)
-    if done.returncode != 0:
-        shown = next((c for c in command[1:] if c.endswith(".py") or c == "lctui"), command[0])
-        sys.exit(f"failed ({done.returncode}): {shown}; see {log}")
-    return time.monotonic() - started
-
-
 def snapshot_env(python: str, shim: Path, base_url: str) -> dict[str, str]:
     env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
     env["PATH"] = f"{Path(python).parent}{os.pathsep}{env.get('PATH', '')}"
@@ -204,40 +186,6 @@ def prepare_scripts(ruler: Path, work: Path) -> Path:
     (work / "shim").mkdir(exist_ok=True)
     (work / "shim" / "sitecustomize.py").write_text(SHIM)
     return scripts
-
-
-def start_server(
-    work: Path, checkpoint: Path, name: str, max_num_seqs: int
-) -> tuple[ServerProcess, str]:
-    """The server; at DEBUG it logs each request's prompt whole, as its template rendered
-    it, with its token ids: what reached the model (e2e_ruler_report.server_prompts)."""
-    port = free_port()
-    command = [
-        sys.executable, "-m", "vllm.entrypoints.openai.api_server", "--model", str(checkpoint),
-        "--served-model-name", name, "--host", "127.0.0.1", "--port", str(port),
-        "--max-model-len", "8192", "--api-key", API_KEY, "--max-num-seqs", str(max_num_seqs),
-        *SERVER_ARGS,
-    ]  # fmt: skip
-    server = ServerProcess("e2e-ruler", command, work / "server.log")
-    server.start()
-    server.wait_ready(f"http://127.0.0.1:{port}", 900.0)
-    return server, f"http://127.0.0.1:{port}/v1"
-
-
-def _log_size(work: Path) -> int:
-    """Where the server's log ends now: the requests of each pipeline lie between two."""
-    time.sleep(1.0)  # the log is written by another process
-    return (work / "server.log").stat().st_size
-
-
-def warm_up(base_url: str, name: str) -> None:
-    """One short request, so neither pipeline pays for the server's first one."""
-    import openai
-
-    client = openai.OpenAI(base_url=base_url, api_key=API_KEY)
-    client.chat.completions.create(
-        model=name, messages=[{"role": "user", "content": "Say one word."}], max_tokens=4
-    )
 
 
 def run_ruler(
@@ -326,7 +274,15 @@ def main() -> None:
             [args.python, "-c", BUDGETS, str(scripts)], capture_output=True, text=True, check=True
         ).stdout
     )
-    server, base_url = start_server(work, checkpoint, args.served_name, args.max_num_seqs)
+    server, base_url = start_server(
+        "e2e-ruler",
+        work,
+        checkpoint,
+        args.max_num_seqs,
+        name=args.served_name,
+        api_key=API_KEY,
+        extra=LOG_REQUESTS,
+    )
     times: dict[str, float] = defaultdict(float)
     try:
         env = snapshot_env(args.python, work / "shim", base_url)
@@ -339,12 +295,12 @@ def main() -> None:
                 "--num_samples", str(args.n), "--random_seed", str(args.seed),
             ]  # fmt: skip
             times["prepare"] += run(prepare, env, scripts, log)
-        warm_up(base_url, args.served_name)
-        marks = [_log_size(work)]
+        warm_up(base_url, args.served_name, API_KEY)
+        marks = [log_size(work)]
         for count, pred in preds.items():
             ruler, evaluated = run_ruler(args, scripts, data, pred, tasks, count, env, log)
             times[f"ruler-t{count}"], times[f"eval-t{count}"] = ruler, evaluated
-            marks.append(_log_size(work))
+            marks.append(log_size(work))
         config = work / "lctui.toml"
         model = (
             f'backend = "openai"\nbase_url = "{base_url}"\nmodel = "{args.served_name}"\n'
@@ -361,7 +317,7 @@ def main() -> None:
             "--tasks", ",".join(tasks), "--db", str(db), "--config", str(config),
         ]  # fmt: skip
         times["lctui"] = run(lctui, lctui_env, ROOT, log)
-        marks.append(_log_size(work))
+        marks.append(log_size(work))
         own = work / "own.duckdb"
         own.unlink(missing_ok=True)
         for seed in [s for s in args.own_seeds.split(",") if s]:
