@@ -25,8 +25,8 @@ from lctui.tasks.inputs import parse_inputs_arg, read_inputs
 
 
 @pytest.fixture(autouse=True)
-def _data_dir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setenv("LCTUI_DATA_DIR", str(tmp_path / "data"))
+def _wide(monkeypatch: pytest.MonkeyPatch) -> None:
+    # The data folder is the test's own already (tests/conftest.py).
     monkeypatch.setenv("COLUMNS", "200")
 
 

@@ -26,8 +26,8 @@ LENGTHS = (1024, 2048)
 
 
 @pytest.fixture(autouse=True)
-def _data_dir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setenv("LCTUI_DATA_DIR", str(tmp_path / "data"))
+def _wide(monkeypatch: pytest.MonkeyPatch) -> None:
+    # The data folder is the test's own already (tests/conftest.py).
     monkeypatch.setenv("COLUMNS", "200")
 
 

@@ -37,7 +37,11 @@ def add_parsers(kinds: Any) -> None:
                 _model_option(parser, importer.model_key)
             for option in importer.options:
                 parser.add_argument(
-                    option.flag, type=_positive, metavar=option.metavar, help=option.help
+                    option.flag,
+                    dest=option.dest,
+                    type=_positive,
+                    metavar=option.metavar,
+                    help=option.help,
                 )
             common_options(parser)
             parser.set_defaults(handler=cmd_import_results, importer=importer)
@@ -93,8 +97,7 @@ def cmd_import_results(args: argparse.Namespace) -> int:
     from lctui.store import open_store
 
     importer: Importer = args.importer
-    names = (option.flag.lstrip("-").replace("-", "_") for option in importer.options)
-    options = {name: getattr(args, name) for name in names}
+    options = {option.dest: getattr(args, option.dest) for option in importer.options}
     db = resolve_db(args).path
     with open_store(db) as store:
         model = args.model if importer.names_model else None

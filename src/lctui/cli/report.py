@@ -18,8 +18,6 @@ from lctui.core.errors import UserInputError
 from lctui.core.suites import ReportTable, get_suite, report_names
 
 DEFAULT_SUITE = "lifeval"  # LIFBench's LIFEval, the first suite `lctui report` had
-# In a terminal the length column is narrow: eleven columns fit in 80.
-_SHORT = {"length": "len"}
 
 
 def add_parsers(sub: Any) -> None:
@@ -88,11 +86,10 @@ def rich_table(table: ReportTable) -> Table:
     """A suite's table for the terminal: no vertical rules and one space between
     columns, the first (a model's name) folding when the width runs out."""
     shown = Table(title=table.title, box=box.SIMPLE_HEAD, padding=(0, 0, 0, 1), show_edge=False)
-    for i, heading in enumerate(table.columns):
-        if i == 0:
-            shown.add_column(heading, overflow="fold", ratio=1)
-        else:
-            shown.add_column(_SHORT.get(heading, heading), justify="right", no_wrap=True)
+    first, *rest = table.narrow_columns()
+    shown.add_column(first, overflow="fold", ratio=1)
+    for heading in rest:
+        shown.add_column(heading, justify="right", no_wrap=True)
     for row in table.rows:
         shown.add_row(*(cell(value) for value in row))
     return shown

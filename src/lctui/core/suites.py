@@ -9,8 +9,8 @@ first time it is asked for. A suite's package is light: it declares its `Suite` 
 functions that import its heavy parts (analysis, store reads) only when they run, so
 building `lctui`'s parser from every suite's importers costs no database import.
 
-A report is declarative: titled tables of text cells (the leading `labels` columns
-name the row: model, mode, length; the others are numbers as the suite shows them),
+A report is declarative: titled tables of text cells (the first names the row's
+model; the others are as the suite shows them),
 notes under them, and the records `--format json` prints. Whoever renders it (rich
 in the terminal, markdown or HTML in a run's report) escapes every cell and note: they
 hold names from data.
@@ -36,6 +36,9 @@ BUILTIN: dict[str, str] = {
 }
 
 
+NARROW = {"length": "len"}  # headings a terminal table shortens: eleven columns fit 80
+
+
 @dataclass(frozen=True)
 class ReportTable:
     """One table of a suite's report; every cell is text as shown."""
@@ -43,8 +46,11 @@ class ReportTable:
     title: str
     columns: tuple[str, ...]
     rows: tuple[tuple[str, ...], ...]
-    labels: int = 2  # the leading columns that name a row (the rest are numbers)
     details: tuple[str, ...] = ()  # per row: what it holds, said when it is highlighted
+
+    def narrow_columns(self) -> tuple[str, ...]:
+        """The headings for a terminal, where the length column is narrow ("len")."""
+        return tuple(NARROW.get(heading, heading) for heading in self.columns)
 
 
 @dataclass(frozen=True)
@@ -66,6 +72,11 @@ class ImportOption:
     flag: str
     metavar: str
     help: str
+
+    @property
+    def dest(self) -> str:
+        """Its name among the options an `ImportRunner` gets: `--length` -> length."""
+        return self.flag.lstrip("-").replace("-", "_")
 
 
 # (a Store, the file or folder given, the model name given or None, the options by

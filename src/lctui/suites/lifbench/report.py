@@ -27,7 +27,6 @@ def report(src: Any, models: Sequence[str] | None, run_id: str | None) -> SuiteR
             (r.model, _number(r.ars), *(_number(r.ifp.get(c.lower())) for c in CAPABILITIES))
             for r in reports
         ),
-        labels=1,
     )
     stability = ReportTable(
         "LIFEval IFS per perspective (lower is more stable)",
@@ -35,7 +34,6 @@ def report(src: Any, models: Sequence[str] | None, run_id: str | None) -> SuiteR
         tuple(
             (r.model, *(_number(r.ifs.get(p)) for p in (*PERSPECTIVES, "mean"))) for r in reports
         ),
-        labels=1,
     )
     notes = tuple(
         f"{r.model}: {r.unscored} response(s) have no score (left out of every metric, "

@@ -58,6 +58,7 @@ class SuiteScreen(LctuiScreen):
         super().__init__()
         self.suite = get_suite(suite)
         self.report: SuiteReport | None = None
+        self._tables: list[DataTable[str]] = []  # in the report's order
 
     def compose(self) -> ComposeResult:
         yield Static(f"Loading {self.suite.title}...", id="suite-header", markup=False)
@@ -103,6 +104,7 @@ class SuiteScreen(LctuiScreen):
         box = self.query_one("#suite-tables", Vertical)
         await box.remove_children()
         shown = [self._table(i, table) for i, table in enumerate(tables)]
+        self._tables = list(shown)
         await box.mount_all(shown)
         notes = "\n".join(self.report.notes) if self.report else ""
         self.query_one("#suite-notes", Static).update(shown_line(notes))
@@ -115,8 +117,8 @@ class SuiteScreen(LctuiScreen):
             id=f"suite-table-{index}", cursor_type="row", zebra_stripes=True
         )
         shown.border_title = table.title
-        for i, heading in enumerate(table.columns):
-            shown.add_column("len" if heading == "length" else heading, key=str(i))
+        for i, heading in enumerate(table.narrow_columns()):
+            shown.add_column(heading, key=str(i))
         for i, row in enumerate(table.rows):
             shown.add_row(*row, key=str(i))
         return shown
@@ -137,10 +139,8 @@ class SuiteScreen(LctuiScreen):
         if isinstance(event.widget, DataTable):
             self._describe(self._index(event.widget), event.widget.cursor_row)
 
-    @staticmethod
-    def _index(table: DataTable[str]) -> int:
-        name = table.id or ""
-        return int(name.rsplit("-", 1)[1]) if name.startswith("suite-table-") else -1
+    def _index(self, table: DataTable[str]) -> int:
+        return self._tables.index(table) if table in self._tables else -1
 
     def action_reload(self) -> None:
         self._load()
