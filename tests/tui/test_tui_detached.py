@@ -112,8 +112,13 @@ async def test_a_detached_run_is_watched_paused_and_left_going(
         await until(pilot, lambda: _row(runs, run)[2] == RUNNING, timeout=10)
         row = _row(runs, run)
         assert row[1] == detached.run_id and row[3].split("/")[1] == "120", row
-        detail = "\n".join(rendered(runs.query_one("#runs-detail")))
-        assert f"pid {detached.pid}" in detail and "lctui attach" in detail
+
+        # The detail pane follows the row on its next refresh: wait for it (a hang bound).
+        def detail() -> str:
+            return "\n".join(rendered(runs.query_one("#runs-detail")))
+
+        await until(pilot, lambda: f"pid {detached.pid}" in detail(), timeout=10)
+        assert f"pid {detached.pid}" in detail() and "lctui attach" in detail()
 
         await pilot.press("enter")
         await until(pilot, lambda: isinstance(app.screen, RunScreen) and run.attached)
