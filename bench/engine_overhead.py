@@ -74,10 +74,10 @@ class KeptBackend:
 def raw_prompts(backend: Any, spec: ModelSpec, request: Any) -> list[tuple[list[int], Any]]:
     """The token ids and sampling settings of every request the run would send."""
     from lctui.backends.vllm_backend import _sampling_params
-    from lctui.engine.plan import iter_items
+    from lctui.engine.plan import plan_run
 
     prompts = []
-    for item in iter_items(request, spec, backend):
+    for item in plan_run(request).model(spec, backend).items():
         assert item.tokenizer is not None  # planned with the backend's
         example = item.task.generate(item.build_length, item.seed, item.index, item.tokenizer)
         built = backend.build_request(example, item.config)

@@ -26,7 +26,7 @@ from lctui.core.types import ModelSpec
 from lctui.engine import Engine, RunRequest
 from lctui.engine import plan as plan_module
 from lctui.engine import todo as todo_module
-from lctui.engine.plan import iter_items, plan_items, planned_cells
+from lctui.engine.plan import plan_run
 from lctui.engine.runner import RunOutcome
 from lctui.store import db as db_module
 from lctui.store import open_store
@@ -128,17 +128,17 @@ def test_planned_cells_count_without_planning(tmp_path: Path) -> None:
         models=[GOLD], tasks=select_tasks("vt,niah_single_1"), lengths=[1024, 2048], n=7
     )
     backend = load_backend(GOLD)
-    items = plan_items(request, GOLD, backend)
+    items = list(plan_run(request).model(GOLD, backend).items())
     counted: dict[CellKey, int] = {}
     for item in items:
         counted[item.cell] = counted.get(item.cell, 0) + 1
-    assert planned_cells(request, GOLD) == counted and len(items) == 28
+    assert plan_run(request).cells == counted and len(items) == 28
 
 
 def test_items_of_a_huge_n_come_without_planning_the_rest() -> None:
     """The first items of n = 2**31 - 1 come at once: the plan is a generator."""
     request = RunRequest(models=[GOLD], tasks=select_tasks("vt"), lengths=[1024], n=2**31 - 1)
-    items = iter_items(request, GOLD, load_backend(GOLD))
+    items = plan_run(request).model(GOLD, load_backend(GOLD)).items()
     first = [next(items) for _ in range(5)]
     assert [item.index for item in first] == [0, 1, 2, 3, 4]
-    assert planned_cells(request, GOLD) == {CELL: 2**31 - 1}
+    assert plan_run(request).cells == {CELL: 2**31 - 1}

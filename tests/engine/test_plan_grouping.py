@@ -5,7 +5,7 @@ from __future__ import annotations
 from lctui.backends import load_backend
 from lctui.core.types import ModelSpec
 from lctui.engine import RunRequest
-from lctui.engine.plan import plan_items
+from lctui.engine.plan import plan_run
 from lctui.tasks import select_tasks
 
 GOLD = ModelSpec(name="gold", backend="gold", reference=True)
@@ -17,7 +17,7 @@ def test_lifbench_instructions_over_one_context_come_back_to_back() -> None:
     )
     request = RunRequest(models=[GOLD], tasks=tasks, lengths=[3072, 6144], n=2)
     backend = load_backend(GOLD)
-    items = plan_items(request, GOLD, backend)
+    items = list(plan_run(request).model(GOLD, backend).items())
     assert len(items) == 4 * 2 * 2
     keys = [item.context_key for item in items]
     # Each shared key forms one contiguous run of items.

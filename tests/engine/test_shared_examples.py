@@ -25,7 +25,7 @@ from lctui.cli import main
 from lctui.core.errors import UserInputError
 from lctui.core.types import ModelSpec
 from lctui.engine import Engine, RunOutcome, RunRequest
-from lctui.engine.plan import check_window, plan_items
+from lctui.engine.plan import plan_run
 from lctui.store import open_store
 from lctui.tasks import select_tasks
 from lctui.tasks.base import truncate_example
@@ -194,17 +194,17 @@ def test_the_window_is_checked_per_model_with_its_own_template(
         n=1,
         tokenizer="o200k_base",
     )
-    check_window(small_gold, gold_backend, request)  # gold's plain prompt fits
+    plan_run(request).model(small_gold, gold_backend)  # gold's plain prompt fits
     with pytest.raises(UserInputError) as refused:
-        check_window(verbose, verbose_backend, request)
+        plan_run(request).model(verbose, verbose_backend)
     message = str(refused.value)
     assert "window of 1024 tokens" in message and f"takes {framing} tokens" in message
     assert f"more than the {TEMPLATE_ALLOWANCE}" in message and "--truncate" in message
     assert f"up to {length + TEMPLATE_ALLOWANCE - framing} tokens" in message
 
     truncating = dataclasses.replace(request, truncate=True)
-    (gold_item,) = plan_items(truncating, small_gold, gold_backend)
-    (cut_item,) = plan_items(truncating, verbose, verbose_backend)
+    (gold_item,) = list(plan_run(truncating).model(small_gold, gold_backend).items())
+    (cut_item,) = list(plan_run(truncating).model(verbose, verbose_backend).items())
     assert gold_item.truncate_to is None  # gold reads the shared example as it is
     assert cut_item.example_id.startswith(gold_item.example_id + "-t")
     assert cut_item.truncate_to is not None
@@ -230,7 +230,7 @@ def test_lifbench_counts_with_its_papers_tokenizer_unless_the_run_names_one(
         request = RunRequest([chat], tasks, [3072], n=1, tokenizer=tokenizer)
         return {
             i.task.name: str(i.tokenizer and i.tokenizer.name)
-            for i in plan_items(request, chat, backend)
+            for i in plan_run(request).model(chat, backend).items()
         }
 
     assert counted_with(None) == {"niah_single_1": own, "lifbench_single_query_id": "o200k_base"}

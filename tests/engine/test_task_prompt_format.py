@@ -22,7 +22,7 @@ from lctui.backends import load_backend
 from lctui.core.errors import UserInputError
 from lctui.core.types import ModelSpec
 from lctui.engine import Engine, RunOutcome, RunRequest
-from lctui.engine.plan import check_window, plan_items
+from lctui.engine.plan import plan_run
 from lctui.store import open_store
 from lctui.tasks import all_tasks, select_tasks
 
@@ -113,14 +113,14 @@ def test_the_window_counts_the_framing_of_the_tasks_own_format(
     spec = tiny(checkpoints["verbose"], window=1024)
     backend = load_backend(spec)
     fits = RunRequest(models=[spec], tasks=select_tasks("json_kv"), lengths=[1024], n=1)
-    check_window(spec, backend, fits)
-    [item] = plan_items(fits, spec, backend)
+    plan_run(fits).model(spec, backend)
+    [item] = list(plan_run(fits).model(spec, backend).items())
     assert item.config.prompt_format == "plain" and item.truncate_to is None
     chat = RunRequest(models=[spec], tasks=select_tasks("niah_single_1"), lengths=[1024], n=1)
     with pytest.raises(UserInputError, match="niah_single_1"):
-        check_window(spec, backend, chat)
+        plan_run(chat).model(spec, backend)
     forced = RunRequest(
         models=[spec], tasks=select_tasks("json_kv"), lengths=[1024], n=1, prompt_format="chat"
     )
     with pytest.raises(UserInputError, match="json_kv"):
-        check_window(spec, backend, forced)
+        plan_run(forced).model(spec, backend)

@@ -18,7 +18,7 @@ import pytest
 from lctui.backends import load_backend, resolve_model
 from lctui.cli import main
 from lctui.engine import RunRequest
-from lctui.engine.plan import plan_items
+from lctui.engine.plan import plan_run
 from lctui.resources import sample_runs_dir
 from lctui.store import open_store
 from lctui.store.transfer import import_parquet
@@ -40,7 +40,7 @@ def test_a_new_run_of_the_recording_command_skips_the_sample_runs(
     request = RunRequest([spec], select_tasks(TASKS), LENGTHS, n=N, seed=SEED)
     backend = load_backend(spec)
     try:
-        items = plan_items(request, spec, backend)
+        items = list(plan_run(request).model(spec, backend).items())
         tokenizer, fingerprint = backend.tokenizer.name, backend.fingerprint
     finally:
         asyncio.run(backend.close())

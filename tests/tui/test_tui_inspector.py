@@ -27,7 +27,7 @@ from lctui.cli import main as cli_main
 from lctui.core.paths import exports_dir
 from lctui.core.types import Example, Generation, GenerationStatus, Span
 from lctui.engine import Engine, RunRequest
-from lctui.engine.plan import plan_items
+from lctui.engine.plan import plan_run
 from lctui.scoring import error_score, score_example, score_relation
 from lctui.store import open_store
 from lctui.store.transfer import import_parquet
@@ -415,7 +415,7 @@ async def test_rerun_requests_reproduce_the_example(
         assert [m.name for m in request.models] == ["gold"] and request.n == 1
         assert request.lengths == [2048] and request.seed == 0
         spec = request.models[0]
-        (item,) = plan_items(request, spec, load_backend(spec, request.tokenizer))
+        (item,) = list(plan_run(request).model(spec, load_backend(spec, request.tokenizer)).items())
         assert item.example_id == record.example_id
         stored_key = fetch_one(app, "SELECT gen_key FROM generations WHERE generation_id = ?", [ok])
         assert item.gen_key == stored_key  # so the engine would skip or retry that very key

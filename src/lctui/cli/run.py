@@ -46,7 +46,7 @@ from lctui.core.run_record import CANCELLED, FAILED, STARTING, WAITING, RunRecor
 from lctui.core.types import ModelSpec
 from lctui.engine import Engine, RunOutcome, RunRequest
 from lctui.engine.detach import detached_identity, spawn_detached
-from lctui.engine.plan import check_tokenizer_choice
+from lctui.engine.plan import RunPlan, check_tokenizer_choice, plan_run
 from lctui.engine.publish import EventPublisher
 from lctui.engine.published_run import new_record, run_published
 from lctui.scoring.versions import current_versions
@@ -127,11 +127,11 @@ def cmd_run(args: argparse.Namespace) -> int:
             judge=judge,
             judge_batch=args.judge_batch,
         )
-    check_tokenizer_choice(args.tokenizer)  # before loading any model
-    if request.reference_tokenizer:
+    plan = plan_run(request)  # the one reading of the request: the engine runs this plan
+    if plan.reference_tokenizer:
         from lctui.tasks.tokenizers import reference_tokenizer
 
-        reference_tokenizer(request.reference_tokenizer)  # its vocabulary, before any model
+        reference_tokenizer(plan.reference_tokenizer)  # its vocabulary, before any model
     publisher = run_publisher(argv, db)
     # Shared: the file is held only during each flush, so the TUI can browse it meanwhile.
     try:
@@ -147,7 +147,7 @@ def cmd_run(args: argparse.Namespace) -> int:
             f"[bold]lctui run[/]: {len(models)} model(s) x {len(tasks)} task(s) x "
             f"{len(lengths)} length(s) x {each} -> {data(db)}"
         )
-        for line in [*notes, *tokenizer_notes(request)]:
+        for line in [*notes, *tokenizer_notes(plan)]:
             console.print(data(line))
         for line in left_out:
             console.print(f"[yellow]{data(line)}[/]", markup=True, highlight=False)
@@ -164,7 +164,7 @@ def cmd_run(args: argparse.Namespace) -> int:
                     f"starting the vLLM server of {data(spec.name)} (minutes on a CPU; its log is "
                     "in the data folder's servers/ directory) ..."
                 )
-        outcome = _execute(request, store, console, publisher)
+        outcome = _execute(plan, store, console, publisher)
         _report(outcome, request, store, console, db)
     except BaseException:
         # Rows the run could not write fail this close too; the run's error says so.
@@ -254,22 +254,23 @@ def _open_run_store(db: Path, publisher: EventPublisher) -> Store:
         signal.signal(signal.SIGTERM, previous)
 
 
-def tokenizer_notes(request: RunRequest) -> list[str]:
+def tokenizer_notes(plan: RunPlan) -> list[str]:
     """What the examples count with by default (said, as it is not asked): the shared
     tokenizer of several models, or which tasks count with their paper's."""
+    request = plan.request
     if request.tokenizer is not None or request.examples:
         return []
-    if request.counts_with is not None:
+    if plan.counts_with is not None:
         return [
-            f"{len(request.models)} models: every example counts with {request.counts_with}, "
+            f"{len(request.models)} models: every example counts with {plan.counts_with}, "
             "so they read the same examples and pair in `lctui compare` (--tokenizer model: "
             "each model builds its own examples with its own tokenizer, and nothing pairs "
             "across models)"
         ]
     by_tokenizer: dict[str, list[str]] = {}
-    for task in request.tasks:
-        if task.paper_tokenizer:
-            by_tokenizer.setdefault(task.paper_tokenizer, []).append(task.name)
+    for task, counts_with in plan.tasks:
+        if counts_with:
+            by_tokenizer.setdefault(counts_with, []).append(task.name)
     return [
         f"{len(names)} task(s) ({', '.join(names[:3])}{', ...' if len(names) > 3 else ''}) "
         f"count with {name}, as their paper does (--tokenizer model: each model's own)"
@@ -298,7 +299,7 @@ def run_publisher(argv: Sequence[str], db: Path) -> EventPublisher:
 
 
 def _execute(
-    request: RunRequest, store: Store, console: Console, publisher: EventPublisher
+    plan: RunPlan, store: Store, console: Console, publisher: EventPublisher
 ) -> RunOutcome:
     with RichProgressSink(console) as sink:
         engine = Engine(store, load_backend, fan_out(sink, publisher))
@@ -313,7 +314,7 @@ def _execute(
             console.print(f"[yellow]{data(line)}[/]")
 
         try:
-            return asyncio.run(run_published(engine, request, publisher, say))
+            return asyncio.run(run_published(engine, plan, publisher, say))
         except KeyboardInterrupt:
             # Interrupted before the engine could take over (while loading a model).
             return RunOutcome(None, 0, 0, 0, 0, True)

@@ -1,35 +1,40 @@
-"""What a run will do: the work items (model x task x length x index) and their keys.
+"""What a run will do, read once from its request (`plan_run`): the cells (model x task
+x length) and their counts, what each task's examples count with, and per model
+(`RunPlan.model`, once its backend is loaded) the budgets, the window check and the
+keys of its work items (model x task x length x index).
 
 Keys are computed without building any example (ids are hashes of the inputs), so
 resuming a 128K run skips stored work before paying for a single haystack. Items are
-planned lazily (`iter_items`, a generator): a run of any n starts at once and holds
-only the items it is about to do, while `planned_cells` counts them without planning.
+planned lazily (`ModelPlan.items`, a generator): a run of any n starts at once and holds
+only the items it is about to do, while `RunPlan.cells` counts them without planning.
 
 Every model that counts with the same tokenizer reads the same examples: an example
 reserves a fixed template allowance (tasks.budget.TEMPLATE_ALLOWANCE) instead of the
 model's own framing, so its id names no model. A run of several models that names no
 tokenizer counts every example with `SHARED_TOKENIZER`, so that its models read the
 same examples and their results pair (`RunRequest.counts_with`). The window is
-checked per model: its prompt plus answer take `length - allowance + framing` tokens,
-where `framing` is what its template adds (backend.template_overhead).
+checked per model (engine/window.py): its prompt plus answer take
+`length - allowance + framing` tokens, where `framing` is what its template adds
+(backend.template_overhead).
 """
 
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Iterable, Iterator, Sequence
-from dataclasses import dataclass, field
+from collections.abc import Iterable, Iterator, Mapping, Sequence
+from dataclasses import dataclass, field, replace
 from itertools import islice
+from types import MappingProxyType
 
 from lctui.core.backend_settings import PROMPT_FORMAT
 from lctui.core.bounds import check_length, check_n, check_seed, check_temperature
 from lctui.core.errors import UserInputError
 from lctui.core.events import CellKey
 from lctui.core.hashing import stable_hash
-from lctui.core.lengths import format_length
 from lctui.core.protocols import Backend, Tokenizer
 from lctui.core.types import INPUT_TEMPERATURE, Example, GenerationConfig, ModelSpec
-from lctui.engine.framing import check_framed_run, framed_format
+from lctui.engine.framing import check_framed_run, check_framing, framed_format
+from lctui.engine.window import Fit, refuse_over_window, stored_length, truncation_limit
 from lctui.tasks import get_task
 from lctui.tasks.base import Task
 from lctui.tasks.budget import TEMPLATE_ALLOWANCE
@@ -81,6 +86,7 @@ class RunRequest:
                 f"unknown prompt format {self.prompt_format!r}: use one of "
                 f"{', '.join(PROMPT_FORMAT.choices)}"
             )
+        check_tokenizer_choice(self.tokenizer)
         check_framed_run(self.examples, self.prompt_format, self.truncate)
         check_n(self.n)
         check_seed(self.seed)
@@ -191,243 +197,232 @@ def check_tokenizer_choice(name: str | None) -> None:
         )
 
 
-def stored_length(example: Example) -> int:
-    """The budget a stored example fills: its prompt as counted plus its answer reserve
-    (its length, or less once truncated, so a truncated one is not cut again)."""
-    return example.prompt_tokens + example.max_new_tokens
-
-
-def window_need(length: int, allowance: int, framing: int) -> int:
-    """Tokens a model's prompt and answer reserve take for an example built at `length`
-    with `allowance` tokens reserved for the template, when its template takes `framing`."""
-    return length - allowance + framing
-
-
-@dataclass(frozen=True)
-class _Target:
-    """Something a model must fit: a length of a task, or a stored example."""
-
-    task: str
-    length: int
-    answer_prefix: str
-    allowance: int
-    answer_tokens: int
-    task_format: str  # Task.prompt_format
-    framed: str | None = None  # the one format of an example from an original's inputs
-
-
-def _targets(request: RunRequest) -> list[_Target]:
-    if request.examples:
-        return [
-            _Target(
-                e.task,
-                stored_length(e),
-                e.answer_prefix,
-                e.template_overhead,
-                e.max_new_tokens,
-                _task_of(e.task, request.tasks).prompt_format,
-                framed_format(e),
-            )
-            for e in request.examples
-        ]
-    return [
-        _Target(t.name, n, t.answer_prefix, TEMPLATE_ALLOWANCE, t.answer_tokens(n), t.prompt_format)
-        for t in request.tasks
-        for n in request.lengths
-    ]
-
-
-def check_window(spec: ModelSpec, backend: Backend, request: RunRequest) -> None:
-    """Refuse what does not fit the model's window, unless truncation was asked for.
-
-    An example reserves `allowance` tokens for the template; the model's own takes
-    `framing`, so at `length` its prompt and answer need `length - allowance + framing`.
-    """
-    if request.truncate:
-        return
-    window = backend.max_context
-    over: dict[int, int] = {}  # length -> the most it needs there
-    largest_fit: int | None = None
-    framing_over: tuple[str, int, int] | None = None  # a task whose framing > its allowance
-    framed = False  # an example from an original's inputs is over: it is never cut
-    for target in _targets(request):
-        fmt = target.framed or _format_of(spec, target.task_format, request.prompt_format)
-        framing = backend.template_overhead(target.answer_prefix, fmt)
-        need = window_need(target.length, target.allowance, framing)
-        if need <= window:
-            continue
-        over[target.length] = max(need, over.get(target.length, 0))
-        framed = framed or target.framed is not None
-        fit = window + target.allowance - framing
-        largest_fit = fit if largest_fit is None else min(largest_fit, fit)
-        if framing > target.allowance and framing_over is None:
-            framing_over = (target.task, framing, target.allowance)
-    if not over:
-        return
-    shown = ", ".join(
-        f"{format_length(n)} (prompt and answer: {need} tokens)" for n, need in sorted(over.items())
-    )
-    why = ""
-    if framing_over is not None:
-        task, framing, allowance = framing_over
-        why = (
-            f" Its prompt template takes {framing} tokens ({task}), more than the {allowance} "
-            "every example reserves for one, so a length needs that much more room."
-        )
-    head = (
-        f"model {spec.name} has a window of {window} tokens ({format_length(window)}); "
-        f"the length(s) {shown} do not fit.{why}"
-    )
-    if framed:
-        raise UserInputError(
-            f"{head} Examples from an original's inputs run as they are (their prompt "
-            "counted as the original counts it): choose a model with a larger window, or "
-            f"inputs made for lengths up to {largest_fit} tokens."
-        )
-    raise UserInputError(
-        f"{head} Choose lengths up to {largest_fit} tokens, "
-        "or pass --truncate to cut the end of each context to fit (recorded per example)."
-    )
-
-
-def truncation_limit(
-    backend: Backend, length: int, allowance: int, framing: int, answer_tokens: int
-) -> int | None:
-    """The limit on an example's prompt_tokens (user text + allowance) that makes the
-    model's prompt (user text + framing) and answer fit its window; None when it fits."""
-    if window_need(length, allowance, framing) <= backend.max_context:
-        return None
-    return backend.max_context - answer_tokens - framing + allowance
-
-
 # Items grouped by context at a time: every item of a realistic run (a LIFBench set of
 # 11 tasks x 6 lengths x 50 indices is 3,300) shares one window, so a context's
 # questions still come back to back; a run of millions streams in windows.
 PLAN_WINDOW = 4096
 
 
-def plan_items(request: RunRequest, spec: ModelSpec, backend: Backend) -> list[WorkItem]:
-    """Every work item of one model, in order (`iter_items`, all at once)."""
-    return list(iter_items(request, spec, backend))
+@dataclass(frozen=True)
+class CellPlan:
+    """A task at a length on one model: what every item of its cell shares."""
+
+    cell: CellKey
+    task: Task
+    length: int
+    config: GenerationConfig
+    config_hash: str
+    truncate_to: int | None
+    counts_with: str | None  # the reference tokenizer its examples count with; None: the model's
 
 
-def iter_items(request: RunRequest, spec: ModelSpec, backend: Backend) -> Iterator[WorkItem]:
-    """The work items of one model, in the order they should run, planned lazily.
+@dataclass(frozen=True)
+class ModelPlan:
+    """One model's part of a run: its cells (or the stored examples it reruns), their
+    budgets and keys. Its items come lazily (`items`), so a run of any n starts at once."""
 
-    Examples that share a context (Task.context_key: all LIFBench instructions over one
-    list or document) come back to back, across tasks, so a server's prefix cache hits;
-    otherwise tasks come in the order asked and, within a task, lengths ascend.
-    """
-    items: Iterable[WorkItem] = (
-        _prebuilt_items(request, spec, backend)
-        if request.examples
-        else _built_items(request, spec, backend)
-    )
-    for window in _windows(items, PLAN_WINDOW):
-        yield from group_by_context(window)
+    spec: ModelSpec
+    backend: Backend
+    seed: int
+    indices: Sequence[int]
+    cells: tuple[CellPlan, ...] = ()
+    stored: tuple[WorkItem, ...] = ()  # the items of stored examples, run as they are
 
+    def items(self) -> Iterator[WorkItem]:
+        """The work items in the order they should run.
 
-def planned_cells(request: RunRequest, spec: ModelSpec) -> dict[CellKey, int]:
-    """How many work items `iter_items` gives per cell, without planning them."""
-    if request.examples:
-        return dict(Counter(CellKey(spec.name, e.task, e.length) for e in request.examples))
-    per_cell = len(request.example_indices())
-    return {
-        CellKey(spec.name, task.name, length): per_cell
-        for task in request.tasks
-        for length in request.lengths
-    }
+        Examples that share a context (Task.context_key: all LIFBench instructions over
+        one list or document) come back to back, across tasks, so a server's prefix
+        cache hits; otherwise tasks come in the order asked and, within a task, lengths
+        ascend.
+        """
+        items: Iterable[WorkItem] = self.stored if self.stored else self._built()
+        for window in _windows(items, PLAN_WINDOW):
+            yield from group_by_context(window)
 
-
-def _windows(items: Iterable[WorkItem], size: int) -> Iterator[list[WorkItem]]:
-    iterator = iter(items)
-    while window := list(islice(iterator, size)):
-        yield window
-
-
-def _built_items(request: RunRequest, spec: ModelSpec, backend: Backend) -> Iterator[WorkItem]:
-    for task in request.tasks:
-        fmt = prompt_format(spec, task, request.prompt_format)
-        framing = backend.template_overhead(task.answer_prefix, fmt)
-        name = counting_tokenizer(request.counts_with, task)
-        tokenizer = reference_tokenizer(name) if name else backend.tokenizer
-        for length in request.lengths:
-            config = generation_config(
-                spec, task, request.temperature, length, request.prompt_format
-            )
-            config_hash = stable_hash(config.as_dict())
-            truncate_to = truncation_limit(
-                backend, length, TEMPLATE_ALLOWANCE, framing, config.max_new_tokens
-            )
-            for index in request.example_indices():
-                example_id = task.example_id(length, request.seed, index, tokenizer.name)
-                if truncate_to is not None:
-                    example_id = f"{example_id}-t{truncate_to}"
+    def _built(self) -> Iterator[WorkItem]:
+        tokenizers: dict[str | None, Tokenizer] = {}
+        for plan in self.cells:
+            name = plan.counts_with
+            if name not in tokenizers:  # loaded when its first item is planned
+                tokenizers[name] = reference_tokenizer(name) if name else self.backend.tokenizer
+            tokenizer = tokenizers[name]
+            for index in self.indices:
+                example_id = plan.task.example_id(plan.length, self.seed, index, tokenizer.name)
+                if plan.truncate_to is not None:
+                    example_id = f"{example_id}-t{plan.truncate_to}"
                 yield WorkItem(
-                    cell=CellKey(spec.name, task.name, length),
-                    model=spec,
-                    task=task,
-                    length=length,
-                    seed=request.seed,
+                    cell=plan.cell,
+                    model=self.spec,
+                    task=plan.task,
+                    length=plan.length,
+                    seed=self.seed,
                     index=index,
                     example_id=example_id,
-                    gen_key=generation_key(backend.fingerprint, example_id, config_hash),
-                    config=config,
-                    config_hash=config_hash,
-                    build_length=length,
-                    truncate_to=truncate_to,
-                    context_key=task.context_key(length, request.seed, index, tokenizer.name),
+                    gen_key=generation_key(self.backend.fingerprint, example_id, plan.config_hash),
+                    config=plan.config,
+                    config_hash=plan.config_hash,
+                    build_length=plan.length,
+                    truncate_to=plan.truncate_to,
+                    context_key=plan.task.context_key(
+                        plan.length, self.seed, index, tokenizer.name
+                    ),
                     tokenizer=tokenizer,
                 )
 
 
-def _prebuilt_items(request: RunRequest, spec: ModelSpec, backend: Backend) -> list[WorkItem]:
-    """Work items for stored examples: their ids are the stored ones (so their keys are
-    those of the original generations on the same model), and nothing is rebuilt."""
-    items: list[WorkItem] = []
-    for example in request.examples:
+@dataclass(frozen=True)
+class RunPlan:
+    """A request read once (`plan_run`): what its examples count with, its cells and
+    how many items each holds; each model's part (`model`) once its backend is loaded.
+    The CLI's notes, the engine and its progress read it, never the request's rules."""
+
+    request: RunRequest
+    counts_with: str | None  # the run's tokenizer choice, its default resolved
+    reference_tokenizer: str | None  # the whole run's reference tokenizer (gold's too)
+    tasks: tuple[tuple[Task, str | None], ...]  # each task with what its examples count with
+    cells: Mapping[CellKey, int]  # work items per cell, every model's
+
+    @property
+    def planned(self) -> int:
+        return sum(self.cells.values())
+
+    def model(self, spec: ModelSpec, backend: Backend) -> ModelPlan:
+        """The part of `spec` on its loaded backend: its budgets and keys, after the
+        window and the framing are checked (refused with why before any generation)."""
+        request = self.request
+        check_framing(spec, backend, request.examples)  # before the window counts it
+        if request.examples:
+            stored = [self._stored_item(spec, backend, e) for e in request.examples]
+            fits = [fit for _, fit in stored]
+        else:
+            cells = [
+                (task, counts_with, length, self._fit(spec, backend, task, length))
+                for task, counts_with in self.tasks
+                for length in request.lengths
+            ]
+            fits = [fit for *_, fit in cells]
+        if not request.truncate:
+            refuse_over_window(spec.name, backend.max_context, fits)
+        if request.examples:
+            items = tuple(self._truncated(item, fit, backend) for item, fit in stored)
+            return ModelPlan(spec, backend, request.seed, (), stored=items)
+        planned = []
+        for task, counts_with, length, fit in cells:
+            config = generation_config(
+                spec, task, request.temperature, length, request.prompt_format
+            )
+            planned.append(
+                CellPlan(
+                    CellKey(spec.name, task.name, length),
+                    task,
+                    length,
+                    config,
+                    stable_hash(config.as_dict()),
+                    truncation_limit(backend.max_context, fit),
+                    counts_with,
+                )
+            )
+        return ModelPlan(spec, backend, request.seed, request.example_indices(), tuple(planned))
+
+    def _fit(self, spec: ModelSpec, backend: Backend, task: Task, length: int) -> Fit:
+        fmt = prompt_format(spec, task, self.request.prompt_format)
+        framing = backend.template_overhead(task.answer_prefix, fmt)
+        return Fit(task.name, length, TEMPLATE_ALLOWANCE, framing, task.answer_tokens(length))
+
+    def _stored_item(
+        self, spec: ModelSpec, backend: Backend, example: Example
+    ) -> tuple[WorkItem, Fit]:
+        """A stored example's item (its id the stored one, so its key is that of the
+        original generation on the same model; nothing is rebuilt) and what it must fit."""
+        request = self.request
         task = _task_of(example.task, request.tasks)
-        fmt = framed_format(example) or prompt_format(spec, task, request.prompt_format)
+        framed = framed_format(example)
+        fmt = framed or prompt_format(spec, task, request.prompt_format)
         config = GenerationConfig(
             max_new_tokens=example.max_new_tokens,
             temperature=example_temperature(example, task, request.temperature),
             prompt_format=fmt,
         )
         config_hash = stable_hash(config.as_dict())
-        framing = backend.template_overhead(example.answer_prefix, fmt)
-        truncate_to = truncation_limit(
-            backend,
+        fit = Fit(
+            example.task,
             stored_length(example),
             example.template_overhead,
-            framing,
+            backend.template_overhead(example.answer_prefix, fmt),
             example.max_new_tokens,
+            framed is not None,
         )
-        example_id, tokenizer = example.example_id, None
-        if truncate_to is not None:
-            example_id = f"{example_id}-t{truncate_to}"
-            tokenizer = _tokenizer_named(example.tokenizer, backend)
-        items.append(
-            WorkItem(
-                cell=CellKey(spec.name, example.task, example.length),
-                model=spec,
-                task=task,
-                length=example.length,
-                seed=example.seed,
-                index=example.index,
-                example_id=example_id,
-                gen_key=generation_key(backend.fingerprint, example_id, config_hash),
-                config=config,
-                config_hash=config_hash,
-                build_length=example.length,
-                truncate_to=truncate_to,
-                context_key=task.context_key(
-                    example.length, example.seed, example.index, example.tokenizer
-                ),
-                tokenizer=tokenizer,
-                prebuilt=example,
-            )
+        item = WorkItem(
+            cell=CellKey(spec.name, example.task, example.length),
+            model=spec,
+            task=task,
+            length=example.length,
+            seed=example.seed,
+            index=example.index,
+            example_id=example.example_id,
+            gen_key=generation_key(backend.fingerprint, example.example_id, config_hash),
+            config=config,
+            config_hash=config_hash,
+            build_length=example.length,
+            truncate_to=None,
+            context_key=task.context_key(
+                example.length, example.seed, example.index, example.tokenizer
+            ),
+            prebuilt=example,
         )
-    return items
+        return item, fit
+
+    @staticmethod
+    def _truncated(item: WorkItem, fit: Fit, backend: Backend) -> WorkItem:
+        """A stored example's item cut to the window where it is over (asked for)."""
+        truncate_to = truncation_limit(backend.max_context, fit)
+        if truncate_to is None:
+            return item
+        assert item.prebuilt is not None
+        example_id = f"{item.example_id}-t{truncate_to}"
+        return replace(
+            item,
+            example_id=example_id,
+            gen_key=generation_key(backend.fingerprint, example_id, item.config_hash),
+            truncate_to=truncate_to,
+            tokenizer=_tokenizer_named(item.prebuilt.tokenizer, backend),
+        )
+
+
+def plan_run(request: RunRequest) -> RunPlan:
+    """The plan of `request`: the one place its tokenizer, cells and counts are worked
+    out (each model's budgets and keys: RunPlan.model, once its backend is loaded)."""
+    counts_with = request.counts_with
+    if request.examples:
+        cells = Counter(
+            CellKey(spec.name, e.task, e.length)
+            for spec in request.models
+            for e in request.examples
+        )
+    else:
+        per_cell = len(request.example_indices())
+        cells = Counter(
+            {
+                CellKey(spec.name, task.name, length): per_cell
+                for spec in request.models
+                for task in request.tasks
+                for length in request.lengths
+            }
+        )
+    return RunPlan(
+        request=request,
+        counts_with=counts_with,
+        reference_tokenizer=request.reference_tokenizer,
+        tasks=tuple((task, counting_tokenizer(counts_with, task)) for task in request.tasks),
+        cells=MappingProxyType(dict(cells)),
+    )
+
+
+def _windows(items: Iterable[WorkItem], size: int) -> Iterator[list[WorkItem]]:
+    iterator = iter(items)
+    while window := list(islice(iterator, size)):
+        yield window
 
 
 def _task_of(name: str, tasks: Sequence[Task]) -> Task:

@@ -26,7 +26,7 @@ from lctui.core.run_record import (
     new_run_id,
     socket_path,
 )
-from lctui.engine.plan import RunRequest
+from lctui.engine.plan import RunPlan, RunRequest
 from lctui.engine.publish import EventPublisher
 from lctui.engine.runner import Engine, RunOutcome
 from lctui.store.db import MEMORY
@@ -55,15 +55,16 @@ def new_record(
 
 async def run_published(
     engine: Engine,
-    request: RunRequest,
+    run: RunRequest | RunPlan,
     publisher: EventPublisher,
     say: Callable[[str], None] = lambda line: None,
 ) -> RunOutcome:
-    """Run `request` on `engine` (whose sink includes `publisher`) while publishing it.
+    """Run a request (or its plan) on `engine` (whose sink includes `publisher`) while
+    publishing it.
 
     A socket that cannot be made is said (`say`) and the run goes on unpublished.
     """
-    task = asyncio.ensure_future(engine.run(request, run_id=publisher.record.run_id))
+    task = asyncio.ensure_future(engine.run(run, run_id=publisher.record.run_id))
 
     def control(op: str) -> None:
         if op == "pause":

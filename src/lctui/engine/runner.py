@@ -53,10 +53,9 @@ from lctui.core.types import (
 from lctui.engine import flushing
 from lctui.engine.flushing import BacklogLimits, RunFlusher
 from lctui.engine.follow_up import read_answer
-from lctui.engine.framing import check_framing
 from lctui.engine.judging import Judging
 from lctui.engine.offloop import SCORING_LIMIT_S, run_in_thread
-from lctui.engine.plan import RunRequest, WorkItem, check_window, iter_items, planned_cells
+from lctui.engine.plan import RunPlan, RunRequest, WorkItem, plan_run
 from lctui.engine.servers import ServerWatch
 from lctui.engine.todo import TodoStream
 from lctui.scoring import error_score, score_example, score_failed_output
@@ -150,19 +149,20 @@ class Engine:
             self._paused.set()
             self._sink(RunPaused(False))
 
-    async def run(self, request: RunRequest, *, run_id: str | None = None) -> RunOutcome:
-        """Run `request` to its end (or until cancelled). `run_id`: the id to give the
-        run, when its caller has already named it (a published run's record); a new
-        one otherwise. A run with nothing to do takes none (RunOutcome.run_id None)."""
+    async def run(self, run: RunRequest | RunPlan, *, run_id: str | None = None) -> RunOutcome:
+        """Run a request to its end (or until cancelled), planned once (`plan_run`)
+        unless its caller has planned it. `run_id`: the id to give the run, when its
+        caller has already named it (a published run's record); a new one otherwise.
+        A run with nothing to do takes none (RunOutcome.run_id None)."""
+        plan = run if isinstance(run, RunPlan) else plan_run(run)
+        request = plan.request
         self._judging = (
             Judging(request.judge, self._load_backend, self._store, batch=request.judge_batch)
             if request.judge is not None
             else None
         )
-        models = await self._prepare(request)
-        planned = Counter[CellKey]()
-        for m in models:
-            planned.update(planned_cells(request, m.spec))
+        models = await self._prepare(plan)
+        planned = plan.cells
         # Plan until some model has an item to do; a run with none is not started.
         try:
             started_any = [await m.todo.has_work() for m in models]
@@ -281,22 +281,23 @@ class Engine:
         loads = {m.spec.name: round(m.load_s, 3) for m in models}
         self._store.start_run(run_id, {**command, RUN_TIMING: run_timing(loads)})
 
-    async def _prepare(self, request: RunRequest) -> list[_Model]:
-        """Load every backend and check every length before any generation starts."""
+    async def _prepare(self, plan: RunPlan) -> list[_Model]:
+        """Load every backend and plan its part (its lengths checked against its
+        window) before any generation starts."""
+        request = plan.request
         models: list[_Model] = []
         loaded: list[Backend] = []  # closed again if a later model or length is refused
         try:
             for spec in request.models:
                 loading = time.monotonic()
                 backend = await asyncio.to_thread(
-                    self._load_backend, spec, request.reference_tokenizer
+                    self._load_backend, spec, plan.reference_tokenizer
                 )
                 load_s = time.monotonic() - loading
                 loaded.append(backend)
-                check_framing(spec, backend, request.examples)  # before the window counts it
-                check_window(spec, backend, request)
+                part = plan.model(spec, backend)
                 stored = None if request.retry_stored else self._store.stored_keys
-                todo = TodoStream(iter_items(request, spec, backend), stored, self._check_stalled)
+                todo = TodoStream(part.items(), stored, self._check_stalled)
                 models.append(_Model(spec, backend, todo, load_s))
         except BaseException:
             await _close_all(loaded)
