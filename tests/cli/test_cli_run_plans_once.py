@@ -46,7 +46,7 @@ def test_one_lctui_run_reads_its_request_into_a_plan_once(tmp_path: Path) -> Non
         code = main([*argv, "--n", "3", "--db", str(db)])
     finally:
         sys.setprofile(None)
-        threading.setprofile(None)  # type: ignore[arg-type]
+        threading.setprofile(None)
     assert code == 0
     with open_store(db, read_only=True) as store:
         assert store.cursor().execute("SELECT count(*) FROM generations").fetchone() == (12,)

@@ -1,6 +1,6 @@
 """A model's work items still to do, planned as the run goes.
 
-Items come from `plan.iter_items` (a generator) a chunk at a time; each chunk is
+Items come from `ModelPlan.items` (engine/plan.py) a chunk at a time; each chunk is
 planned and its keys checked against the store in a worker thread, stored keys are
 skipped and counted, and the rest wait in a short queue. So a run of any n starts at
 once, holds a chunk of items at most, and says what it skipped as it finds it.
