@@ -289,46 +289,48 @@ class RunPlan:
 
     def model(self, spec: ModelSpec, backend: Backend) -> ModelPlan:
         """The part of `spec` on its loaded backend: its budgets and keys, after the
-        window and the framing are checked (refused with why before any generation)."""
-        request = self.request
-        check_framing(spec, backend, request.examples)  # before the window counts it
-        if request.examples:
-            stored = [self._stored_item(spec, backend, e) for e in request.examples]
-            fits = [fit for _, fit in stored]
-        else:
-            cells = [
-                (task, counts_with, length, self._fit(spec, backend, task, length))
-                for task, counts_with in self.tasks
-                for length in request.lengths
-            ]
-            fits = [fit for *_, fit in cells]
-        if not request.truncate:
-            refuse_over_window(spec.name, backend.max_context, fits)
-        if request.examples:
-            items = tuple(self._truncated(item, fit, backend) for item, fit in stored)
-            return ModelPlan(spec, backend, request.seed, (), stored=items)
-        planned = []
-        for task, counts_with, length, fit in cells:
-            config = generation_config(
-                spec, task, request.temperature, length, request.prompt_format
-            )
-            planned.append(
-                CellPlan(
-                    CellKey(spec.name, task.name, length),
-                    task,
-                    length,
-                    config,
-                    stable_hash(config.as_dict()),
-                    truncation_limit(backend.max_context, fit),
-                    counts_with,
-                )
-            )
-        return ModelPlan(spec, backend, request.seed, request.example_indices(), tuple(planned))
+        framing and the window are checked (refused with why before any generation)."""
+        check_framing(spec, backend, self.request.examples)  # before the window counts it
+        if self.request.examples:
+            return self._stored_part(spec, backend)
+        return self._built_part(spec, backend)
 
-    def _fit(self, spec: ModelSpec, backend: Backend, task: Task, length: int) -> Fit:
-        fmt = prompt_format(spec, task, self.request.prompt_format)
-        framing = backend.template_overhead(task.answer_prefix, fmt)
-        return Fit(task.name, length, TEMPLATE_ALLOWANCE, framing, task.answer_tokens(length))
+    def _built_part(self, spec: ModelSpec, backend: Backend) -> ModelPlan:
+        request = self.request
+        cells: list[CellPlan] = []
+        fits: list[Fit] = []
+        for task, counts_with in self.tasks:
+            fmt = prompt_format(spec, task, request.prompt_format)
+            framing = backend.template_overhead(task.answer_prefix, fmt)
+            for length in request.lengths:
+                config = generation_config(
+                    spec, task, request.temperature, length, request.prompt_format
+                )
+                fit = Fit(task.name, length, TEMPLATE_ALLOWANCE, framing, config.max_new_tokens)
+                fits.append(fit)
+                cells.append(
+                    CellPlan(
+                        CellKey(spec.name, task.name, length),
+                        task,
+                        length,
+                        config,
+                        stable_hash(config.as_dict()),
+                        truncation_limit(backend.max_context, fit),
+                        counts_with,
+                    )
+                )
+        self._check_window(spec, backend, fits)
+        return ModelPlan(spec, backend, request.seed, request.example_indices(), tuple(cells))
+
+    def _stored_part(self, spec: ModelSpec, backend: Backend) -> ModelPlan:
+        stored = [self._stored_item(spec, backend, e) for e in self.request.examples]
+        self._check_window(spec, backend, [fit for _, fit in stored])
+        items = tuple(self._truncated(item, fit, backend) for item, fit in stored)
+        return ModelPlan(spec, backend, self.request.seed, (), stored=items)
+
+    def _check_window(self, spec: ModelSpec, backend: Backend, fits: Sequence[Fit]) -> None:
+        if not self.request.truncate:  # else what is over is cut (truncation_limit)
+            refuse_over_window(spec.name, backend.max_context, fits)
 
     def _stored_item(
         self, spec: ModelSpec, backend: Backend, example: Example
