@@ -283,10 +283,6 @@ class RunPlan:
     tasks: tuple[tuple[Task, str | None], ...]  # each task with what its examples count with
     cells: Mapping[CellKey, int]  # work items per cell, every model's
 
-    @property
-    def planned(self) -> int:
-        return sum(self.cells.values())
-
     def model(self, spec: ModelSpec, backend: Backend) -> ModelPlan:
         """The part of `spec` on its loaded backend: its budgets and keys, after the
         framing and the window are checked (refused with why before any generation)."""
