@@ -21,6 +21,7 @@ from __future__ import annotations
 import importlib
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
+from functools import cache
 from importlib.metadata import entry_points
 from typing import Any
 
@@ -99,6 +100,28 @@ class Importer:
     names_model: bool = True  # False: the files name their models (no --model)
 
 
+@dataclass(frozen=True)
+class SuiteScorer:
+    """A scorer a suite adds: examples whose metadata names `name` are scored by it."""
+
+    name: str
+    # The version of its rules, recorded on every score it makes (scoring/versions.py
+    # says when to bump it); declared here so that flagging older scores imports nothing.
+    version: int
+    load: Callable[[], Any]  # -> the scorer, (Example, output) -> Score; imported when first used
+
+
+@dataclass(frozen=True)
+class ExampleView:
+    """What the inspector adds for an example of one of the suite's scorers."""
+
+    # (the example's metadata, short) -> its facts for the header ("" for none);
+    # short: for a narrow header.
+    facts: Callable[[Mapping[str, Any], bool], str]
+    # an output -> the offsets of what its answer was read from (None: nothing)
+    answer_span: Callable[[str], tuple[int, int] | None]
+
+
 # (a Store or cursor, models or None for all, a run id or None for every result)
 ReportBuilder = Callable[[Any, Sequence[str] | None, str | None], SuiteReport | None]
 
@@ -116,6 +139,12 @@ class Suite:
     empty: str = ""  # why there is nothing to show and how to get some: "{db} holds no ..."
     aliases: tuple[str, ...] = ()  # other names `--suite` accepts
     importers: tuple[Importer, ...] = ()
+    # Its tasks (lctui.tasks.base.Task), imported when the task registry first asks.
+    tasks: Callable[[], Sequence[Any]] | None = None
+    scorers: tuple[SuiteScorer, ...] = ()
+    # Its datasets (lctui.tasks.catalog.Dataset) for `lctui data`, imported when asked.
+    datasets: Callable[[], Sequence[Any]] | None = None
+    example_view: ExampleView | None = None  # for examples scored by one of `scorers`
 
 
 _registered: dict[str, Suite] = {}
@@ -127,6 +156,7 @@ def register(suite: Suite) -> Suite:
     if known is not None and known is not suite:
         raise ValueError(f"two suites are named {suite.name!r}")
     _registered[suite.name] = suite
+    _by_scorer.cache_clear()
     return suite
 
 
@@ -163,6 +193,18 @@ def all_suites() -> list[Suite]:
     """Every suite, in `suite_names` order."""
     found = (_load(name) for name in suite_names())
     return [s for s in found if s is not None]
+
+
+def suite_of_scorer(scorer: object) -> Suite | None:
+    """The suite that adds the scorer named `scorer` (None: a generic scorer or none)."""
+    if not isinstance(scorer, str):
+        return None
+    return _by_scorer().get(scorer)
+
+
+@cache
+def _by_scorer() -> dict[str, Suite]:
+    return {s.name: suite for suite in all_suites() for s in suite.scorers}
 
 
 def _load(name: str) -> Suite | None:

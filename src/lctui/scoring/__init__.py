@@ -1,6 +1,8 @@
 """Scoring layer: turns (example, output) into a Score through a registry of named scorers.
 
-Examples name their scorer in `metadata["scorer"]` (default "recall"); suites register more.
+Examples name their scorer in `metadata["scorer"]` (default "recall"); suites register more:
+those below, and those a suite declares (`Suite.scorers`, core/suites.py), imported the
+first time an example names one.
 A scorer that fails on an output scores that output 0 (unparsed), see scoring/failure.py.
 Every score made here carries its scorer's version (scoring/versions.py: bump it with
 any change that can change a stored score).
@@ -8,6 +10,7 @@ any change that can change a stored score).
 
 from __future__ import annotations
 
+from lctui.core.suites import suite_of_scorer
 from lctui.core.types import Example, Score
 from lctui.scoring.base import Scorer, error_score
 from lctui.scoring.failure import SCORER_FAILURE, describe_failure, failed_output_score
@@ -28,8 +31,6 @@ from lctui.scoring.helmet_scorers import (
     score_helmet_rouge,
 )
 from lctui.scoring.lifeval.scorer import score_lifeval
-from lctui.scoring.longbench import SCORER as LONGBENCH_SCORER
-from lctui.scoring.longbench import score_longbench
 from lctui.scoring.recall import score_recall
 from lctui.scoring.relation import score_relation
 from lctui.scoring.versions import SCORER_VERSIONS, current_versions, with_version
@@ -63,13 +64,17 @@ register_scorer(ROUGE_SCORER, score_helmet_rouge)
 register_scorer(MC_SCORER, score_helmet_mc)
 register_scorer(ASQA_SCORER, score_helmet_alce_asqa)
 register_scorer(QAMPARI_SCORER, score_helmet_alce_qampari)
-register_scorer(LONGBENCH_SCORER, score_longbench)
 
 
 def scorer_of(example: Example) -> tuple[str, Scorer]:
     """(name, scorer) the example asks for; ValueError when none is registered under it."""
     name = example.metadata.get("scorer", DEFAULT_SCORER)
     scorer = SCORERS.get(name) if isinstance(name, str) else None
+    suite = suite_of_scorer(name) if scorer is None else None
+    if suite is not None:
+        for declared in suite.scorers:
+            register_scorer(declared.name, declared.load(), version=declared.version)
+        scorer = SCORERS.get(name)
     if scorer is None:
         raise ValueError(
             f"example {example.example_id} of task {example.task} asks for scorer {name!r}, "

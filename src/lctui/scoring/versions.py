@@ -20,13 +20,16 @@ History (newest last):
   ICL, long-QA ROUGE-L and InfiniteBench MC metrics (scoring/helmet*.py).
 - helmet_alce_asqa 1, helmet_alce_qampari 1: ALCE's answer correctness (str_em,
   qampari_rec_top5) as HELMET's citation tasks use it (scoring/helmet_alce.py).
-- longbench 1: LongBench v2's answer reading and accuracy (scoring/longbench.py).
+
+A suite's own scorers declare their versions with the suite (`SuiteScorer.version`,
+core/suites.py) and keep their history there.
 """
 
 from __future__ import annotations
 
 import dataclasses
 
+from lctui.core.suites import all_suites
 from lctui.core.types import Score, ScoreStatus
 
 # Keyed by the name a scorer writes into `Score.scorer` (the name it is registered
@@ -43,13 +46,14 @@ SCORER_VERSIONS: dict[str, int] = {
     "helmet_alce_asqa": 1,  # scoring/helmet_alce.py: ALCE's answer correctness
     "helmet_alce_qampari": 1,
     "alce_citations": 1,  # scoring/citations.py: ALCE's citation recall and precision
-    "longbench": 1,  # scoring/longbench.py: LongBench v2's answer reading and accuracy
 }
 
 
 def current_versions() -> dict[str, int]:
-    """A copy of the current version of every scorer, for queries that flag older ones."""
-    return dict(SCORER_VERSIONS)
+    """A copy of the current version of every scorer, those the suites declare included
+    (their modules are not imported), for queries that flag older ones."""
+    declared = {s.name: s.version for suite in all_suites() for s in suite.scorers}
+    return {**declared, **SCORER_VERSIONS}
 
 
 def with_version(score: Score, registered: str | None = None) -> Score:

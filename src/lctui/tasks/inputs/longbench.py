@@ -30,6 +30,21 @@ from typing import Any
 from lctui.core.errors import UserInputError
 from lctui.core.text import escape_unprintable
 from lctui.core.types import FOLLOW_UP, USER_MESSAGE, FollowUp, JSONValue
+from lctui.suites.longbench.tasks.data import (
+    DATA_FILE,
+    HUB_REPO,
+    HUB_REPO_RENAMED,
+    LongBenchRow,
+    read_longbench,
+)
+from lctui.suites.longbench.tasks.prompts import reference_answer
+from lctui.suites.longbench.tasks.task import (
+    ANSWER_TOKENS,
+    REASONING_TOKENS,
+    SCORER,
+    TEMPERATURE,
+    cut_metadata,
+)
 from lctui.tasks.bounded_read import within
 from lctui.tasks.inputs.base import InputFile, InputKind, InputRow, RowProblem
 from lctui.tasks.inputs.longbench_checkout import (
@@ -43,21 +58,6 @@ from lctui.tasks.inputs.longbench_checkout import (
     PromptCut,
     fill,
     read_checkout,
-)
-from lctui.tasks.longbench.data import (
-    DATA_FILE,
-    HUB_REPO,
-    HUB_REPO_RENAMED,
-    LongBenchRow,
-    read_longbench,
-)
-from lctui.tasks.longbench.prompts import reference_answer
-from lctui.tasks.longbench.task import (
-    ANSWER_TOKENS,
-    REASONING_TOKENS,
-    SCORER,
-    TEMPERATURE,
-    cut_metadata,
 )
 
 # Tokens a second call's reasoning may take beyond its budget once decoded and counted
