@@ -10,6 +10,8 @@ any change that can change a stored score).
 
 from __future__ import annotations
 
+import threading
+
 from lctui.core.suites import suite_of_scorer
 from lctui.core.types import Example, Score
 from lctui.scoring.base import Scorer, error_score
@@ -70,17 +72,30 @@ def scorer_of(example: Example) -> tuple[str, Scorer]:
     """(name, scorer) the example asks for; ValueError when none is registered under it."""
     name = example.metadata.get("scorer", DEFAULT_SCORER)
     scorer = SCORERS.get(name) if isinstance(name, str) else None
-    suite = suite_of_scorer(name) if scorer is None else None
-    if suite is not None:
-        for declared in suite.scorers:
-            register_scorer(declared.name, declared.load(), version=declared.version)
-        scorer = SCORERS.get(name)
+    if scorer is None:
+        scorer = _suite_scorer(name)
     if scorer is None:
         raise ValueError(
             f"example {example.example_id} of task {example.task} asks for scorer {name!r}, "
             f"which is not registered; known scorers: {', '.join(sorted(SCORERS))}"
         )
     return name, scorer
+
+
+_loading = threading.Lock()
+
+
+def _suite_scorer(name: object) -> Scorer | None:
+    """The scorer `name` a suite declares, registered with its version on first use
+    (once, whichever scoring thread asks first)."""
+    suite = suite_of_scorer(name)
+    if suite is None:
+        return None
+    with _loading:
+        for declared in suite.scorers:
+            if declared.name not in SCORERS:
+                register_scorer(declared.name, declared.load(), version=declared.version)
+    return SCORERS.get(str(name))
 
 
 def score_example(example: Example, output: str) -> Score:
