@@ -41,6 +41,16 @@ NARROW = {"length": "len"}  # headings a terminal table shortens: eleven columns
 
 
 @dataclass(frozen=True)
+class RowCell:
+    """The results a row of a report summarises: one model's answers to one task at one
+    length (what the TUI's suite screen lists, and opens, on `enter`)."""
+
+    model: str
+    task: str
+    length: int
+
+
+@dataclass(frozen=True)
 class ReportTable:
     """One table of a suite's report; every cell is text as shown."""
 
@@ -48,6 +58,22 @@ class ReportTable:
     columns: tuple[str, ...]
     rows: tuple[tuple[str, ...], ...]
     details: tuple[str, ...] = ()  # per row: what it holds, said when it is highlighted
+    cells: tuple[RowCell | None, ...] = ()  # per row: the results it summarises
+    # Per row, per column: what that cell holds when it says more than its row ("" for
+    # the row's own details); a table with them is browsed cell by cell.
+    cell_details: tuple[tuple[str, ...], ...] = ()
+
+    def detail(self, row: int, column: int | None = None) -> str:
+        """What the screen says under the table of row `row` (its cell `column`)."""
+        if column is not None and 0 <= row < len(self.cell_details):
+            by_column = self.cell_details[row]
+            if 0 <= column < len(by_column) and by_column[column]:
+                return by_column[column]
+        return self.details[row] if 0 <= row < len(self.details) else ""
+
+    def cell(self, row: int) -> RowCell | None:
+        """The results row `row` summarises (None: none of one cell)."""
+        return self.cells[row] if 0 <= row < len(self.cells) else None
 
     def narrow_columns(self) -> tuple[str, ...]:
         """The headings for a terminal, where the length column is narrow ("len")."""

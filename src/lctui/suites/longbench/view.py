@@ -7,7 +7,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from lctui.analysis.longbench import DOMAIN_HEADINGS
+from lctui.suites.longbench.analysis import DOMAIN_HEADINGS
 from lctui.suites.longbench.scoring import choice_span
 
 

@@ -70,7 +70,7 @@ _REVISION_CHARS = 64  # a hub cache's refs/main: a commit hash
 class Mode:
     """One of pred.py's modes: its template, answer budget and second template."""
 
-    name: str  # as lctui's LongBench tasks and analysis/longbench.py call it
+    name: str  # as lctui's LongBench tasks and suites/longbench/analysis.py call it
     template: str
     max_new_tokens: int
     second: str | None = None

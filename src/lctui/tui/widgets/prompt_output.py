@@ -21,7 +21,7 @@ from textual.widgets import Static
 from lctui.core.text import control_pictures, escape_unprintable
 from lctui.store.read.generations import GenerationRecord
 from lctui.tui.state.example_context import Citation, choice_map, output_citations
-from lctui.tui.state.longbench import CallView, calls_of, example_view
+from lctui.tui.state.example_view import CallView, calls_of, example_view
 
 STATUS_STYLES = {"ok": "$success", "unparsed": "$warning", "error": "$error"}
 

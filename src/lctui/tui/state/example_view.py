@@ -1,9 +1,8 @@
-"""What the TUI shows of LongBench v2, without Textual: an example's facts for the
-inspector's header and the sentence its answer was read from (both from its suite's
-`ExampleView`, found through the registry by the example's scorer), where its
-context's middle was cut (a marker line in the prompt view), its calls (chain of
-thought: the reasoning call, then the answer call with its own prompt); and the short
-names of the modes for the LongBench screen's narrow columns.
+"""What the inspector adds for an example of a suite (LongBench v2's), without
+Textual: the example's facts for the header and the sentence its answer was read from
+(both from its suite's `ExampleView`, found through the registry by the example's
+scorer), where its context's middle was cut (a marker line in the prompt view), its calls (chain of
+thought: the reasoning call, then the answer call with its own prompt).
 
 Read from what the LongBench v2 tasks write (suites/longbench/tasks/task.py): metadata
 `cut` ({cut, head_tokens, tail_tokens, at, whole_tokens}) and `context_chars`; the
@@ -18,13 +17,6 @@ from typing import Any
 
 from lctui.core.suites import ExampleView, suite_of_scorer
 from lctui.store.read.generations import GenerationRecord
-
-# The modes as the LongBench screen's mode column names them.
-MODE_NAMES: dict[str, str] = {
-    "longbench_v2": "direct",
-    "longbench_v2_cot": "CoT",
-    "longbench_v2_no_context": "no ctx",
-}
 
 
 def example_view(record: GenerationRecord) -> ExampleView | None:
