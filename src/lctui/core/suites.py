@@ -135,6 +135,8 @@ class SuiteScorer:
     # says when to bump it); declared here so that flagging older scores imports nothing.
     version: int
     load: Callable[[], Any]  # -> the scorer, (Example, output) -> Score; imported when first used
+    # How its value relates to its rubric points, in one sentence (scoring/relation.py).
+    relation: str = ""
 
 
 @dataclass(frozen=True)
@@ -226,6 +228,12 @@ def suite_of_scorer(scorer: object) -> Suite | None:
     if not isinstance(scorer, str):
         return None
     return _by_scorer().get(scorer)
+
+
+def declared_scorer(name: object) -> SuiteScorer | None:
+    """The declaration of the scorer `name` a suite adds (None: none adds it)."""
+    suite = suite_of_scorer(name)
+    return None if suite is None else next(s for s in suite.scorers if s.name == name)
 
 
 @cache

@@ -32,7 +32,6 @@ from lctui.scoring.helmet_scorers import (
     score_helmet_rerank,
     score_helmet_rouge,
 )
-from lctui.scoring.lifeval.scorer import score_lifeval
 from lctui.scoring.recall import score_recall
 from lctui.scoring.relation import score_relation
 from lctui.scoring.versions import SCORER_VERSIONS, current_versions, with_version
@@ -59,7 +58,6 @@ def register_scorer(
         SCORER_VERSIONS.setdefault(name, 1)
 
 
-register_scorer("lifeval", score_lifeval)
 register_scorer(RERANK_SCORER, score_helmet_rerank)
 register_scorer(ICL_SCORER, score_helmet_icl)
 register_scorer(ROUGE_SCORER, score_helmet_rouge)
@@ -94,7 +92,8 @@ def _suite_scorer(name: object) -> Scorer | None:
     with _loading:
         for declared in suite.scorers:
             if declared.name not in SCORERS:
-                register_scorer(declared.name, declared.load(), version=declared.version)
+                # Its version stays the declared one (scoring/versions.py reads it there).
+                SCORERS[declared.name] = declared.load()
     return SCORERS.get(str(name))
 
 
@@ -140,7 +139,6 @@ __all__ = [
     "register_scorer",
     "score_example",
     "score_failed_output",
-    "score_lifeval",
     "score_recall",
     "score_relation",
     "scorer_of",

