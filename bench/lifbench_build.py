@@ -19,8 +19,8 @@ import time
 from collections import defaultdict
 
 from lctui.core.lengths import format_length, parse_length
+from lctui.suites.lifbench.tasks.shared import shared_prefix
 from lctui.tasks import select_tasks
-from lctui.tasks.lifbench.shared import shared_prefix
 from lctui.tasks.tokenizers import reference_tokenizer
 
 

@@ -4,7 +4,7 @@ Writes into a temporary folder a LongBench v2 `data.json` of `--questions` quest
 the original's format whose contexts run from `--min-words` to `--max-words` words of
 prose, log-spaced (the release's contexts reach about two million words), and reads it
 once (timed apart: a run reads its file once). Then, per tokenizer, it prepares every
-question in the direct mode at `--length` (the middle cut of tasks/longbench/middle.py,
+question in the direct mode at `--length` (the middle cut of suites/longbench/tasks/middle.py,
 which tokenises only windows at a long context's two ends) and compares that time with
 one tokenisation of the kept texts (each example's final user text). The target is a
 ratio of at most 1.5. Each side is the fastest of `--repeat` interleaved rounds (as
@@ -41,10 +41,10 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
 from helpers.longbench_data import longbench_rows, prose, write_longbench
 from lctui.core.lengths import format_length, parse_length
 from lctui.core.protocols import Tokenizer
+from lctui.suites.longbench.tasks import LongBenchV2
+from lctui.suites.longbench.tasks.data import DATA_FILE
 from lctui.tasks import get_task
 from lctui.tasks.datasets import DataSource
-from lctui.tasks.longbench import LongBenchV2
-from lctui.tasks.longbench.data import DATA_FILE
 from lctui.tasks.tokenizers import reference_tokenizer
 
 

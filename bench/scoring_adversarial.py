@@ -25,8 +25,8 @@ from typing import Any
 
 from lctui.scoring.extract import _pattern_hits
 from lctui.scoring.judge import _line_values, find_json_object
-from lctui.scoring.lifeval.original_reading import braced_spans, double_bracket_spans
 from lctui.scoring.substrings import occurring
+from lctui.suites.lifbench.scoring.original_reading import braced_spans, double_bracket_spans
 
 # -- the former code (naive references) ------------------------------------------------
 

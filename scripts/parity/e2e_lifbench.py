@@ -48,9 +48,9 @@ from e2e_common import LOG_REQUESTS, log_size, run, start_server, warm_up
 from e2e_lifbench_report import Pipelines, compare, print_report, prompt_sizes
 
 from lctui.backends.embedded import embedded_checkpoint
+from lctui.suites.lifbench.tasks.list_context import random_sentence
+from lctui.suites.lifbench.tasks.list_uuids import Uuid1Source
 from lctui.tasks.corpora import sotu_speeches
-from lctui.tasks.lifbench.list_context import random_sentence
-from lctui.tasks.lifbench.list_uuids import Uuid1Source
 from lctui.tasks.tokenizers import reference_tokenizer
 
 HERE = Path(__file__).resolve().parent

@@ -34,8 +34,8 @@ from typing import Any
 
 from helpers.lifbench_inputs import write_lifbench
 from lctui.core.types import Example
+from lctui.suites.lifbench.tasks.list_context import parse_numbered_list
 from lctui.tasks.inputs import parse_inputs_arg, read_inputs
-from lctui.tasks.lifbench.list_context import parse_numbered_list
 
 REPOSITORY = "SheldonWu0327/LIFBench-2024"
 HERE = Path(__file__).resolve().parent

@@ -36,9 +36,9 @@ from typing import Any
 from lifeval_docs_cases import CASES
 
 from lctui.core.types import Example
+from lctui.suites.lifbench.tasks.multidoc_context import parse_docs
+from lctui.suites.lifbench.tasks.onedoc_context import KEY_TYPES, parse_tagged
 from lctui.tasks import get_task
-from lctui.tasks.lifbench.multidoc_context import parse_docs
-from lctui.tasks.lifbench.onedoc_context import KEY_TYPES, parse_tagged
 from lctui.tasks.tokenizers import reference_tokenizer
 
 REPOSITORY = "SheldonWu0327/LIFBench-2024"

@@ -12,8 +12,8 @@ from collections.abc import Callable
 from typing import Any
 
 from lctui.core.types import Example
-from lctui.tasks.lifbench.multidoc_context import parse_docs
-from lctui.tasks.lifbench.onedoc_context import ALL_TYPES
+from lctui.suites.lifbench.tasks.multidoc_context import parse_docs
+from lctui.suites.lifbench.tasks.onedoc_context import ALL_TYPES
 
 Cases = list[tuple[str, str]]
 

@@ -37,8 +37,8 @@ from typing import Any
 
 from lctui.backends.gold import reference_answer
 from lctui.core.types import Example
+from lctui.suites.lifbench.tasks.list_context import parse_list
 from lctui.tasks import get_task
-from lctui.tasks.lifbench.list_context import parse_list
 from lctui.tasks.tokenizers import reference_tokenizer
 
 REPOSITORY = "SheldonWu0327/LIFBench-2024"

@@ -38,7 +38,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "tests"))
 from longbench_common import check_checkout, original, parity_parser, write
 
 from helpers.longbench_data import expand_output
-from lctui.tasks.longbench.data import BUCKETS, DIFFICULTIES, DOMAINS
+from lctui.suites.longbench.tasks.data import BUCKETS, DIFFICULTIES, DOMAINS
 
 LETTERS = "ABCD"
 FILLER = "Let me weigh each option against the text once more. "

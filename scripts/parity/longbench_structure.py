@@ -47,9 +47,9 @@ from helpers.longbench_data import (
     structure_rows,
     write_longbench,
 )
+from lctui.suites.longbench.tasks.task import CUT_ROOM
 from lctui.tasks import get_task
 from lctui.tasks.datasets import DataSource
-from lctui.tasks.longbench.task import CUT_ROOM
 from lctui.tasks.tokenizers import reference_tokenizer
 
 MODES = ("longbench_v2", "longbench_v2_cot")

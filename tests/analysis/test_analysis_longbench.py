@@ -10,9 +10,9 @@ from pathlib import Path
 import pytest
 
 from helpers.longbench_data import longbench_rows, write_answered_run, write_longbench
-from lctui.analysis.longbench import OVERALL, longbench_table
 from lctui.cli import main
 from lctui.store import open_store
+from lctui.suites.longbench.analysis import OVERALL, longbench_table
 from lctui.tasks import get_task
 from lctui.tasks.datasets import DataSource
 from lctui.tasks.tokenizers import reference_tokenizer

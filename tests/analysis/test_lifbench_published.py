@@ -9,9 +9,9 @@ import pytest
 
 from helpers.lifbench_data import read_published
 from lctui.analysis.lifbench import LifbenchReport, lifbench_reports, lifbench_responses
-from lctui.scoring.lifeval.point_specs import LIFEVAL_TASKS
 from lctui.store import Store
 from lctui.suites.lifbench.importer import import_lifbench_scores
+from lctui.suites.lifbench.scoring.point_specs import LIFEVAL_TASKS
 
 TABLES = ("models", "runs", "examples", "generations", "scores", "rubric_points")
 

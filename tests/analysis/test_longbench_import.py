@@ -11,10 +11,10 @@ from typing import Any
 import pytest
 
 from helpers.harness_results import LONGBENCH_RESULTS, jsonl, longbench_table
-from lctui.analysis.longbench import longbench_table as lctui_table
 from lctui.core.errors import UserInputError
 from lctui.store import open_store
 from lctui.store.read.runs import list_runs
+from lctui.suites.longbench.analysis import longbench_table as lctui_table
 from lctui.suites.longbench.importer import MODE_TASKS, import_longbench_results
 
 QWEN, LLAMA = "longbench:Qwen2.5-7B-Instruct", "longbench:Llama-3.1-8B-Instruct"

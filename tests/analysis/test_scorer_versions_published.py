@@ -14,7 +14,7 @@ from lctui.analysis.lifbench import lifbench_reports
 from lctui.analysis.outdated import find_outdated, outdated_line
 from lctui.cli import main
 from lctui.engine.rescore import find_targets
-from lctui.scoring.versions import SCORER_VERSIONS
+from lctui.scoring.versions import current_versions
 from lctui.store import open_store
 
 
@@ -40,7 +40,7 @@ def test_published_scores_are_never_outdated_nor_rescored(
         )
         (published_rows, gold_rows) = by_model.fetchall()
         assert published_rows[:2] == (False, None) and published_rows[2] > 1000
-        assert gold_rows == (True, SCORER_VERSIONS["lifeval"], 2)
+        assert gold_rows == (True, current_versions()["lifeval"], 2)
     bump(monkeypatch, "lifeval")
     with open_store(db) as store:
         found = find_outdated(store)

@@ -21,10 +21,10 @@ from helpers.hub_cache import hub_repo, lctui_offline
 from helpers.longqa_data import story
 from lctui.cli import main
 from lctui.core import runtime
-from lctui.tasks.catalog import CATALOG
+from lctui.tasks.catalog import catalog
 from lctui.tasks.tokenizers import reference_tokenizer
 
-DATA_SETS = {d.name for d in CATALOG if not d.builtin}
+DATA_SETS = {d.name for d in catalog() if not d.builtin}
 NQ_TEST = "kilt/nq-dev-multikilt_1000_k20_dep6.jsonl"
 TRIVIA_TEST = "kilt/triviaqa-dev-multikilt_1000_k20_dep6.jsonl"
 HELMET_LENGTHS = [4096, 8192, 16384, 32768, 65536, 131072]
@@ -60,7 +60,7 @@ def test_list_says_what_a_data_folder_holds_where_and_its_size(
     code, listed = _json(["data", "list", "--data", str(release)], capsys)
     assert code == 0
     rows = {row["name"]: row for row in listed}  # type: ignore[attr-defined]
-    assert list(rows) == [d.name for d in CATALOG]
+    assert list(rows) == [d.name for d in catalog()]
     assert {n for n, r in rows.items() if r["state"] == "present"} == DATA_SETS
     assert {n for n, r in rows.items() if r["state"] == "built in"} == {
         "ruler_synthetic",
@@ -114,7 +114,7 @@ def test_list_piped_prints_whole_values_one_dataset_a_line(
         "how to get it",
     ]
     cells = {line.split("\t")[0]: line.split("\t") for line in lines[1:]}
-    assert list(cells) == [d.name for d in CATALOG]
+    assert list(cells) == [d.name for d in catalog()]
     assert cells["kilt_nq"][3:5] == ["present", str(release)]
     # The release's command is whole, not cut to a terminal's width.
     assert (

@@ -219,6 +219,6 @@ def test_the_shared_data_folder_holds_every_dataset(tmp_path: Path) -> None:
     """The helper the data tests share holds every dataset the catalog downloads."""
     folder = write_data_folder(tmp_path / "data")
     source = DataSource(folder=folder)
-    for dataset in catalog.CATALOG:
+    for dataset in catalog.catalog():
         for name in dataset.tasks:
             assert get_task(name).with_data(source).unavailable() is None, name

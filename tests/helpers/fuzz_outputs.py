@@ -32,10 +32,10 @@ from lctui.backends.gold import reference_answer
 from lctui.core.types import Example, Score, ScoreStatus
 from lctui.scoring import SCORER_FAILURE, score_example, scorer_of
 from lctui.scoring.judge import JudgePrompt, judge_score, parse_reply
-from lctui.scoring.lifeval.point_specs import LIFEVAL_TASKS
 from lctui.scoring.rubric import weighted_fraction
+from lctui.suites.lifbench.scoring.point_specs import LIFEVAL_TASKS
+from lctui.suites.lifbench.tasks.onedoc_context import ALL_TYPES
 from lctui.tasks import all_tasks, get_task
-from lctui.tasks.lifbench.onedoc_context import ALL_TYPES
 from lctui.tasks.tokenizers import reference_tokenizer
 
 # Hypothesis keeps caches (and, unless a test disables it, its example database) in

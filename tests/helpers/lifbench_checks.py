@@ -10,7 +10,7 @@ import duckdb
 from lctui.cli import main
 from lctui.core.types import Example, Score, ScoreStatus
 from lctui.scoring import score_example
-from lctui.scoring.lifeval.point_specs import LIFEVAL_TASKS
+from lctui.suites.lifbench.scoring.point_specs import LIFEVAL_TASKS
 from lctui.tasks.budget import Budget
 
 

@@ -32,8 +32,8 @@ from helpers.hub_cache import hub_repo
 from lctui.core.types import Example, Generation, GenerationStatus, ModelSpec
 from lctui.scoring import error_score, score_example
 from lctui.store import Store
+from lctui.suites.longbench.tasks.data import BUCKETS, DATA_FILE, DIFFICULTIES, DOMAINS, HUB_REPO
 from lctui.tasks.corpora import sotu_speeches
-from lctui.tasks.longbench.data import BUCKETS, DATA_FILE, DIFFICULTIES, DOMAINS, HUB_REPO
 
 LETTERS = "ABCD"
 

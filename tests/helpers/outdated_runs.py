@@ -9,12 +9,12 @@ from pathlib import Path
 import duckdb
 import pytest
 
-from lctui.scoring.versions import SCORER_VERSIONS
+from lctui.scoring.versions import SCORER_VERSIONS, current_versions
 
 
 def bump(monkeypatch: pytest.MonkeyPatch, scorer: str = "recall") -> int:
     """Raise `scorer`'s current version by one for the test; returns the new version."""
-    newer = SCORER_VERSIONS[scorer] + 1
+    newer = current_versions()[scorer] + 1  # a suite's scorer declares its own
     monkeypatch.setitem(SCORER_VERSIONS, scorer, newer)
     return newer
 

@@ -9,9 +9,9 @@ import duckdb
 import pytest
 
 from lctui.cli import main
-from lctui.scoring.lifeval.point_specs import LIFEVAL_TASKS
 from lctui.store import open_store
 from lctui.store.read.generations import get_generation
+from lctui.suites.lifbench.scoring.point_specs import LIFEVAL_TASKS
 
 # Two List and two OneDoc tasks at both of LIFBench's shortest intervals (3K, 6K).
 TASKS = ("single_query_id", "blur_offset_query_id", "repeat", "qa")

@@ -19,7 +19,7 @@ import pytest
 
 from helpers.longbench_data import longbench_rows, write_longbench
 from lctui.cli import main
-from lctui.tasks.longbench.task import ANSWER_TOKENS, REASONING_TOKENS
+from lctui.suites.longbench.tasks.task import ANSWER_TOKENS, REASONING_TOKENS
 
 LENGTH = 2048
 # Question 0's context fits 2K; question 1's (about 4,000 tokens) is cut in its middle.

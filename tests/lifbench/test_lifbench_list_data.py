@@ -17,10 +17,10 @@ from itertools import pairwise
 import pytest
 from rapidfuzz.distance import Levenshtein
 
+from lctui.suites.lifbench.tasks.list_context import MULTI_SIZES, parse_list
+from lctui.suites.lifbench.tasks.list_tasks import ListTask
+from lctui.suites.lifbench.tasks.list_uuids import BATCH_SIZE, Uuid1Source, uuid1_hex
 from lctui.tasks import get_task
-from lctui.tasks.lifbench.list_context import MULTI_SIZES, parse_list
-from lctui.tasks.lifbench.list_tasks import ListTask
-from lctui.tasks.lifbench.list_uuids import BATCH_SIZE, Uuid1Source, uuid1_hex
 from lctui.tasks.tokenizers import TiktokenTokenizer
 
 # Share of random pairs of real uuid1 values at each Levenshtein distance (200,000 pairs).

@@ -15,10 +15,10 @@ from helpers.lifbench_checks import (
     covering_indices,
 )
 from lctui.backends.gold import reference_answer
+from lctui.suites.lifbench.tasks import LIST_TASKS
+from lctui.suites.lifbench.tasks.list_context import parse_list
+from lctui.suites.lifbench.tasks.list_tasks import ListTask
 from lctui.tasks import select_tasks
-from lctui.tasks.lifbench import LIST_TASKS
-from lctui.tasks.lifbench.list_context import parse_list
-from lctui.tasks.lifbench.list_tasks import ListTask
 from lctui.tasks.tokenizers import TiktokenTokenizer
 
 NAMES = [f"lifbench_{spec.name}" for spec in LIST_TASKS]

@@ -22,9 +22,8 @@ from helpers.lifbench_checks import (
 from lctui.backends.gold import reference_answer
 from lctui.core.types import Example, ScoreStatus
 from lctui.scoring import score_example
-from lctui.tasks import get_task, select_tasks
-from lctui.tasks.lifbench.multidoc import DUP_FIELDS, LABEL_SETS, MultiDocTask
-from lctui.tasks.lifbench.multidoc_context import (
+from lctui.suites.lifbench.tasks.multidoc import DUP_FIELDS, LABEL_SETS, MultiDocTask
+from lctui.suites.lifbench.tasks.multidoc_context import (
     FIELDS,
     GROUP_SHARE,
     MAX_GROUPS,
@@ -32,7 +31,8 @@ from lctui.tasks.lifbench.multidoc_context import (
     parse_docs,
     plain_value,
 )
-from lctui.tasks.lifbench.shared import RULES_CORRECTED
+from lctui.suites.lifbench.tasks.shared import RULES_CORRECTED
+from lctui.tasks import get_task, select_tasks
 from lctui.tasks.tokenizers import TiktokenTokenizer
 
 NAMES = ["lifbench_find_dup_text", "lifbench_batch_label"]

@@ -21,15 +21,15 @@ from helpers.lifbench_checks import (
 from lctui.backends.gold import reference_answer
 from lctui.core.types import Example, ScoreStatus
 from lctui.scoring import score_example
-from lctui.tasks import get_task, select_tasks
-from lctui.tasks.lifbench.onedoc import (
+from lctui.suites.lifbench.tasks.onedoc import (
     QA_OPTIONS,
     REPEAT_COUNTS,
     REPEAT_SEPARATORS,
     OneDocTask,
 )
-from lctui.tasks.lifbench.onedoc_context import ABSENT_TYPE, ALL_TYPES, parse_tagged
-from lctui.tasks.lifbench.shared import RULES_CORRECTED
+from lctui.suites.lifbench.tasks.onedoc_context import ABSENT_TYPE, ALL_TYPES, parse_tagged
+from lctui.suites.lifbench.tasks.shared import RULES_CORRECTED
+from lctui.tasks import get_task, select_tasks
 from lctui.tasks.tokenizers import TiktokenTokenizer
 
 NAMES = ["lifbench_repeat", "lifbench_extract", "lifbench_qa"]

@@ -20,9 +20,9 @@ import pytest
 from lctui.core.errors import UserInputError
 from lctui.core.types import Example, Score, ScoreStatus
 from lctui.scoring import score_example
-from lctui.scoring.lifeval.list_answer import KEEP_LITERAL, ListIndex, unescape
+from lctui.suites.lifbench.scoring.list_answer import KEEP_LITERAL, ListIndex, unescape
+from lctui.suites.lifbench.tasks.list_context import parse_list
 from lctui.tasks import get_task
-from lctui.tasks.lifbench.list_context import parse_list
 from lctui.tasks.tokenizers import reference_tokenizer
 
 HEX32 = re.compile(r"^[0-9a-f]{32}$")

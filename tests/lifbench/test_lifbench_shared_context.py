@@ -15,17 +15,17 @@ import pytest
 
 from lctui.core.protocols import Tokenizer
 from lctui.core.types import Example
-from lctui.tasks import get_task, select_tasks
-from lctui.tasks.lifbench.list_context import parse_list
-from lctui.tasks.lifbench.multidoc_context import parse_docs
-from lctui.tasks.lifbench.onedoc_context import doc_stream, parse_tagged
-from lctui.tasks.lifbench.shared import (
+from lctui.suites.lifbench.tasks.list_context import parse_list
+from lctui.suites.lifbench.tasks.multidoc_context import parse_docs
+from lctui.suites.lifbench.tasks.onedoc_context import doc_stream, parse_tagged
+from lctui.suites.lifbench.tasks.shared import (
     LifbenchTask,
     Stream,
     StreamCache,
     clear_streams,
     shared_prefix,
 )
+from lctui.tasks import get_task, select_tasks
 from lctui.tasks.tokenizers import TiktokenTokenizer, reference_tokenizer
 
 LENGTH = 32768

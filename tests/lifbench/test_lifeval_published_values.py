@@ -24,9 +24,9 @@ from functools import cache
 import pytest
 
 from helpers.lifbench_data import published_folder, read_published
-from lctui.scoring.lifeval.find_dup_text import dup_format, dup_num
-from lctui.scoring.lifeval.multidoc_scenario import label_count, label_format
-from lctui.scoring.lifeval.onedoc_scenario import (
+from lctui.suites.lifbench.scoring.find_dup_text import dup_format, dup_num
+from lctui.suites.lifbench.scoring.multidoc_scenario import label_count, label_format
+from lctui.suites.lifbench.scoring.onedoc_scenario import (
     extract_correct,
     extract_format,
     extract_order,
@@ -37,8 +37,8 @@ from lctui.scoring.lifeval.onedoc_scenario import (
     repeat_num,
     repeat_ori,
 )
-from lctui.tasks.lifbench.onedoc import REPEAT_COUNTS
-from lctui.tasks.lifbench.onedoc_context import KEY_COUNTS
+from lctui.suites.lifbench.tasks.onedoc import REPEAT_COUNTS
+from lctui.suites.lifbench.tasks.onedoc_context import KEY_COUNTS
 
 # The original's MultiDoc prompts (its data/meta/multidoc_input.json) at 3K ... 120K:
 # documents shown, duplicate groups among them, documents in those groups.

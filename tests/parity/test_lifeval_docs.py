@@ -21,8 +21,8 @@ import pytest
 from helpers.parity_fixtures import load_fixture
 from lctui.core.types import Example
 from lctui.scoring import score_example
+from lctui.suites.lifbench.tasks.shared import LifbenchTask
 from lctui.tasks import get_task
-from lctui.tasks.lifbench.shared import LifbenchTask
 from lctui.tasks.tokenizers import reference_tokenizer
 
 TASKS = ("batch_label", "find_dup_text", "repeat", "extract", "qa")

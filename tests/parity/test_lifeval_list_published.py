@@ -22,9 +22,9 @@ import pytest
 from helpers.lifbench_data import published_folder, read_published
 from lctui.core.types import Example
 from lctui.scoring import score_example
+from lctui.suites.lifbench.tasks.list_context import parse_list
+from lctui.suites.lifbench.tasks.list_tasks import ListTask
 from lctui.tasks import get_task
-from lctui.tasks.lifbench.list_context import parse_list
-from lctui.tasks.lifbench.list_tasks import ListTask
 from lctui.tasks.tokenizers import reference_tokenizer
 
 SINGLE = ("single_query_id", "offset_query_id", "offset_query_element")

@@ -23,10 +23,10 @@ import pytest
 
 from helpers.longbench_data import expand_output, write_answered_run, write_longbench
 from helpers.parity_fixtures import load_fixture
-from lctui.analysis.longbench import LongBenchScores, longbench_table
 from lctui.core.types import Example, ScoreStatus
-from lctui.scoring.longbench import GUESS_CREDIT, extract_choice, score_longbench
 from lctui.store import open_store
+from lctui.suites.longbench.analysis import LongBenchScores, longbench_table
+from lctui.suites.longbench.scoring import GUESS_CREDIT, extract_choice, score_longbench
 from lctui.tasks import get_task
 from lctui.tasks.datasets import DataSource
 from lctui.tasks.tokenizers import reference_tokenizer

@@ -35,9 +35,9 @@ from helpers.longbench_data import (
 from helpers.parity_fixtures import load_fixture
 from lctui.core.types import Example, FollowUp
 from lctui.engine.follow_up import follow_up_example
+from lctui.suites.longbench.tasks.task import CUT_ROOM, LongBenchV2
 from lctui.tasks import get_task
 from lctui.tasks.datasets import DataSource
-from lctui.tasks.longbench.task import CUT_ROOM, LongBenchV2
 from lctui.tasks.tokenizers import reference_tokenizer
 
 FIXTURE = load_fixture("longbench_structure")

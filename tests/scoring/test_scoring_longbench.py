@@ -8,7 +8,7 @@ import pytest
 from helpers.example_factory import make_test_example
 from lctui.core.types import ScoreStatus
 from lctui.scoring import score_example
-from lctui.scoring.longbench import choice_span, extract_choice
+from lctui.suites.longbench.scoring import choice_span, extract_choice
 
 
 @pytest.mark.parametrize(

@@ -8,16 +8,16 @@ import pytest
 from lctui.cli.data import reach_text
 from lctui.core.errors import UserInputError
 from lctui.tasks import all_tasks
-from lctui.tasks.catalog import CATALOG, HELMET_RELEASE, Archive, downloads_of, select_datasets
+from lctui.tasks.catalog import HELMET_RELEASE, Archive, catalog, downloads_of, select_datasets
 from lctui.tasks.reach import any_length, by_document, by_unit_count, up_to
 
 
 def test_every_task_reads_exactly_one_catalogued_dataset() -> None:
-    listed = [name for dataset in CATALOG for name in dataset.tasks]
+    listed = [name for dataset in catalog() for name in dataset.tasks]
     assert sorted(listed) == sorted(t.name for t in all_tasks())
-    assert len({d.name for d in CATALOG}) == len(CATALOG)
+    assert len({d.name for d in catalog()}) == len(catalog())
     data_tasks = {t.name for t in all_tasks() if t.needs_data}
-    for dataset in CATALOG:
+    for dataset in catalog():
         # A task that reads a dataset has somewhere to get it; a built-in one needs none.
         needs = data_tasks.intersection(dataset.tasks)
         assert bool(needs) == bool(dataset.downloads) != bool(dataset.builtin), dataset.name

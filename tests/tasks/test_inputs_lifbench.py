@@ -22,8 +22,8 @@ from helpers.lifbench_inputs import (
 from lctui.core.errors import UserInputError
 from lctui.core.types import Example
 from lctui.scoring import score_example
+from lctui.suites.lifbench.tasks.list_context import parse_numbered_list
 from lctui.tasks.inputs import parse_inputs_arg, read_inputs
-from lctui.tasks.lifbench.list_context import parse_numbered_list
 
 
 def source(example: Example) -> dict[str, Any]:

@@ -19,11 +19,11 @@ from lctui.cli import main
 from lctui.core.errors import UserInputError
 from lctui.core.protocols import Tokenizer
 from lctui.core.types import FollowUp
+from lctui.suites.longbench.tasks.data import read_longbench
+from lctui.suites.longbench.tasks.middle import keep_ends
+from lctui.suites.longbench.tasks.task import ANSWER_TOKENS, REASONING_TOKENS, LongBenchV2
 from lctui.tasks import get_task, select_tasks
 from lctui.tasks.datasets import DataSource
-from lctui.tasks.longbench.data import read_longbench
-from lctui.tasks.longbench.middle import keep_ends
-from lctui.tasks.longbench.task import ANSWER_TOKENS, REASONING_TOKENS, LongBenchV2
 from lctui.tasks.tokenizers import reference_tokenizer
 
 MODES = ["longbench_v2", "longbench_v2_cot", "longbench_v2_no_context"]

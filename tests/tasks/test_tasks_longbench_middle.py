@@ -1,4 +1,4 @@
-"""LongBench v2's middle cut (tasks/longbench/middle.py) on texts whose cut is hard: the
+"""LongBench v2's middle cut (suites/longbench/tasks/middle.py) on texts whose cut is hard: the
 kept text is always the whole tokenisation's first and last ids decoded together, as the
 original computes it, whether the cut is sliced from the text (tiktoken) or decoded (a
 Hugging Face tokenizer), where the cut splits a character's bytes, where the text holds
@@ -14,7 +14,7 @@ import pytest
 
 from helpers.longbench_data import STRUCTURE_CONTEXTS, prose, structure_rows
 from lctui.core.protocols import Tokenizer
-from lctui.tasks.longbench.middle import MiddleCut, keep_ends
+from lctui.suites.longbench.tasks.middle import MiddleCut, keep_ends
 from lctui.tasks.tokenizers import reference_tokenizer
 
 HARD = [name for name, kind, _ in STRUCTURE_CONTEXTS if kind != "prose"]

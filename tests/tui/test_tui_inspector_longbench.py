@@ -26,7 +26,7 @@ from lctui.store.read.generations import GenerationRecord
 from lctui.tui.app import LctuiApp
 from lctui.tui.inspector_actions import export_payload
 from lctui.tui.screens.inspector import InspectorScreen
-from lctui.tui.state.longbench import cut_marker
+from lctui.tui.state.example_view import cut_marker
 from lctui.tui.state.prompt_wrap import WrapIndex
 from lctui.tui.widgets.label_map import LabelTable
 from lctui.tui.widgets.prompt_view import PromptView

@@ -1,8 +1,8 @@
-"""The LongBench v2 screen (key B): the original's columns and the domains per model,
-mode and length, equal to `lctui report --suite longbench`, at 80x24 and 120x40; the
-highlighted row or domain described under the tables; enter lists a row's examples
-and opens one in the inspector; R reads newly written answers; an empty file says how
-to get scores. The results file holds gold runs (a reference: never in the table) and
+"""LongBench v2 on the generic suite screen (key B): the original's columns and the
+domains per model, mode and length, equal to `lctui report --suite longbench`, at 80x24
+and 120x40; the highlighted row or domain described under the tables; enter lists a
+row's examples and opens one in the inspector; R reads newly written answers; an empty
+file says how to get scores. The results file holds gold runs (a reference: never in the table) and
 an answerer's right, wrong, unparsed and failed answers (helpers/longbench_runs.py)."""
 
 from __future__ import annotations
@@ -17,15 +17,15 @@ from textual.widgets import DataTable, Static
 from helpers.longbench_data import write_answered_run
 from helpers.longbench_runs import COT_ANSWERS, RIGHT, UNPARSED, answer, longbench_examples
 from helpers.pilot import rendered, settle
-from lctui.analysis.longbench import DOMAIN_HEADINGS
 from lctui.cli import main
 from lctui.core.config import Config
+from lctui.suites.longbench.analysis import DOMAIN_HEADINGS
 from lctui.tui.app import LctuiApp
 from lctui.tui.screens.help import HelpScreen
 from lctui.tui.screens.inspector import InspectorScreen
-from lctui.tui.screens.longbench import EMPTY_MESSAGE, LongBenchScreen
+from lctui.tui.screens.suite import SuiteScreen, empty_message
 from lctui.tui.widgets.examples_table import ExamplesTable
-from lctui.tui.widgets.longbench_tables import ScoreTable
+from lctui.tui.widgets.report_table import ReportTableView
 
 SIZES = [(80, 24), (120, 40)]
 
@@ -35,17 +35,27 @@ def _report(db: Path, capsys: pytest.CaptureFixture[str]) -> dict[str, Any]:
     return {r["task"]: r for r in json.loads(capsys.readouterr().out)}
 
 
-def _cells(table: ScoreTable) -> list[list[str]]:
+def _cells(table: ReportTableView) -> list[list[str]]:
     return [[str(c) for c in table.get_row_at(i)] for i in range(table.row_count)]
 
 
-async def _open(pilot: Any) -> LongBenchScreen:
+async def _open(pilot: Any) -> SuiteScreen:
     await settle(pilot)
     await pilot.press("B")
     await settle(pilot)
     screen = pilot.app.screen
-    assert isinstance(screen, LongBenchScreen) and screen.rows is not None
+    assert isinstance(screen, SuiteScreen) and screen.suite.name == "longbench"
     return screen
+
+
+def _table(screen: SuiteScreen, index: int) -> ReportTableView:
+    """Table `index` of the report: per mode, its accuracy, then its domains."""
+    return screen.query_one(f"#suite-table-{index}", ReportTableView)
+
+
+def _tasks(screen: SuiteScreen) -> list[tuple[str, str]]:
+    tables = screen.report.tables if screen.report else ()
+    return [(c.model, c.task) for t in tables[::2] for c in t.cells if c is not None]
 
 
 def _flat(widget: Any) -> str:
@@ -60,39 +70,38 @@ async def test_tables_equal_the_report_and_fit_the_screen(
     app = LctuiApp(longbench_db, Config(), import_samples=False)
     async with app.run_test(size=size) as pilot:
         screen = await _open(pilot)
-        table = screen.query_one("#lb-table", ScoreTable)
-        domains = screen.query_one("#lb-domains", ScoreTable)
         # The answerer in two modes; gold is a reference and never in the table.
-        assert [(r.model, r.task) for r in screen.rows or []] == [
-            ("answerer", "longbench_v2"),
-            ("answerer", "longbench_v2_cot"),
-        ]
-        rows = _cells(table)
-        assert [r[1:3] for r in rows] == [["direct", "4k"], ["CoT", "4k"]]
+        assert _tasks(screen) == [("answerer", "longbench_v2"), ("answerer", "longbench_v2_cot")]
+        rows = [_cells(_table(screen, 0))[0], _cells(_table(screen, 2))[0]]
+        assert [r[:2] for r in rows] == [["answerer", "4k"], ["answerer", "4k"]]
         for row, task in zip(rows, ("longbench_v2", "longbench_v2_cot"), strict=True):
             groups = report[task]["groups"]
             numbers = [groups[g]["accuracy"] for g in ("overall", "easy", "hard")]
             numbers += [groups[g]["accuracy"] for g in ("short", "medium", "long")]
             numbers.insert(1, groups["overall"]["compensated"])
-            assert row[3:10] == [f"{v:.1f}" for v in numbers]
-            assert row[10:] == [str(groups["overall"]["n"]), str(groups["overall"]["unparsed"])]
+            assert row[2:9] == [f"{v:.1f}" for v in numbers]
+            left = f" +{report[task]['left_out']} err" if report[task]["left_out"] else ""
+            n, unparsed = groups["overall"]["n"], groups["overall"]["unparsed"]
+            assert row[9:] == [f"{n}{left}", str(unparsed)]
         # 5 right, 3 wrong, 2 naming no option of 10 answered (2 failed, left out).
-        assert rows[0][3:5] == ["50.0", "55.0"] and rows[0][10:] == ["10", "2"]
-        assert len(COT_ANSWERS) == 6 and rows[1][10:] == ["6", "2"]
-        for row, task in zip(_cells(domains), ("longbench_v2", "longbench_v2_cot"), strict=True):
+        assert rows[0][2:4] == ["50.0", "55.0"] and rows[0][9:] == ["10 +2 err", "2"]
+        assert len(COT_ANSWERS) == 6 and rows[1][9:] == ["6", "2"]
+        domain_rows = [_cells(_table(screen, 1))[0], _cells(_table(screen, 3))[0]]
+        for row, task in zip(domain_rows, ("longbench_v2", "longbench_v2_cot"), strict=True):
             groups = report[task]["groups"]
             want = [f"{groups[d]['accuracy']:.1f}" if d in groups else "-" for d in DOMAIN_HEADINGS]
-            assert row[3:] == want
+            assert row[2:] == want
         width = size[0]
-        for widget in (table, domains):
+        for widget in map(lambda i: _table(screen, i), range(4)):
             lines = rendered(widget)
             assert all(len(line) <= width for line in lines)
             heading = lines[1]  # under the border: every column is on screen, none scrolled
             assert widget.scroll_x == 0 and widget.virtual_size.width <= widget.size.width
-            for column in widget.columns_shown:
-                assert column.heading in heading
-        assert "Overall" in rendered(table)[1] and "unparsed" in rendered(table)[1]
-        detail = _flat(screen.query_one("#lb-detail", Static))
+            for column in widget.table.narrow_columns():
+                assert column in heading
+        heading = rendered(_table(screen, 0))[1]
+        assert "Overall" in heading and "unparsed" in heading
+        detail = _flat(screen.query_one("#suite-detail", Static))
         assert detail == (
             "answerer · direct answer · 4k: 10 answered, 2 name no option, "
             "2 failed or unscored left out"
@@ -105,24 +114,23 @@ async def test_domains_are_named_under_the_table_and_enter_opens_the_examples(
     app = LctuiApp(longbench_db, Config(), import_samples=False)
     async with app.run_test(size=(80, 24)) as pilot:
         screen = await _open(pilot)
-        await pilot.press("down")  # the chain-of-thought row; the domain table follows
-        domains = screen.query_one("#lb-domains", ScoreTable)
-        assert domains.cursor_row == 1
-        await pilot.press("tab")
+        await pilot.press("tab", "tab", "tab")  # the chain of thought's domain table
+        domains = _table(screen, 3)
         assert domains.has_focus
-        await pilot.press("right", "right", "right", "right")  # model, mode, len, 1-Doc, M-Doc
+        await pilot.press("right", "right", "right")  # model, len, 1-Doc, M-Doc
         await pilot.pause()
-        row = (screen.rows or [])[1]
-        group = row.groups["Multi-Document QA"]
-        detail = _flat(screen.query_one("#lb-detail", Static))
+        assert screen.report is not None
+        (record,) = [r for r in screen.report.records if r["task"] == "longbench_v2_cot"]
+        group = record["groups"]["Multi-Document QA"]
+        detail = _flat(screen.query_one("#suite-detail", Static))
         assert detail.startswith("answerer · CoT · 4k · Multi-Document QA: ")
-        assert f"% of {group.n} " in detail
+        assert f"% of {group['n']} " in detail
 
         await pilot.press("enter")
         await settle(pilot)
         examples = screen.query_one(ExamplesTable)
         assert screen.has_class("-examples") and examples.has_focus
-        assert not domains.display
+        assert not domains.display and _table(screen, 2).display
         assert examples.row_count == len(COT_ANSWERS)
         assert str(examples.border_title).startswith("answerer · longbench_v2_cot · 4k")
         statuses = [str(examples.get_row_at(i)[2]) for i in range(examples.row_count)]
@@ -146,9 +154,10 @@ async def test_domains_are_named_under_the_table_and_enter_opens_the_examples(
         await settle(pilot)
         assert screen._stamp != stamp and examples.row_count == len(COT_ANSWERS)
         await pilot.press("escape")  # the examples
-        assert not screen.has_class("-examples") and domains.display
+        # The tables were read again (and made anew) after the re-score.
+        assert not screen.has_class("-examples") and _table(screen, 3).display
         await pilot.press("escape")  # the screen
-        assert not isinstance(app.screen, LongBenchScreen)
+        assert not isinstance(app.screen, SuiteScreen)
 
 
 async def test_reload_reads_answers_written_meanwhile_and_the_key_is_listed(
@@ -157,7 +166,7 @@ async def test_reload_reads_answers_written_meanwhile_and_the_key_is_listed(
     app = LctuiApp(longbench_db, Config(), import_samples=False)
     async with app.run_test(size=(120, 40)) as pilot:
         screen = await _open(pilot)
-        assert len(screen.rows or []) == 2
+        assert len(_tasks(screen)) == 2
         # Another model's answers to the same questions, written through the app's store.
         examples = longbench_examples("longbench_v2", 4)
         outputs = [answer(e, RIGHT) for e in examples]
@@ -166,8 +175,8 @@ async def test_reload_reads_answers_written_meanwhile_and_the_key_is_listed(
             app.store.flush(force=True)
         await pilot.press("R")
         await settle(pilot)
-        assert [r.model for r in screen.rows or []] == ["answerer", "answerer", "second"]
-        assert _cells(screen.query_one("#lb-table", ScoreTable))[2][3] == "100.0"
+        assert [m for m, _ in _tasks(screen)] == ["answerer", "second", "answerer"]
+        assert _cells(_table(screen, 0))[1][2] == "100.0"
 
         commands = [c.title for c in app.get_system_commands(screen)]
         assert "LongBench v2" in commands
@@ -184,8 +193,9 @@ async def test_without_longbench_scores_it_says_how_to_get_them(results_db: Path
     app = LctuiApp(results_db, Config(), import_samples=False)
     async with app.run_test(size=(80, 24)) as pilot:
         screen = await _open(pilot)
-        assert screen.has_class("-empty") and screen.rows == []
-        assert str(screen.query_one("#lb-empty", Static).render()) == EMPTY_MESSAGE
+        assert screen.has_class("-empty") and screen.report is None
+        want = empty_message(screen.suite)
+        assert str(screen.query_one("#suite-empty", Static).render()) == want
 
 
 def test_snapshot_longbench_screen(

@@ -24,7 +24,7 @@ from lctui.core.config import load_config
 from lctui.core.formatting import file_size
 from lctui.core.lengths import format_length, parse_lengths
 from lctui.core.text import plural
-from lctui.tasks.catalog import CATALOG, Archive, Dataset, Download, HubFiles
+from lctui.tasks.catalog import Archive, Dataset, Download, HubFiles, catalog
 from lctui.tasks.data_status import (
     BUILT_IN,
     DatasetStatus,
@@ -96,7 +96,7 @@ def _format_option(parser: argparse.ArgumentParser) -> None:
 def cmd_list(args: argparse.Namespace) -> int:
     source = data_source(args, load_config(args.config))
     tasks = tasks_by_name(source)
-    statuses = [dataset_status(d, tasks, source) for d in CATALOG]
+    statuses = [dataset_status(d, tasks, source) for d in catalog()]
     folder = str(source.folder) if source is not None and source.folder is not None else None
     fmt = output_format(args)
     if fmt == "json":
@@ -237,7 +237,7 @@ def cmd_check(args: argparse.Namespace) -> int:
     lengths = parse_lengths(args.lengths)
     tasks = tasks_by_name(source)
     report: list[tuple[DatasetStatus, list[TaskCheck]]] = []
-    for dataset in CATALOG:
+    for dataset in catalog():
         status = dataset_status(dataset, tasks, source)
         readers = [tasks[name] for name in dataset.tasks if name in tasks]
         # A built-in dataset's tasks generate their text: one row says it for all.

@@ -21,6 +21,7 @@ from __future__ import annotations
 import importlib
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
+from functools import cache
 from importlib.metadata import entry_points
 from typing import Any
 
@@ -40,6 +41,16 @@ NARROW = {"length": "len"}  # headings a terminal table shortens: eleven columns
 
 
 @dataclass(frozen=True)
+class RowCell:
+    """The results a row of a report summarises: one model's answers to one task at one
+    length (what the TUI's suite screen lists, and opens, on `enter`)."""
+
+    model: str
+    task: str
+    length: int
+
+
+@dataclass(frozen=True)
 class ReportTable:
     """One table of a suite's report; every cell is text as shown."""
 
@@ -47,6 +58,22 @@ class ReportTable:
     columns: tuple[str, ...]
     rows: tuple[tuple[str, ...], ...]
     details: tuple[str, ...] = ()  # per row: what it holds, said when it is highlighted
+    cells: tuple[RowCell | None, ...] = ()  # per row: the results it summarises
+    # Per row, per column: what that cell holds when it says more than its row ("" for
+    # the row's own details); a table with them is browsed cell by cell.
+    cell_details: tuple[tuple[str, ...], ...] = ()
+
+    def detail(self, row: int, column: int | None = None) -> str:
+        """What the screen says under the table of row `row` (its cell `column`)."""
+        if column is not None and 0 <= row < len(self.cell_details):
+            by_column = self.cell_details[row]
+            if 0 <= column < len(by_column) and by_column[column]:
+                return by_column[column]
+        return self.details[row] if 0 <= row < len(self.details) else ""
+
+    def cell(self, row: int) -> RowCell | None:
+        """The results row `row` summarises (None: none of one cell)."""
+        return self.cells[row] if 0 <= row < len(self.cells) else None
 
     def narrow_columns(self) -> tuple[str, ...]:
         """The headings for a terminal, where the length column is narrow ("len")."""
@@ -99,6 +126,30 @@ class Importer:
     names_model: bool = True  # False: the files name their models (no --model)
 
 
+@dataclass(frozen=True)
+class SuiteScorer:
+    """A scorer a suite adds: examples whose metadata names `name` are scored by it."""
+
+    name: str
+    # The version of its rules, recorded on every score it makes (scoring/versions.py
+    # says when to bump it); declared here so that flagging older scores imports nothing.
+    version: int
+    load: Callable[[], Any]  # -> the scorer, (Example, output) -> Score; imported when first used
+    # How its value relates to its rubric points, in one sentence (scoring/relation.py).
+    relation: str = ""
+
+
+@dataclass(frozen=True)
+class ExampleView:
+    """What the inspector adds for an example of one of the suite's scorers."""
+
+    # (the example's metadata, short) -> its facts for the header ("" for none);
+    # short: for a narrow header.
+    facts: Callable[[Mapping[str, Any], bool], str]
+    # an output -> the offsets of what its answer was read from (None: nothing)
+    answer_span: Callable[[str], tuple[int, int] | None]
+
+
 # (a Store or cursor, models or None for all, a run id or None for every result)
 ReportBuilder = Callable[[Any, Sequence[str] | None, str | None], SuiteReport | None]
 
@@ -116,6 +167,12 @@ class Suite:
     empty: str = ""  # why there is nothing to show and how to get some: "{db} holds no ..."
     aliases: tuple[str, ...] = ()  # other names `--suite` accepts
     importers: tuple[Importer, ...] = ()
+    # Its tasks (lctui.tasks.base.Task), imported when the task registry first asks.
+    tasks: Callable[[], Sequence[Any]] | None = None
+    scorers: tuple[SuiteScorer, ...] = ()
+    # Its datasets (lctui.tasks.catalog.Dataset) for `lctui data`, imported when asked.
+    datasets: Callable[[], Sequence[Any]] | None = None
+    example_view: ExampleView | None = None  # for examples scored by one of `scorers`
 
 
 _registered: dict[str, Suite] = {}
@@ -127,6 +184,7 @@ def register(suite: Suite) -> Suite:
     if known is not None and known is not suite:
         raise ValueError(f"two suites are named {suite.name!r}")
     _registered[suite.name] = suite
+    _by_scorer.cache_clear()
     return suite
 
 
@@ -163,6 +221,24 @@ def all_suites() -> list[Suite]:
     """Every suite, in `suite_names` order."""
     found = (_load(name) for name in suite_names())
     return [s for s in found if s is not None]
+
+
+def suite_of_scorer(scorer: object) -> Suite | None:
+    """The suite that adds the scorer named `scorer` (None: a generic scorer or none)."""
+    if not isinstance(scorer, str):
+        return None
+    return _by_scorer().get(scorer)
+
+
+def declared_scorer(name: object) -> SuiteScorer | None:
+    """The declaration of the scorer `name` a suite adds (None: none adds it)."""
+    suite = suite_of_scorer(name)
+    return None if suite is None else next(s for s in suite.scorers if s.name == name)
+
+
+@cache
+def _by_scorer() -> dict[str, Suite]:
+    return {s.name: suite for suite in all_suites() for s in suite.scorers}
 
 
 def _load(name: str) -> Suite | None:

@@ -1,6 +1,8 @@
 """Scoring layer: turns (example, output) into a Score through a registry of named scorers.
 
-Examples name their scorer in `metadata["scorer"]` (default "recall"); suites register more.
+Examples name their scorer in `metadata["scorer"]` (default "recall"); suites register more:
+those below, and those a suite declares (`Suite.scorers`, core/suites.py), imported the
+first time an example names one.
 A scorer that fails on an output scores that output 0 (unparsed), see scoring/failure.py.
 Every score made here carries its scorer's version (scoring/versions.py: bump it with
 any change that can change a stored score).
@@ -8,6 +10,9 @@ any change that can change a stored score).
 
 from __future__ import annotations
 
+import threading
+
+from lctui.core.suites import suite_of_scorer
 from lctui.core.types import Example, Score
 from lctui.scoring.base import Scorer, error_score
 from lctui.scoring.failure import SCORER_FAILURE, describe_failure, failed_output_score
@@ -27,9 +32,6 @@ from lctui.scoring.helmet_scorers import (
     score_helmet_rerank,
     score_helmet_rouge,
 )
-from lctui.scoring.lifeval.scorer import score_lifeval
-from lctui.scoring.longbench import SCORER as LONGBENCH_SCORER
-from lctui.scoring.longbench import score_longbench
 from lctui.scoring.recall import score_recall
 from lctui.scoring.relation import score_relation
 from lctui.scoring.versions import SCORER_VERSIONS, current_versions, with_version
@@ -56,14 +58,12 @@ def register_scorer(
         SCORER_VERSIONS.setdefault(name, 1)
 
 
-register_scorer("lifeval", score_lifeval)
 register_scorer(RERANK_SCORER, score_helmet_rerank)
 register_scorer(ICL_SCORER, score_helmet_icl)
 register_scorer(ROUGE_SCORER, score_helmet_rouge)
 register_scorer(MC_SCORER, score_helmet_mc)
 register_scorer(ASQA_SCORER, score_helmet_alce_asqa)
 register_scorer(QAMPARI_SCORER, score_helmet_alce_qampari)
-register_scorer(LONGBENCH_SCORER, score_longbench)
 
 
 def scorer_of(example: Example) -> tuple[str, Scorer]:
@@ -71,11 +71,30 @@ def scorer_of(example: Example) -> tuple[str, Scorer]:
     name = example.metadata.get("scorer", DEFAULT_SCORER)
     scorer = SCORERS.get(name) if isinstance(name, str) else None
     if scorer is None:
+        scorer = _suite_scorer(name)
+    if scorer is None:
         raise ValueError(
             f"example {example.example_id} of task {example.task} asks for scorer {name!r}, "
             f"which is not registered; known scorers: {', '.join(sorted(SCORERS))}"
         )
     return name, scorer
+
+
+_loading = threading.Lock()
+
+
+def _suite_scorer(name: object) -> Scorer | None:
+    """The scorer `name` a suite declares, registered with its version on first use
+    (once, whichever scoring thread asks first)."""
+    suite = suite_of_scorer(name)
+    if suite is None:
+        return None
+    with _loading:
+        for declared in suite.scorers:
+            if declared.name not in SCORERS:
+                # Its version stays the declared one (scoring/versions.py reads it there).
+                SCORERS[declared.name] = declared.load()
+    return SCORERS.get(str(name))
 
 
 def score_example(example: Example, output: str) -> Score:
@@ -120,7 +139,6 @@ __all__ = [
     "register_scorer",
     "score_example",
     "score_failed_output",
-    "score_lifeval",
     "score_recall",
     "score_relation",
     "scorer_of",

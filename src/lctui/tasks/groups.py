@@ -1,6 +1,7 @@
 """How task lists are grouped for people (the launch screen's tree, `lctui tasks`):
 RULER's tasks by category (synthetic, then qa), HELMET's in its seven categories in
-HELMET's order, then the other suites by category.
+HELMET's order, then the other suites by name (their tasks come from the registry in
+the order the suites load, so the name, not that order, places them), by category.
 
 HELMET's recall category is its JSON KV plus three RULER needle tasks, so those three
 appear under both RULER's synthetic group and HELMET's recall (`TaskGroup.tasks` of
@@ -24,7 +25,7 @@ HELMET_RECALL: tuple[str, ...] = (
     "niah_multivalue",
 )
 HELMET = "helmet"
-_SUITE_ORDER = ("ruler", HELMET)  # then the others, as they come
+_SUITE_ORDER = ("ruler", HELMET)  # then the others, by name
 
 
 @dataclass(frozen=True)
@@ -49,7 +50,7 @@ def helmet_category_of(task: Task) -> str | None:
 
 def task_groups(tasks: Sequence[Task]) -> list[TaskGroup]:
     """`tasks` grouped: RULER's categories, HELMET's seven (those with a task here) in
-    HELMET's order, then other suites' categories; within a group, the order given
+    HELMET's order, then other suites' categories, suites by name; within a group, the order given
     (HELMET's recall in HELMET's order)."""
     groups: dict[tuple[str, str], list[Task]] = {}
     for task in tasks:
@@ -59,11 +60,11 @@ def task_groups(tasks: Sequence[Task]) -> list[TaskGroup]:
     if recall:
         groups[HELMET, "recall"] = recall
 
-    def order(key: tuple[str, str]) -> tuple[int, int]:
+    def order(key: tuple[str, str]) -> tuple[int, str, int]:
         suite, category = key
         rank = _SUITE_ORDER.index(suite) if suite in _SUITE_ORDER else len(_SUITE_ORDER)
         within = HELMET_CATEGORIES.index(category) if category in HELMET_CATEGORIES else 99
-        return rank, within if suite == HELMET else 0
+        return rank, "" if suite in _SUITE_ORDER else suite, within if suite == HELMET else 0
 
     keys = sorted(groups, key=order)  # stable: equal ranks keep their first appearance
     return [TaskGroup(suite, category, tuple(groups[suite, category])) for suite, category in keys]

@@ -1,4 +1,8 @@
-"""All tasks by name, and selection by name, category, suite or glob (`niah_*`)."""
+"""All tasks by name, and selection by name, category, suite or glob (`niah_*`).
+
+The tasks below, then those each suite declares (`Suite.tasks`, core/suites.py; by
+suite name), imported the first time a task is asked for; a suite's tasks are never
+imported here."""
 
 from __future__ import annotations
 
@@ -8,12 +12,11 @@ from functools import lru_cache
 from typing import Any
 
 from lctui.core.errors import UserInputError
+from lctui.core.suites import Suite, all_suites
 from lctui.tasks.aggregation import aggregation_tasks
 from lctui.tasks.base import Task
 from lctui.tasks.helmet import helmet_data_tasks
 from lctui.tasks.json_kv import json_kv_tasks
-from lctui.tasks.lifbench import lifbench_tasks
-from lctui.tasks.longbench import longbench_tasks
 from lctui.tasks.niah import needle_tasks
 from lctui.tasks.ruler_qa import ruler_qa_tasks
 from lctui.tasks.tracking import tracking_tasks
@@ -28,10 +31,15 @@ def _all() -> dict[str, Task]:
         *ruler_qa_tasks(),
         *json_kv_tasks(),
         *helmet_data_tasks(),
-        *lifbench_tasks(),
-        *longbench_tasks(),
+        # By suite name, as task_groups lists them (tasks/groups.py), whatever the order
+        # the suites load in.
+        *(t for suite in _by_name(all_suites()) if suite.tasks for t in suite.tasks()),
     ]
     return {t.name: t for t in tasks}
+
+
+def _by_name(suites: list[Suite]) -> list[Suite]:
+    return sorted(suites, key=lambda suite: suite.name)
 
 
 def all_tasks() -> list[Task]:

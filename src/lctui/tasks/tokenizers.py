@@ -31,7 +31,7 @@ class TiktokenTokenizer:
 
     # Byte-level BPE without normalisation: the bytes of a text's tokens are its UTF-8
     # bytes, so decoding them gives the text back (a lone surrogate, encoded as U+FFFD,
-    # aside). tasks/longbench/middle.py slices a kept text instead of decoding it.
+    # aside). suites/longbench/tasks/middle.py slices a kept text instead of decoding it.
     round_trips = True
 
     def __init__(self, name: str) -> None:

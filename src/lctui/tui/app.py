@@ -271,9 +271,7 @@ class LctuiApp(App[None]):
             self.push_screen(SuiteScreen(name))
 
     def action_show_longbench(self) -> None:
-        from lctui.tui.screens.longbench import LongBenchScreen
-
-        self._push_once(LongBenchScreen)
+        self.show_suite("longbench")
 
     def action_show_compare(self) -> None:
         from lctui.tui.screens.compare import CompareScreen

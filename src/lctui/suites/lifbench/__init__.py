@@ -1,13 +1,16 @@
-"""LIFBench: its report (LIFEval's ARS, IFP per capability and IFS per perspective;
-report.py) and the import of its published per-response score files (importer.py),
-each loaded when it runs."""
+"""LIFBench: its tasks and contexts (tasks/), LIFEval, its rubric scorer (scoring/), its
+report (LIFEval's ARS, IFP per capability and IFS per perspective; report.py) and the
+import of its published per-response score files (importer.py), each loaded when it
+is first used."""
 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from lctui.core.suites import Importer, Suite, SuiteReport, register
+from lctui.core.suites import Importer, Suite, SuiteReport, SuiteScorer, register
+
+SCORER = "lifeval"
 
 
 def _report(src: Any, models: Sequence[str] | None, run_id: str | None) -> SuiteReport | None:
@@ -24,6 +27,24 @@ def _import(store: Any, source: str, _m: str | None, _o: Mapping[str, Any], _p: 
     return ImportSummary(read.files, read.files, read.rows, read.added, read.models)
 
 
+def _tasks() -> Sequence[Any]:
+    from lctui.suites.lifbench.tasks import lifbench_tasks
+
+    return lifbench_tasks()
+
+
+def _datasets() -> Sequence[Any]:
+    from lctui.suites.lifbench.tasks.catalog import DATASETS
+
+    return DATASETS
+
+
+def _scorer() -> Any:
+    from lctui.suites.lifbench.scoring.scorer import score_lifeval
+
+    return score_lifeval
+
+
 SUITE = register(
     Suite(
         name="lifbench",
@@ -32,6 +53,18 @@ SUITE = register(
         about="LIFEval's ARS and IFP per capability (higher is better) and IFS per "
         "perspective (lower is more stable), from the stored lifeval rubric points.",
         report=_report,
+        tasks=_tasks,
+        # lifeval 1: LIFEval's rubric points and ARS (scoring/).
+        scorers=(
+            SuiteScorer(
+                SCORER,
+                1,
+                _scorer,
+                "score = LIFEval's ARS, the earned weight of the rubric points over their "
+                "total weight: the points are the score",
+            ),
+        ),
+        datasets=_datasets,
         empty="{db} holds no lifeval scores{wanted}; import some with "
         "`lctui import lifbench-scores DIR --db PATH`",
         importers=(

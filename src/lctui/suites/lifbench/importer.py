@@ -32,11 +32,11 @@ from lctui.core.types import (
     Score,
     ScoreStatus,
 )
-from lctui.scoring.lifeval.point_specs import LIFEVAL_TASKS, TaskSpec
 from lctui.store.db import Store
 from lctui.store.importing import ImportWriter
 from lctui.store.read.runs import run_generation_ids
 from lctui.store.scorer_versions import PUBLISHED_BACKEND
+from lctui.suites.lifbench.scoring.point_specs import LIFEVAL_TASKS, TaskSpec
 from lctui.tasks.bounded_read import FileProblem, files_within, shown, text_lines
 
 SCORER = "lifeval"

@@ -1,14 +1,26 @@
-"""LongBench v2: its report (accuracy per model, mode and length, as its result script;
-report.py) and the import of pred.py's result files (importer.py).
+"""LongBench v2: its tasks and dataset (tasks/), its scorer (scoring.py), its report
+(accuracy per model, mode and length, as its result script; report.py), what the
+inspector adds for its questions (view.py) and the import of pred.py's result files
+(importer.py).
 
-Declared here without importing either: they load when they run."""
+Declared here without importing any of them: they load when first used."""
 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from lctui.core.suites import Importer, ImportOption, Suite, SuiteReport, register
+from lctui.core.suites import (
+    ExampleView,
+    Importer,
+    ImportOption,
+    Suite,
+    SuiteReport,
+    SuiteScorer,
+    register,
+)
+
+SCORER = "longbench"
 
 
 def _report(src: Any, models: Sequence[str] | None, run_id: str | None) -> SuiteReport | None:
@@ -26,6 +38,36 @@ def _import(
     return import_longbench_results(store, source, model=model, length=length, progress=progress)
 
 
+def _tasks() -> Sequence[Any]:
+    from lctui.suites.longbench.tasks import longbench_tasks
+
+    return longbench_tasks()
+
+
+def _datasets() -> Sequence[Any]:
+    from lctui.suites.longbench.tasks.catalog import DATASETS
+
+    return DATASETS
+
+
+def _scorer() -> Any:
+    from lctui.suites.longbench.scoring import score_longbench
+
+    return score_longbench
+
+
+def _facts(metadata: Mapping[str, Any], short: bool) -> str:
+    from lctui.suites.longbench.view import example_facts
+
+    return example_facts(metadata, short)
+
+
+def _answer_span(output: str) -> tuple[int, int] | None:
+    from lctui.suites.longbench.view import answer_span
+
+    return answer_span(output)
+
+
 SUITE = register(
     Suite(
         name="longbench",
@@ -37,6 +79,11 @@ SUITE = register(
         empty="{db} holds no LongBench v2 scores{wanted}; run some with `lctui run --tasks "
         "longbench --data DIR --db PATH` or import the original's results with "
         "`lctui import longbench-results FILE`",
+        tasks=_tasks,
+        # longbench 1: LongBench v2's answer reading and accuracy (scoring.py).
+        scorers=(SuiteScorer(SCORER, 1, _scorer),),
+        datasets=_datasets,
+        example_view=ExampleView(_facts, _answer_span),
         importers=(
             Importer(
                 kind="longbench-results",

@@ -53,10 +53,10 @@ from lctui.core.types import CallRecord, Example, Score
 from lctui.scoring import score_example
 from lctui.store.db import Store
 from lctui.store.scorer_versions import HARNESS_BACKEND
+from lctui.suites.longbench.tasks.data import LETTERS, LongBenchRow, parse_row
+from lctui.suites.longbench.tasks.prompts import reference_answer
+from lctui.suites.longbench.tasks.task import ANSWER_TOKENS, REASONING_TOKENS, SCORER, TEMPERATURE
 from lctui.tasks.bounded_read import files_within, json_lines
-from lctui.tasks.longbench.data import LETTERS, LongBenchRow, parse_row
-from lctui.tasks.longbench.prompts import reference_answer
-from lctui.tasks.longbench.task import ANSWER_TOKENS, REASONING_TOKENS, SCORER, TEMPERATURE
 
 LONGBENCH = Harness("longbench", "LongBench v2", "longbench-results", HARNESS_BACKEND)
 DEFAULT_LENGTH = 120_000  # the original's model2maxlen for every model but Claude

@@ -1,13 +1,17 @@
 """LongBench v2's tables as a suite report: per mode, the accuracy overall (and
 compensated), by difficulty and length bucket (the original's result script's
-columns), then by domain (analysis/longbench.py)."""
+columns), then by domain (analysis.py). Each row says what it holds (its answers,
+those naming no option, the errors left out), each domain cell its domain in full, and
+each row opens its model's answers to that mode at that length."""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 from typing import Any
 
-from lctui.analysis.longbench import (
+from lctui.core.lengths import format_length
+from lctui.core.suites import ReportTable, RowCell, SuiteReport
+from lctui.suites.longbench.analysis import (
     BUCKET_GROUPS,
     DIFFICULTY_GROUPS,
     DOMAIN_HEADINGS,
@@ -18,10 +22,34 @@ from lctui.analysis.longbench import (
     longbench_table,
     shown,
 )
-from lctui.core.lengths import format_length
-from lctui.core.suites import ReportTable, SuiteReport
 
 _GROUPS = (OVERALL, *DIFFICULTY_GROUPS, *BUCKET_GROUPS)
+# The modes as the line under a domain names them.
+MODE_NAMES: dict[str, str] = {
+    "longbench_v2": "direct",
+    "longbench_v2_cot": "CoT",
+    "longbench_v2_no_context": "no ctx",
+}
+
+
+def row_line(row: LongBenchScores) -> str:
+    """What one row holds: its answers, those naming no option, those left out."""
+    where = f"{row.model} · {MODES.get(row.task, row.task)} · {format_length(row.length)}"
+    overall = row.overall
+    left = f", {row.left_out} failed or unscored left out" if row.left_out else ""
+    return f"{where}: {overall.n} answered, {overall.unparsed} name no option{left}"
+
+
+def domain_line(row: LongBenchScores, domain: str) -> str:
+    """One domain of one row, its name in full."""
+    where = f"{row.model} · {MODE_NAMES.get(row.task, row.task)} · {format_length(row.length)}"
+    group = row.groups.get(domain)
+    if group is None:
+        return f"{where} · {domain}: no question of it answered"
+    return (
+        f"{where} · {domain}: {shown(group.accuracy)} % of {group.n} "
+        f"(comp. {shown(group.compensated)}), {group.unparsed} name no option"
+    )
 
 
 def _accuracy_row(r: LongBenchScores) -> tuple[str, ...]:
@@ -49,11 +77,15 @@ def report(src: Any, models: Sequence[str] | None, run_id: str | None) -> SuiteR
     for task in tasks:
         mine = [r for r in rows if r.task == task]
         mode = MODES.get(task, task)
+        details = tuple(row_line(r) for r in mine)
+        cells = tuple(RowCell(r.model, r.task, r.length) for r in mine)
         tables.append(
             ReportTable(
                 f"LongBench v2, {mode}: accuracy (%)",
                 accuracy_columns,
                 tuple(_accuracy_row(r) for r in mine),
+                details,
+                cells,
             )
         )
         tables.append(
@@ -61,6 +93,9 @@ def report(src: Any, models: Sequence[str] | None, run_id: str | None) -> SuiteR
                 f"LongBench v2, {mode}: accuracy by domain (%)",
                 ("model", "length", *DOMAIN_HEADINGS.values()),
                 tuple(_domain_row(r) for r in mine),
+                details,
+                cells,
+                tuple(("", "", *(domain_line(r, d) for d in DOMAIN_HEADINGS)) for r in mine),
             )
         )
     note = (

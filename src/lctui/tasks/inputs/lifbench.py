@@ -35,11 +35,11 @@ from typing import Any
 from lctui.core.bounds import MAX_LENGTH, MIN_LENGTH
 from lctui.core.errors import UserInputError
 from lctui.core.types import COMPLETION, USER_MESSAGE
+from lctui.suites.lifbench.tasks import lifbench_tasks
+from lctui.suites.lifbench.tasks.shared import LifbenchTask
 from lctui.tasks.bounded_read import FileProblem, JsonDocument, files_within, shown
 from lctui.tasks.inputs.base import FRAMING_OPTION, InputFile, InputKind, InputRow, RowProblem
 from lctui.tasks.inputs.lifbench_records import RecordProblem, context_span, record_reading
-from lctui.tasks.lifbench import lifbench_tasks
-from lctui.tasks.lifbench.shared import LifbenchTask
 
 PROMPTS_FOLDER = "prompts"  # LIFBench's data/prompts/
 OUTPUT_PREFIX = "\noutput: "  # what Inference.py appends for a model without chat template

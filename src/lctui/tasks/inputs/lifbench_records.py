@@ -19,8 +19,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from lctui.core.types import JSONValue
+from lctui.suites.lifbench.tasks.onedoc_context import KEY_TYPES
 from lctui.tasks.bounded_read import shown
-from lctui.tasks.lifbench.onedoc_context import KEY_TYPES
 
 # metadata["list_reading"]: the scorer reads the list as LIFBench's evaluation does
 # (scoring/lifeval/list_scenario.py).

@@ -30,6 +30,21 @@ from typing import Any
 from lctui.core.errors import UserInputError
 from lctui.core.text import escape_unprintable
 from lctui.core.types import FOLLOW_UP, USER_MESSAGE, FollowUp, JSONValue
+from lctui.suites.longbench.tasks.data import (
+    DATA_FILE,
+    HUB_REPO,
+    HUB_REPO_RENAMED,
+    LongBenchRow,
+    read_longbench,
+)
+from lctui.suites.longbench.tasks.prompts import reference_answer
+from lctui.suites.longbench.tasks.task import (
+    ANSWER_TOKENS,
+    REASONING_TOKENS,
+    SCORER,
+    TEMPERATURE,
+    cut_metadata,
+)
 from lctui.tasks.bounded_read import within
 from lctui.tasks.inputs.base import InputFile, InputKind, InputRow, RowProblem
 from lctui.tasks.inputs.longbench_checkout import (
@@ -44,21 +59,6 @@ from lctui.tasks.inputs.longbench_checkout import (
     fill,
     read_checkout,
 )
-from lctui.tasks.longbench.data import (
-    DATA_FILE,
-    HUB_REPO,
-    HUB_REPO_RENAMED,
-    LongBenchRow,
-    read_longbench,
-)
-from lctui.tasks.longbench.prompts import reference_answer
-from lctui.tasks.longbench.task import (
-    ANSWER_TOKENS,
-    REASONING_TOKENS,
-    SCORER,
-    TEMPERATURE,
-    cut_metadata,
-)
 
 # Tokens a second call's reasoning may take beyond its budget once decoded and counted
 # again: a question whose second call could then reach max_len is not run.
@@ -70,7 +70,7 @@ _REVISION_CHARS = 64  # a hub cache's refs/main: a commit hash
 class Mode:
     """One of pred.py's modes: its template, answer budget and second template."""
 
-    name: str  # as lctui's LongBench tasks and analysis/longbench.py call it
+    name: str  # as lctui's LongBench tasks and suites/longbench/analysis.py call it
     template: str
     max_new_tokens: int
     second: str | None = None

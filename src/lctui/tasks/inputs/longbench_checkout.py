@@ -13,7 +13,7 @@ What pred.py (THUDM/LongBench at 2e00731) does, and `fill` and `PromptCut` redo:
   max_len - max_len // 2 tokens, decoded as one sequence. A model of model2path.json
   counts with the Hugging Face tokenizer named there, special tokens added when
   encoding and skipped when decoding; any other model with tiktoken's gpt-4o encoding
-  (o200k_base), special-token text encoded as text (tasks/longbench/middle.py's
+  (o200k_base), special-token text encoded as text (suites/longbench/tasks/middle.py's
   `keep_ends` cuts as it does, checked on tests/parity/longbench_structure.jsonl);
 - its tokenizer is tiktoken's gpt-4o encoding for a model whose name holds "gpt" or
   "o1", else the one model2path.json names (loaded with the tokenizer's own code; lctui
@@ -33,9 +33,9 @@ from lctui.core.bounds import MAX_LENGTH, MIN_LENGTH
 from lctui.core.errors import MissingDependencyError, UserInputError
 from lctui.core.text import escape_unprintable
 from lctui.core.types import ParamSpec
+from lctui.suites.longbench.tasks.data import LETTERS, LongBenchRow
+from lctui.suites.longbench.tasks.middle import MiddleCut, keep_ends
 from lctui.tasks.bounded_read import json_object, shown, within
-from lctui.tasks.longbench.data import LETTERS, LongBenchRow
-from lctui.tasks.longbench.middle import MiddleCut, keep_ends
 from lctui.tasks.tokenizers import REFERENCE_TOKENIZERS, reference_tokenizer
 
 # pred.py's templates by mode, and the chain of thought's second one.

@@ -45,8 +45,8 @@ from lctui.tui.inspector_actions import (
 )
 from lctui.tui.screens.base import LctuiScreen, PendingQuery
 from lctui.tui.screens.model_picker import ModelPicker
+from lctui.tui.state.example_view import calls_of
 from lctui.tui.state.inspector_header import fit_header
-from lctui.tui.state.longbench import calls_of
 from lctui.tui.state.prompt_marks import MarkedSpan, in_prompt
 from lctui.tui.state.prompt_shown import prompt_shown
 from lctui.tui.widgets.example_context import ExampleContextPanel

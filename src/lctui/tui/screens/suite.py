@@ -1,17 +1,23 @@
 """A suite's own report as a screen: the tables a registered suite defines
 (core/suites.py), as `lctui report --suite NAME` prints them, for any suite, a plugin's
-included. HELMET's categories (`H`) are shown here; LongBench v2 and LIFBench keep
-screens of their own for their drill-downs until their reports carry them.
+included: HELMET's categories (`H`), LongBench v2's accuracy and domains (`B`), any
+suite's from the palette. LIFBench keeps a screen of its own for its levels.
 
-The report is built in a thread worker. Each table is a row-cursor table; the line
-under them says what the highlighted row of the focused table holds (the suite's row
-details, e.g. HELMET's datasets without a score), then the report's notes.
+The report is built in a thread worker. The line under the tables says what the
+highlighted row of the focused table holds (the suite's row details), or its
+highlighted cell in a table the suite details cell by cell (LongBench v2's domains),
+then the report's notes. Tables whose rows are the same results (`ReportTable.cells`)
+move together. `enter` on a row that summarises one cell's results lists its examples
+in place of the other tables; `enter` on an example opens the inspector; `escape`
+closes the list. `R` reads the report again, and so does coming back to the screen
+when something was written meanwhile (a re-score in the inspector).
 """
 
 from __future__ import annotations
 
-from typing import ClassVar
+from typing import Any, ClassVar
 
+import duckdb
 from textual import events, on
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
@@ -19,13 +25,20 @@ from textual.containers import Vertical
 from textual.content import Content
 from textual.widgets import DataTable, Static
 
-from lctui.core.suites import ReportTable, Suite, SuiteReport, get_suite
+from lctui.core.suites import ReportTable, RowCell, Suite, SuiteReport, get_suite
 from lctui.core.text import escape_unprintable, plural
 from lctui.store.db import Store
-from lctui.tui.screens.base import LctuiScreen
+from lctui.store.read.heat import ChangeStamp, change_stamp
+from lctui.tui.screens.base import LctuiScreen, on_a_cursor
 from lctui.tui.shown import shown_line
+from lctui.tui.state.heatmap_data import CellKey
+from lctui.tui.widgets.examples_table import ExamplesPage, ExamplesTable, load_examples
 from lctui.tui.widgets.key_footer import KeyFooter
-from lctui.tui.widgets.safe_table import SafeTable
+from lctui.tui.widgets.report_table import ReportTableView
+
+
+def examples_of(cur: duckdb.DuckDBPyConnection, key: CellKey) -> ExamplesPage:
+    return load_examples(cur, key)
 
 
 def empty_message(suite: Suite) -> str:
@@ -34,7 +47,8 @@ def empty_message(suite: Suite) -> str:
 
 
 class SuiteScreen(LctuiScreen):
-    """One suite's report: its tables, the highlighted row's details, its notes."""
+    """One suite's report: its tables, the highlighted row's details, its notes, and
+    the examples of a row's results."""
 
     DEFAULT_CSS = """
     SuiteScreen #suite-header { height: 1; padding: 0 1; background: $panel; color: $text-muted; }
@@ -42,12 +56,17 @@ class SuiteScreen(LctuiScreen):
     SuiteScreen.-empty #suite-empty { display: block; }
     SuiteScreen.-empty #suite-tables { display: none; }
     SuiteScreen .note { height: auto; padding: 0 1; color: $text-muted; }
-    SuiteScreen #suite-tables { height: 1fr; }
-    SuiteScreen #suite-tables SafeTable {
-        height: 1fr;
+    SuiteScreen #suite-tables { height: 1fr; overflow-y: auto; scrollbar-gutter: stable; }
+    /* As tall as its rows, within the screen: a suite of many tables scrolls them. */
+    SuiteScreen #suite-tables ReportTableView { height: auto; max-height: 100%; }
+    SuiteScreen.-examples #suite-tables { height: auto; max-height: 50%; }
+    SuiteScreen #suite-tables ReportTableView, SuiteScreen #suite-examples {
         border: round $primary 40%;
         &:focus { border: round $primary; }
     }
+    SuiteScreen #suite-examples { height: 1fr; }
+    SuiteScreen #suite-examples { display: none; }
+    SuiteScreen.-examples #suite-examples { display: block; }
     """
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("R", "reload", "Reload", id="suite.reload", show=False),
@@ -58,13 +77,16 @@ class SuiteScreen(LctuiScreen):
         super().__init__()
         self.suite = get_suite(suite)
         self.report: SuiteReport | None = None
-        self._tables: list[DataTable[str]] = []  # in the report's order
+        self._tables: list[ReportTableView] = []  # in the report's order
+        self._stamp: ChangeStamp | None = None
+        self.open_cell: RowCell | None = None  # the results whose examples are listed
 
     def compose(self) -> ComposeResult:
         yield Static(f"Loading {self.suite.title}...", id="suite-header", markup=False)
         yield Static(empty_message(self.suite), id="suite-empty", markup=False)
         yield Static(self.suite.about, classes="note", markup=False)
         yield Vertical(id="suite-tables")
+        yield ExamplesTable(id="suite-examples")
         yield Static("", id="suite-detail", classes="note", markup=False)
         yield Static("", id="suite-notes", classes="note", markup=False)
         yield KeyFooter()
@@ -72,17 +94,26 @@ class SuiteScreen(LctuiScreen):
     def on_mount(self) -> None:
         self._load()
 
-    def _load(self) -> None:
-        self.run_query(
-            self._build,
-            group="suite-report",
-            done=self._show,
-            failed=lambda exc: self._failed(f"could not read {self.suite.title}: {exc}"),
-        )
+    def on_screen_resume(self) -> None:
+        shown = self._stamp
+        if shown is not None:  # back from the inspector (a re-score?) or a run
+            self.run_query(
+                on_a_cursor(change_stamp),
+                group="suite-poll",
+                done=lambda now: self._load() if now != shown else None,
+                failed=self._read_failed,
+            )
 
-    def _build(self, store: Store) -> SuiteReport | None:
+    def _load(self) -> None:
+        self.run_query(self._build, group="suite-report", done=self._show, failed=self._read_failed)
+
+    def _build(self, store: Store) -> tuple[SuiteReport | None, ChangeStamp]:
+        stamp = change_stamp(store)  # before the report: a later write reads again
         build = self.suite.report
-        return None if build is None else build(store, None, None)
+        return (None if build is None else build(store, None, None)), stamp
+
+    def _read_failed(self, error: Exception) -> None:
+        self._failed(f"could not read {self.suite.title}: {error}")
 
     def _failed(self, message: str) -> None:
         self.query_one("#suite-header", Static).update(
@@ -90,7 +121,8 @@ class SuiteScreen(LctuiScreen):
         )
         self.notify(message, title=self.suite.title, severity="error")
 
-    def _show(self, report: SuiteReport | None) -> None:
+    def _show(self, loaded: tuple[SuiteReport | None, ChangeStamp]) -> None:
+        report, self._stamp = loaded
         self.report = report if report is not None and report.tables else None
         self.call_later(self._fill)
 
@@ -108,42 +140,123 @@ class SuiteScreen(LctuiScreen):
         await box.mount_all(shown)
         notes = "\n".join(self.report.notes) if self.report else ""
         self.query_one("#suite-notes", Static).update(shown_line(notes))
-        if shown:
+        if self.open_cell is not None:
+            self._open_examples(self.open_cell)
+        elif shown:
             shown[0].focus()
             self._describe(0, 0)
 
-    def _table(self, index: int, table: ReportTable) -> SafeTable[str]:
-        shown: SafeTable[str] = SafeTable(
-            id=f"suite-table-{index}", cursor_type="row", zebra_stripes=True
-        )
-        shown.border_title = table.title
-        for i, heading in enumerate(table.narrow_columns()):
-            shown.add_column(heading, key=str(i))
-        for i, row in enumerate(table.rows):
-            shown.add_row(*row, key=str(i))
-        return shown
+    def _table(self, index: int, table: ReportTable) -> ReportTableView:
+        return ReportTableView(table, id=f"suite-table-{index}")
 
-    def _describe(self, table: int, row: int) -> None:
-        """The line under the tables: the details of `row` of table `table`."""
-        line = ""
-        if self.report and 0 <= table < len(self.report.tables):
-            details = self.report.tables[table].details
-            line = details[row] if 0 <= row < len(details) else ""
+    def _report_table(self, index: int) -> ReportTable | None:
+        tables = self.report.tables if self.report else ()
+        return tables[index] if 0 <= index < len(tables) else None
+
+    def _describe(self, index: int, row: int, column: int | None = None) -> None:
+        """The line under the tables: row `row` (its cell `column`) of table `index`."""
+        table = self._report_table(index)
+        line = "" if table is None else table.detail(row, column)
         self.query_one("#suite-detail", Static).update(shown_line(line))
 
-    @on(DataTable.RowHighlighted)
+    # -- tables of the same results move together -------------------------------------
+    # Only the focused one leads: a table filled again moves its own cursor too.
+
+    def _follow(self, index: int, row: int) -> None:
+        table = self._report_table(index)
+        if table is None or not table.cells:
+            return
+        for other, shown in enumerate(self._tables):
+            linked = self._report_table(other)
+            if other != index and linked is not None and linked.cells == table.cells:
+                shown.move_cursor(row=row)
+
+    @on(DataTable.RowHighlighted, "#suite-tables ReportTableView")
     def _highlighted(self, event: DataTable.RowHighlighted) -> None:
-        self._describe(self._index(event.data_table), event.cursor_row)
+        if event.data_table.has_focus:
+            index = self._index(event.data_table)
+            self._follow(index, event.cursor_row)
+            self._describe(index, event.cursor_row)
+
+    @on(DataTable.CellHighlighted, "#suite-tables ReportTableView")
+    def _cell_highlighted(self, event: DataTable.CellHighlighted) -> None:
+        if event.data_table.has_focus:
+            index, at = self._index(event.data_table), event.coordinate
+            self._follow(index, at.row)
+            self._describe(index, at.row, at.column)
 
     def on_descendant_focus(self, event: events.DescendantFocus) -> None:
-        if isinstance(event.widget, DataTable):
-            self._describe(self._index(event.widget), event.widget.cursor_row)
+        widget = event.widget
+        if isinstance(widget, DataTable) and widget in self._tables:
+            column = widget.cursor_column if widget.cursor_type == "cell" else None
+            self._describe(self._index(widget), widget.cursor_row, column)
 
-    def _index(self, table: DataTable[str]) -> int:
+    def _index(self, table: DataTable[Any]) -> int:
         return self._tables.index(table) if table in self._tables else -1
+
+    # -- a row's examples ---------------------------------------------------------------
+
+    @on(DataTable.RowSelected, "#suite-tables ReportTableView")
+    def _row_chosen(self, event: DataTable.RowSelected) -> None:
+        self._choose(self._index(event.data_table), event.cursor_row)
+
+    @on(DataTable.CellSelected, "#suite-tables ReportTableView")
+    def _cell_chosen(self, event: DataTable.CellSelected) -> None:
+        self._choose(self._index(event.data_table), event.coordinate.row)
+
+    def _choose(self, index: int, row: int) -> None:
+        table = self._report_table(index)
+        cell = None if table is None else table.cell(row)
+        if cell is not None:
+            self._open_examples(cell)
+            self.query_one("#suite-examples").focus()
+
+    def _open_examples(self, cell: RowCell) -> None:
+        """List the examples of `cell`, under the first table holding its row."""
+        self.open_cell = cell
+        self.add_class("-examples")
+        tables = self.report.tables if self.report else ()
+        first = next((i for i, t in enumerate(tables) if cell in t.cells), None)
+        for i, shown in enumerate(self._tables):
+            shown.display = i == first
+        self.run_query(
+            on_a_cursor(examples_of),
+            CellKey(cell.model, cell.task, cell.length),
+            group="suite-examples",
+            done=self._show_examples,
+            failed=lambda exc: self._failed(f"could not read the examples: {exc}"),
+        )
+
+    def _show_examples(self, page: ExamplesPage) -> None:
+        if self.open_cell is None:
+            return
+        table = self.query_one("#suite-examples", ExamplesTable)
+        table.border_title = shown_line(page.title())
+        table.show(page)
+
+    @on(DataTable.RowSelected, "#suite-examples")
+    def _example_chosen(self, event: DataTable.RowSelected) -> None:
+        if event.row_key.value is not None:
+            self.lctui.open_generation(str(event.row_key.value))
+
+    def _close_examples(self) -> None:
+        cell, self.open_cell = self.open_cell, None
+        self.cancel_query("suite-examples")
+        self.remove_class("-examples")
+        self.query_one("#suite-examples", ExamplesTable).clear()
+        for shown in self._tables:
+            shown.display = True
+        tables = self.report.tables if self.report else ()
+        back = next((i for i, t in enumerate(tables) if cell in t.cells), 0)
+        if back < len(self._tables):
+            self._tables[back].focus()
 
     def action_reload(self) -> None:
         self._load()
 
     def action_back(self) -> None:
-        self.app.pop_screen()
+        """Close the examples list, else leave the screen."""
+        if self.open_cell is not None:
+            self._close_examples()
+        else:
+            self.app.pop_screen()

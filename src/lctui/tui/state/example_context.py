@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from lctui.scoring.helmet import parse_ranking
 from lctui.scoring.normalize import normalize_answer
 from lctui.store.read.generations import GenerationRecord
-from lctui.tui.state.longbench import example_facts
+from lctui.tui.state.example_view import example_facts
 
 CITE_CATEGORY = "cite"
 PREVIEW_CHARS = 200

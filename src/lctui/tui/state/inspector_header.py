@@ -12,7 +12,7 @@ from lctui.core.lengths import format_length
 from lctui.core.text import cell_width, escape_unprintable
 from lctui.core.types import FORMAT_USED
 from lctui.store.read.generations import GenerationRecord
-from lctui.tui.state.longbench import example_facts
+from lctui.tui.state.example_view import example_facts
 
 WIDE, NARROW = "  ·  ", " · "
 

@@ -16,7 +16,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from lctui.store.read.generations import GenerationRecord
-from lctui.tui.state.longbench import calls_of, cut_marker
+from lctui.tui.state.example_view import calls_of, cut_marker
 from lctui.tui.state.prompt_marks import (
     CUT,
     MarkedSpan,

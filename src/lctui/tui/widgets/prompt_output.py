@@ -10,7 +10,7 @@ then the answer that was scored.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 from textual.app import ComposeResult
 from textual.containers import VerticalScroll
@@ -21,7 +21,7 @@ from textual.widgets import Static
 from lctui.core.text import control_pictures, escape_unprintable
 from lctui.store.read.generations import GenerationRecord
 from lctui.tui.state.example_context import Citation, choice_map, output_citations
-from lctui.tui.state.longbench import CallView, answer_span, calls_of, is_longbench
+from lctui.tui.state.example_view import CallView, calls_of, example_view
 
 STATUS_STYLES = {"ok": "$success", "unparsed": "$warning", "error": "$error"}
 
@@ -65,12 +65,12 @@ class OutputPanel(VerticalScroll):
                 text = text + Content.styled(f"\n\npartial output:\n{output}", "$text-muted")
         elif not output:
             text = Content.styled("(empty output)", "italic $text-muted")
-        elif is_longbench(record):
-            text = mark_answer(output)
+        elif (view := example_view(record)) is not None:
+            text = mark_answer(output, view.answer_span)
             calls = calls_of(record)
             if len(calls) > 1:
                 text = Content("\n\n").join([*map(call_section, calls[:-1]), call_head(calls[-1])])
-                text = text + Content("\n") + mark_answer(calls[-1].output)
+                text = text + Content("\n") + mark_answer(calls[-1].output, view.answer_span)
         else:
             text = mark_extracted(output, [x for s in record.scores for x in s.extracted])
             text = mark_citations(text, output_citations(record))
@@ -119,9 +119,10 @@ def call_section(call: CallView) -> Content:
     return call_head(call) + Content("\n") + body
 
 
-def mark_answer(output: str) -> Content:
-    """A LongBench v2 answer with the sentence the option was read from highlighted."""
-    span = answer_span(output)
+def mark_answer(output: str, span_of: Callable[[str], tuple[int, int] | None]) -> Content:
+    """An answer with what it was read from highlighted (LongBench v2: the sentence
+    naming the option), where `span_of` (its suite's) finds it."""
+    span = span_of(output)
     content = Content(control_pictures(output))
     return content if span is None else content.stylize("bold reverse $accent", *span)
 

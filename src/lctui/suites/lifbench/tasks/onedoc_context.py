@@ -26,16 +26,16 @@ from dataclasses import dataclass, field, replace
 
 from lctui.core.protocols import Tokenizer
 from lctui.core.types import Span
-from lctui.tasks.budget import Budget, fit_to_budget, longest_fitting, piece_counts
-from lctui.tasks.corpora import sotu_sentences
-from lctui.tasks.haystack import Needle, Pieces, insert_needles
-from lctui.tasks.lifbench.shared import (
+from lctui.suites.lifbench.tasks.shared import (
     Stream,
     StreamCache,
     extend_prefix,
     stream_rng,
     units_within,
 )
+from lctui.tasks.budget import Budget, fit_to_budget, longest_fitting, piece_counts
+from lctui.tasks.corpora import sotu_sentences
+from lctui.tasks.haystack import Needle, Pieces, insert_needles
 
 # The key types in the order of the original's label (its scorer lists key sentences
 # type by type in this order), and the absent sixth type.

@@ -1,12 +1,12 @@
-"""What the TUI shows of LongBench v2, without Textual: an example's facts for the
-inspector's header (domain, difficulty, length bucket), where its context's middle was
-cut (a marker line in the prompt view), its calls (chain of thought: the reasoning
-call, then the answer call with its own prompt), the sentence its option was read
-from; and the short names of the modes for the LongBench screen's narrow columns.
+"""What the inspector adds for an example of a suite (LongBench v2's), without
+Textual: the example's facts for the header and the sentence its answer was read from
+(both from its suite's `ExampleView`, found through the registry by the example's
+scorer), where its context's middle was cut (a marker line in the prompt view), its calls (chain of
+thought: the reasoning call, then the answer call with its own prompt).
 
-Read from what the LongBench v2 tasks write (tasks/longbench/task.py): metadata
-`domain`, `difficulty`, `length_bucket`, `cut` ({cut, head_tokens, tail_tokens, at,
-whole_tokens}) and `context_chars`; the generation's `calls`.
+Read from what the LongBench v2 tasks write (suites/longbench/tasks/task.py): metadata
+`cut` ({cut, head_tokens, tail_tokens, at, whole_tokens}) and `context_chars`; the
+generation's `calls`.
 """
 
 from __future__ import annotations
@@ -15,38 +15,21 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from lctui.analysis.longbench import DOMAIN_HEADINGS
-from lctui.scoring.longbench import SCORER, choice_span
+from lctui.core.suites import ExampleView, suite_of_scorer
 from lctui.store.read.generations import GenerationRecord
 
-# The modes as the LongBench screen's mode column names them.
-MODE_NAMES: dict[str, str] = {
-    "longbench_v2": "direct",
-    "longbench_v2_cot": "CoT",
-    "longbench_v2_no_context": "no ctx",
-}
 
-
-def is_longbench(record: GenerationRecord) -> bool:
-    """Whether the record's example is a LongBench v2 question (scored by its scorer)."""
-    return record.metadata.get("scorer") == SCORER
+def example_view(record: GenerationRecord) -> ExampleView | None:
+    """What the suite of the record's scorer adds to the inspector (None: nothing)."""
+    suite = suite_of_scorer(record.metadata.get("scorer"))
+    return None if suite is None else suite.example_view
 
 
 def example_facts(record: GenerationRecord, short: bool = False) -> str:
-    """The question's domain, difficulty and length bucket, those it records ("" for
-    another example); `short`: the domain's short name (the tables' headings), for a
-    narrow header; else its sub-domain too."""
-    if not is_longbench(record):
-        return ""
-    meta = record.metadata
-    domain, sub = meta.get("domain"), meta.get("sub_domain")
-    if isinstance(domain, str) and short:
-        domain = DOMAIN_HEADINGS.get(domain, domain)
-    elif domain and sub:
-        domain = f"{domain} ({sub})"
-    return ", ".join(
-        str(v) for v in (domain, meta.get("difficulty"), meta.get("length_bucket")) if v
-    )
+    """The example's facts as its suite states them (LongBench v2: the question's
+    domain, difficulty and length bucket; "" for an example of no such suite)."""
+    view = example_view(record)
+    return "" if view is None else view.facts(record.metadata, short)
 
 
 @dataclass(frozen=True)
@@ -112,9 +95,3 @@ def calls_of(record: GenerationRecord) -> list[CallView]:
         )
         for number, call in enumerate(record.calls, 1)
     ]
-
-
-def answer_span(output: str) -> tuple[int, int] | None:
-    """The offsets of the answer sentence the option is read from (None: none named)."""
-    found = choice_span(output)
-    return None if found is None else (found.start, found.end)

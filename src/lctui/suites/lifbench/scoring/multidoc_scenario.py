@@ -26,11 +26,16 @@ from typing import Any
 
 from lctui.core.text import plural, shorten
 from lctui.core.types import Example, RubricPoint
-from lctui.scoring.lifeval.find_dup_text import dup_points
-from lctui.scoring.lifeval.original_reading import CORRECTED, braced_spans, json_value, rules_of
-from lctui.scoring.lifeval.output_text import in_spec_order, rubric_point
-from lctui.scoring.lifeval.point_specs import PointSpec
 from lctui.scoring.rubric import list_values
+from lctui.suites.lifbench.scoring.find_dup_text import dup_points
+from lctui.suites.lifbench.scoring.original_reading import (
+    CORRECTED,
+    braced_spans,
+    json_value,
+    rules_of,
+)
+from lctui.suites.lifbench.scoring.output_text import in_spec_order, rubric_point
+from lctui.suites.lifbench.scoring.point_specs import PointSpec
 
 
 def label_format(whole: bool, span: bool, mapping: bool, named: int, n: int) -> float:

@@ -34,7 +34,8 @@ from typing import Any
 
 from lctui.core.text import plural, shorten
 from lctui.core.types import Example, RubricPoint
-from lctui.scoring.lifeval.original_reading import (
+from lctui.scoring.substrings import occurring
+from lctui.suites.lifbench.scoring.original_reading import (
     CORRECTED,
     award,
     decode_escapes,
@@ -43,9 +44,8 @@ from lctui.scoring.lifeval.original_reading import (
     python_literal,
     rules_of,
 )
-from lctui.scoring.lifeval.output_text import in_spec_order
-from lctui.scoring.lifeval.point_specs import PointSpec
-from lctui.scoring.substrings import occurring
+from lctui.suites.lifbench.scoring.output_text import in_spec_order
+from lctui.suites.lifbench.scoring.point_specs import PointSpec
 
 
 def _row_strings(row: Any) -> tuple[tuple[Any, ...], list[str]] | None:

@@ -1,5 +1,5 @@
 """LongBench v2 (THUDM/LongBench): 503 hard four-option questions over long contexts."""
 
-from lctui.tasks.longbench.task import LongBenchV2, longbench_tasks
+from lctui.suites.longbench.tasks.task import LongBenchV2, longbench_tasks
 
 __all__ = ["LongBenchV2", "longbench_tasks"]

@@ -21,10 +21,7 @@ from typing import Any, ClassVar
 
 from lctui.core.protocols import Tokenizer
 from lctui.core.types import Span
-from lctui.tasks.base import Draft, Task
-from lctui.tasks.budget import Budget
-from lctui.tasks.haystack import realized_depth
-from lctui.tasks.lifbench.onedoc_context import (
+from lctui.suites.lifbench.tasks.onedoc_context import (
     ABSENT_TYPE,
     ALL_TYPES,
     SCENARIO_DESCRIPTION,
@@ -33,7 +30,10 @@ from lctui.tasks.lifbench.onedoc_context import (
     build_onedoc,
     doc_stream,
 )
-from lctui.tasks.lifbench.shared import RULES_PARAM, LifbenchTask
+from lctui.suites.lifbench.tasks.shared import RULES_PARAM, LifbenchTask
+from lctui.tasks.base import Draft, Task
+from lctui.tasks.budget import Budget
+from lctui.tasks.haystack import realized_depth
 
 # repeat's separators and counts, and qa's option pairs: the original's values (its
 # scorer's rules depend on them: separators are counted in the output, options are

@@ -17,8 +17,8 @@ from rapidfuzz.distance import Levenshtein
 
 from lctui.core.types import RubricPoint
 from lctui.scoring.json_text import loads_or_none
-from lctui.scoring.lifeval.point_specs import PointSpec
 from lctui.scoring.rubric import make_point
+from lctui.suites.lifbench.scoring.point_specs import PointSpec
 
 
 def edit_distance(a: str, b: str, limit: int) -> int:

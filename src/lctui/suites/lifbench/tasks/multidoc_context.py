@@ -24,9 +24,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
 from lctui.core.protocols import Tokenizer
+from lctui.suites.lifbench.tasks.shared import Stream, StreamCache, extend_prefix, stream_rng
 from lctui.tasks.budget import Budget, fit_to_budget, longest_fitting, piece_counts
 from lctui.tasks.corpora import factbook_backgrounds, sotu_speeches, split_sentences
-from lctui.tasks.lifbench.shared import Stream, StreamCache, extend_prefix, stream_rng
 
 FIELDS: tuple[str, ...] = ("id", "iD2", "title", "date", "source", "text")
 OPTIONAL_FIELDS: tuple[str, ...] = ("title", "source")

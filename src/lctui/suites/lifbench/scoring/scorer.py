@@ -14,12 +14,12 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 
 from lctui.core.types import Example, RubricPoint, Score, ScoreStatus
-from lctui.scoring.lifeval.list_scenario import list_points
-from lctui.scoring.lifeval.multidoc_scenario import multidoc_points
-from lctui.scoring.lifeval.onedoc_scenario import onedoc_points
-from lctui.scoring.lifeval.output_text import Awarded, rubric_point
-from lctui.scoring.lifeval.point_specs import LIFEVAL_TASKS, PointSpec
 from lctui.scoring.rubric import weighted_fraction
+from lctui.suites.lifbench.scoring.list_scenario import list_points
+from lctui.suites.lifbench.scoring.multidoc_scenario import multidoc_points
+from lctui.suites.lifbench.scoring.onedoc_scenario import onedoc_points
+from lctui.suites.lifbench.scoring.output_text import Awarded, rubric_point
+from lctui.suites.lifbench.scoring.point_specs import LIFEVAL_TASKS, PointSpec
 
 SCORER_NAME = "lifeval"
 

@@ -28,16 +28,16 @@ from functools import cache
 from lctui.core.errors import UserInputError
 from lctui.core.hashing import seed_from
 from lctui.core.protocols import Tokenizer
-from lctui.tasks.budget import Budget, fit_to_budget, longest_fitting
-from lctui.tasks.corpora import adjectives, nouns, verbs
-from lctui.tasks.lifbench.list_uuids import Uuid1Source
-from lctui.tasks.lifbench.shared import (
+from lctui.suites.lifbench.tasks.list_uuids import Uuid1Source
+from lctui.suites.lifbench.tasks.shared import (
     Stream,
     StreamCache,
     extend_prefix,
     stream_rng,
     units_within,
 )
+from lctui.tasks.budget import Budget, fit_to_budget, longest_fitting
+from lctui.tasks.corpora import adjectives, nouns, verbs
 
 HEAD_SIZE = 11  # the original asks at 0-based 1..10: positions 2 to 11, and reads position 1
 TAIL_SIZE = 10  # the original asks at 0-based k-10..k-2: positions k-9 to k-1

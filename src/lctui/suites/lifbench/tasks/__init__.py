@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
+from lctui.suites.lifbench.tasks.list_tasks import LIST_TASKS, list_tasks
+from lctui.suites.lifbench.tasks.multidoc import multidoc_tasks
+from lctui.suites.lifbench.tasks.onedoc import onedoc_tasks
 from lctui.tasks.base import Task
-from lctui.tasks.lifbench.list_tasks import LIST_TASKS, list_tasks
-from lctui.tasks.lifbench.multidoc import multidoc_tasks
-from lctui.tasks.lifbench.onedoc import onedoc_tasks
 
 
 def lifbench_tasks() -> list[Task]:

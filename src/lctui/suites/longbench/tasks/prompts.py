@@ -2,7 +2,7 @@
 
 Every mode shows the question, then its four options as `(A) ...` to `(D) ...`, and asks
 for one closing sentence of the form `The correct answer is (X)`: the original's
-answer reading (scoring/longbench.py) looks for exactly that sentence, so the form is
+answer reading (suites/longbench/scoring.py) looks for exactly that sentence, so the form is
 part of the benchmark, not of its wording.
 
 - direct: an instruction, the document between `<text>` and `</text>`, the question
@@ -18,7 +18,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from lctui.tasks.longbench.data import LETTERS
+from lctui.suites.longbench.tasks.data import LETTERS
 
 ANSWER_FORM = (
     'End your reply with the sentence "The correct answer is (X)", where X is the '

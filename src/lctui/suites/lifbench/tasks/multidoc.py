@@ -20,16 +20,16 @@ from typing import Any, ClassVar
 
 from lctui.core.errors import UserInputError
 from lctui.core.protocols import Tokenizer
-from lctui.tasks.base import Draft, Task
-from lctui.tasks.budget import Budget
-from lctui.tasks.lifbench.multidoc_context import (
+from lctui.suites.lifbench.tasks.multidoc_context import (
     SCENARIO_DESCRIPTION,
     Doc,
     build_docs,
     docs_stream,
     dup_groups,
 )
-from lctui.tasks.lifbench.shared import RULES_PARAM, LifbenchTask
+from lctui.suites.lifbench.tasks.shared import RULES_PARAM, LifbenchTask
+from lctui.tasks.base import Draft, Task
+from lctui.tasks.budget import Budget
 
 MAX_NEW_TOKENS = 4096
 # The original's five label sets, each in the order of the rules: a document with

@@ -41,11 +41,11 @@ from rapidfuzz.distance import Levenshtein
 from lctui.core.text import plural, shorten
 from lctui.core.types import Example
 from lctui.scoring.json_text import loads
-from lctui.scoring.lifeval.list_answer import ListIndex, unescape
-from lctui.scoring.lifeval.output_text import Awarded, in_spec_order, rubric_point
-from lctui.scoring.lifeval.point_specs import PointSpec
 from lctui.scoring.rubric import list_values
-from lctui.tasks.lifbench.list_context import parse_list, parse_numbered_list
+from lctui.suites.lifbench.scoring.list_answer import ListIndex, unescape
+from lctui.suites.lifbench.scoring.output_text import Awarded, in_spec_order, rubric_point
+from lctui.suites.lifbench.scoring.point_specs import PointSpec
+from lctui.suites.lifbench.tasks.list_context import parse_list, parse_numbered_list
 
 CORRECTED = "corrected"
 NO_ENTRY = "no list entry occurs in the output: the original stops here and scores the response 0"

@@ -28,8 +28,8 @@ from typing import Any
 
 from lctui.core.types import Example, RubricPoint
 from lctui.scoring.json_text import loads
-from lctui.scoring.lifeval.output_text import rubric_point
-from lctui.scoring.lifeval.point_specs import PointSpec
+from lctui.suites.lifbench.scoring.output_text import rubric_point
+from lctui.suites.lifbench.scoring.point_specs import PointSpec
 
 ORIGINAL, CORRECTED = "original", "corrected"
 

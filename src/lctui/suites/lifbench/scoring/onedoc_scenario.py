@@ -50,15 +50,15 @@ from typing import Any
 
 from lctui.core.text import plural, shorten
 from lctui.core.types import Example, RubricPoint
-from lctui.scoring.lifeval.original_reading import (
+from lctui.suites.lifbench.scoring.original_reading import (
     CORRECTED,
     decode_escapes_retrying,
     json_value,
     rules_of,
 )
-from lctui.scoring.lifeval.output_text import edit_distance, in_spec_order, rubric_point
-from lctui.scoring.lifeval.point_specs import PointSpec
-from lctui.tasks.lifbench.onedoc_context import ABSENT_TYPE, ALL_TYPES, KEY_TYPES
+from lctui.suites.lifbench.scoring.output_text import edit_distance, in_spec_order, rubric_point
+from lctui.suites.lifbench.scoring.point_specs import PointSpec
+from lctui.suites.lifbench.tasks.onedoc_context import ABSENT_TYPE, ALL_TYPES, KEY_TYPES
 
 
 @dataclass(frozen=True)

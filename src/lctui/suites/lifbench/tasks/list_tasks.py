@@ -19,16 +19,16 @@ from typing import Any, ClassVar
 
 from lctui.core.protocols import Tokenizer
 from lctui.core.types import ParamSpec
-from lctui.tasks.base import Draft, Task
-from lctui.tasks.budget import Budget
-from lctui.tasks.lifbench.list_context import (
+from lctui.suites.lifbench.tasks.list_context import (
     MULTI_SIZES,
     SCENARIO_DESCRIPTION,
     ListLayout,
     build_list,
     list_stream,
 )
-from lctui.tasks.lifbench.shared import RULES_PARAM, LifbenchTask
+from lctui.suites.lifbench.tasks.shared import RULES_PARAM, LifbenchTask
+from lctui.tasks.base import Draft, Task
+from lctui.tasks.budget import Budget
 
 SINGLE_FORMAT = "Reply with that entry alone, exactly as written in the list, without its number."
 MULTI_FORMAT = (

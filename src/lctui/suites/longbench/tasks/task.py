@@ -9,7 +9,7 @@ that seed), so that n under 503 samples other questions. A
 context longer than the length is cut in its middle as the original cuts its prompt:
 the prompt keeps its first and last halves of the budget, so the context keeps
 half the budget minus the instruction before it, and half minus the question after
-it (tasks/longbench/middle.py, which never tokenises a whole multi-million-word
+it (suites/longbench/tasks/middle.py, which never tokenises a whole multi-million-word
 context). The length is the whole budget (prompt, template allowance and answer), so
 at a model's window the prompt and answer fit it. Sampling at temperature 0.1 with 128
 new tokens (1,024 for the reasoning call), as the original.
@@ -26,11 +26,7 @@ from typing import Any, ClassVar
 from lctui.core.errors import UserInputError
 from lctui.core.protocols import Tokenizer
 from lctui.core.types import FOLLOW_UP, Example, FollowUp, ParamSpec
-from lctui.tasks.base import Draft, Task
-from lctui.tasks.budget import Budget
-from lctui.tasks.datasets import HUB_CACHE_ONLY, DataProblem, DataSource
-from lctui.tasks.helmet.kilt import shuffled
-from lctui.tasks.longbench.data import (
+from lctui.suites.longbench.tasks.data import (
     BUCKETS,
     DIFFICULTIES,
     DOMAINS,
@@ -40,8 +36,8 @@ from lctui.tasks.longbench.data import (
     LongBenchSet,
     read_longbench,
 )
-from lctui.tasks.longbench.middle import MiddleCut, keep_ends
-from lctui.tasks.longbench.prompts import (
+from lctui.suites.longbench.tasks.middle import MiddleCut, keep_ends
+from lctui.suites.longbench.tasks.prompts import (
     Prompt,
     answer_call,
     direct_prompt,
@@ -49,6 +45,10 @@ from lctui.tasks.longbench.prompts import (
     reasoning_prompt,
     reference_answer,
 )
+from lctui.tasks.base import Draft, Task
+from lctui.tasks.budget import Budget
+from lctui.tasks.datasets import HUB_CACHE_ONLY, DataProblem, DataSource
+from lctui.tasks.helmet.kilt import shuffled
 from lctui.tasks.params import choice_param
 from lctui.tasks.reach import Reach, any_length, by_document, estimate_tokens
 
