@@ -14,9 +14,9 @@ from pathlib import Path
 import duckdb
 import pytest
 
-from lctui.analysis.lifbench import lifbench_reports, lifbench_responses
 from lctui.cli import main
 from lctui.store import open_store
+from lctui.suites.lifbench.analysis.metrics import lifbench_reports, lifbench_responses
 
 
 def test_an_entry_less_reply_reads_the_recorded_total_not_its_points(

@@ -8,8 +8,12 @@ from pathlib import Path
 import pytest
 
 from helpers.lifbench_data import read_published
-from lctui.analysis.lifbench import LifbenchReport, lifbench_reports, lifbench_responses
 from lctui.store import Store
+from lctui.suites.lifbench.analysis.metrics import (
+    LifbenchReport,
+    lifbench_reports,
+    lifbench_responses,
+)
 from lctui.suites.lifbench.importer import import_lifbench_scores
 from lctui.suites.lifbench.scoring.point_specs import LIFEVAL_TASKS
 

@@ -9,9 +9,9 @@ from pathlib import Path
 import pytest
 
 from helpers.lifbench_data import write_csv
-from lctui.analysis.lifbench import lifbench_reports
 from lctui.cli import main
 from lctui.store import open_store
+from lctui.suites.lifbench.analysis.metrics import lifbench_reports
 from lctui.suites.lifbench.importer import LifbenchImportError, import_lifbench_scores
 
 QA_HEADER = ("model", "ins_id", "param_id", "length", "correct", "format", "total_score")

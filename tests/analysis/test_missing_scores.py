@@ -16,12 +16,12 @@ from helpers.unscored_runs import delete_scores, gold_run
 from lctui.analysis.compare import compare
 from lctui.analysis.correlation import correlate
 from lctui.analysis.curves import effective_lengths, length_curves
-from lctui.analysis.lifbench import lifbench_reports, lifbench_responses
 from lctui.analysis.pairing import NoPairs
 from lctui.analysis.report_md import render
 from lctui.analysis.report_run import run_blocks
 from lctui.store import Store, open_store
 from lctui.store.derived import refresh_derived
+from lctui.suites.lifbench.analysis.metrics import lifbench_reports, lifbench_responses
 
 MODEL = "Qwen2.5-7B"  # one of the published LIFBench models
 OF_MODEL = "model_id IN (SELECT model_id FROM models WHERE name = ?)"

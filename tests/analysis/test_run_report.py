@@ -15,13 +15,13 @@ import duckdb
 import pytest
 
 import lctui.engine.todo
-from lctui.analysis.lifbench import lifbench_reports
 from lctui.analysis.report_md import render
 from lctui.analysis.report_run import run_blocks
 from lctui.cli import main
 from lctui.store import open_store
 from lctui.store.read.run_results import reused_generations, run_cells
 from lctui.store.transfer import export_parquet, import_parquet
+from lctui.suites.lifbench.analysis.metrics import lifbench_reports
 
 TASKS = "niah_single_1,json_kv,lifbench_single_query_id"
 

@@ -10,12 +10,12 @@ from pathlib import Path
 import pytest
 
 from helpers.outdated_runs import bump, run_ids
-from lctui.analysis.lifbench import lifbench_reports
 from lctui.analysis.outdated import find_outdated, outdated_line
 from lctui.cli import main
 from lctui.engine.rescore import find_targets
 from lctui.scoring.versions import current_versions
 from lctui.store import open_store
+from lctui.suites.lifbench.analysis.metrics import lifbench_reports
 
 
 @pytest.fixture

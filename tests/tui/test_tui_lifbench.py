@@ -18,11 +18,11 @@ from textual.widgets import OptionList, Static, TabbedContent
 from textual.widgets._footer import FooterKey
 
 from helpers.pilot import open_inspector, rendered, settle
-from lctui.analysis.lifbench import LifbenchReport, lifbench_reports
 from lctui.cli import main as cli_main
 from lctui.store import open_store
 from lctui.store.lifeval_views import PERSPECTIVES
 from lctui.store.read.generations import RubricPointRecord
+from lctui.suites.lifbench.analysis.metrics import LifbenchReport, lifbench_reports
 from lctui.tui.app import LctuiApp
 from lctui.tui.screens.lifbench import EMPTY_MESSAGE, LifbenchScreen
 from lctui.tui.widgets.capability_bars import CapabilityTable, bar

@@ -2,7 +2,7 @@
 
 Each CSV row becomes an example (shared by all models: same task, length, expression
 and variable level), a generation with empty output, a `lifeval`/`ars` score and its
-rubric points, so that the metrics of analysis/lifbench.py run on imported scores and
+rubric points, so that the metrics of analysis/metrics.py run on imported scores and
 on our own runs alike. Every id is a hash of the row's identity, so importing the same
 folder twice adds nothing. The scores are the original's own, made by no version of
 lctui's scorer: they carry no scorer version (NULL), so they are never flagged as made

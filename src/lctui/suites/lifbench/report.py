@@ -1,15 +1,15 @@
 """LIFEval's numbers as a suite report: ARS and IFP per capability (higher is better),
 IFS per perspective (lower is more stable), from the stored lifeval rubric points
-(analysis/lifbench.py); two tables, so that each fits 80 columns."""
+(analysis/metrics.py); two tables, so that each fits 80 columns."""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 from typing import Any
 
-from lctui.analysis.lifbench import PERSPECTIVES, SCORER, lifbench_reports
 from lctui.core.suites import ReportTable, SuiteReport
 from lctui.scoring.rubric import CAPABILITIES
+from lctui.suites.lifbench.analysis.metrics import PERSPECTIVES, SCORER, lifbench_reports
 
 
 def _number(value: float | None) -> str:

@@ -5,7 +5,7 @@ Capabilities: ARS and IFP per capability for every model with lifeval scores, as
 cells that compare down each column. Stability: the selected model's IFS per
 perspective and, for one perspective, the per-level mean ARS of every task with its
 coefficient of variation (their mean is the IFS), and the ARS per length. The numbers
-come from `analysis.lifbench` and `analysis.lifbench_levels` in thread workers.
+come from `suites/lifbench/analysis/` (metrics, levels) in thread workers.
 """
 
 from __future__ import annotations
@@ -18,10 +18,10 @@ from textual.containers import Horizontal, VerticalScroll
 from textual.content import Content
 from textual.widgets import DataTable, OptionList, Static, TabbedContent, TabPane
 
-from lctui.analysis.lifbench import LifbenchReport, lifbench_reports
-from lctui.analysis.lifbench_levels import ModelStability, lifbench_stability
 from lctui.core.text import escape_unprintable, plural
 from lctui.store.lifeval_views import PERSPECTIVES
+from lctui.suites.lifbench.analysis.levels import ModelStability, lifbench_stability
+from lctui.suites.lifbench.analysis.metrics import LifbenchReport, lifbench_reports
 from lctui.tui.screens.base import LctuiScreen
 from lctui.tui.shown import shown_line
 from lctui.tui.widgets.capability_bars import CapabilityTable

@@ -10,8 +10,8 @@ from collections.abc import Mapping, Sequence
 from rich.text import Text
 from textual.color import Color
 
-from lctui.analysis.lifbench import LifbenchReport
 from lctui.scoring.rubric import CAPABILITIES
+from lctui.suites.lifbench.analysis.metrics import LifbenchReport
 from lctui.tui.widgets.fitted_table import FittedTable
 
 EIGHTHS = " ▏▎▍▌▋▊▉█"

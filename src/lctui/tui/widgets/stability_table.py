@@ -10,7 +10,7 @@ from collections.abc import Mapping
 from rich.text import Text
 from textual.content import Content
 
-from lctui.analysis.lifbench_levels import ModelStability
+from lctui.suites.lifbench.analysis.levels import ModelStability
 from lctui.tui.widgets.capability_bars import bar, scale_colour
 from lctui.tui.widgets.fitted_table import FittedTable
 

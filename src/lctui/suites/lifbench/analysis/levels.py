@@ -4,7 +4,7 @@ For each model, perspective (expression, variable, length) and task: the mean AR
 every level of that perspective and the coefficient of variation of those means, as
 LIFBench's paper defines it; the mean of a perspective's CVs over tasks is the
 model's IFS for it (`lifbench_reports` computes the same number in one query). Read by
-store/read/lifeval.py from the same lifeval points as `analysis.lifbench`, so both
+store/read/lifeval.py from the same lifeval points as `metrics.py`, so both
 read the same responses.
 """
 
