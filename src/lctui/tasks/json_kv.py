@@ -29,9 +29,11 @@ from lctui.core.protocols import Tokenizer
 from lctui.core.types import ParamSpec, Span
 from lctui.tasks.base import UUID_PATTERN, Draft, Task
 from lctui.tasks.budget import Budget
-from lctui.tasks.niah import DEFAULT_DEPTHS
 from lctui.tasks.params import int_param, numbers_param
 
+# The depths examples cycle through by default, 0 to 100 % in steps of 10: lctui's own sweep
+# (HELMET's released files fix each example's pair, they declare no sweep).
+DEFAULT_DEPTHS = tuple(range(0, 101, 10))
 # Pairs per length in HELMET's data files (the file name's k): 4k -> 50 ... 128k -> 1800.
 HELMET_PAIRS: dict[int, int] = {
     4096: 50,

@@ -31,8 +31,6 @@ from lctui.tasks.haystack import (
 from lctui.tasks.params import choice_param, int_param, numbers_param
 from lctui.tasks.sampling import distinct
 
-# json_kv's default depth sweep (needle tasks draw their depths, see NeedleTask._depths).
-DEFAULT_DEPTHS = tuple(range(0, 101, 10))
 # Upper bounds of the counts: at most 10,000 + 100 x 100 needles (about 300K tokens).
 MAX_KEYS = 10_000
 MAX_VALUES = 100
