@@ -24,8 +24,8 @@ from dataclasses import dataclass
 
 from lctui.backends.vllm_backend import EngineStats, VLLMBackend
 from lctui.core.types import Example, GenerationConfig, Request
+from lctui.suites.ruler.tasks.niah import needle_sentence, random_key, random_value
 from lctui.tasks.corpora import sotu_sentences
-from lctui.tasks.niah import needle_sentence, random_key, random_value
 from workers import stream_all
 
 # SmolLM2-135M keeps 30 layers x 3 KV heads x 64 dims of K and V in bf16 per token.

@@ -17,6 +17,7 @@ from helpers.longqa_data import cached_longqa_release
 from helpers.ruler_qa_data import RULER_QA_FIXTURES
 from lctui.core.runtime import prepare_environment
 from lctui.suites.longbench.tasks import LongBenchV2
+from lctui.suites.ruler.tasks.qa import RulerQA
 from lctui.tasks.datasets import DataSource
 from lctui.tasks.helmet.alce import AlceCite
 from lctui.tasks.helmet.icl import HelmetIcl
@@ -24,7 +25,6 @@ from lctui.tasks.helmet.longqa import LongDocQA
 from lctui.tasks.helmet.rag import KiltRag
 from lctui.tasks.helmet.rerank import MsmarcoRerank
 from lctui.tasks.helmet.summ import SummTask
-from lctui.tasks.ruler_qa import RulerQA
 from lctui.tasks.tokenizers import TiktokenTokenizer, reference_tokenizer
 
 if TYPE_CHECKING:

@@ -24,7 +24,7 @@ from pathlib import Path
 
 import duckdb
 
-from lctui.tasks.ruler_rows import RULER_TASKS
+from lctui.suites.ruler.tasks.rows import RULER_TASKS
 
 
 @dataclass(frozen=True)

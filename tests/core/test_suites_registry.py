@@ -89,10 +89,14 @@ def test_the_parser_reads_suites_declarations_but_loads_none_of_their_parts() ->
     assert out[0] == str(list(BUILTIN))
     loaded = set(ast.literal_eval(out[1]))
     assert loaded >= set(BUILTIN.values())
-    # No module inside them, but LongBench v2's and LIFBench's tasks: the input kinds of
-    # tasks/inputs import them (pyproject.toml's one exception to the registry rule).
+    # No module inside them, but RULER's, LongBench v2's and LIFBench's tasks: the input
+    # kinds of tasks/inputs import them (pyproject.toml's one exception to the registry rule).
     inside = loaded - set(BUILTIN.values())
-    kinds = ("lctui.suites.longbench.tasks", "lctui.suites.lifbench.tasks")
+    kinds = (
+        "lctui.suites.ruler.tasks",
+        "lctui.suites.longbench.tasks",
+        "lctui.suites.lifbench.tasks",
+    )
     assert all(m.startswith(kinds) for m in inside), inside
 
 

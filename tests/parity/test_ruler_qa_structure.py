@@ -23,9 +23,9 @@ from helpers.parity_fixtures import load_fixture
 from helpers.ruler_qa_data import RULER_QA_FIXTURES
 from lctui.core.types import Example, ScoreStatus
 from lctui.scoring import score_example
+from lctui.suites.ruler.tasks.qa import RULER_SEED, RulerQA, shuffled
 from lctui.tasks import get_task
 from lctui.tasks.datasets import DataSource
-from lctui.tasks.ruler_qa import RULER_SEED, RulerQA, shuffled
 from lctui.tasks.tokenizers import reference_tokenizer
 
 FIXTURE = load_fixture("ruler_qa_structure")

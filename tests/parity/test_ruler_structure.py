@@ -22,10 +22,10 @@ from scipy.stats import ks_2samp
 from helpers.parity_fixtures import load_fixture
 from helpers.whole_units import cwe_entries, other_counts, partial_text, unit_allowance
 from lctui.core.types import Example
+from lctui.suites.ruler.tasks.aggregation import NOISE_TOKEN, zipf_counts
+from lctui.suites.ruler.tasks.niah import needle_sentence
 from lctui.tasks import get_task
-from lctui.tasks.aggregation import NOISE_TOKEN, zipf_counts
 from lctui.tasks.budget import Budget
-from lctui.tasks.niah import needle_sentence
 from lctui.tasks.tokenizers import reference_tokenizer
 
 FIXTURE = load_fixture("ruler_structure")

@@ -9,6 +9,7 @@ import json
 import pytest
 
 from lctui.cli import main
+from lctui.core.suites import listing_order
 from lctui.tasks import all_tasks
 from lctui.tasks.groups import HELMET_CATEGORIES, task_groups
 
@@ -78,3 +79,13 @@ def test_lctui_tasks_lists_each_task_once_in_group_order(
     assert main(["tasks"]) == 0
     table = capsys.readouterr().out
     assert "recall" in table and "(HELMET)" in table and "(RULER)" in table
+
+
+def test_the_registry_lists_rulers_tasks_first_then_helmets_then_suites_by_name() -> None:
+    suites = list(dict.fromkeys(t.suite for t in all_tasks()))
+    assert suites[:2] == ["ruler", "helmet"]
+    assert suites[2:] == sorted(suites[2:])
+    names = [t.name for t in all_tasks()]
+    assert names[:13] == [t.name for t in all_tasks() if t.suite == "ruler"]
+    # A suite named before RULER alphabetically still comes after the leading ones.
+    assert listing_order("aaa") > listing_order("helmet") > listing_order("ruler")

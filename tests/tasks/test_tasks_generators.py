@@ -10,8 +10,8 @@ from helpers.whole_units import unit_allowance
 from lctui.core.errors import UserInputError
 from lctui.core.protocols import Tokenizer
 from lctui.core.types import Example
+from lctui.suites.ruler.tasks.aggregation import NOISE_TOKEN
 from lctui.tasks import all_tasks, get_task, select_tasks
-from lctui.tasks.aggregation import NOISE_TOKEN
 from lctui.tasks.budget import Budget
 from lctui.tasks.tokenizers import TiktokenTokenizer
 

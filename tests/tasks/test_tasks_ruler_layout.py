@@ -11,8 +11,8 @@ from collections import Counter
 import pytest
 
 from helpers.whole_units import cwe_entries, other_counts, partial_text, sentences
+from lctui.suites.ruler.tasks.aggregation import NOISE_TOKEN, zipf_counts
 from lctui.tasks import get_task
-from lctui.tasks.aggregation import NOISE_TOKEN, zipf_counts
 from lctui.tasks.budget import TEMPLATE_ALLOWANCE
 from lctui.tasks.haystack import GRID_DEPTHS, depth_slot, grid_depths, uniform_depths
 from lctui.tasks.tokenizers import TiktokenTokenizer

@@ -36,6 +36,17 @@ BUILTIN: dict[str, str] = {
     "lifbench": "lctui.suites.lifbench",
 }
 
+# The suites task lists name first, in this order (RULER's tasks lead `lctui tasks`, the
+# launch screen and `--tasks` selections); then the others by name.
+LEADING: tuple[str, ...] = ("ruler", "helmet")
+
+
+def listing_order(name: str) -> tuple[int, str]:
+    """Where the suite `name`'s tasks come in a list of every suite's tasks."""
+    if name in LEADING:
+        return LEADING.index(name), ""
+    return len(LEADING), name
+
 
 NARROW = {"length": "len"}  # headings a terminal table shortens: eleven columns fit 80
 

@@ -13,6 +13,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from lctui.core.suites import listing_order
 from lctui.tasks.base import Task
 
 # HELMET's categories in the order of its tables (recall = "synthetic recall").
@@ -25,7 +26,6 @@ HELMET_RECALL: tuple[str, ...] = (
     "niah_multivalue",
 )
 HELMET = "helmet"
-_SUITE_ORDER = ("ruler", HELMET)  # then the others, by name
 
 
 @dataclass(frozen=True)
@@ -62,9 +62,9 @@ def task_groups(tasks: Sequence[Task]) -> list[TaskGroup]:
 
     def order(key: tuple[str, str]) -> tuple[int, str, int]:
         suite, category = key
-        rank = _SUITE_ORDER.index(suite) if suite in _SUITE_ORDER else len(_SUITE_ORDER)
+        rank, name = listing_order(suite)
         within = HELMET_CATEGORIES.index(category) if category in HELMET_CATEGORIES else 99
-        return rank, "" if suite in _SUITE_ORDER else suite, within if suite == HELMET else 0
+        return rank, name, within if suite == HELMET else 0
 
     keys = sorted(groups, key=order)  # stable: equal ranks keep their first appearance
     return [TaskGroup(suite, category, tuple(groups[suite, category])) for suite, category in keys]

@@ -1,8 +1,8 @@
 """All tasks by name, and selection by name, category, suite or glob (`niah_*`).
 
-The tasks below, then those each suite declares (`Suite.tasks`, core/suites.py; by
-suite name), imported the first time a task is asked for; a suite's tasks are never
-imported here."""
+Those each suite declares (`Suite.tasks`, core/suites.py) and HELMET's still here, suite
+by suite in the listing order (`listing_order`: RULER's first), imported the first time
+a task is asked for; a suite's tasks are never imported here."""
 
 from __future__ import annotations
 
@@ -12,34 +12,34 @@ from functools import lru_cache
 from typing import Any
 
 from lctui.core.errors import UserInputError
-from lctui.core.suites import Suite, all_suites
-from lctui.tasks.aggregation import aggregation_tasks
+from lctui.core.suites import Suite, all_suites, listing_order
 from lctui.tasks.base import Task
 from lctui.tasks.helmet import helmet_data_tasks
 from lctui.tasks.json_kv import json_kv_tasks
-from lctui.tasks.niah import needle_tasks
-from lctui.tasks.ruler_qa import ruler_qa_tasks
-from lctui.tasks.tracking import tracking_tasks
+
+
+def _helmet_tasks() -> list[Task]:
+    return [*json_kv_tasks(), *helmet_data_tasks()]
+
+
+# The tasks of a suite that does not declare them yet (`Suite.tasks`), by suite name.
+_HERE = {"helmet": _helmet_tasks}
 
 
 @lru_cache(maxsize=1)
 def _all() -> dict[str, Task]:
-    tasks = [
-        *needle_tasks(),
-        *tracking_tasks(),
-        *aggregation_tasks(),
-        *ruler_qa_tasks(),
-        *json_kv_tasks(),
-        *helmet_data_tasks(),
-        # By suite name, as task_groups lists them (tasks/groups.py), whatever the order
-        # the suites load in.
-        *(t for suite in _by_name(all_suites()) if suite.tasks for t in suite.tasks()),
-    ]
+    # In the listing order, as task_groups lists them (tasks/groups.py), whatever the
+    # order the suites load in.
+    suites = sorted(all_suites(), key=lambda suite: listing_order(suite.name))
+    tasks = [t for suite in suites for t in _tasks_of(suite)]
     return {t.name: t for t in tasks}
 
 
-def _by_name(suites: list[Suite]) -> list[Suite]:
-    return sorted(suites, key=lambda suite: suite.name)
+def _tasks_of(suite: Suite) -> list[Task]:
+    here = _HERE.get(suite.name)
+    if here is not None:
+        return here()
+    return list(suite.tasks()) if suite.tasks else []
 
 
 def all_tasks() -> list[Task]:

@@ -1,9 +1,10 @@
-"""RULER: the import of RULER's prediction folders (importer.py, files.py), loaded when it
-runs. RULER has no report of its own: its tasks show in the heatmap and the curves."""
+"""RULER: its tasks (tasks/) and the import of RULER's prediction folders (importer.py,
+files.py), each loaded when first used. RULER has no report of its own: its tasks show
+in the heatmap and the curves."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from lctui.core.suites import Importer, ImportOption, Suite, register
@@ -18,11 +19,18 @@ def _import(
     return import_ruler_results(store, source, model=model, length=length, progress=progress)
 
 
+def _tasks() -> Sequence[Any]:
+    from lctui.suites.ruler.tasks import ruler_tasks
+
+    return ruler_tasks()
+
+
 SUITE = register(
     Suite(
         name="ruler",
         title="RULER",
         about="RULER's synthetic tasks and QA.",
+        tasks=_tasks,
         importers=(
             Importer(
                 kind="ruler-results",

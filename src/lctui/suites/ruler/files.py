@@ -10,7 +10,7 @@ merges the chunks of a task into `{task}.jsonl` (in the sorted order of their na
 scores every task and writes `summary.csv` (`summary-{task}.csv` for one task): rows
 Tasks, Score (x100, rounded to 2 places) and Nulls (`empty/total`), under a header row
 of column numbers. RULER's tasks are named as strings (`RULER_TASKS`, in
-tasks/ruler_rows.py, which the `ruler` input kind shares): the importer reads numbers
+suites/ruler/tasks/rows.py, which the `ruler` input kind shares): the importer reads numbers
 and prompts, it builds no example.
 Every file is read with tasks/bounded_read.py, and a link that leads out of the folder
 it was found in is refused.
@@ -27,6 +27,7 @@ from pathlib import Path
 from typing import Any
 
 from lctui.analysis.harness_import import MOST_TOKENS
+from lctui.suites.ruler.tasks.rows import RULER_TASKS, RulerTask
 from lctui.tasks.bounded_read import (
     MAX_LINE_BYTES,
     FileProblem,
@@ -37,7 +38,6 @@ from lctui.tasks.bounded_read import (
     text_lines,
     within,
 )
-from lctui.tasks.ruler_rows import RULER_TASKS, RulerTask
 
 PRED_FOLDER = "pred"
 DATA_FOLDER = "data"

@@ -65,8 +65,14 @@ from lctui.suites.ruler.files import (
     read_data_index,
     read_summaries,
 )
+from lctui.suites.ruler.tasks.rows import (
+    RulerTask,
+    answer_rule,
+    asked_text,
+    gold_spans,
+    needle_depth,
+)
 from lctui.tasks.bounded_read import json_lines, shown
-from lctui.tasks.ruler_rows import RulerTask, answer_rule, asked_text, gold_spans, needle_depth
 
 RULER = Harness("ruler", "RULER", "ruler-results", HARNESS_BACKEND)
 NO_PROMPT = (

@@ -13,7 +13,7 @@ call_api.py sends `input + answer_prefix`, joined with nothing between: as a pla
 completion for its server types vllm, trtllm, sglang and hf (the model's template, if
 any, is already in the input), as one chat user message for openai and gemini (the
 server's template applies); framing `completion` (the default) or `user`. The answer
-budget is RULER's `tokens_to_generate` of the task's family (tasks/ruler_rows.py), the
+budget is RULER's `tokens_to_generate` of the task's family (suites/ruler/tasks/rows.py), the
 scorer lctui's recall scorer under RULER's metric (string_match_all, qa's
 string_match_part: equal to RULER's on tests/parity/ruler_metrics.jsonl), greedy as
 run.sh decodes (temperature 0, each task's own in lctui).
@@ -28,9 +28,7 @@ from typing import Any
 from lctui.core.bounds import MAX_LENGTH, MIN_LENGTH
 from lctui.core.errors import UserInputError
 from lctui.core.types import ParamSpec
-from lctui.tasks.bounded_read import files_within, json_lines, shown
-from lctui.tasks.inputs.base import InputFile, InputKind, InputRow, RowProblem
-from lctui.tasks.ruler_rows import (
+from lctui.suites.ruler.tasks.rows import (
     RULER_TASKS,
     RulerTask,
     answer_rule,
@@ -38,6 +36,8 @@ from lctui.tasks.ruler_rows import (
     gold_spans,
     needle_depth,
 )
+from lctui.tasks.bounded_read import files_within, json_lines, shown
+from lctui.tasks.inputs.base import InputFile, InputKind, InputRow, RowProblem
 
 DATA_FOLDER = "data"  # run.sh's LENGTH/data/
 SUBSET = ParamSpec(
