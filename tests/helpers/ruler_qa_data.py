@@ -25,7 +25,7 @@ import shutil
 from pathlib import Path
 
 from helpers.hub_cache import hub_repo
-from lctui.tasks.ruler_qa_data import HOTPOTQA_ORIGINAL, HOTPOTQA_REPO, HOTPOTQA_REVISION
+from lctui.suites.ruler.tasks.qa_data import HOTPOTQA_ORIGINAL, HOTPOTQA_REPO, HOTPOTQA_REVISION
 
 RULER_QA_FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "ruler_qa"
 SQUAD = RULER_QA_FIXTURES / "squad.json"

@@ -32,10 +32,10 @@ from lctui.core.protocols import Tokenizer
 from lctui.core.types import Example, ScoreStatus
 from lctui.scoring import score_example
 from lctui.suites.ruler.tasks.qa import RULER_SEED, RulerQA, shuffled
+from lctui.suites.ruler.tasks.qa_data import HOTPOTQA_HUB, SQUAD_URL
 from lctui.tasks import get_task, select_tasks
 from lctui.tasks.budget import Budget
 from lctui.tasks.datasets import DataSource
-from lctui.tasks.ruler_qa_data import HOTPOTQA_HUB, SQUAD_URL
 from lctui.tasks.tokenizers import TiktokenTokenizer
 
 FIXTURES = DataSource(folder=RULER_QA_FIXTURES)

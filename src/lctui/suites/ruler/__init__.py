@@ -25,12 +25,19 @@ def _tasks() -> Sequence[Any]:
     return ruler_tasks()
 
 
+def _datasets() -> Sequence[Any]:
+    from lctui.suites.ruler.tasks.catalog import DATASETS
+
+    return DATASETS
+
+
 SUITE = register(
     Suite(
         name="ruler",
         title="RULER",
         about="RULER's synthetic tasks and QA.",
         tasks=_tasks,
+        datasets=_datasets,
         importers=(
             Importer(
                 kind="ruler-results",

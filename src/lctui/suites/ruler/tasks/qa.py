@@ -1,5 +1,5 @@
 """RULER's two QA tasks: qa_1 (SQuAD) and qa_2 (HotpotQA), in our own wording, on the
-user's copy of the datasets (tasks/ruler_qa_data.py).
+user's copy of the datasets (qa_data.py).
 
 The structure is RULER's (scripts/data/synthetic/qa.py, constants.py; NVIDIA/RULER
 c3f5e3b): an instruction, the documents as `Document i:` blocks, the instruction again,
@@ -34,11 +34,7 @@ from typing import ClassVar
 from lctui.core.errors import UserInputError
 from lctui.core.protocols import Tokenizer
 from lctui.core.types import Span
-from lctui.tasks.base import Draft, Task
-from lctui.tasks.budget import Budget, fit_to_budget, longest_fitting, piece_counts, prefix_sums
-from lctui.tasks.datasets import HUB_CACHE_ONLY, DataProblem, DataSource
-from lctui.tasks.reach import Reach, estimate_tokens, up_to
-from lctui.tasks.ruler_qa_data import (
+from lctui.suites.ruler.tasks.qa_data import (
     HOTPOTQA_FILES,
     HOTPOTQA_ORIGINAL,
     HOTPOTQA_REPO,
@@ -53,6 +49,10 @@ from lctui.tasks.ruler_qa_data import (
     parse_squad,
     read_corpus,
 )
+from lctui.tasks.base import Draft, Task
+from lctui.tasks.budget import Budget, fit_to_budget, longest_fitting, piece_counts, prefix_sums
+from lctui.tasks.datasets import HUB_CACHE_ONLY, DataProblem, DataSource
+from lctui.tasks.reach import Reach, estimate_tokens, up_to
 
 MAX_NEW_TOKENS = 32
 RULER_SEED = 42  # RULER's --random_seed default: the run's seed s shuffles as RULER's 42 + s
