@@ -252,6 +252,15 @@ def main() -> None:
         help="also run lctui's own examples of the tasks (seeds 0,1,...) on the same server "
         "and print their scores beside those of RULER's inputs (the deviations' effect)",
     )
+    parser.add_argument("--own-tasks", help="the tasks of lctui's own examples (default: --tasks)")
+    parser.add_argument(
+        "--own-set",
+        action="append",
+        default=[],
+        metavar="TASK.PARAM=VALUE",
+        help="a parameter of lctui's own examples, as `lctui run --set` takes it (e.g. "
+        "niah_single_2.fill=ruler: RULER's whole-unit fill)",
+    )
     args = parser.parse_args()
     check_snapshot(args.ruler)
     commit = snapshot_commit(args.ruler, args.commit)
@@ -323,9 +332,11 @@ def main() -> None:
         for seed in [s for s in args.own_seeds.split(",") if s]:
             ours = [
                 sys.executable, "-m", "lctui", "run", "-m", "smollm2-own",
-                "--tasks", ",".join(tasks), "--lengths", str(args.length), "--n", str(args.n),
-                "--seed", seed, "--data", str(ROOT / "tests" / "fixtures" / "ruler_qa"),
+                "--tasks", args.own_tasks or ",".join(tasks), "--lengths", str(args.length),
+                "--n", str(args.n), "--seed", seed,
+                "--data", str(ROOT / "tests" / "fixtures" / "ruler_qa"),
                 "--db", str(own), "--config", str(config),
+                *(a for item in args.own_set for a in ("--set", item)),
             ]  # fmt: skip
             times[f"own-{seed}"] = run(ours, lctui_env, ROOT, log)
     finally:
@@ -335,7 +346,7 @@ def main() -> None:
         pipelines = Pipelines(data, pred, db, tasks, work / "server.log", marks, i, count)
         print_report(compare_pipelines(pipelines), check_server(pipelines), times, commit, args)
     if args.own_seeds:
-        print_own(db, work / "own.duckdb", tasks)
+        print_own(db, work / "own.duckdb", args.own_tasks.split(",") if args.own_tasks else tasks)
 
 
 if __name__ == "__main__":

@@ -68,6 +68,9 @@ class Task(ABC):
     # tolerance). False for a task whose original fixes its size instead (json_kv:
     # HELMET's pair counts per length); such a task still never exceeds the length.
     fills_budget: ClassVar[bool] = True
+    # Parameters added after examples were stored, with the value that builds examples
+    # as before: left out of the identity at that value, so those ids stay as they were.
+    later_params: ClassVar[dict[str, Any]] = {}
     # Whether the task reads a dataset (tasks/datasets.py) rather than generating its
     # text; such a task builds only once `with_data` has bound it to a source.
     needs_data: ClassVar[bool] = False
@@ -252,7 +255,9 @@ class Task(ABC):
         return 1
 
     def _identity(self, length: int, seed: int, index: int, tokenizer: str) -> tuple[object, ...]:
-        identity: tuple[object, ...] = (self.name, self.params, length, seed, index)
+        later = self.later_params
+        params = {k: v for k, v in self.params.items() if k not in later or later[k] != v}
+        identity: tuple[object, ...] = (self.name, params, length, seed, index)
         identity = (*identity, tokenizer, TEMPLATE_ALLOWANCE)
         # Ids of examples built before the prose or the build was versioned stay as they were.
         if self.reads_prose():

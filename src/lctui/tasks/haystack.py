@@ -5,17 +5,21 @@ between sentences. Prose may end in a partial sentence that fills the budget exa
 (RULER cuts its essay at a word); filler and distractor haystacks hold whole sentences
 only, as RULER's do, and land within one sentence of the budget. Sentence counts come
 from the per-tokenizer cache in `budget`: prose repeats across examples, so after the
-first example fitting is mostly lookups.
+first example fitting is mostly lookups. RULER's own fill (`WholeUnits`, the `fill`
+parameter of the needle tasks) holds whole units instead: words of prose, filler lines,
+distractor needles, stepped back by RULER's step where an example overflows.
 """
 
 from __future__ import annotations
 
+import bisect
 import math
 import random
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from lctui.core.errors import UserInputError
 from lctui.core.protocols import Tokenizer
 from lctui.core.types import Span
 from lctui.tasks.base import Draft
@@ -52,6 +56,22 @@ class Needle:
     kind: str = "needle"
     label: str = ""
     marks: tuple[str, ...] = ()  # substrings of `text` to mark as gold
+
+
+@dataclass(frozen=True)
+class WholeUnits:
+    """RULER's fill (its niah.py): whole units only, the count searched once per run.
+
+    RULER searches the largest count of haystack units (words of prose, filler lines,
+    distractor needles) for which one drawn example fits, gives every example that count,
+    and steps an example that overflows back by `step` units until it fits, so an example
+    lands up to one step under the length. lctui searches on a reference example drawn
+    from the run's seed (`start` None), then fills each example from that count.
+    """
+
+    step: int  # units stepped back when an example overflows (RULER's `incremental`)
+    per_unit: int = 1  # pieces of the haystack in one unit (prose: a unit is a word)
+    start: int | None = None  # the count found on the reference example; None: search
 
 
 def sentence_pieces(
@@ -157,6 +177,15 @@ def needle_depths(spans: Sequence[Span], context: str, kind: str) -> list[float]
     return [round(100.0 * s.start / size, 2) for s in spans if s.kind == kind]
 
 
+def _fixed_tokens(needles: Sequence[Needle], fixed_text: str, tokenizer: Tokenizer) -> int:
+    return tokenizer.count(fixed_text) + sum(tokenizer.count(" " + n.text) for n in needles)
+
+
+def _words_needed(budget: Budget, fixed: int) -> int:
+    """Words of haystack that surely fill the budget (and a few more)."""
+    return max(64, int((budget.target - fixed) / _TOKENS_PER_WORD_LOW) + 16)
+
+
 def fit_haystack(
     make_pieces: Callable[[int], Pieces],
     needles: Sequence[Needle],
@@ -172,9 +201,8 @@ def fit_haystack(
     Returns the fit, the context text and the spans of needles and gold values in it.
     """
     cache = piece_counts(tokenizer)
-    fixed = tokenizer.count(fixed_text) + sum(tokenizer.count(" " + n.text) for n in needles)
-    words = max(64, int((budget.target - fixed) / _TOKENS_PER_WORD_LOW) + 16)
-    pieces = make_pieces(words)
+    fixed = _fixed_tokens(needles, fixed_text, tokenizer)
+    pieces = make_pieces(_words_needed(budget, fixed))
     prefix = prefix_sums(cache.counts(pieces.pieces, remember=pieces.recurring))
     built: dict[tuple[int, str], tuple[str, list[Span]]] = {}
 
@@ -201,25 +229,112 @@ def needle_draft(
     budget: Budget,
     tokenizer: Tokenizer,
     metadata: Mapping[str, Any],
+    units: WholeUnits | None = None,
 ) -> Draft:
     """The draft of a needle task: preamble + fitted haystack + question.
 
-    Its depth is that of the needle labelled "asked".
+    Its depth is that of the needle labelled "asked". With `units`, the haystack holds
+    whole units as RULER fills it (`fit_whole_units`; metadata `fill_units`, the count).
     """
 
     def wrap(context: str) -> str:
         return preamble + context + question
 
-    fitted, context, spans = fit_haystack(
-        make_pieces, needles, wrap, preamble + question, budget, tokenizer
-    )
+    if units is None:
+        fitted, context, spans = fit_haystack(
+            make_pieces, needles, wrap, preamble + question, budget, tokenizer
+        )
+        tokens = fitted.tokens
+    else:
+        fixed = _fixed_tokens(needles, preamble + question, tokenizer)
+        pieces = make_pieces(_words_needed(budget, fixed))
+        count, tokens, context, spans = fit_whole_units(
+            pieces, needles, wrap, budget, tokenizer, units
+        )
+        metadata = {**metadata, "fill_units": count}
     return Draft(
         preamble=preamble,
         context=context,
         question=question,
         gold=gold,
-        tokens=fitted.tokens,
+        tokens=tokens,
         depth=realized_depth(spans, context, "asked"),
         spans=tuple(spans),
         metadata=metadata,
     )
+
+
+def _unit_cut(pieces: Pieces, per_unit: int) -> tuple[int, Callable[[int], tuple[int, str]]]:
+    """How many units `pieces` holds, and units -> (whole pieces, tail after them).
+
+    Prose counts words (RULER's essay units, cut at a word: the tail); other haystacks
+    count groups of `per_unit` whole pieces.
+    """
+    if not pieces.cut_last:
+        return len(pieces.pieces) // per_unit, lambda units: (units * per_unit, "")
+    words = [piece[1:].split(" ") for piece in pieces.pieces]
+    ends = prefix_sums([len(w) for w in words])
+
+    def cut(units: int) -> tuple[int, str]:
+        whole = bisect.bisect_right(ends, units) - 1
+        rest = units - ends[whole]
+        return whole, " " + " ".join(words[whole][:rest]) if rest else ""
+
+    return ends[-1], cut
+
+
+def fit_whole_units(
+    pieces: Pieces,
+    needles: Sequence[Needle],
+    wrap: Callable[[str], str],
+    budget: Budget,
+    tokenizer: Tokenizer,
+    units: WholeUnits,
+) -> tuple[int, int, str, list[Span]]:
+    """Fill with whole units as RULER does: (units, tokens, context, spans).
+
+    With `units.start` None, the largest count (at least one step) whose text fits,
+    by bisection; else `start`, stepped back by `units.step` while the text overflows.
+    """
+    available, cut = _unit_cut(pieces, units.per_unit)
+    built: dict[int, tuple[int, str, list[Span]]] = {}
+
+    def measure(count: int) -> int:
+        if count not in built:
+            whole, tail = cut(count)
+            context, spans = insert_needles(pieces, whole, needles, tail)
+            built[count] = (tokenizer.count(wrap(context)), context, spans)
+        return built[count][0]
+
+    count = whole_unit_count(measure, budget.target, available, units)
+    if measure(count) > budget.target:
+        raise UserInputError(
+            f"could not build a context under {budget.length} tokens with {tokenizer.name} "
+            f"in whole units of {units.step}"
+        )
+    return count, *built[count]
+
+
+def whole_unit_count(
+    measure: Callable[[int], int], target: int, available: int, units: WholeUnits
+) -> int:
+    """The unit count RULER's fill gives an example whose text of c units has
+    `measure(c)` tokens (at most `available` units; more hold more than the target).
+
+    With `units.start` None (the search): the largest count from one step up whose text
+    fits `target`, found by bisection (one step when none fits). Else `start`, stepped
+    back by `units.step` while the text overflows, never below one step.
+    """
+    if units.start is None:
+        low, high, count = units.step, available, units.step
+        while low <= high:
+            middle = (low + high) // 2
+            if measure(middle) <= target:
+                count, low = middle, middle + 1
+            else:
+                high = middle - 1
+        return min(count, available)
+    count = units.start
+    while count > units.step and (count > available or measure(count) > target):
+        count -= units.step
+    return min(count, available)

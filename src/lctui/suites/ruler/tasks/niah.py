@@ -13,6 +13,7 @@ import random
 from dataclasses import replace
 from typing import Any, ClassVar
 
+from lctui.core.hashing import seed_from, stable_hash
 from lctui.core.protocols import Tokenizer
 from lctui.core.types import ParamSpec
 from lctui.tasks.base import UUID_PATTERN, Draft, Task, reserve_answer_prefix
@@ -21,6 +22,7 @@ from lctui.tasks.corpora import adjectives, nouns
 from lctui.tasks.haystack import (
     Needle,
     Pieces,
+    WholeUnits,
     grid_depths,
     needle_depths,
     needle_draft,
@@ -37,6 +39,20 @@ MAX_VALUES = 100
 MAX_QUERIES = 100
 MAX_DIGITS = 20
 _VALUE_NOUN = {"number": "number", "uuid": "ID"}
+
+
+# RULER's fill (its niah.py `incremental`): the units an overflowing example steps back by,
+# 500 words of prose, 25 filler lines or distractor needles, 5 of them below 4K tokens.
+RULER_STEP_WORDS = 500
+RULER_STEP_LINES = 25
+RULER_STEP_SHORT = 5
+RULER_SHORT = 4096
+# Filler sentences in one unit: RULER's filler line is five short sentences (24 SmolLM2
+# tokens); three of ours are about as long (28).
+NOISE_LINE = 3
+# The count of units RULER's fill found on a seed's reference example, by its identity:
+# every example of the seed starts from it, so it is searched once.
+_STARTS: dict[tuple[str, Budget], int] = {}
 
 
 def random_uuid(rng: random.Random) -> str:
@@ -94,7 +110,18 @@ class NeedleTask(Task):
             100,
         ),
         int_param("value_digits", "digits of number values", 1, MAX_DIGITS),
+        choice_param(
+            "fill",
+            "exact (the haystack fills the length to within 0.5 %) or ruler (whole units "
+            "as RULER fills them: the count that fits one reference example of the seed, "
+            "stepped back by 500 words of prose or 25 filler or needle units, 5 below 4K, "
+            "where an example overflows; such examples land up to one step short)",
+            "exact",
+            "ruler",
+        ),
     )
+    # Examples stored before `fill` existed keep their ids while it is "exact".
+    later_params: ClassVar[dict[str, Any]] = {"fill": "exact"}
 
     def reads_prose(self) -> bool:
         return bool(self.params["haystack"] == "essay")
@@ -106,6 +133,7 @@ class NeedleTask(Task):
 
     def build(self, rng: random.Random, budget: Budget, tokenizer: Tokenizer, index: int) -> Draft:
         p = self.params
+        whole = budget  # before the answer prefix's reserve, which differs per example
         key_kind, value_kind = str(p["key_kind"]), str(p["value_kind"])
         num_values = int(p["num_values"])
         num_keys = max(int(p["num_keys"]), int(p["num_queries"]))
@@ -147,8 +175,9 @@ class NeedleTask(Task):
 
         pattern = UUID_PATTERN if value_kind == "uuid" else rf"\b\d{{{int(p['value_digits'])}}}\b"
         metadata = {"value_pattern": pattern, "keys": queried}
+        units = self._whole_units(whole, tokenizer, index) if p["fill"] == "ruler" else None
         draft = needle_draft(
-            make_pieces, needles, preamble, question, gold, budget, tokenizer, metadata
+            make_pieces, needles, preamble, question, gold, budget, tokenizer, metadata, units
         )
         placed = {
             "depth_scheme": self._scheme(),
@@ -161,6 +190,24 @@ class NeedleTask(Task):
             answer_prefix=prefix,
             prefix_tokens=prefix_tokens,
         )
+
+    def _whole_units(self, budget: Budget, tokenizer: Tokenizer, index: int) -> WholeUnits:
+        """RULER's fill: its step, and the count searched on the seed's reference example
+        (index -1 never names an example: RULER searches on a draw of its own too)."""
+        haystack = self.params["haystack"]
+        if haystack == "essay":
+            step, per_unit = RULER_STEP_WORDS, 1
+        else:
+            step = RULER_STEP_LINES if budget.length >= RULER_SHORT else RULER_STEP_SHORT
+            per_unit = NOISE_LINE if haystack == "noise" else 1
+        if index < 0:
+            return WholeUnits(step, per_unit)
+        identity = (*self._identity(budget.length, budget.seed, -1, tokenizer.name), "ruler")
+        key = (stable_hash(*identity), budget)
+        if key not in _STARTS:
+            reference = self.build(random.Random(seed_from(*identity)), budget, tokenizer, -1)
+            _STARTS[key] = int(reference.metadata["fill_units"])
+        return WholeUnits(step, per_unit, _STARTS[key])
 
     def _scheme(self) -> str:
         if self.params["depths"]:
@@ -227,6 +274,7 @@ def _niah(name: str, description: str, **params: Any) -> NeedleTask:
         "num_queries": 1,
         "depths": [],
         "value_digits": 7,
+        "fill": "exact",
     }
     defaults.update(params)
     # Each example names its keys in its own answer prefix (Draft.answer_prefix).
