@@ -8,10 +8,10 @@ import pytest
 
 from helpers.whole_units import sentences
 from lctui.core.types import Example
+from lctui.suites.ruler.tasks.niah import NOISE_LINE
 from lctui.tasks import get_task
 from lctui.tasks.budget import TEMPLATE_ALLOWANCE
 from lctui.tasks.haystack import WholeUnits, whole_unit_count
-from lctui.tasks.niah import NOISE_LINE
 from lctui.tasks.tokenizers import TiktokenTokenizer
 
 LENGTH = 4096
