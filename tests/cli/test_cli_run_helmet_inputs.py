@@ -6,11 +6,16 @@ keeps the files it read, and the gold pseudo-model scores 1 under HELMET's metri
 The slow test does the same with the embedded SmolLM2, its tokenizer cutting as HELMET
 cuts, sent as a completion (use_chat_template false) and under its chat template.
 
+The ALCE test compares each stored prompt with the prompt HELMET's own load_data made
+of the same files (tests/parity/helmet_inputs_prompts.jsonl, SHA-256 and length per
+row, filled with the invented templates).
+
 The real CLI runs in-process (main).
 """
 
 from __future__ import annotations
 
+import hashlib
 import json
 from pathlib import Path
 from typing import Any
@@ -18,7 +23,8 @@ from typing import Any
 import duckdb
 import pytest
 
-from helpers.helmet_inputs import KV_FILE, read_jsonl, write_checkout
+from helpers.helmet_inputs import KV_FILE, PARITY_CONFIGS, read_jsonl, write_checkout
+from helpers.parity_fixtures import load_fixture
 from lctui.backends.embedded import embedded_checkpoint
 from lctui.cli import main
 from lctui.tasks.inputs import parse_inputs_arg, read_inputs
@@ -116,3 +122,59 @@ def test_the_embedded_model_reads_helmets_prompt_exactly(tmp_path: Path) -> None
             assert row["tail"] == "<|im_end|>\n<|im_start|>assistant\n"
     assert {json.loads(r["config"])["prompt_format_used"] for r in rows} == {"plain", "chat"}
     assert all(r["score"] is not None for r in rows)
+
+
+def helmets_prompts() -> dict[tuple[str, int], list[dict[str, Any]]]:
+    """HELMET's prompts of PARITY_CONFIGS by (dataset, length), in its order."""
+    found: dict[tuple[str, int], list[dict[str, Any]]] = {}
+    for row in load_fixture("helmet_inputs_prompts").rows:
+        found.setdefault((row["dataset"], row["length"]), []).append(row)
+    return found
+
+
+def stored_by_dataset(db: Path) -> dict[tuple[str, int], list[dict[str, Any]]]:
+    """The stored prompts by (HELMET's dataset, length), in the inputs' order."""
+    with duckdb.connect(str(db), read_only=True) as con:
+        rows = con.execute(
+            "SELECT e.metadata, e.preamble || e.context || e.question, g.prompt_head, "
+            "g.prompt_tail, s.value FROM generations g JOIN examples e USING (example_id) "
+            "LEFT JOIN scores s ON s.generation_id = g.generation_id AND s.latest "
+            "ORDER BY e.idx"
+        ).fetchall()
+    found: dict[tuple[str, int], list[dict[str, Any]]] = {}
+    for metadata, text, head, tail, score in rows:
+        meta = json.loads(metadata)
+        where = meta["helmet"]
+        found.setdefault((where["dataset"], where["input_max_length"]), []).append(
+            {"meta": meta, "text": text, "head": head, "tail": tail, "score": score}
+        )
+    for rows_of in found.values():
+        rows_of.sort(key=lambda r: r["meta"]["inputs"]["row"])
+    return found
+
+
+def digest(text: str) -> dict[str, Any]:
+    return {"sha256": hashlib.sha256(text.encode("utf-8")).hexdigest(), "chars": len(text)}
+
+
+@pytest.mark.parametrize("use_chat_template", ["config", "false"])
+def test_alce_prompts_are_the_ones_helmets_load_data_makes(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], use_chat_template: str
+) -> None:
+    root = write_checkout(tmp_path / "HELMET", PARITY_CONFIGS)
+    db = tmp_path / "h.duckdb"
+    options = ["--input-option", "tokenizer=none"]
+    options += ["--input-option", f"use_chat_template={use_chat_template}"]
+    argv = ["run", "-m", "gold", "--inputs", f"helmet:{root}", *options, "--db", str(db)]
+    assert main(argv) == 0
+    capsys.readouterr()
+    theirs = helmets_prompts()
+    ours = stored_by_dataset(db)
+    assert {k: len(v) for k, v in ours.items()} == {k: len(v) for k, v in theirs.items()}
+    for key, rows in theirs.items():
+        for mine, helmet in zip(ours[key], rows, strict=True):
+            # cite.yaml's use_chat_template true: the user text; false: the whole prompt.
+            chat = mine["meta"]["helmet"]["use_chat_template"]
+            assert digest(mine["text"]) == (helmet["user"] if chat else helmet["prompt"])
+    # gold: every sub-question's first answer, STR-EM / recall at 5 of 1.
+    assert {r["score"] for rows in ours.values() for r in rows} == {1.0}

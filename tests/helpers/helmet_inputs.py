@@ -13,11 +13,12 @@ from __future__ import annotations
 
 import json
 import random
+import shutil
 import uuid
 from pathlib import Path
 from typing import Any
 
-from helpers.helmet_data import copy_fixtures
+from helpers.helmet_data import HELMET_FIXTURES, copy_fixtures
 
 QA_USER = "Read the notes and reply in a few words.\n\n{demos}{context}\n\nAsk: {question}"
 QA_SYSTEM = "Reply:"
@@ -32,6 +33,12 @@ RANK_SYSTEM = "Order:"
 RANK_TITLED = "<{id}> Note ({title}): {text}"
 RANK_PLAIN = "<{id}> Note: {text}"
 RANK_JOINER = " || "
+CITE_USER = "{demo_text}{instruction}\n\nAsk: {question}\n\n{context}"
+CITE_SYSTEM = "Reply:"
+# The prompts file's texts (HELMET keeps them in prompts/*.json of its checkout).
+CITE_INSTRUCTION = "Answer from the numbered notes; put the number of each note you use as [n]."
+CITE_DEMO = "{instruction}\n\nAsk: {question}\n\n{context}\n\nReply: {answer}"
+CITE_DOC = "Note [{ID}] ({title}): {text}"
 # utils.py's default differs from QA's answer prefix, which load_qa parses with.
 PARSE_DEFAULT = "Result:"
 
@@ -86,6 +93,15 @@ def load_msmarco_rerank(path, demo_path=None, max_test_samples=None, shots=0, se
                 listed = "\\n\\n".join([passage_template.format(**c) for c in d["ctxs"]])
                 demo_text += listed + f"\\n\\nFind: {{d['query']}}\\nOrder: {{ranking}}" + "\\n\\n"
         return {{"demos": demo_text}}
+
+
+def load_alce(dataset, path, demo_path, shots=0):
+    with open(demo_path, "r") as f:
+        demos = json.load(f)
+    instruction = demos["instruction"]
+    user_template = {CITE_USER!r}
+    system_template = {CITE_SYSTEM!r}
+    prompt_template = user_template + "\\n\\n" + system_template
 """
 
 UTILS_PY = f"""
@@ -102,6 +118,11 @@ TRIVIA_FILE = "kilt/triviaqa-dev-multikilt_1000_k20_dep6.jsonl"
 TRIVIA_DEMOS = "kilt/triviaqa-train-multikilt_1000_k3_dep6.jsonl"
 RANK_FILE = "msmarco/test_reranking_data_k14_dep3.jsonl"
 RANK_DEMOS = "msmarco/test_reranking_data_k10_dep3.jsonl"
+ASQA_FILE = "alce/asqa_eval_gtr_top2000.json"
+QAMPARI_FILE = "alce/qampari_eval_gtr_top2000.json"
+# Not under data/: HELMET's configs name prompts/ of the checkout.
+ASQA_PROMPTS = "../prompts/asqa_ours.json"
+QAMPARI_PROMPTS = "../prompts/qampari_ours.json"
 
 
 def config_text(
@@ -119,7 +140,7 @@ def config_text(
         f"datasets: {','.join(names)}",
         f"generation_max_length: {','.join(map(str, budgets))}",
         "test_files: " + ",".join(f"data/{t}" for t in tests),
-        "demo_files: '" + ",".join(f"data/{d}" if d else "" for d in demos) + "'",
+        "demo_files: '" + ",".join(_demo_path(d) for d in demos) + "'",
         f"use_chat_template: {str(use_chat_template).lower()}",
         f"shots: {shots}",
         "stop_new_line: true",
@@ -137,6 +158,47 @@ SMALL = [
     ("msmarco_rerank_psg", RANK_FILE, RANK_DEMOS, 4096, 200),
 ]
 CHAT = [("kilt_triviaqa", TRIVIA_FILE, TRIVIA_DEMOS, 2048, 30)]
+CITE = [
+    ("alce_asqa_8", ASQA_FILE, ASQA_PROMPTS, 8192, 300),
+    ("alce_qampari_5", QAMPARI_FILE, QAMPARI_PROMPTS, 8192, 300),
+]
+
+
+def _demo_path(demo: str) -> str:
+    if not demo:
+        return ""
+    return demo[3:] if demo.startswith("../") else f"data/{demo}"
+
+
+def write_alce_prompts(root: Path) -> None:
+    """prompts/{asqa,qampari}_ours.json of the checkout: our texts, the fixture's demos."""
+    folder = root / "prompts"
+    folder.mkdir(exist_ok=True)
+    for name, target in (("asqa", ASQA_PROMPTS), ("qampari", QAMPARI_PROMPTS)):
+        demos = json.loads((HELMET_FIXTURES / "prompts" / f"{name}_revised.json").read_text())
+        prompts = {
+            "instruction": CITE_INSTRUCTION,
+            "demo_sep": "\n\n\n",
+            "demo_prompt": CITE_DEMO,
+            "doc_prompt": CITE_DOC,
+            "demos": demos["demos"],
+        }
+        (root / target[3:]).write_text(json.dumps(prompts, indent=1), encoding="utf-8")
+
+
+# The configs scripts/parity/helmet_inputs.py runs HELMET's load_data on: a draw of rows
+# with two demonstrations, and every row with one.
+PARITY_CONFIGS = {
+    "cite.yaml": config_text(CITE, use_chat_template=True, max_test_samples=3),
+    "cite_all.yaml": config_text(
+        [
+            ("alce_asqa_3", ASQA_FILE, ASQA_PROMPTS, 4096, 300),
+            ("alce_qampari_12", QAMPARI_FILE, QAMPARI_PROMPTS, 16384, 300),
+        ],
+        max_test_samples=None,
+        shots=1,
+    ),
+}
 
 
 def kv_rows(count: int = 5, pairs: int = 12, seed: int = 7) -> list[dict[str, Any]]:
@@ -178,6 +240,8 @@ def write_checkout(root: Path, configs: dict[str, str] | None = None) -> Path:
     for name, text in chosen.items():
         (folder / name).write_text(text, encoding="utf-8")
     data = copy_fixtures(root / "data")
+    shutil.copytree(HELMET_FIXTURES / "alce", data / "alce")
+    write_alce_prompts(root)
     (data / "json_kv").mkdir()
     lines = [json.dumps(row) for row in kv_rows()]
     (data / KV_FILE).write_text("\n".join(lines) + "\n", encoding="utf-8")

@@ -47,6 +47,7 @@ from lctui.core.types import (
 from lctui.tasks.bounded_read import within
 from lctui.tasks.datasets import JsonLines, read_records
 from lctui.tasks.inputs.base import InputFile, InputKind, InputRow, RowProblem
+from lctui.tasks.inputs.helmet_alce import DOC_PARTS, alce_items, read_alce_prompts
 from lctui.tasks.inputs.helmet_configs import ConfigEntry, read_configs
 from lctui.tasks.inputs.helmet_cut import CLIENTS, LOCAL, NO_TOKENIZER, Fitted, HelmetCutter
 from lctui.tasks.inputs.helmet_items import (
@@ -118,6 +119,8 @@ TASK_ORDER = (
     "kilt_hotpotqa",
     "kilt_popqa",
     "msmarco_rerank",
+    "alce_asqa",
+    "alce_qampari",
 )
 _SENTINEL = "\ufdd0lctui-context\ufdd0"
 
@@ -219,8 +222,17 @@ class HelmetKind(InputKind):
                 continue
             root, test_path = test
             demo = _resolve(root, entry.demo_file) if entry.demo_file else None
+            if demo is None and entry.demo_file:
+                # ALCE's demo file is a prompts file of the checkout, not of the release.
+                demo = _resolve(settings.checkout, entry.demo_file)
             if isinstance(demo, str):
                 problems.append(demo)
+                continue
+            if demo is None and family.loader == "load_alce":
+                problems.append(
+                    f"{entry.config}: {entry.dataset}'s prompts file {entry.demo_file} is not in "
+                    f"{settings.checkout}; not run"
+                )
                 continue
             key = (entry.dataset, str(test_path), entry.input_max_length)
             file = HelmetFile(
@@ -243,12 +255,12 @@ class HelmetKind(InputKind):
         for config, names in skipped.items():
             problems.append(
                 f"{config}: {', '.join(dict.fromkeys(names))} not run (the helmet kind makes "
-                "JSON KV, RAG and re-ranking prompts)"
+                "JSON KV, RAG, re-ranking and ALCE prompts)"
             )
         if not found:
             raise UserInputError(
                 f"{path} holds none of the test files of {settings.checkout}'s configs that the "
-                "helmet kind runs (json_kv/, kilt/, msmarco/ of HELMET's data release)"
+                "helmet kind runs (json_kv/, kilt/, msmarco/, alce/ of HELMET's data release)"
                 + (f"; {problems[0]}" if problems else "")
             )
         files: list[InputFile] = sorted(
@@ -275,7 +287,16 @@ class HelmetKind(InputKind):
             settings.seed,
         )
         test = read_records(file.path)
-        demo = read_records(file.demo) if file.demo is not None else None
+        prompts = None
+        if family.loader == "load_alce":
+            assert file.demo is not None
+            read = read_alce_prompts(file.demo)
+            if isinstance(read, str):
+                yield RowProblem(1, read)
+                return
+            prompts, demo = read, None
+        else:
+            demo = read_records(file.demo) if file.demo is not None else None
         for problem in (*test.problems, *(demo.problems if demo else ())):
             yield RowProblem(problem.line, f"{problem.reason} ({Path(problem.path).name})")
         where = {
@@ -288,7 +309,12 @@ class HelmetKind(InputKind):
             "seed": settings.seed,
             "data_py_sha256": data_digest(file.checkout),
         }
-        for item in _items(family.loader, test, demo, templates, sampling):
+        items = (
+            alce_items(test, prompts, sampling)
+            if prompts is not None
+            else _items(family.loader, test, demo, templates, sampling)
+        )
+        for item in items:
             if isinstance(item, ItemProblem):
                 yield RowProblem(item.line, item.why)
                 continue
@@ -394,6 +420,16 @@ def _row(
     fields = fitted.fields
     text = prompt.user.format(**fields)
     system = prompt.system.format(**fields)
+    spans = _passage_spans(prompt.user, fields, item.passages)
+    metadata = dict(item.metadata)
+    parts = metadata.pop(DOC_PARTS, None)
+    if isinstance(parts, list):
+        # The documents shown whole, as offsets in the text, for `lctui cite-score`.
+        metadata["documents"] = [
+            [span.start + offset for offset in part]
+            for span, part in zip(spans, parts, strict=False)
+            if isinstance(part, list) and all(isinstance(o, int) for o in part)
+        ]
     return InputRow(
         line=item.line,
         task=task,
@@ -403,7 +439,7 @@ def _row(
         max_new_tokens=entry.generation_max_length,
         prompt_tokens=max(0, fitted.tokens - fitted.cut_tokens),
         metadata={
-            **item.metadata,
+            **metadata,
             # eval.py: without chat template the answer prefix goes before the output.
             OUTPUT_PREFIX: "" if chat else system,
             PARSE_PREFIX: prompt.parse_prefix,
@@ -411,7 +447,7 @@ def _row(
             ROW_KEY: item.line,
             "helmet": {**where, "tokens": fitted.tokens, "cut_tokens": fitted.cut_tokens},
         },
-        spans=_passage_spans(prompt.user, fields, item.passages),
+        spans=spans,
         temperature=0.0,  # HELMET's do_sample false: greedy
     )
 
