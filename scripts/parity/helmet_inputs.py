@@ -7,11 +7,11 @@ Run by hand from the repository root with lctui's python, never in CI:
     PYTHONPATH=src python scripts/parity/helmet_inputs.py \
         --helmet PATH/TO/HELMET --python PATH/TO/originals-venv/bin/python
 
-HELMET's loaders run in its venv (helmet_inputs_driver.py); the prompts are filled with
-the invented checkout's templates in place of HELMET's sentences (which never enter
-this repository), so the items (rows drawn, demonstrations, documents, order) are
-HELMET's code's and the sentences ours; lctui reads the same templates from the
-invented data.py with `ast`.
+HELMET's loaders run in its venv (helmet_inputs_driver.py) with their template
+sentences swapped for the invented checkout's (read from both data.py files with
+lctui's own reader here, at run time: HELMET's never enter this repository), so the
+items (rows drawn, demonstrations, documents, cuts, order) are HELMET's code's and the
+sentences ours, as lctui reads them from the invented data.py with `ast`.
 """
 
 from __future__ import annotations
@@ -24,16 +24,66 @@ from helmet_common import ROOT, parity_parser, run_driver, snapshot_commit, writ
 
 sys.path.insert(0, str(ROOT / "tests"))  # the invented checkout (tests/helpers)
 
-from helpers.helmet_inputs import (
-    CITE_SYSTEM,
-    CITE_USER,
-    PARITY_CONFIGS,
-    write_checkout,
-)
+from helpers.helmet_inputs import BOOKS_REPO, PARITY_CONFIGS, write_checkout
+from helpers.tiny_hf import make_char_tokenizer
 from lctui.tasks.inputs.helmet_configs import read_configs
+from lctui.tasks.inputs.helmet_items import family_of
+from lctui.tasks.inputs.helmet_templates import (
+    DATA_MODULE,
+    FString,
+    LoaderTemplates,
+    loader_templates,
+    text_default,
+)
 
 DRIVER = Path(__file__).resolve().parent / "helmet_inputs_driver.py"
-TEMPLATES = {"alce": (CITE_USER, CITE_SYSTEM)}
+
+
+def _parts(value: object) -> list[str]:
+    """The texts of a template: itself, or an f-string's literal parts."""
+    if isinstance(value, str):
+        return [value]
+    if isinstance(value, FString):
+        return [part for part in value.parts if isinstance(part, str)]
+    return []
+
+
+def _pairs(theirs: LoaderTemplates, ours: LoaderTemplates) -> list[tuple[str, str]]:
+    pairs = []
+    for name, value in ours.values.items():
+        if name != "prompt_template":  # made of the others, no constant
+            pairs += zip(_parts(theirs.values.get(name)), _parts(value), strict=True)
+    for name, joined in ours.joined.items():
+        pairs += zip(_parts(theirs.joined[name].item), _parts(joined.item), strict=True)
+    for key, fstring in ours.returned.items():
+        pairs += zip(_parts(theirs.returned[key]), _parts(fstring), strict=True)
+    return pairs
+
+
+def replacements(helmet: Path, root: Path, datasets: list[str]) -> dict[str, str]:
+    """HELMET's sentences (read from the snapshot at run time, never stored) paired with
+    the invented checkout's, per loader the entries run."""
+    swap: dict[str, str] = {}
+    pairs: list[tuple[str, str]] = [
+        (
+            text_default(where / DATA_MODULE, "truncate_llama2", "postfix_text"),
+            text_default(root / DATA_MODULE, "truncate_llama2", "postfix_text"),
+        )
+        for where in (helmet,)
+    ]
+    for dataset in datasets:
+        family = family_of(dataset)
+        assert family is not None
+        pairs += _pairs(
+            loader_templates(helmet, family.loader, dataset),
+            loader_templates(root, family.loader, dataset),
+        )
+    for theirs, ours in pairs:
+        if theirs == ours:
+            continue
+        if swap.setdefault(theirs, ours) != ours:
+            raise SystemExit("one of HELMET's sentences pairs with two invented ones")
+    return swap
 
 
 def main() -> None:
@@ -42,28 +92,32 @@ def main() -> None:
     commit = snapshot_commit(args.helmet, args.commit)
     with tempfile.TemporaryDirectory() as folder:
         root = write_checkout(Path(folder) / "HELMET", PARITY_CONFIGS)
+        tokenizer = Path(folder) / "tokenizer"
+        make_char_tokenizer().save_pretrained(tokenizer)
         entries, problems = read_configs(root, [])
         if problems:
             raise SystemExit("\n".join(problems))
-        cases = []
-        for entry in entries:
-            family = next(name for name in TEMPLATES if name in entry.dataset)
-            user, system = TEMPLATES[family]
-            cases.append(
-                {
-                    "dataset": entry.dataset,
-                    "test": entry.test_file,
-                    "demo": entry.demo_file,
-                    "shots": entry.shots,
-                    "seed": entry.seed,
-                    "max_test_samples": entry.max_test_samples,
-                    "user": user,
-                    "system": system,
-                }
-            )
-        found = run_driver(
-            args.python, args.helmet, "", {"checkout": str(root), "cases": cases}, DRIVER
-        )
+        cases = [
+            {
+                "dataset": entry.dataset,
+                "test": entry.test_file,
+                "demo": entry.demo_file,
+                "shots": entry.shots,
+                "seed": entry.seed,
+                "max_test_samples": entry.max_test_samples,
+            }
+            for entry in entries
+        ]
+        request = {
+            "checkout": str(root),
+            "replace": sorted(
+                replacements(args.helmet, root, [e.dataset for e in entries]).items()
+            ),
+            "tokenizer": str(tokenizer),
+            "hub": {BOOKS_REPO: str(root / "hub" / BOOKS_REPO)},
+            "cases": cases,
+        }
+        found = run_driver(args.python, args.helmet, "", request, DRIVER)
     rows = []
     for entry, case in zip(entries, found, strict=True):
         for index, row in enumerate(case["rows"]):
@@ -80,9 +134,11 @@ def main() -> None:
             )
     notes = (
         "HELMET's load_data (data.py) on the invented checkout of tests/helpers/helmet_inputs.py "
-        "(PARITY_CONFIGS), random seeded just before as eval.py does; each item filled with "
-        "the invented templates; per row the SHA-256 and length of the user text and of "
-        "user + the loader's joiner + system"
+        "(PARITY_CONFIGS: its files, InfiniteBench's as a hub repository read by the hub's "
+        "JSON builder), its template sentences swapped for the invented ones, Llama-2's "
+        "tokenizer stood in for by helpers/tiny_hf.make_char_tokenizer, random seeded just "
+        "before as eval.py does; per row the SHA-256 and length of the user text and of the "
+        "prompt template filled"
     )
     write_fixture(args.out, commit, notes, rows)
 

@@ -39,6 +39,20 @@ CITE_SYSTEM = "Reply:"
 CITE_INSTRUCTION = "Answer from the numbered notes; put the number of each note you use as [n]."
 CITE_DEMO = "{instruction}\n\nAsk: {question}\n\n{context}\n\nReply: {answer}"
 CITE_DOC = "Note [{ID}] ({title}): {text}"
+BOOK_QA_USER = "Read the book and reply in a few words.\n\n{demo}{context}\n\nAsk: {question}"
+BOOK_MC_USER = (
+    "Read the book and pick one letter.\n\n{demo}{context}\n\nAsk: {question}\nPicks:\n{options}"
+)
+BOOK_SUM_USER = "Read the book and retell it.\n\n{demo}{context}\n\nRetell the book now."
+BOOK_SYSTEM = "Reply:"
+BOOK_SUM_SYSTEM = "Retelling:"
+BOOK_QA_DEMO = "[book]\nAsk: {question}\nReply: {answer[0]}"
+BOOK_MC_DEMO = "[book]\nAsk: {question}\nPicks:\n{options}\nReply: {answer[0]}"
+BOOK_DEMOS_OPEN = "Solved ones:\n\n"
+BOOK_DEMOS_CLOSE = "\n\nNow the book:\n\n"
+BOOK_POSTFIX = " [the book goes on]"
+# HELMET's filter_length bound on InfiniteBench's books, in (Llama-2) tokens.
+BOOK_MIN_TOKENS = 65536
 # utils.py's default differs from QA's answer prefix, which load_qa parses with.
 PARSE_DEFAULT = "Result:"
 
@@ -95,6 +109,42 @@ def load_msmarco_rerank(path, demo_path=None, max_test_samples=None, shots=0, se
         return {{"demos": demo_text}}
 
 
+def truncate_llama2(dataset, data, postfix_text={BOOK_POSTFIX!r}):
+    max_length = int(dataset.split("_")[-1])
+    return data
+
+
+def filter_length(data, min_length, key):
+    return data
+
+
+def load_infbench(dataset, shots=0, max_test_samples=None, seed=42):
+    if "qa_eng" in dataset:
+        user_template = {BOOK_QA_USER!r}
+        system_template = {BOOK_SYSTEM!r}
+    elif "choice_eng" in dataset:
+        user_template = {BOOK_MC_USER!r}
+        system_template = {BOOK_SYSTEM!r}
+    elif "sum_eng" in dataset:
+        user_template = {BOOK_SUM_USER!r}
+        system_template = {BOOK_SUM_SYSTEM!r}
+    prompt_template = user_template + "\\n\\n" + system_template
+
+    def add_demos(example):
+        demos = data.filter(lambda x: x["id"] != example["id"]).shuffle(seed=seed)
+        if "qa_eng" in dataset:
+            temp = {BOOK_QA_DEMO!r}
+            demo = "\\n\\n".join([temp.format(**x) for x in demos])
+        elif "choice_eng" in dataset:
+            temp = {BOOK_MC_DEMO!r}
+            demo = "\\n\\n".join([temp.format(**x) for x in demos])
+        elif "sum_eng" in dataset:
+            demo = "\\n\\n".join([f"[book]\\nRetelling: {{x['answer'][0].strip()}}" for x in demos])
+        return {{"demo": f"Solved ones:\\n\\n{{demo}}\\n\\nNow the book:\\n\\n"}}
+
+    data = filter_length(data, {BOOK_MIN_TOKENS}, "context")
+
+
 def load_alce(dataset, path, demo_path, shots=0):
     with open(demo_path, "r") as f:
         demos = json.load(f)
@@ -139,7 +189,7 @@ def config_text(
         f"input_max_length: {','.join(map(str, lengths))}",
         f"datasets: {','.join(names)}",
         f"generation_max_length: {','.join(map(str, budgets))}",
-        "test_files: " + ",".join(f"data/{t}" for t in tests),
+        "test_files: '" + ",".join(f"data/{t}" if t else "" for t in tests) + "'",
         "demo_files: '" + ",".join(_demo_path(d) for d in demos) + "'",
         f"use_chat_template: {str(use_chat_template).lower()}",
         f"shots: {shots}",
@@ -186,6 +236,17 @@ def write_alce_prompts(root: Path) -> None:
         (root / target[3:]).write_text(json.dumps(prompts, indent=1), encoding="utf-8")
 
 
+BOOKS_REPO = "xinrongzhang2022/infinitebench"
+BOOK_STEMS = {"qa": "longbook_qa_eng", "mc": "longbook_choice_eng", "sum": "longbook_sum_eng"}
+# Each book's length in characters (one token each with make_char_tokenizer, after <s>):
+# one under BOOK_MIN_TOKENS, which HELMET leaves out; the others over 68,000 are cut.
+BOOK_CHARS = (70_500, 66_000, 52_000, 80_250, 67_300)
+BOOKS = [
+    ("infbench_qa_eng_68000", "", "", 70000, 10),
+    ("infbench_choice_eng_68000", "", "", 70000, 10),
+]
+SUMMARIES = [("infbench_sum_eng_69000", "", "", 71000, 1200)]
+
 # The configs scripts/parity/helmet_inputs.py runs HELMET's load_data on: a draw of rows
 # with two demonstrations, and every row with one.
 PARITY_CONFIGS = {
@@ -198,7 +259,53 @@ PARITY_CONFIGS = {
         max_test_samples=None,
         shots=1,
     ),
+    "longqa.yaml": config_text(BOOKS, use_chat_template=True, max_test_samples=3),
+    "summ.yaml": config_text(SUMMARIES, max_test_samples=None, shots=1),
 }
+
+
+def book_rows(kind: str, seed: int = 11) -> list[dict[str, Any]]:
+    """InfiniteBench rows in the hub file's format (id, context, input, answer, options)."""
+    rng = random.Random(seed)
+    syllables = ["vel", "kor", "dun", "oma", "reth", "sab", "quin", "lor", "bra", "tas"]
+    rows = []
+    for index, chars in enumerate(BOOK_CHARS):
+        name = f"Velkor{index}"
+        words = [f"{name} kept the ferry."]
+        total = len(words[0])
+        while total < chars:
+            word = rng.choice(syllables) + rng.choice(syllables)
+            words.append(word + ("." if rng.random() < 0.1 else ""))
+            total += len(words[-1]) + 1
+        options: list[str] = []
+        question = f"Who kept the ferry in book {index}?"
+        if kind == "mc":
+            options = [f"{name} of the {place}" for place in ("north", "south", "east", "west")]
+            answer = [options[index % 4]]
+        elif kind == "qa":
+            answer = [name, f"the keeper {name}"]
+        else:
+            question = ""
+            answer = [f"  {name} kept the ferry for years, then sailed away.\n"]
+        rows.append(
+            {
+                "id": 100 + 3 * index,
+                "context": " ".join(words)[:chars],
+                "input": question,
+                "answer": answer,
+                "options": options,
+            }
+        )
+    return rows
+
+
+def write_books(folder: Path) -> Path:
+    """InfiniteBench's three files in `folder` (a hub snapshot, or FOLDER/hub/ORG/NAME)."""
+    folder.mkdir(parents=True, exist_ok=True)
+    for kind, stem in BOOK_STEMS.items():
+        lines = [json.dumps(row) for row in book_rows(kind)]
+        (folder / f"{stem}.jsonl").write_text("\n".join(lines) + "\n", encoding="utf-8")
+    return folder
 
 
 def kv_rows(count: int = 5, pairs: int = 12, seed: int = 7) -> list[dict[str, Any]]:
@@ -241,6 +348,7 @@ def write_checkout(root: Path, configs: dict[str, str] | None = None) -> Path:
         (folder / name).write_text(text, encoding="utf-8")
     data = copy_fixtures(root / "data")
     shutil.copytree(HELMET_FIXTURES / "alce", data / "alce")
+    write_books(root / "hub" / BOOKS_REPO)
     write_alce_prompts(root)
     (data / "json_kv").mkdir()
     lines = [json.dumps(row) for row in kv_rows()]

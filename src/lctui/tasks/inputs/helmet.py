@@ -60,6 +60,13 @@ from lctui.tasks.inputs.helmet_items import (
     qa_items,
     rerank_items,
 )
+from lctui.tasks.inputs.helmet_longdocs import (
+    INFBENCH_REPO,
+    LLAMA_TOKENIZER,
+    infbench_file,
+    infbench_items,
+    long_cut,
+)
 from lctui.tasks.inputs.helmet_templates import (
     DATA_MODULE,
     LoaderTemplates,
@@ -111,6 +118,12 @@ MAX_TEST_SAMPLES = ParamSpec(
     high=10_000_000,
 )
 SEED = ParamSpec("seed", 42, "HELMET's --seed", kind="int", low=0, high=2**32 - 1)
+LLAMA = ParamSpec(
+    "llama_tokenizer",
+    LLAMA_TOKENIZER,
+    "the tokenizer HELMET counts and cuts InfiniteBench's books with before its prompt is "
+    "made (truncate_llama2, filter_length): Llama-2's, a Hugging Face folder or cached hub id",
+)
 # lctui's task order within a length.
 TASK_ORDER = (
     "json_kv",
@@ -121,6 +134,9 @@ TASK_ORDER = (
     "msmarco_rerank",
     "alce_asqa",
     "alce_qampari",
+    "infbench_qa",
+    "infbench_mc",
+    "infbench_sum",
 )
 _SENTINEL = "\ufdd0lctui-context\ufdd0"
 
@@ -194,7 +210,16 @@ class HelmetKind(InputKind):
     )
     length_hint = "HELMET's configs name it: each dataset's input_max_length"
     framings = ()  # each file's, from `client` and its config's use_chat_template
-    option_specs = (CHECKOUT, CONFIGS, CLIENT, USE_CHAT_TEMPLATE, TOKENIZER, MAX_TEST_SAMPLES, SEED)
+    option_specs = (
+        CHECKOUT,
+        CONFIGS,
+        CLIENT,
+        USE_CHAT_TEMPLATE,
+        TOKENIZER,
+        MAX_TEST_SAMPLES,
+        SEED,
+        LLAMA,
+    )
 
     def framing_of(self, file: InputFile, options: Mapping[str, Any]) -> str:
         assert isinstance(file, HelmetFile) and file.entry is not None
@@ -215,6 +240,15 @@ class HelmetKind(InputKind):
                 skipped.setdefault(entry.config, []).append(entry.dataset)
                 continue
             test = _resolve(path, entry.test_file)
+            if family.loader == "load_infbench":
+                # HELMET loads InfiniteBench from the hub, whatever the config's test file.
+                hub = infbench_file(path, entry.dataset)
+                test = (path, hub) if hub is not None else None
+                if hub is None:
+                    problems.append(
+                        f"{entry.config}: {entry.dataset} not run: {INFBENCH_REPO}'s file is "
+                        f"neither under {path}/hub/ nor in the hub cache"
+                    )
             if test is None:
                 continue
             if isinstance(test, str):
@@ -255,7 +289,7 @@ class HelmetKind(InputKind):
         for config, names in skipped.items():
             problems.append(
                 f"{config}: {', '.join(dict.fromkeys(names))} not run (the helmet kind makes "
-                "JSON KV, RAG, re-ranking and ALCE prompts)"
+                "JSON KV, RAG, re-ranking, ALCE and InfiniteBench prompts)"
             )
         if not found:
             raise UserInputError(
@@ -309,11 +343,13 @@ class HelmetKind(InputKind):
             "seed": settings.seed,
             "data_py_sha256": data_digest(file.checkout),
         }
-        items = (
-            alce_items(test, prompts, sampling)
-            if prompts is not None
-            else _items(family.loader, test, demo, templates, sampling)
-        )
+        if prompts is not None:
+            items = alce_items(test, prompts, sampling)
+        elif family.loader == "load_infbench":
+            cut = long_cut(file.checkout, family.loader, str(options[LLAMA.name]))
+            items = infbench_items(test, templates, sampling, cut)
+        else:
+            items = _items(family.loader, test, demo, templates, sampling)
         for item in items:
             if isinstance(item, ItemProblem):
                 yield RowProblem(item.line, item.why)

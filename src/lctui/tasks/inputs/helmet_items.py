@@ -64,6 +64,15 @@ def family_of(dataset: str) -> Family | None:
         for name in ("asqa", "qampari"):
             if name in dataset:
                 return Family("load_alce", f"alce_{name}")
+        return None
+    if "icl" in dataset or "multi_lexsum" in dataset or "ruler" in dataset:
+        return None
+    if "infbench" in dataset:
+        for part, task in (("qa_eng", "infbench_qa"), ("choice_eng", "infbench_mc")):
+            if part in dataset:
+                return Family("load_infbench", task)
+        if "sum_eng" in dataset:
+            return Family("load_infbench", "infbench_sum")
     return None
 
 
