@@ -27,10 +27,10 @@ sys.path.insert(0, str(ROOT / "tests"))  # the invented checkout (tests/helpers)
 from helpers.helmet_inputs import BOOKS_REPO, PARITY_CONFIGS, write_checkout
 from helpers.tiny_hf import make_char_tokenizer
 from lctui.tasks.inputs.helmet_configs import read_configs
+from lctui.tasks.inputs.helmet_fstrings import FString
 from lctui.tasks.inputs.helmet_items import family_of
 from lctui.tasks.inputs.helmet_templates import (
     DATA_MODULE,
-    FString,
     LoaderTemplates,
     loader_templates,
     text_default,
@@ -49,7 +49,7 @@ def _parts(value: object) -> list[str]:
 
 
 def _pairs(theirs: LoaderTemplates, ours: LoaderTemplates) -> list[tuple[str, str]]:
-    pairs = []
+    pairs: list[tuple[str, str]] = []
     for name, value in ours.values.items():
         if name != "prompt_template":  # made of the others, no constant
             pairs += zip(_parts(theirs.values.get(name)), _parts(value), strict=True)

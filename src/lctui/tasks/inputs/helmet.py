@@ -7,8 +7,11 @@ configs (configs/*.yaml: which dataset runs on which file at which length, with 
 answer budget, `use_chat_template`, shots and sample size; helmet_configs.py) and the
 checkout's data.py (the templates of each loader, read with `ast`; helmet_templates.py).
 Each config entry whose test file is present is one input file at the entry's
-`input_max_length`; its rows are HELMET's test items (helmet_items.py), formatted with
-the loader's templates and cut as the model class cuts them (helmet_cut.py).
+`input_max_length`; its rows are HELMET's test items (helmet_items.py: JSON KV, RAG,
+re-ranking; helmet_alce.py: ALCE with the checkout's prompts file; helmet_longdocs.py:
+InfiniteBench QA, multiple choice and summaries, which HELMET loads from the hub and
+counts and cuts with Llama-2's tokenizer), formatted with the loader's templates and
+cut as the model class cuts them (helmet_cut.py).
 
 How a prompt is sent follows HELMET's model classes (`client`):
 
@@ -44,11 +47,10 @@ from lctui.core.types import (
     ParamSpec,
     Span,
 )
-from lctui.tasks.bounded_read import within
 from lctui.tasks.datasets import JsonLines, read_records
 from lctui.tasks.inputs.base import InputFile, InputKind, InputRow, RowProblem
 from lctui.tasks.inputs.helmet_alce import DOC_PARTS, alce_items, read_alce_prompts
-from lctui.tasks.inputs.helmet_configs import ConfigEntry, read_configs
+from lctui.tasks.inputs.helmet_configs import ConfigEntry, read_configs, resolve_release
 from lctui.tasks.inputs.helmet_cut import CLIENTS, LOCAL, NO_TOKENIZER, Fitted, HelmetCutter
 from lctui.tasks.inputs.helmet_items import (
     PASSAGE_JOINER,
@@ -200,8 +202,10 @@ class HelmetKind(InputKind):
     title = "HELMET's released data as its eval.py prompts it (templates of your checkout)"
     files = (
         "HELMET's data release as its configs name it (json_kv/test_k*.jsonl, "
-        "kilt/*_k*_dep*.jsonl, msmarco/test_reranking_data_k*_dep3.jsonl): give the checkout, "
-        "its data/ folder or one file; the configs and data.py of the checkout (`helmet` "
+        "kilt/*_k*_dep*.jsonl, msmarco/test_reranking_data_k*_dep3.jsonl, "
+        "alce/*_eval_gtr_top2000.json; InfiniteBench's longbook_*_eng.jsonl from the hub "
+        "cache or PATH/hub/xinrongzhang2022/infinitebench/): give the checkout, its data/ "
+        "folder or one file; the configs, data.py and prompts/ of the checkout (`helmet` "
         "option) make the prompts"
     )
     origin = (
@@ -239,7 +243,7 @@ class HelmetKind(InputKind):
             if family is None:
                 skipped.setdefault(entry.config, []).append(entry.dataset)
                 continue
-            test = _resolve(path, entry.test_file)
+            test = resolve_release(path, entry.test_file)
             if family.loader == "load_infbench":
                 # HELMET loads InfiniteBench from the hub, whatever the config's test file.
                 hub = infbench_file(path, entry.dataset)
@@ -255,10 +259,10 @@ class HelmetKind(InputKind):
                 problems.append(test)
                 continue
             root, test_path = test
-            demo = _resolve(root, entry.demo_file) if entry.demo_file else None
+            demo = resolve_release(root, entry.demo_file) if entry.demo_file else None
             if demo is None and entry.demo_file:
                 # ALCE's demo file is a prompts file of the checkout, not of the release.
-                demo = _resolve(settings.checkout, entry.demo_file)
+                demo = resolve_release(settings.checkout, entry.demo_file)
             if isinstance(demo, str):
                 problems.append(demo)
                 continue
@@ -369,31 +373,6 @@ def _differs(first: HelmetFile, other: HelmetFile) -> bool:
     a, b = first.entry, other.entry
     assert a is not None and b is not None
     return dataclasses.replace(a, config="") != dataclasses.replace(b, config="")
-
-
-def _resolve(root: Path, release: str) -> tuple[Path, Path] | str | None:
-    """(the root it lies under, the file) of a path a config names, under `root` (the
-    checkout, its data/ folder, or the file itself); None when absent; a problem line
-    when it leads out of the root."""
-    parts = Path(release).parts
-    if not release or Path(release).is_absolute() or ".." in parts:
-        return f"{release}: a config's path outside the checkout; not read" if release else None
-    shapes = [Path(*parts)]
-    if parts[0] == "data" and len(parts) > 1:
-        shapes.append(Path(*parts[1:]))
-    if root.is_file():
-        for shape in shapes:
-            if root.parts[-len(shape.parts) :] == shape.parts:
-                base = Path(*root.parts[: -len(shape.parts)])
-                return base, root.resolve()
-        return None
-    for shape in shapes:
-        candidate = root / shape
-        if candidate.is_file():
-            if not within(root, candidate):
-                return f"{candidate}: a link to outside {root}; not read"
-            return root, candidate.resolve()
-    return None
 
 
 @cache

@@ -32,10 +32,10 @@ from lctui.tasks.bounded_read import shown
 from lctui.tasks.datasets import DataSource, JsonLines, hub_path
 from lctui.tasks.helmet.kilt import shuffled
 from lctui.tasks.inputs.helmet_cut import hf_tokenizer
+from lctui.tasks.inputs.helmet_fstrings import FString
 from lctui.tasks.inputs.helmet_items import HelmetItem, ItemProblem, Sampling
 from lctui.tasks.inputs.helmet_templates import (
     DATA_MODULE,
-    FString,
     LoaderTemplates,
     call_number,
     text_default,
