@@ -86,6 +86,22 @@ def replacements(helmet: Path, root: Path, datasets: list[str]) -> dict[str, str
     return swap
 
 
+def hub_files(hub: Path) -> dict[str, dict[str, str]]:
+    """The invented hub repositories' files per split, by the name HELMET loads them by."""
+    books = hub / BOOKS_REPO
+    files = {BOOKS_REPO: {p.stem: str(p) for p in sorted(books.glob("*.jsonl"))}}
+    for name, repo in (
+        ("CogComp/trec", "CogComp/trec"),
+        ("PolyAI/banking77", "PolyAI/banking77"),
+        ("xingkunliuxtracta/nlu_evaluation_data", "xingkunliuxtracta/nlu_evaluation_data"),
+    ):
+        splits = sorted((hub / repo / "default").glob("*/0000.parquet"))
+        files[name] = {p.parent.name: str(p) for p in splits}
+    clinc = sorted((hub / "clinc/clinc_oos/plus").glob("*.parquet"))
+    files["clinc_oos"] = {p.name.split("-")[0]: str(p) for p in clinc}
+    return files
+
+
 def main() -> None:
     parser = parity_parser(__doc__, "helmet_inputs_prompts.jsonl")
     args = parser.parse_args()
@@ -114,7 +130,7 @@ def main() -> None:
                 replacements(args.helmet, root, [e.dataset for e in entries]).items()
             ),
             "tokenizer": str(tokenizer),
-            "hub": {BOOKS_REPO: str(root / "hub" / BOOKS_REPO)},
+            "hub": hub_files(root / "hub"),
             "cases": cases,
         }
         found = run_driver(args.python, args.helmet, "", request, DRIVER)

@@ -12,8 +12,9 @@ constants the request pairs (HELMET's template sentences, read from the snapshot
 lctui's own reader at run time, for the invented ones), and runs the rest as it is.
 Around it: `AutoTokenizer.from_pretrained` (HELMET's Llama-2 tokenizer) gives the
 request's tokenizer folder, and `load_dataset` of a hub repository the request names
-reads that repository's JSON-lines files from a folder, one split per file, with
-HELMET's own features (the hub's JSON builder, offline). As eval.py does, Python's
+reads the files the request names per split (JSON lines, or the Parquet conversion the
+hub keeps of a script-based repository), with HELMET's own features where it gives
+them (the hub's JSON and Parquet builders, offline). As eval.py does, Python's
 `random` is seeded with the seed just before each load_data.
 
     python helmet_inputs_driver.py HELMET_DIR < {"checkout", "replace", "tokenizer", "hub", "cases"}
@@ -74,7 +75,7 @@ def import_swapped(helmet: Path, pairs: dict[str, str]) -> types.ModuleType:
     return module
 
 
-def _patch(module: types.ModuleType, tokenizer: str, hub: dict[str, str]) -> None:
+def _patch(module: types.ModuleType, tokenizer: str, hub: dict[str, dict[str, str]]) -> None:
     import datasets
     from transformers import AutoTokenizer
 
@@ -88,11 +89,14 @@ def _patch(module: types.ModuleType, tokenizer: str, hub: dict[str, str]) -> Non
 
     def load_dataset(path: str, *args: Any, **kwargs: Any) -> Any:
         if path in hub:
-            files = {p.stem: str(p) for p in sorted(Path(hub[path]).glob("*.jsonl"))}
-            return real("json", data_files=files, **kwargs)
+            files = hub[path]
+            kwargs.pop("trust_remote_code", None)  # the script's data: the hub's own Parquet
+            parquet = all(f.endswith(".parquet") for f in files.values())
+            return real("parquet" if parquet else "json", data_files=files, **kwargs)
         return real(path, *args, **kwargs)
 
-    datasets.load_dataset = load_dataset
+    datasets.load_dataset = load_dataset  # load_infbench imports it when it runs
+    module.load_dataset = load_dataset  # type: ignore[attr-defined]  # data.py's own name
 
 
 def main() -> None:

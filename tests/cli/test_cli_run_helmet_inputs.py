@@ -6,11 +6,12 @@ keeps the files it read, and the gold pseudo-model scores 1 under HELMET's metri
 The slow test does the same with the embedded SmolLM2, its tokenizer cutting as HELMET
 cuts, sent as a completion (use_chat_template false) and under its chat template.
 
-The ALCE and InfiniteBench tests compare each stored prompt with the prompt HELMET's own
+The ALCE, InfiniteBench and ICL tests compare each stored prompt with the prompt HELMET's own
 load_data made of the same files (tests/parity/helmet_inputs_prompts.jsonl: SHA-256
 and length per row, HELMET's code run with the invented sentences, its Llama-2 counts
-and cuts with helpers/tiny_hf.make_char_tokenizer); InfiniteBench is read from a hub
-cache in a temporary folder, offline, as HELMET's load_dataset reads it.
+and cuts with helpers/tiny_hf.make_char_tokenizer); InfiniteBench and the ICL datasets
+are also read from a hub cache in a temporary folder, offline, as HELMET's
+load_dataset reads them (script-based ones from their Parquet branch).
 
 The real CLI runs in-process (main).
 """
@@ -28,6 +29,7 @@ import pytest
 
 from helpers.helmet_inputs import (
     BOOKS_REPO,
+    ICL_HUB,
     KV_FILE,
     PARITY_CONFIGS,
     read_jsonl,
@@ -203,21 +205,36 @@ def test_prompts_are_the_ones_helmets_load_data_makes(
     assert_helmets_prompts(db, tuple(PARITY_CONFIGS))
 
 
-def test_infinitebench_is_read_from_the_hub_cache_offline(tmp_path: Path) -> None:
+def cache_parquet_branch(home: Path, repo: str) -> None:
+    """A script-based repository in the hub cache: its files on the Parquet branch."""
+    snapshot = hub_repo(home, repo, revision="b" * 40)
+    refs = home / "hub" / f"datasets--{repo.replace('/', '--')}" / "refs"
+    (refs / "refs" / "convert").mkdir(parents=True)
+    (refs / "refs" / "convert" / "parquet").write_text("b" * 40)
+    (refs / "main").write_text("c" * 40)
+    shutil.copytree(ICL_HUB / repo, snapshot, dirs_exist_ok=True)
+
+
+def test_hub_datasets_are_read_from_the_hub_cache_offline(tmp_path: Path) -> None:
     root = write_checkout(tmp_path / "HELMET", PARITY_CONFIGS)
-    shutil.rmtree(root / "hub")  # only the hub cache has it now
+    shutil.rmtree(root / "hub")  # only the hub cache has them now
     home = tmp_path / "hf"
     write_books(hub_repo(home, BOOKS_REPO))
+    for repo in ("CogComp/trec", "PolyAI/banking77", "xingkunliuxtracta/nlu_evaluation_data"):
+        cache_parquet_branch(home, repo)
+    shutil.copytree(
+        ICL_HUB / "clinc/clinc_oos", hub_repo(home, "clinc/clinc_oos"), dirs_exist_ok=True
+    )
     llama = tmp_path / "llama"
     make_char_tokenizer().save_pretrained(llama)
     db = tmp_path / "h.duckdb"
     options = ["--input-option", "tokenizer=none", "--input-option", f"llama_tokenizer={llama}"]
-    options += ["--input-option", "configs=longqa.yaml,summ.yaml"]
+    options += ["--input-option", "configs=longqa.yaml,summ.yaml,icl.yaml"]
     done = lctui_offline(
         ["run", "-m", "gold", "--inputs", f"helmet:{root}", *options, "--db", str(db)], home
     )
     assert done.returncode == 0, done.stderr
-    assert_helmets_prompts(db, ("longqa.yaml", "summ.yaml"))
+    assert_helmets_prompts(db, ("longqa.yaml", "summ.yaml", "icl.yaml"))
     empty = tmp_path / "empty"
     (empty / "hub").mkdir(parents=True)
     missing = lctui_offline(

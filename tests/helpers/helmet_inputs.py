@@ -53,6 +53,9 @@ BOOK_DEMOS_CLOSE = "\n\nNow the book:\n\n"
 BOOK_POSTFIX = " [the book goes on]"
 # HELMET's filter_length bound on InfiniteBench's books, in (Llama-2) tokens.
 BOOK_MIN_TOKENS = 65536
+LABEL_ITEM = "{text}\nkind: {label}"
+LABEL_USER = "Give the kind of the last text, as the mapping shows.\n\n{context}\n\n{question}"
+LABEL_SYSTEM = "kind:"
 # utils.py's default differs from QA's answer prefix, which load_qa parses with.
 PARSE_DEFAULT = "Result:"
 
@@ -143,6 +146,18 @@ def load_infbench(dataset, shots=0, max_test_samples=None, seed=42):
         return {{"demo": f"Solved ones:\\n\\n{{demo}}\\n\\nNow the book:\\n\\n"}}
 
     data = filter_length(data, {BOOK_MIN_TOKENS}, "context")
+
+
+def load_icl(dataset, max_test_sample=None, seed=42):
+    shot = int(dataset.split("shot")[0].split("_")[-1])
+    item_template = {LABEL_ITEM!r}
+    user_template = {LABEL_USER!r}
+    system_template = {LABEL_SYSTEM!r}
+    prompt_template = user_template + "\\n" + system_template
+
+    def post_process(output, example):
+        prediction = parse_output(output["output"], system_template)
+        return {{}}, {{"parsed_output": prediction}}
 
 
 def load_alce(dataset, path, demo_path, shots=0):
@@ -245,6 +260,16 @@ BOOKS = [
     ("infbench_qa_eng_68000", "", "", 70000, 10),
     ("infbench_choice_eng_68000", "", "", 70000, 10),
 ]
+LABELS = [
+    ("icl_trec_coarse_12shot_balance", "", "", 4096, 20),
+    ("icl_trec_fine_9shot_balance", "", "", 4096, 20),
+    ("icl_banking77_8shot_balance", "", "", 4096, 20),
+    ("icl_banking77_5shot_balance_natural_label", "", "", 8192, 20),
+    ("icl_clinic150_7shot_balance", "", "", 4096, 20),
+    ("icl_nlu_6shot_balance", "", "", 4096, 20),
+]
+# HELMET's ICL repositories (tests/fixtures/helmet/icl/hub, in the mirrored layout).
+ICL_HUB = HELMET_FIXTURES / "icl" / "hub"
 SUMMARIES = [("infbench_sum_eng_69000", "", "", 71000, 1200)]
 
 # The configs scripts/parity/helmet_inputs.py runs HELMET's load_data on: a draw of rows
@@ -259,6 +284,7 @@ PARITY_CONFIGS = {
         max_test_samples=None,
         shots=1,
     ),
+    "icl.yaml": config_text(LABELS, max_test_samples=4, shots=0),
     "longqa.yaml": config_text(BOOKS, use_chat_template=True, max_test_samples=3),
     "summ.yaml": config_text(SUMMARIES, max_test_samples=None, shots=1),
 }
@@ -349,6 +375,7 @@ def write_checkout(root: Path, configs: dict[str, str] | None = None) -> Path:
     data = copy_fixtures(root / "data")
     shutil.copytree(HELMET_FIXTURES / "alce", data / "alce")
     write_books(root / "hub" / BOOKS_REPO)
+    shutil.copytree(ICL_HUB, root / "hub", dirs_exist_ok=True)
     write_alce_prompts(root)
     (data / "json_kv").mkdir()
     lines = [json.dumps(row) for row in kv_rows()]

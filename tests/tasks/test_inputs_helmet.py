@@ -253,14 +253,14 @@ def test_helmets_cut_of_an_openai_model_decodes_the_kept_tokens(tmp_path: Path) 
 
 
 def test_what_cannot_run_is_named(tmp_path: Path) -> None:
-    config = config_text([*SMALL, ("icl_banking77_360shot_balance", "", "", 4096, 20)])
+    config = config_text([*SMALL, ("narrativeqa_130772", "", "", 4096, 20)])
     root = write_checkout(tmp_path / "HELMET", {"small.yaml": config, "odd.yaml": "- a list\n"})
     rows = read_jsonl(root / "data" / KV_FILE)
     del rows[0]["num_kvs"]
     (root / "data" / KV_FILE).write_text("\n".join(json.dumps(r) for r in rows) + "\n")
     found = read(root, max_test_samples=100)
     problems = "\n".join(found.problems)
-    assert "icl_banking77_360shot_balance not run" in problems
+    assert "narrativeqa_130772 not run" in problems
     assert "odd.yaml:1: not a `key: value` line" in problems
     assert f"{KV_FILE}:1: no 'num_kvs'" in problems
     with pytest.raises(UserInputError, match="tokenizer=PATH_OR_HUB_ID"):

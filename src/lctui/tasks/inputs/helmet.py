@@ -52,6 +52,7 @@ from lctui.tasks.inputs.base import InputFile, InputKind, InputRow, RowProblem
 from lctui.tasks.inputs.helmet_alce import DOC_PARTS, alce_items, read_alce_prompts
 from lctui.tasks.inputs.helmet_configs import ConfigEntry, read_configs, resolve_release
 from lctui.tasks.inputs.helmet_cut import CLIENTS, LOCAL, NO_TOKENIZER, Fitted, HelmetCutter
+from lctui.tasks.inputs.helmet_icl import IclFiles, icl_files, icl_items
 from lctui.tasks.inputs.helmet_items import (
     PASSAGE_JOINER,
     HelmetItem,
@@ -139,6 +140,11 @@ TASK_ORDER = (
     "infbench_qa",
     "infbench_mc",
     "infbench_sum",
+    "icl_trec_coarse",
+    "icl_trec_fine",
+    "icl_banking77",
+    "icl_clinc150",
+    "icl_nlu",
 )
 _SENTINEL = "\ufdd0lctui-context\ufdd0"
 
@@ -244,6 +250,14 @@ class HelmetKind(InputKind):
                 skipped.setdefault(entry.config, []).append(entry.dataset)
                 continue
             test = resolve_release(path, entry.test_file)
+            icl_train = None
+            if family.loader == "load_icl":
+                # HELMET loads its ICL datasets from the hub, whatever the config says.
+                icl = icl_files(path, entry.dataset)
+                if isinstance(icl, str):
+                    problems.append(f"{entry.config}: {entry.dataset} not run: no {icl}")
+                    continue
+                test, icl_train = (path, icl.test or icl.train), icl.train
             if family.loader == "load_infbench":
                 # HELMET loads InfiniteBench from the hub, whatever the config's test file.
                 hub = infbench_file(path, entry.dataset)
@@ -260,7 +274,9 @@ class HelmetKind(InputKind):
                 continue
             root, test_path = test
             demo = resolve_release(root, entry.demo_file) if entry.demo_file else None
-            if demo is None and entry.demo_file:
+            if icl_train is not None:
+                demo = (root, icl_train)  # the train split, the demonstrations' pool
+            elif demo is None and entry.demo_file:
                 # ALCE's demo file is a prompts file of the checkout, not of the release.
                 demo = resolve_release(settings.checkout, entry.demo_file)
             if isinstance(demo, str):
@@ -293,7 +309,7 @@ class HelmetKind(InputKind):
         for config, names in skipped.items():
             problems.append(
                 f"{config}: {', '.join(dict.fromkeys(names))} not run (the helmet kind makes "
-                "JSON KV, RAG, re-ranking, ALCE and InfiniteBench prompts)"
+                "JSON KV, RAG, re-ranking, ALCE, InfiniteBench and ICL prompts)"
             )
         if not found:
             raise UserInputError(
@@ -349,6 +365,11 @@ class HelmetKind(InputKind):
         }
         if prompts is not None:
             items = alce_items(test, prompts, sampling)
+        elif family.loader == "load_icl":
+            assert file.demo is not None
+            test_file = None if file.path == file.demo else file.path
+            item_template = templates.text("item_template")
+            items = icl_items(IclFiles(file.demo, test_file), item_template, sampling)
         elif family.loader == "load_infbench":
             cut = long_cut(file.checkout, family.loader, str(options[LLAMA.name]))
             items = infbench_items(test, templates, sampling, cut)

@@ -40,6 +40,16 @@ from lctui.tasks.inputs.prompts import answer_rule
 PASSAGE_JOINER = "\n\n"
 
 
+# load_icl's branches in its order: (the dataset name's word, lctui's task).
+ICL_TASKS = (
+    ("trec_fine", "icl_trec_fine"),
+    ("trec_coarse", "icl_trec_coarse"),
+    ("banking77", "icl_banking77"),
+    ("clinic150", "icl_clinc150"),
+    ("nlu", "icl_nlu"),
+)
+
+
 @dataclass(frozen=True)
 class Family:
     """Which loader of HELMET's a dataset name goes to, and lctui's task for it."""
@@ -65,7 +75,12 @@ def family_of(dataset: str) -> Family | None:
             if name in dataset:
                 return Family("load_alce", f"alce_{name}")
         return None
-    if "icl" in dataset or "multi_lexsum" in dataset or "ruler" in dataset:
+    if "icl" in dataset:
+        for word, task in ICL_TASKS:
+            if word in dataset.lower():
+                return Family("load_icl", task)
+        return None
+    if "multi_lexsum" in dataset or "ruler" in dataset:
         return None
     if "infbench" in dataset:
         for part, task in (("qa_eng", "infbench_qa"), ("choice_eng", "infbench_mc")):
