@@ -10,7 +10,8 @@ Each config entry whose test file is present is one input file at the entry's
 `input_max_length`; its rows are HELMET's test items (helmet_items.py: JSON KV, RAG,
 re-ranking; helmet_alce.py: ALCE with the checkout's prompts file; helmet_longdocs.py:
 InfiniteBench QA, multiple choice and summaries, which HELMET loads from the hub and
-counts and cuts with Llama-2's tokenizer), formatted with the loader's templates and
+counts and cuts with Llama-2's tokenizer; helmet_icl.py: the ICL datasets of the hub),
+formatted with the loader's templates and
 cut as the model class cuts them (helmet_cut.py).
 
 How a prompt is sent follows HELMET's model classes (`client`):
@@ -45,7 +46,6 @@ from lctui.core.types import (
     USER_MESSAGE,
     JSONValue,
     ParamSpec,
-    Span,
 )
 from lctui.tasks.datasets import JsonLines, read_records
 from lctui.tasks.inputs.base import InputFile, InputKind, InputRow, RowProblem
@@ -54,12 +54,12 @@ from lctui.tasks.inputs.helmet_configs import ConfigEntry, read_configs, resolve
 from lctui.tasks.inputs.helmet_cut import CLIENTS, LOCAL, NO_TOKENIZER, Fitted, HelmetCutter
 from lctui.tasks.inputs.helmet_icl import IclFiles, icl_files, icl_items
 from lctui.tasks.inputs.helmet_items import (
-    PASSAGE_JOINER,
     HelmetItem,
     ItemProblem,
     Sampling,
     family_of,
     json_kv_items,
+    passage_spans,
     qa_items,
     rerank_items,
 )
@@ -146,7 +146,6 @@ TASK_ORDER = (
     "icl_clinc150",
     "icl_nlu",
 )
-_SENTINEL = "\ufdd0lctui-context\ufdd0"
 
 
 @dataclass(frozen=True)
@@ -209,8 +208,8 @@ class HelmetKind(InputKind):
     files = (
         "HELMET's data release as its configs name it (json_kv/test_k*.jsonl, "
         "kilt/*_k*_dep*.jsonl, msmarco/test_reranking_data_k*_dep3.jsonl, "
-        "alce/*_eval_gtr_top2000.json; InfiniteBench's longbook_*_eng.jsonl from the hub "
-        "cache or PATH/hub/xinrongzhang2022/infinitebench/): give the checkout, its data/ "
+        "alce/*_eval_gtr_top2000.json; InfiniteBench's and the ICL datasets' files from the "
+        "hub cache or PATH/hub/ORG/NAME/): give the checkout, its data/ "
         "folder or one file; the configs, data.py and prompts/ of the checkout (`helmet` "
         "option) make the prompts"
     )
@@ -456,7 +455,7 @@ def _row(
     fields = fitted.fields
     text = prompt.user.format(**fields)
     system = prompt.system.format(**fields)
-    spans = _passage_spans(prompt.user, fields, item.passages)
+    spans = passage_spans(prompt.user, fields, item.passages)
     metadata = dict(item.metadata)
     parts = metadata.pop(DOC_PARTS, None)
     if isinstance(parts, list):
@@ -486,24 +485,3 @@ def _row(
         spans=spans,
         temperature=0.0,  # HELMET's do_sample false: greedy
     )
-
-
-def _passage_spans(
-    user: str, fields: dict[str, Any], passages: tuple[tuple[str, str], ...]
-) -> tuple[Span, ...]:
-    """Where each passage the (maybe cut) context shows whole lies in the user text."""
-    context = fields.get("context")
-    if not passages or not isinstance(context, str):
-        return ()
-    probe = user.format(**{**fields, "context": _SENTINEL})
-    if probe.count(_SENTINEL) != 1:
-        return ()
-    start = probe.index(_SENTINEL)
-    spans = []
-    for passage, label in passages:
-        end = start + len(passage)
-        if end > probe.index(_SENTINEL) + len(context):
-            break
-        spans.append(Span(start, end, "passage", label))
-        start = end + len(PASSAGE_JOINER)
-    return tuple(spans)

@@ -29,7 +29,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from lctui.core.types import JSONValue
+from lctui.core.types import JSONValue, Span
 from lctui.tasks.base import UUID_PATTERN
 from lctui.tasks.bounded_read import shown
 from lctui.tasks.datasets import JsonLines
@@ -38,6 +38,7 @@ from lctui.tasks.inputs.helmet_templates import LoaderTemplates
 from lctui.tasks.inputs.prompts import answer_rule
 
 PASSAGE_JOINER = "\n\n"
+SENTINEL = "\ufdd0lctui-context\ufdd0"
 
 
 # load_icl's branches in its order: (the dataset name's word, lctui's task).
@@ -439,3 +440,24 @@ def _ranking(ctxs: Any) -> tuple[str, dict[str, JSONValue]]:
         qrels[str(doc)] = label
     ranked = sorted(ctxs, key=lambda c: c["label"], reverse=True)
     return " > ".join(str(c["id"]) for c in ranked), qrels
+
+
+def passage_spans(
+    user: str, fields: dict[str, Any], passages: tuple[tuple[str, str], ...]
+) -> tuple[Span, ...]:
+    """Where each passage the (maybe cut) context shows whole lies in the user text."""
+    context = fields.get("context")
+    if not passages or not isinstance(context, str):
+        return ()
+    probe = user.format(**{**fields, "context": SENTINEL})
+    if probe.count(SENTINEL) != 1:
+        return ()
+    start = probe.index(SENTINEL)
+    spans = []
+    for passage, label in passages:
+        end = start + len(passage)
+        if end > probe.index(SENTINEL) + len(context):
+            break
+        spans.append(Span(start, end, "passage", label))
+        start = end + len(PASSAGE_JOINER)
+    return tuple(spans)
