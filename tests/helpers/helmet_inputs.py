@@ -13,11 +13,12 @@ from __future__ import annotations
 
 import json
 import random
+import shutil
 import uuid
 from pathlib import Path
 from typing import Any
 
-from helpers.helmet_data import copy_fixtures
+from helpers.helmet_data import HELMET_FIXTURES, copy_fixtures
 
 QA_USER = "Read the notes and reply in a few words.\n\n{demos}{context}\n\nAsk: {question}"
 QA_SYSTEM = "Reply:"
@@ -32,6 +33,29 @@ RANK_SYSTEM = "Order:"
 RANK_TITLED = "<{id}> Note ({title}): {text}"
 RANK_PLAIN = "<{id}> Note: {text}"
 RANK_JOINER = " || "
+CITE_USER = "{demo_text}{instruction}\n\nAsk: {question}\n\n{context}"
+CITE_SYSTEM = "Reply:"
+# The prompts file's texts (HELMET keeps them in prompts/*.json of its checkout).
+CITE_INSTRUCTION = "Answer from the numbered notes; put the number of each note you use as [n]."
+CITE_DEMO = "{instruction}\n\nAsk: {question}\n\n{context}\n\nReply: {answer}"
+CITE_DOC = "Note [{ID}] ({title}): {text}"
+BOOK_QA_USER = "Read the book and reply in a few words.\n\n{demo}{context}\n\nAsk: {question}"
+BOOK_MC_USER = (
+    "Read the book and pick one letter.\n\n{demo}{context}\n\nAsk: {question}\nPicks:\n{options}"
+)
+BOOK_SUM_USER = "Read the book and retell it.\n\n{demo}{context}\n\nRetell the book now."
+BOOK_SYSTEM = "Reply:"
+BOOK_SUM_SYSTEM = "Retelling:"
+BOOK_QA_DEMO = "[book]\nAsk: {question}\nReply: {answer[0]}"
+BOOK_MC_DEMO = "[book]\nAsk: {question}\nPicks:\n{options}\nReply: {answer[0]}"
+BOOK_DEMOS_OPEN = "Solved ones:\n\n"
+BOOK_DEMOS_CLOSE = "\n\nNow the book:\n\n"
+BOOK_POSTFIX = " [the book goes on]"
+# HELMET's filter_length bound on InfiniteBench's books, in (Llama-2) tokens.
+BOOK_MIN_TOKENS = 65536
+LABEL_ITEM = "{text}\nkind: {label}"
+LABEL_USER = "Give the kind of the last text, as the mapping shows.\n\n{context}\n\n{question}"
+LABEL_SYSTEM = "kind:"
 # utils.py's default differs from QA's answer prefix, which load_qa parses with.
 PARSE_DEFAULT = "Result:"
 
@@ -86,6 +110,63 @@ def load_msmarco_rerank(path, demo_path=None, max_test_samples=None, shots=0, se
                 listed = "\\n\\n".join([passage_template.format(**c) for c in d["ctxs"]])
                 demo_text += listed + f"\\n\\nFind: {{d['query']}}\\nOrder: {{ranking}}" + "\\n\\n"
         return {{"demos": demo_text}}
+
+
+def truncate_llama2(dataset, data, postfix_text={BOOK_POSTFIX!r}):
+    max_length = int(dataset.split("_")[-1])
+    return data
+
+
+def filter_length(data, min_length, key):
+    return data
+
+
+def load_infbench(dataset, shots=0, max_test_samples=None, seed=42):
+    if "qa_eng" in dataset:
+        user_template = {BOOK_QA_USER!r}
+        system_template = {BOOK_SYSTEM!r}
+    elif "choice_eng" in dataset:
+        user_template = {BOOK_MC_USER!r}
+        system_template = {BOOK_SYSTEM!r}
+    elif "sum_eng" in dataset:
+        user_template = {BOOK_SUM_USER!r}
+        system_template = {BOOK_SUM_SYSTEM!r}
+    prompt_template = user_template + "\\n\\n" + system_template
+
+    def add_demos(example):
+        demos = data.filter(lambda x: x["id"] != example["id"]).shuffle(seed=seed)
+        if "qa_eng" in dataset:
+            temp = {BOOK_QA_DEMO!r}
+            demo = "\\n\\n".join([temp.format(**x) for x in demos])
+        elif "choice_eng" in dataset:
+            temp = {BOOK_MC_DEMO!r}
+            demo = "\\n\\n".join([temp.format(**x) for x in demos])
+        elif "sum_eng" in dataset:
+            demo = "\\n\\n".join([f"[book]\\nRetelling: {{x['answer'][0].strip()}}" for x in demos])
+        return {{"demo": f"Solved ones:\\n\\n{{demo}}\\n\\nNow the book:\\n\\n"}}
+
+    data = filter_length(data, {BOOK_MIN_TOKENS}, "context")
+
+
+def load_icl(dataset, max_test_sample=None, seed=42):
+    shot = int(dataset.split("shot")[0].split("_")[-1])
+    item_template = {LABEL_ITEM!r}
+    user_template = {LABEL_USER!r}
+    system_template = {LABEL_SYSTEM!r}
+    prompt_template = user_template + "\\n" + system_template
+
+    def post_process(output, example):
+        prediction = parse_output(output["output"], system_template)
+        return {{}}, {{"parsed_output": prediction}}
+
+
+def load_alce(dataset, path, demo_path, shots=0):
+    with open(demo_path, "r") as f:
+        demos = json.load(f)
+    instruction = demos["instruction"]
+    user_template = {CITE_USER!r}
+    system_template = {CITE_SYSTEM!r}
+    prompt_template = user_template + "\\n\\n" + system_template
 """
 
 UTILS_PY = f"""
@@ -102,6 +183,11 @@ TRIVIA_FILE = "kilt/triviaqa-dev-multikilt_1000_k20_dep6.jsonl"
 TRIVIA_DEMOS = "kilt/triviaqa-train-multikilt_1000_k3_dep6.jsonl"
 RANK_FILE = "msmarco/test_reranking_data_k14_dep3.jsonl"
 RANK_DEMOS = "msmarco/test_reranking_data_k10_dep3.jsonl"
+ASQA_FILE = "alce/asqa_eval_gtr_top2000.json"
+QAMPARI_FILE = "alce/qampari_eval_gtr_top2000.json"
+# Not under data/: HELMET's configs name prompts/ of the checkout.
+ASQA_PROMPTS = "../prompts/asqa_ours.json"
+QAMPARI_PROMPTS = "../prompts/qampari_ours.json"
 
 
 def config_text(
@@ -118,8 +204,8 @@ def config_text(
         f"input_max_length: {','.join(map(str, lengths))}",
         f"datasets: {','.join(names)}",
         f"generation_max_length: {','.join(map(str, budgets))}",
-        "test_files: " + ",".join(f"data/{t}" for t in tests),
-        "demo_files: '" + ",".join(f"data/{d}" if d else "" for d in demos) + "'",
+        "test_files: '" + ",".join(f"data/{t}" if t else "" for t in tests) + "'",
+        "demo_files: '" + ",".join(_demo_path(d) for d in demos) + "'",
         f"use_chat_template: {str(use_chat_template).lower()}",
         f"shots: {shots}",
         "stop_new_line: true",
@@ -137,6 +223,115 @@ SMALL = [
     ("msmarco_rerank_psg", RANK_FILE, RANK_DEMOS, 4096, 200),
 ]
 CHAT = [("kilt_triviaqa", TRIVIA_FILE, TRIVIA_DEMOS, 2048, 30)]
+CITE = [
+    ("alce_asqa_8", ASQA_FILE, ASQA_PROMPTS, 8192, 300),
+    ("alce_qampari_5", QAMPARI_FILE, QAMPARI_PROMPTS, 8192, 300),
+]
+
+
+def _demo_path(demo: str) -> str:
+    if not demo:
+        return ""
+    return demo[3:] if demo.startswith("../") else f"data/{demo}"
+
+
+def write_alce_prompts(root: Path) -> None:
+    """prompts/{asqa,qampari}_ours.json of the checkout: our texts, the fixture's demos."""
+    folder = root / "prompts"
+    folder.mkdir(exist_ok=True)
+    for name, target in (("asqa", ASQA_PROMPTS), ("qampari", QAMPARI_PROMPTS)):
+        demos = json.loads((HELMET_FIXTURES / "prompts" / f"{name}_revised.json").read_text())
+        prompts = {
+            "instruction": CITE_INSTRUCTION,
+            "demo_sep": "\n\n\n",
+            "demo_prompt": CITE_DEMO,
+            "doc_prompt": CITE_DOC,
+            "demos": demos["demos"],
+        }
+        (root / target[3:]).write_text(json.dumps(prompts, indent=1), encoding="utf-8")
+
+
+BOOKS_REPO = "xinrongzhang2022/infinitebench"
+BOOK_STEMS = {"qa": "longbook_qa_eng", "mc": "longbook_choice_eng", "sum": "longbook_sum_eng"}
+# Each book's length in characters (one token each with make_char_tokenizer, after <s>):
+# one under BOOK_MIN_TOKENS, which HELMET leaves out; the others over 68,000 are cut.
+BOOK_CHARS = (70_500, 66_000, 52_000, 80_250, 67_300)
+BOOKS = [
+    ("infbench_qa_eng_68000", "", "", 70000, 10),
+    ("infbench_choice_eng_68000", "", "", 70000, 10),
+]
+LABELS = [
+    ("icl_trec_coarse_12shot_balance", "", "", 4096, 20),
+    ("icl_trec_fine_9shot_balance", "", "", 4096, 20),
+    ("icl_banking77_8shot_balance", "", "", 4096, 20),
+    ("icl_banking77_5shot_balance_natural_label", "", "", 8192, 20),
+    ("icl_clinic150_7shot_balance", "", "", 4096, 20),
+    ("icl_nlu_6shot_balance", "", "", 4096, 20),
+]
+# HELMET's ICL repositories (tests/fixtures/helmet/icl/hub, in the mirrored layout).
+ICL_HUB = HELMET_FIXTURES / "icl" / "hub"
+SUMMARIES = [("infbench_sum_eng_69000", "", "", 71000, 1200)]
+
+# The configs scripts/parity/helmet_inputs.py runs HELMET's load_data on: a draw of rows
+# with two demonstrations, and every row with one.
+PARITY_CONFIGS = {
+    "cite.yaml": config_text(CITE, use_chat_template=True, max_test_samples=3),
+    "cite_all.yaml": config_text(
+        [
+            ("alce_asqa_3", ASQA_FILE, ASQA_PROMPTS, 4096, 300),
+            ("alce_qampari_12", QAMPARI_FILE, QAMPARI_PROMPTS, 16384, 300),
+        ],
+        max_test_samples=None,
+        shots=1,
+    ),
+    "icl.yaml": config_text(LABELS, max_test_samples=4, shots=0),
+    "longqa.yaml": config_text(BOOKS, use_chat_template=True, max_test_samples=3),
+    "summ.yaml": config_text(SUMMARIES, max_test_samples=None, shots=1),
+}
+
+
+def book_rows(kind: str, seed: int = 11) -> list[dict[str, Any]]:
+    """InfiniteBench rows in the hub file's format (id, context, input, answer, options)."""
+    rng = random.Random(seed)
+    syllables = ["vel", "kor", "dun", "oma", "reth", "sab", "quin", "lor", "bra", "tas"]
+    rows = []
+    for index, chars in enumerate(BOOK_CHARS):
+        name = f"Velkor{index}"
+        words = [f"{name} kept the ferry."]
+        total = len(words[0])
+        while total < chars:
+            word = rng.choice(syllables) + rng.choice(syllables)
+            words.append(word + ("." if rng.random() < 0.1 else ""))
+            total += len(words[-1]) + 1
+        options: list[str] = []
+        question = f"Who kept the ferry in book {index}?"
+        if kind == "mc":
+            options = [f"{name} of the {place}" for place in ("north", "south", "east", "west")]
+            answer = [options[index % 4]]
+        elif kind == "qa":
+            answer = [name, f"the keeper {name}"]
+        else:
+            question = ""
+            answer = [f"  {name} kept the ferry for years, then sailed away.\n"]
+        rows.append(
+            {
+                "id": 100 + 3 * index,
+                "context": " ".join(words)[:chars],
+                "input": question,
+                "answer": answer,
+                "options": options,
+            }
+        )
+    return rows
+
+
+def write_books(folder: Path) -> Path:
+    """InfiniteBench's three files in `folder` (a hub snapshot, or FOLDER/hub/ORG/NAME)."""
+    folder.mkdir(parents=True, exist_ok=True)
+    for kind, stem in BOOK_STEMS.items():
+        lines = [json.dumps(row) for row in book_rows(kind)]
+        (folder / f"{stem}.jsonl").write_text("\n".join(lines) + "\n", encoding="utf-8")
+    return folder
 
 
 def kv_rows(count: int = 5, pairs: int = 12, seed: int = 7) -> list[dict[str, Any]]:
@@ -178,6 +373,10 @@ def write_checkout(root: Path, configs: dict[str, str] | None = None) -> Path:
     for name, text in chosen.items():
         (folder / name).write_text(text, encoding="utf-8")
     data = copy_fixtures(root / "data")
+    shutil.copytree(HELMET_FIXTURES / "alce", data / "alce")
+    write_books(root / "hub" / BOOKS_REPO)
+    shutil.copytree(ICL_HUB, root / "hub", dirs_exist_ok=True)
+    write_alce_prompts(root)
     (data / "json_kv").mkdir()
     lines = [json.dumps(row) for row in kv_rows()]
     (data / KV_FILE).write_text("\n".join(lines) + "\n", encoding="utf-8")

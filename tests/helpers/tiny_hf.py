@@ -62,3 +62,25 @@ def chatml_with_system(words: int) -> str:
     (SmolLM2's names the assistant): a template that frames a prompt with many tokens."""
     system = " ".join(WORDS[i % len(WORDS)] for i in range(words))
     return "<|im_start|>system\n" + system + "<|im_end|>\n" + CHATML
+
+
+def make_char_tokenizer() -> Any:
+    """A fast tokenizer of one token per character (letters, digits, space, newline and
+    common punctuation; anything else is [UNK]) that puts <s> first, as Llama-2's does:
+    a stand-in for HELMET's Llama-2 counts, long texts tokenised cheaply."""
+    import string
+
+    from tokenizers import Regex, Tokenizer, models, pre_tokenizers, processors
+    from transformers import PreTrainedTokenizerFast
+
+    specials = ["[UNK]", "<s>", "</s>"]
+    chars = list(dict.fromkeys(string.ascii_letters + string.digits + " \n.,;:?!'\"-[]()"))
+    vocab = {token: i for i, token in enumerate([*specials, *chars])}
+    core = Tokenizer(models.WordLevel(vocab=vocab, unk_token="[UNK]"))
+    core.pre_tokenizer = pre_tokenizers.Split(Regex(r"[\s\S]"), behavior="isolated")
+    core.post_processor = processors.TemplateProcessing(
+        single="<s> $A", special_tokens=[("<s>", vocab["<s>"])]
+    )
+    return PreTrainedTokenizerFast(
+        tokenizer_object=core, unk_token="[UNK]", bos_token="<s>", eos_token="</s>"
+    )

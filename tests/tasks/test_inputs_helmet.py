@@ -17,6 +17,9 @@ import numpy as np
 import pytest
 
 from helpers.helmet_inputs import (
+    ASQA_FILE,
+    CITE,
+    CITE_INSTRUCTION,
     KV_FILE,
     NQ_DEMOS,
     NQ_FILE,
@@ -32,6 +35,7 @@ from helpers.helmet_inputs import (
 from helpers.tiny_hf import make_hf_tokenizer
 from lctui.core.errors import UserInputError
 from lctui.core.types import FRAMING, OUTPUT_PREFIX, PARSE_PREFIX, Example
+from lctui.engine.citing import example_docs
 from lctui.scoring import score_example
 from lctui.tasks.inputs import InputSet, parse_inputs_arg, read_inputs
 from lctui.tasks.tokenizers import reference_tokenizer
@@ -249,14 +253,14 @@ def test_helmets_cut_of_an_openai_model_decodes_the_kept_tokens(tmp_path: Path) 
 
 
 def test_what_cannot_run_is_named(tmp_path: Path) -> None:
-    config = config_text([*SMALL, ("icl_banking77_360shot_balance", "", "", 4096, 20)])
+    config = config_text([*SMALL, ("narrativeqa_130772", "", "", 4096, 20)])
     root = write_checkout(tmp_path / "HELMET", {"small.yaml": config, "odd.yaml": "- a list\n"})
     rows = read_jsonl(root / "data" / KV_FILE)
     del rows[0]["num_kvs"]
     (root / "data" / KV_FILE).write_text("\n".join(json.dumps(r) for r in rows) + "\n")
     found = read(root, max_test_samples=100)
     problems = "\n".join(found.problems)
-    assert "icl_banking77_360shot_balance not run" in problems
+    assert "narrativeqa_130772 not run" in problems
     assert "odd.yaml:1: not a `key: value` line" in problems
     assert f"{KV_FILE}:1: no 'num_kvs'" in problems
     with pytest.raises(UserInputError, match="tokenizer=PATH_OR_HUB_ID"):
@@ -295,3 +299,53 @@ def test_rows_making_the_same_prompt_each_run_as_helmet_runs_each(tmp_path: Path
     assert len(examples) == len(rows) + 1
     assert examples[0].user_text == examples[-1].user_text
     assert examples[0].example_id != examples[-1].example_id
+
+
+def test_alce_is_the_prompts_file_filled_as_load_alce_fills_it(tmp_path: Path) -> None:
+    config = config_text(CITE, use_chat_template=False, max_test_samples=None, shots=2)
+    root = write_checkout(tmp_path / "HELMET", {"cite.yaml": config})
+    found = read(root)
+    assert not found.problems
+    rows = json.loads((root / "data" / ASQA_FILE).read_text())
+    demos = json.loads((root / "prompts" / "asqa_ours.json").read_text())["demos"]
+    draws = random.Random(42)  # eval.py seeds random, then the loader draws per row
+
+    def docs(listed: list[dict[str, Any]]) -> str:
+        return "\n\n".join(
+            f"Note [{i}] ({d['title']}): {d['text']}" for i, d in enumerate(listed, 1)
+        )
+
+    expected = []
+    for row in rows:
+        shown = "".join(
+            f"{CITE_INSTRUCTION}\n\nAsk: {d['question']}\n\n{docs(d['docs'])}\n\n"
+            f"Reply: {d['answer']}\n\n\n"
+            for d in draws.sample(demos, 2)
+        )
+        expected.append(
+            f"{shown}{CITE_INSTRUCTION}\n\nAsk: {row['question']}\n\n{docs(row['docs'][:8])}"
+            "\n\nReply:"
+        )
+    asqa = of_task(found, "alce_asqa")
+    assert [e.user_text for e in asqa] == expected
+    first = asqa[0]
+    assert first.gold == tuple(p["short_answers"][0] for p in rows[0]["qa_pairs"])
+    assert (first.metadata["scorer"], first.metadata["citations"]) == ("helmet_alce_asqa", "asqa")
+    # What `lctui cite-score` reads: each document's title and text in the prompt.
+    cited = example_docs(first)
+    assert [(d.title, d.text) for d in cited] == [
+        (d["title"], d["text"]) for d in rows[0]["docs"][:8]
+    ]
+    qampari = of_task(found, "alce_qampari")
+    assert {e.user_text.rsplit("Ask: ", 1)[1].count("Note [") for e in qampari} == {5}
+    assert score_example(first, " " + " and ".join(first.gold)).value == 1.0
+
+
+def test_what_alce_cannot_run_is_named(tmp_path: Path) -> None:
+    config = config_text(CITE[:1], max_test_samples=2, shots=5)
+    root = write_checkout(tmp_path / "HELMET", {"cite.yaml": config})
+    with pytest.raises(UserInputError, match="has 4 demonstrations for 5 shots"):
+        read(root)
+    (root / "prompts" / "asqa_ours.json").unlink()
+    with pytest.raises(UserInputError, match=r"prompts file prompts/asqa_ours\.json is not in"):
+        read(root)

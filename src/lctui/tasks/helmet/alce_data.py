@@ -76,7 +76,7 @@ def _alias_list(raw: Any) -> tuple[str, ...] | None:
     return kept or None
 
 
-def _groups(row: Mapping[str, Any], dataset: str) -> tuple[tuple[str, ...], ...] | str:
+def answer_groups(row: Mapping[str, Any], dataset: str) -> tuple[tuple[str, ...], ...] | str:
     """The answer groups of a row, or why it has none."""
     if dataset == "asqa":
         pairs = row.get("qa_pairs")
@@ -129,7 +129,7 @@ def _parse_rows(
         if not isinstance(question, str) or not question.strip():
             problems.append(DataProblem(loaded.path, line, "no 'question' text"))
             continue
-        groups = _groups(row, dataset)
+        groups = answer_groups(row, dataset)
         if isinstance(groups, str):
             problems.append(DataProblem(loaded.path, line, groups))
             continue

@@ -7,8 +7,12 @@ configs (configs/*.yaml: which dataset runs on which file at which length, with 
 answer budget, `use_chat_template`, shots and sample size; helmet_configs.py) and the
 checkout's data.py (the templates of each loader, read with `ast`; helmet_templates.py).
 Each config entry whose test file is present is one input file at the entry's
-`input_max_length`; its rows are HELMET's test items (helmet_items.py), formatted with
-the loader's templates and cut as the model class cuts them (helmet_cut.py).
+`input_max_length`; its rows are HELMET's test items (helmet_items.py: JSON KV, RAG,
+re-ranking; helmet_alce.py: ALCE with the checkout's prompts file; helmet_longdocs.py:
+InfiniteBench QA, multiple choice and summaries, which HELMET loads from the hub and
+counts and cuts with Llama-2's tokenizer; helmet_icl.py: the ICL datasets of the hub),
+formatted with the loader's templates and
+cut as the model class cuts them (helmet_cut.py).
 
 How a prompt is sent follows HELMET's model classes (`client`):
 
@@ -42,22 +46,29 @@ from lctui.core.types import (
     USER_MESSAGE,
     JSONValue,
     ParamSpec,
-    Span,
 )
-from lctui.tasks.bounded_read import within
 from lctui.tasks.datasets import JsonLines, read_records
 from lctui.tasks.inputs.base import InputFile, InputKind, InputRow, RowProblem
-from lctui.tasks.inputs.helmet_configs import ConfigEntry, read_configs
+from lctui.tasks.inputs.helmet_alce import DOC_PARTS, alce_items, read_alce_prompts
+from lctui.tasks.inputs.helmet_configs import ConfigEntry, read_configs, resolve_release
 from lctui.tasks.inputs.helmet_cut import CLIENTS, LOCAL, NO_TOKENIZER, Fitted, HelmetCutter
+from lctui.tasks.inputs.helmet_icl import IclFiles, icl_files, icl_items
 from lctui.tasks.inputs.helmet_items import (
-    PASSAGE_JOINER,
     HelmetItem,
     ItemProblem,
     Sampling,
     family_of,
     json_kv_items,
+    passage_spans,
     qa_items,
     rerank_items,
+)
+from lctui.tasks.inputs.helmet_longdocs import (
+    INFBENCH_REPO,
+    LLAMA_TOKENIZER,
+    infbench_file,
+    infbench_items,
+    long_cut,
 )
 from lctui.tasks.inputs.helmet_templates import (
     DATA_MODULE,
@@ -110,6 +121,12 @@ MAX_TEST_SAMPLES = ParamSpec(
     high=10_000_000,
 )
 SEED = ParamSpec("seed", 42, "HELMET's --seed", kind="int", low=0, high=2**32 - 1)
+LLAMA = ParamSpec(
+    "llama_tokenizer",
+    LLAMA_TOKENIZER,
+    "the tokenizer HELMET counts and cuts InfiniteBench's books with before its prompt is "
+    "made (truncate_llama2, filter_length): Llama-2's, a Hugging Face folder or cached hub id",
+)
 # lctui's task order within a length.
 TASK_ORDER = (
     "json_kv",
@@ -118,8 +135,17 @@ TASK_ORDER = (
     "kilt_hotpotqa",
     "kilt_popqa",
     "msmarco_rerank",
+    "alce_asqa",
+    "alce_qampari",
+    "infbench_qa",
+    "infbench_mc",
+    "infbench_sum",
+    "icl_trec_coarse",
+    "icl_trec_fine",
+    "icl_banking77",
+    "icl_clinc150",
+    "icl_nlu",
 )
-_SENTINEL = "\ufdd0lctui-context\ufdd0"
 
 
 @dataclass(frozen=True)
@@ -181,8 +207,10 @@ class HelmetKind(InputKind):
     title = "HELMET's released data as its eval.py prompts it (templates of your checkout)"
     files = (
         "HELMET's data release as its configs name it (json_kv/test_k*.jsonl, "
-        "kilt/*_k*_dep*.jsonl, msmarco/test_reranking_data_k*_dep3.jsonl): give the checkout, "
-        "its data/ folder or one file; the configs and data.py of the checkout (`helmet` "
+        "kilt/*_k*_dep*.jsonl, msmarco/test_reranking_data_k*_dep3.jsonl, "
+        "alce/*_eval_gtr_top2000.json; InfiniteBench's and the ICL datasets' files from the "
+        "hub cache or PATH/hub/ORG/NAME/): give the checkout, its data/ "
+        "folder or one file; the configs, data.py and prompts/ of the checkout (`helmet` "
         "option) make the prompts"
     )
     origin = (
@@ -191,7 +219,16 @@ class HelmetKind(InputKind):
     )
     length_hint = "HELMET's configs name it: each dataset's input_max_length"
     framings = ()  # each file's, from `client` and its config's use_chat_template
-    option_specs = (CHECKOUT, CONFIGS, CLIENT, USE_CHAT_TEMPLATE, TOKENIZER, MAX_TEST_SAMPLES, SEED)
+    option_specs = (
+        CHECKOUT,
+        CONFIGS,
+        CLIENT,
+        USE_CHAT_TEMPLATE,
+        TOKENIZER,
+        MAX_TEST_SAMPLES,
+        SEED,
+        LLAMA,
+    )
 
     def framing_of(self, file: InputFile, options: Mapping[str, Any]) -> str:
         assert isinstance(file, HelmetFile) and file.entry is not None
@@ -211,16 +248,44 @@ class HelmetKind(InputKind):
             if family is None:
                 skipped.setdefault(entry.config, []).append(entry.dataset)
                 continue
-            test = _resolve(path, entry.test_file)
+            test = resolve_release(path, entry.test_file)
+            icl_train = None
+            if family.loader == "load_icl":
+                # HELMET loads its ICL datasets from the hub, whatever the config says.
+                icl = icl_files(path, entry.dataset)
+                if isinstance(icl, str):
+                    problems.append(f"{entry.config}: {entry.dataset} not run: no {icl}")
+                    continue
+                test, icl_train = (path, icl.test or icl.train), icl.train
+            if family.loader == "load_infbench":
+                # HELMET loads InfiniteBench from the hub, whatever the config's test file.
+                hub = infbench_file(path, entry.dataset)
+                test = (path, hub) if hub is not None else None
+                if hub is None:
+                    problems.append(
+                        f"{entry.config}: {entry.dataset} not run: {INFBENCH_REPO}'s file is "
+                        f"neither under {path}/hub/ nor in the hub cache"
+                    )
             if test is None:
                 continue
             if isinstance(test, str):
                 problems.append(test)
                 continue
             root, test_path = test
-            demo = _resolve(root, entry.demo_file) if entry.demo_file else None
+            demo = resolve_release(root, entry.demo_file) if entry.demo_file else None
+            if icl_train is not None:
+                demo = (root, icl_train)  # the train split, the demonstrations' pool
+            elif demo is None and entry.demo_file:
+                # ALCE's demo file is a prompts file of the checkout, not of the release.
+                demo = resolve_release(settings.checkout, entry.demo_file)
             if isinstance(demo, str):
                 problems.append(demo)
+                continue
+            if demo is None and family.loader == "load_alce":
+                problems.append(
+                    f"{entry.config}: {entry.dataset}'s prompts file {entry.demo_file} is not in "
+                    f"{settings.checkout}; not run"
+                )
                 continue
             key = (entry.dataset, str(test_path), entry.input_max_length)
             file = HelmetFile(
@@ -243,12 +308,12 @@ class HelmetKind(InputKind):
         for config, names in skipped.items():
             problems.append(
                 f"{config}: {', '.join(dict.fromkeys(names))} not run (the helmet kind makes "
-                "JSON KV, RAG and re-ranking prompts)"
+                "JSON KV, RAG, re-ranking, ALCE, InfiniteBench and ICL prompts)"
             )
         if not found:
             raise UserInputError(
                 f"{path} holds none of the test files of {settings.checkout}'s configs that the "
-                "helmet kind runs (json_kv/, kilt/, msmarco/ of HELMET's data release)"
+                "helmet kind runs (json_kv/, kilt/, msmarco/, alce/ of HELMET's data release)"
                 + (f"; {problems[0]}" if problems else "")
             )
         files: list[InputFile] = sorted(
@@ -275,7 +340,16 @@ class HelmetKind(InputKind):
             settings.seed,
         )
         test = read_records(file.path)
-        demo = read_records(file.demo) if file.demo is not None else None
+        prompts = None
+        if family.loader == "load_alce":
+            assert file.demo is not None
+            read = read_alce_prompts(file.demo)
+            if isinstance(read, str):
+                yield RowProblem(1, read)
+                return
+            prompts, demo = read, None
+        else:
+            demo = read_records(file.demo) if file.demo is not None else None
         for problem in (*test.problems, *(demo.problems if demo else ())):
             yield RowProblem(problem.line, f"{problem.reason} ({Path(problem.path).name})")
         where = {
@@ -288,7 +362,19 @@ class HelmetKind(InputKind):
             "seed": settings.seed,
             "data_py_sha256": data_digest(file.checkout),
         }
-        for item in _items(family.loader, test, demo, templates, sampling):
+        if prompts is not None:
+            items = alce_items(test, prompts, sampling)
+        elif family.loader == "load_icl":
+            assert file.demo is not None
+            test_file = None if file.path == file.demo else file.path
+            item_template = templates.text("item_template")
+            items = icl_items(IclFiles(file.demo, test_file), item_template, sampling)
+        elif family.loader == "load_infbench":
+            cut = long_cut(file.checkout, family.loader, str(options[LLAMA.name]))
+            items = infbench_items(test, templates, sampling, cut)
+        else:
+            items = _items(family.loader, test, demo, templates, sampling)
+        for item in items:
             if isinstance(item, ItemProblem):
                 yield RowProblem(item.line, item.why)
                 continue
@@ -307,31 +393,6 @@ def _differs(first: HelmetFile, other: HelmetFile) -> bool:
     a, b = first.entry, other.entry
     assert a is not None and b is not None
     return dataclasses.replace(a, config="") != dataclasses.replace(b, config="")
-
-
-def _resolve(root: Path, release: str) -> tuple[Path, Path] | str | None:
-    """(the root it lies under, the file) of a path a config names, under `root` (the
-    checkout, its data/ folder, or the file itself); None when absent; a problem line
-    when it leads out of the root."""
-    parts = Path(release).parts
-    if not release or Path(release).is_absolute() or ".." in parts:
-        return f"{release}: a config's path outside the checkout; not read" if release else None
-    shapes = [Path(*parts)]
-    if parts[0] == "data" and len(parts) > 1:
-        shapes.append(Path(*parts[1:]))
-    if root.is_file():
-        for shape in shapes:
-            if root.parts[-len(shape.parts) :] == shape.parts:
-                base = Path(*root.parts[: -len(shape.parts)])
-                return base, root.resolve()
-        return None
-    for shape in shapes:
-        candidate = root / shape
-        if candidate.is_file():
-            if not within(root, candidate):
-                return f"{candidate}: a link to outside {root}; not read"
-            return root, candidate.resolve()
-    return None
 
 
 @cache
@@ -394,6 +455,16 @@ def _row(
     fields = fitted.fields
     text = prompt.user.format(**fields)
     system = prompt.system.format(**fields)
+    spans = passage_spans(prompt.user, fields, item.passages)
+    metadata = dict(item.metadata)
+    parts = metadata.pop(DOC_PARTS, None)
+    if isinstance(parts, list):
+        # The documents shown whole, as offsets in the text, for `lctui cite-score`.
+        metadata["documents"] = [
+            [span.start + offset for offset in part]
+            for span, part in zip(spans, parts, strict=False)
+            if isinstance(part, list) and all(isinstance(o, int) for o in part)
+        ]
     return InputRow(
         line=item.line,
         task=task,
@@ -403,7 +474,7 @@ def _row(
         max_new_tokens=entry.generation_max_length,
         prompt_tokens=max(0, fitted.tokens - fitted.cut_tokens),
         metadata={
-            **item.metadata,
+            **metadata,
             # eval.py: without chat template the answer prefix goes before the output.
             OUTPUT_PREFIX: "" if chat else system,
             PARSE_PREFIX: prompt.parse_prefix,
@@ -411,27 +482,6 @@ def _row(
             ROW_KEY: item.line,
             "helmet": {**where, "tokens": fitted.tokens, "cut_tokens": fitted.cut_tokens},
         },
-        spans=_passage_spans(prompt.user, fields, item.passages),
+        spans=spans,
         temperature=0.0,  # HELMET's do_sample false: greedy
     )
-
-
-def _passage_spans(
-    user: str, fields: dict[str, Any], passages: tuple[tuple[str, str], ...]
-) -> tuple[Span, ...]:
-    """Where each passage the (maybe cut) context shows whole lies in the user text."""
-    context = fields.get("context")
-    if not passages or not isinstance(context, str):
-        return ()
-    probe = user.format(**{**fields, "context": _SENTINEL})
-    if probe.count(_SENTINEL) != 1:
-        return ()
-    start = probe.index(_SENTINEL)
-    spans = []
-    for passage, label in passages:
-        end = start + len(passage)
-        if end > probe.index(_SENTINEL) + len(context):
-            break
-        spans.append(Span(start, end, "passage", label))
-        start = end + len(PASSAGE_JOINER)
-    return tuple(spans)

@@ -23,7 +23,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from lctui.core.errors import UserInputError
-from lctui.tasks.bounded_read import MIB, shown
+from lctui.tasks.bounded_read import MIB, shown, within
 
 CONFIG_FOLDER = "configs"
 MAX_CONFIG_BYTES = MIB
@@ -222,3 +222,28 @@ def read_configs(checkout: Path, names: list[str]) -> tuple[list[ConfigEntry], l
         except OSError as err:
             problems.append(f"{path}: not readable ({err.strerror or err}); config not read")
     return entries, problems
+
+
+def resolve_release(root: Path, release: str) -> tuple[Path, Path] | str | None:
+    """(the root it lies under, the file) of a path a config names, under `root` (the
+    checkout, its data/ folder, or the file itself); None when absent; a problem line
+    when it leads out of the root."""
+    parts = Path(release).parts
+    if not release or Path(release).is_absolute() or ".." in parts:
+        return f"{release}: a config's path outside the checkout; not read" if release else None
+    shapes = [Path(*parts)]
+    if parts[0] == "data" and len(parts) > 1:
+        shapes.append(Path(*parts[1:]))
+    if root.is_file():
+        for shape in shapes:
+            if root.parts[-len(shape.parts) :] == shape.parts:
+                base = Path(*root.parts[: -len(shape.parts)])
+                return base, root.resolve()
+        return None
+    for shape in shapes:
+        candidate = root / shape
+        if candidate.is_file():
+            if not within(root, candidate):
+                return f"{candidate}: a link to outside {root}; not read"
+            return root, candidate.resolve()
+    return None

@@ -60,7 +60,7 @@ class HelmetCutter:
                 )
             self._tiktoken = reference_tokenizer(tokenizer)
         else:
-            self._hf = _hf_tokenizer(tokenizer)
+            self._hf = hf_tokenizer(tokenizer)
 
     def fit(
         self,
@@ -128,7 +128,7 @@ class HelmetCutter:
         return list(self._hf.encode(text))
 
 
-def _hf_tokenizer(name: str) -> Any:
+def hf_tokenizer(name: str) -> Any:
     try:
         from transformers import AutoTokenizer
     except ImportError as err:

@@ -29,7 +29,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from lctui.core.types import JSONValue
+from lctui.core.types import JSONValue, Span
 from lctui.tasks.base import UUID_PATTERN
 from lctui.tasks.bounded_read import shown
 from lctui.tasks.datasets import JsonLines
@@ -38,6 +38,17 @@ from lctui.tasks.inputs.helmet_templates import LoaderTemplates
 from lctui.tasks.inputs.prompts import answer_rule
 
 PASSAGE_JOINER = "\n\n"
+SENTINEL = "\ufdd0lctui-context\ufdd0"
+
+
+# load_icl's branches in its order: (the dataset name's word, lctui's task).
+ICL_TASKS = (
+    ("trec_fine", "icl_trec_fine"),
+    ("trec_coarse", "icl_trec_coarse"),
+    ("banking77", "icl_banking77"),
+    ("clinic150", "icl_clinc150"),
+    ("nlu", "icl_nlu"),
+)
 
 
 @dataclass(frozen=True)
@@ -60,6 +71,24 @@ def family_of(dataset: str) -> Family | None:
         return Family("load_json_kv", "json_kv")
     if "msmarco" in dataset:
         return Family("load_msmarco_rerank", "msmarco_rerank")
+    if "alce" in dataset:
+        for name in ("asqa", "qampari"):
+            if name in dataset:
+                return Family("load_alce", f"alce_{name}")
+        return None
+    if "icl" in dataset:
+        for word, task in ICL_TASKS:
+            if word in dataset.lower():
+                return Family("load_icl", task)
+        return None
+    if "multi_lexsum" in dataset or "ruler" in dataset:
+        return None
+    if "infbench" in dataset:
+        for part, task in (("qa_eng", "infbench_qa"), ("choice_eng", "infbench_mc")):
+            if part in dataset:
+                return Family("load_infbench", task)
+        if "sum_eng" in dataset:
+            return Family("load_infbench", "infbench_sum")
     return None
 
 
@@ -92,54 +121,55 @@ class Sampling:
 
 
 @dataclass
-class _Rows:
+class Rows:
     rows: list[dict[str, Any]]
     lines: list[int]
     problems: list[ItemProblem] = field(default_factory=list)
 
 
-def unified(loaded: JsonLines) -> _Rows:
-    """The rows with every column of the file, and every passage with every key any
-    passage of the file has (None where missing), as `datasets` gives them."""
+def unified(loaded: JsonLines, passages: str = "ctxs") -> Rows:
+    """The rows with every column of the file, and every passage (the list `passages`)
+    with every key any passage of the file has (None where missing), as `datasets`
+    gives them."""
     columns = dict.fromkeys(key for row in loaded.rows for key in row)
     passage_keys = dict.fromkeys(
         key
         for row in loaded.rows
-        if isinstance(row.get("ctxs"), list)
-        for ctx in row["ctxs"]
+        if isinstance(row.get(passages), list)
+        for ctx in row[passages]
         if isinstance(ctx, Mapping)
         for key in ctx
     )
     rows = []
     for row in loaded.rows:
         whole = {key: row.get(key) for key in columns}
-        ctxs = whole.get("ctxs")
+        ctxs = whole.get(passages)
         if isinstance(ctxs, list):
-            whole["ctxs"] = [
+            whole[passages] = [
                 {key: c.get(key) for key in passage_keys} if isinstance(c, Mapping) else c
                 for c in ctxs
             ]
         rows.append(whole)
-    return _Rows(rows, list(loaded.lines))
+    return Rows(rows, list(loaded.lines))
 
 
-def _formatted(template: str, values: Mapping[str, Any], what: str) -> str:
+def filled(template: str, values: Mapping[str, Any], what: str) -> str:
     try:
         return template.format(**values)
     except (KeyError, IndexError, TypeError, ValueError, AttributeError) as err:
-        raise _RowFails(
+        raise RowFails(
             f"{what}: HELMET's template cannot be filled ({type(err).__name__}: {err})"
         ) from None
 
 
-class _RowFails(ValueError):
+class RowFails(ValueError):
     """Why HELMET's loader would fail on one row."""
 
 
 def _passages(template: str, ctxs: Any, what: str) -> list[str]:
     if not isinstance(ctxs, list) or not all(isinstance(c, Mapping) for c in ctxs):
-        raise _RowFails(f"{what}: 'ctxs' is not a list of passages: {shown(ctxs)}")
-    return [_formatted(template, c, what) for c in ctxs]
+        raise RowFails(f"{what}: 'ctxs' is not a list of passages: {shown(ctxs)}")
+    return [filled(template, c, what) for c in ctxs]
 
 
 def _answers(value: Any) -> tuple[str, ...]:
@@ -151,13 +181,13 @@ def _answers(value: Any) -> tuple[str, ...]:
     elif isinstance(value, list):
         golds = list(value)
     else:
-        raise _RowFails(f"the answers are no text or list: {shown(value)}")
+        raise RowFails(f"the answers are no text or list: {shown(value)}")
     if not golds or not all(isinstance(a, str) and a.strip() for a in golds):
-        raise _RowFails(f"the answers hold no text or a blank one: {shown(value)}")
+        raise RowFails(f"the answers hold no text or a blank one: {shown(value)}")
     return tuple(golds)
 
 
-def _draw_keys(rows: _Rows, key: str, sampling: Sampling) -> list[int]:
+def _draw_keys(rows: Rows, key: str, sampling: Sampling) -> list[int]:
     """Positions of the rows of `max_test_samples` keys drawn as HELMET draws them:
     `random.sample(sorted(keys), n)` after `random.seed(seed)`, every row of a drawn
     key in the file's order."""
@@ -167,7 +197,7 @@ def _draw_keys(rows: _Rows, key: str, sampling: Sampling) -> list[int]:
     try:
         ordered = sorted(keys)
     except TypeError:
-        raise _RowFails(f"the rows' {key!r} values mix kinds, which HELMET cannot sort") from None
+        raise RowFails(f"the rows' {key!r} values mix kinds, which HELMET cannot sort") from None
     drawn = set(
         random.Random(sampling.seed).sample(ordered, min(sampling.max_test_samples, len(keys)))
     )
@@ -198,15 +228,15 @@ def json_kv_items(
             if not isinstance(demos, list) or not all(
                 isinstance(d, list) and len(d) == 2 and isinstance(d[1], str) for d in demos
             ):
-                raise _RowFails(f"'demos' is not a list of key-value pairs: {shown(demos)}")
+                raise RowFails(f"'demos' is not a list of key-value pairs: {shown(demos)}")
             if row.get("num_kvs") is None:
-                raise _RowFails("no 'num_kvs'")
+                raise RowFails("no 'num_kvs'")
             shown_demos = "\n\n".join(
-                _formatted(demo_template, {"key": k, "value": " " + v}, "a demonstration")
+                filled(demo_template, {"key": k, "value": " " + v}, "a demonstration")
                 for k, v in demos[: sampling.shots]
             ) + ("\n\n" if sampling.shots > 0 else "")
             gold = _answers(row.get("answer"))
-        except _RowFails as err:
+        except RowFails as err:
             found.append(ItemProblem(line, str(err)))
             continue
         fields = {**row, "demos": shown_demos, "k": row["num_kvs"]}
@@ -235,7 +265,7 @@ def qa_items(
     demo_template = templates.text("demo_template")
     passage_template = templates.text("passage_template")
     rows = unified(loaded)
-    demos = unified(demo_loaded) if demo_loaded is not None else _Rows([], [])
+    demos = unified(demo_loaded) if demo_loaded is not None else Rows([], [])
     key = "id" if any("id" in row for row in loaded.rows) else "question"
     popqa = "popqa" in sampling.dataset
     if popqa:
@@ -244,7 +274,7 @@ def qa_items(
     found: list[HelmetItem | ItemProblem] = list(rows.problems)
     try:
         chosen = _draw_keys(rows, key, sampling)
-    except _RowFails as err:
+    except RowFails as err:
         return [*found, ItemProblem(rows.lines[0] if rows.lines else 1, str(err))]
     pool = [_Keyed(str(d.get(key)), d) for d in demos.rows]
     for index in chosen:
@@ -255,7 +285,7 @@ def qa_items(
                 asked = _Keyed(str(row.get(key)), row)
                 picked = choose_demos(asked, pool, sampling.shots, exclude_same_key=popqa)
                 if len(picked) < sampling.shots:
-                    raise _RowFails(
+                    raise RowFails(
                         f"the demonstration file has {len(picked)} distinct questions for "
                         f"{sampling.shots} shots"
                     )
@@ -266,7 +296,7 @@ def qa_items(
             ctxs = row.get("ctxs")
             shown_passages = _passages(passage_template, ctxs, "a passage") if ctxs else []
             gold = _answers(row.get("answers"))
-        except _RowFails as err:
+        except RowFails as err:
             found.append(ItemProblem(line, str(err)))
             continue
         fields = {
@@ -294,9 +324,9 @@ def qa_items(
     return found
 
 
-def _popular(rows: _Rows, threshold: float) -> _Rows:
+def _popular(rows: Rows, threshold: float) -> Rows:
     """PopQA's rows whose subject is less popular than 10**threshold page views."""
-    kept = _Rows([], [], list(rows.problems))
+    kept = Rows([], [], list(rows.problems))
     for row, line in zip(rows.rows, rows.lines, strict=True):
         views = row.get("s_pop")
         if isinstance(views, bool) or not isinstance(views, (int, float)) or views <= 0:
@@ -313,10 +343,10 @@ def _demo(demo_template: str, passage_template: str, demo: dict[str, Any]) -> st
     documents = "\n\n".join(_passages(passage_template, demo.get("ctxs"), "a demonstration"))
     answers = demo.get("answers")
     if not isinstance(answers, list) or not answers:
-        raise _RowFails(f"a demonstration has no answers: {shown(answers)}")
+        raise RowFails(f"a demonstration has no answers: {shown(answers)}")
     if "documents" in demo or "answer" in demo:
-        raise _RowFails("a demonstration has its own 'documents' or 'answer' (HELMET fails)")
-    return _formatted(
+        raise RowFails("a demonstration has its own 'documents' or 'answer' (HELMET fails)")
+    return filled(
         demo_template, {**demo, "documents": documents, "answer": answers[0]}, "a demonstration"
     )
 
@@ -330,11 +360,11 @@ def rerank_items(
     titled, untitled = templates.choice("passage_template", "title")
     query_template = templates.added_text("demo_text")
     rows = unified(loaded)
-    demos = unified(demo_loaded) if demo_loaded is not None else _Rows([], [])
+    demos = unified(demo_loaded) if demo_loaded is not None else Rows([], [])
     key = "qid" if any("qid" in row for row in loaded.rows) else "query"
     try:
         chosen = _draw_keys(rows, key, sampling)
-    except _RowFails as err:
+    except RowFails as err:
         return [ItemProblem(rows.lines[0] if rows.lines else 1, str(err))]
     pool_rows = demos.rows
     filtered = len(pool_rows) > 2 * len(chosen)
@@ -348,7 +378,7 @@ def rerank_items(
         try:
             ctxs = row.get("ctxs")
             if not isinstance(ctxs, list) or not ctxs or not isinstance(ctxs[0], Mapping):
-                raise _RowFails(f"'ctxs' is not a list of passages: {shown(ctxs)}")
+                raise RowFails(f"'ctxs' is not a list of passages: {shown(ctxs)}")
             template = titled if "title" in ctxs[0] else untitled
             shown_passages = _passages(template, ctxs, "a passage")
             ranking, qrels = _ranking(ctxs)
@@ -356,12 +386,12 @@ def rerank_items(
             if sampling.shots > 0:
                 qid = row.get("qid")
                 if not isinstance(qid, str):
-                    raise _RowFails(f"'qid' is not text: {shown(qid)} (HELMET hashes it)")
+                    raise RowFails(f"'qid' is not text: {shown(qid)} (HELMET hashes it)")
                 picked = choose_demos(
                     _Keyed(qid, row), pool, sampling.shots, exclude_same_key=not filtered
                 )
                 if len(picked) < sampling.shots:
-                    raise _RowFails(
+                    raise RowFails(
                         f"the demonstration file has {len(picked)} other queries for "
                         f"{sampling.shots} shots"
                     )
@@ -371,9 +401,9 @@ def rerank_items(
                     )
                     demo_ranking, _ = _ranking(demo.row.get("ctxs"))
                     values = {"query": demo.row.get("query"), "ranking": demo_ranking}
-                    demo_text += listed + _formatted(query_template, values, "a demonstration")
+                    demo_text += listed + filled(query_template, values, "a demonstration")
                     demo_text += "\n\n"
-        except _RowFails as err:
+        except RowFails as err:
             found.append(ItemProblem(line, str(err)))
             continue
         fields = {key: value for key, value in row.items() if key not in ("query", "ctxs")}
@@ -399,14 +429,35 @@ def _ranking(ctxs: Any) -> tuple[str, dict[str, JSONValue]]:
     """The ideal ranking (ids by label, highest first, ties in the file's order) and the
     graded labels, as HELMET's loader writes them."""
     if not isinstance(ctxs, list) or not all(isinstance(c, Mapping) for c in ctxs):
-        raise _RowFails(f"'ctxs' is not a list of passages: {shown(ctxs)}")
+        raise RowFails(f"'ctxs' is not a list of passages: {shown(ctxs)}")
     qrels: dict[str, JSONValue] = {}
     for c in ctxs:
         doc, label = c.get("id"), c.get("label")
         if isinstance(label, bool) or not isinstance(label, int):
-            raise _RowFails(f"passage {shown(doc)} has no integer 'label'")
+            raise RowFails(f"passage {shown(doc)} has no integer 'label'")
         if not str(doc).isdigit():
-            raise _RowFails(f"passage id {shown(doc)} is not a whole number")
+            raise RowFails(f"passage id {shown(doc)} is not a whole number")
         qrels[str(doc)] = label
     ranked = sorted(ctxs, key=lambda c: c["label"], reverse=True)
     return " > ".join(str(c["id"]) for c in ranked), qrels
+
+
+def passage_spans(
+    user: str, fields: dict[str, Any], passages: tuple[tuple[str, str], ...]
+) -> tuple[Span, ...]:
+    """Where each passage the (maybe cut) context shows whole lies in the user text."""
+    context = fields.get("context")
+    if not passages or not isinstance(context, str):
+        return ()
+    probe = user.format(**{**fields, "context": SENTINEL})
+    if probe.count(SENTINEL) != 1:
+        return ()
+    start = probe.index(SENTINEL)
+    spans = []
+    for passage, label in passages:
+        end = start + len(passage)
+        if end > probe.index(SENTINEL) + len(context):
+            break
+        spans.append(Span(start, end, "passage", label))
+        start = end + len(PASSAGE_JOINER)
+    return tuple(spans)

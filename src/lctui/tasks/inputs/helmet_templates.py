@@ -16,7 +16,11 @@ dataset name (`loader_templates`):
   format strings whose fields are named after what they show;
 - the prefixes its post-processing parses outputs with, a constant or a template
   assigned before (`parse_output(x, "corresponding value:")`, `parse_output(x,
-  system_template)`).
+  system_template)`);
+- a list joined into a name (`demo = "\\n\\n".join([temp.format(**x) for x in demos])`,
+  or of an f-string), and the f-strings of a returned dict (`return {"demo": f"..."}`),
+  as `FString`s: their fields are a name or a row's item (`{demo}`, `{x['answer'][0]}`),
+  at most stripped (`.strip()`); nothing else is evaluated.
 
 Nested functions (a loader's `update`) are read the same way. Where a template a kind
 needs is not found, `TemplateMissing` says which, in which function of which file.
@@ -33,6 +37,7 @@ from string import Formatter
 
 from lctui.core.errors import UserInputError
 from lctui.tasks.bounded_read import MIB
+from lctui.tasks.inputs.helmet_fstrings import FString, Joined
 
 MAX_SOURCE_BYTES = 4 * MIB
 DATA_MODULE = "data.py"
@@ -68,6 +73,9 @@ class LoaderTemplates:
     parse_prefixes: list[str] = field(default_factory=list)
     # How `prompt_template` joins user_template and system_template, where it does.
     joiner: str | None = None
+    joined: dict[str, Joined] = field(default_factory=dict)
+    # The f-strings of the dicts its functions return, by key (`return {"demo": f"..."}`).
+    returned: dict[str, FString] = field(default_factory=dict)
 
     def _missing(self, what: str) -> TemplateMissing:
         return TemplateMissing(
@@ -101,6 +109,20 @@ class LoaderTemplates:
         if len(parts) != 1:
             raise self._missing(f"f-string added to `{name}`")
         return checked_format(parts[0], f"{self.source}: {self.loader}'s {name}")
+
+    def joined_list(self, name: str) -> Joined:
+        """What `name = SEP.join([...])` joins."""
+        found = self.joined.get(name)
+        if found is None:
+            raise self._missing(f"`{name} = '...'.join([...])`")
+        return found
+
+    def returned_text(self, key: str) -> FString:
+        """The f-string returned as `key` of a dict."""
+        found = self.returned.get(key)
+        if found is None:
+            raise self._missing(f'`return {{"{key}": f"..."}}`')
+        return found
 
     def prompt_joiner(self) -> str:
         if self.joiner is None:
@@ -155,11 +177,24 @@ class _Evaluator:
                 self.run(node.orelse)
         elif isinstance(node, (ast.FunctionDef, ast.For, ast.With)):
             self.run(node.body)
+        elif isinstance(node, ast.Return) and isinstance(node.value, ast.Dict):
+            for key, value in zip(node.value.keys, node.value.values, strict=True):
+                if (
+                    isinstance(key, ast.Constant)
+                    and isinstance(key.value, str)
+                    and isinstance(value, ast.JoinedStr)
+                ):
+                    made = FString.of(value)
+                    if made is not None:
+                        self.found.returned[key.value] = made
         self.prefixes(node)
 
     def assign(self, name: str, value: ast.expr) -> None:
         if name == "prompt_template":
             self.joiner_of(value)
+        joined = self.joined_of(value)
+        if joined is not None:
+            self.found.joined[name] = joined
         text = self.text(value)
         if text is not None:
             self.found.values[name] = text
@@ -179,6 +214,36 @@ class _Evaluator:
             and isinstance(value.left.right.value, str)
         ):
             self.found.joiner = value.left.right.value
+
+    def joined_of(self, value: ast.expr) -> Joined | None:
+        """`SEP.join([f"..." for x in ...])` or `SEP.join([T.format(**x) for x in ...])`."""
+        if not (
+            isinstance(value, ast.Call)
+            and isinstance(value.func, ast.Attribute)
+            and value.func.attr == "join"
+            and isinstance(value.func.value, ast.Constant)
+            and isinstance(value.func.value.value, str)
+            and len(value.args) == 1
+            and isinstance(value.args[0], ast.ListComp)
+        ):
+            return None
+        separator, element = value.func.value.value, value.args[0].elt
+        if isinstance(element, ast.JoinedStr):
+            made = FString.of(element)
+            return None if made is None else Joined(separator, made)
+        if (
+            isinstance(element, ast.Call)
+            and isinstance(element.func, ast.Attribute)
+            and element.func.attr == "format"
+            and isinstance(element.func.value, ast.Name)
+            and not element.args
+            and len(element.keywords) == 1
+            and element.keywords[0].arg is None
+        ):
+            template = self.found.values.get(element.func.value.id)
+            if isinstance(template, str):
+                return Joined(separator, template)
+        return None
 
     def text(self, node: ast.expr) -> TemplateValue | None:
         if isinstance(node, ast.Constant) and isinstance(node.value, str):
@@ -329,17 +394,44 @@ def loader_templates(checkout: Path, loader: str, dataset: str) -> LoaderTemplat
 def default_parse_prefix(checkout: Path) -> str:
     """The default `prefix` of utils.py's parse_output (what default_post_process and
     every call without a prefix parse with)."""
-    module = parse_module(checkout / UTILS_MODULE)
-    function = module.function("parse_output")
+    return text_default(checkout / UTILS_MODULE, "parse_output", "prefix")
+
+
+def text_default(path: Path, function_name: str, argument: str) -> str:
+    """The text default of `argument` of module-level `function_name` in `path`
+    (data.py's truncate_llama2's postfix_text, utils.py's parse_output's prefix)."""
+    module = parse_module(path)
+    function = module.function(function_name)
     arguments = function.args
     names = [a.arg for a in arguments.args]
     defaults: Mapping[str, ast.expr] = dict(
         zip(names[len(names) - len(arguments.defaults) :], arguments.defaults, strict=True)
     )
-    value = defaults.get("prefix")
+    value = defaults.get(argument)
     if not (isinstance(value, ast.Constant) and isinstance(value.value, str)):
-        raise TemplateMissing(f"{module.path}: parse_output() has no text default for prefix")
+        raise TemplateMissing(
+            f"{module.path}: {function_name}() has no text default for {argument}"
+        )
     return value.value
+
+
+def call_number(checkout: Path, loader: str, callee: str, position: int) -> int:
+    """The whole-number argument at `position` of the first call of `callee` in `loader`
+    of data.py (load_infbench's `filter_length(data, 65536, "context")`)."""
+    module = parse_module(checkout / DATA_MODULE)
+    for node in ast.walk(module.function(loader)):
+        if (
+            isinstance(node, ast.Call)
+            and isinstance(node.func, ast.Name)
+            and node.func.id == callee
+            and len(node.args) > position
+        ):
+            value = node.args[position]
+            if isinstance(value, ast.Constant) and type(value.value) is int:
+                return value.value
+    raise TemplateMissing(
+        f"{module.path}: {loader}() makes no call {callee}(...) with a number at {position}"
+    )
 
 
 def data_digest(checkout: Path) -> str:
