@@ -241,3 +241,28 @@ def test_hub_datasets_are_read_from_the_hub_cache_offline(tmp_path: Path) -> Non
         ["data", "inputs", f"helmet:{root}", *options, "--format", "json"], empty
     )
     assert "infinitebench's file is neither under" in missing.stdout + missing.stderr
+
+
+@pytest.mark.slow
+def test_the_embedded_model_reads_the_prompts_helmets_load_data_makes(tmp_path: Path) -> None:
+    root = write_checkout(tmp_path / "HELMET", PARITY_CONFIGS)
+    checkpoint = embedded_checkpoint()
+    db = tmp_path / "h.duckdb"
+    options = ["--input-option", f"tokenizer={checkpoint}", "--n", "1"]
+    options += ["--input-option", "configs=cite.yaml,icl.yaml"]
+    argv = ["run", "-m", "smollm2-135m", "--inputs", f"helmet:{root}", *options, "--db", str(db)]
+    assert main(argv) == 0
+    theirs = helmets_prompts()
+    ours = stored_by_dataset(db)
+    assert len(ours) == 2 + 6  # cite.yaml's and icl.yaml's datasets, the first row of each
+    for key, rows in ours.items():
+        (mine,) = rows
+        helmet = theirs[key][0]
+        chat = mine["meta"]["helmet"]["use_chat_template"]
+        assert mine["meta"]["helmet"]["cut_tokens"] == 0  # SmolLM2 counts them under the length
+        assert digest(mine["text"]) == (helmet["user"] if chat else helmet["prompt"])
+        if chat:  # SmolLM2's chat template around the one user message
+            assert mine["tail"] == "<|im_end|>\n<|im_start|>assistant\n"
+        else:
+            assert (mine["head"], mine["tail"]) == ("", "")
+        assert mine["score"] is not None
