@@ -58,7 +58,7 @@ from lctui.engine.judging import Judging
 from lctui.engine.offloop import SCORING_LIMIT_S, run_in_thread
 from lctui.engine.plan import RunRequest, WorkItem, check_window, iter_items, planned_cells
 from lctui.engine.servers import ServerWatch
-from lctui.engine.todo import TodoStream
+from lctui.engine.todo import TodoStream, longest_first
 from lctui.scoring import error_score, score_example, score_failed_output
 from lctui.store.writer import Backlog
 
@@ -296,7 +296,11 @@ class Engine:
                 check_framing(spec, backend, request.examples)  # before the window counts it
                 check_window(spec, backend, request)
                 stored = None if request.retry_stored else self._store.stored_keys
-                todo = TodoStream(iter_items(request, spec, backend), stored, self._check_stalled)
+                # Several requests at once: the longest first, so that none runs on alone
+                # at the end; one at a time, the order changes nothing but what shows first.
+                order = longest_first if backend.max_concurrency > 1 else None
+                items = iter_items(request, spec, backend)
+                todo = TodoStream(items, stored, self._check_stalled, order=order)
                 models.append(_Model(spec, backend, todo, load_s))
         except BaseException:
             await _close_all(loaded)
