@@ -35,7 +35,8 @@ CHECK_CHUNK = 2048
 
 # What one generated token costs in wall time, counted in prompt tokens read: vLLM on
 # 2 CPU cores reads about 1,000 prompt tokens/s and generates about 22 tokens/s per
-# request (45); a GPU reads far faster than it generates. Only the order depends on it.
+# request (one token as long as 45 read); a GPU's ratio is larger still. A budget is
+# an upper bound (answers stop early), hence less. Only the order depends on it.
 DECODE_WEIGHT = 32
 
 StoredKeys = Callable[[Sequence[str]], set[str]]
