@@ -57,7 +57,7 @@ from lctui.engine.judging import Judging
 from lctui.engine.offloop import SCORING_LIMIT_S, run_in_thread
 from lctui.engine.plan import RunPlan, RunRequest, WorkItem, plan_run
 from lctui.engine.servers import ServerWatch
-from lctui.engine.todo import TodoStream
+from lctui.engine.todo import TodoStream, longest_first
 from lctui.scoring import error_score, score_example, score_failed_output
 from lctui.store.writer import Backlog
 
@@ -297,7 +297,10 @@ class Engine:
                 loaded.append(backend)
                 part = plan.model(spec, backend)
                 stored = None if request.retry_stored else self._store.stored_keys
-                todo = TodoStream(part.items(), stored, self._check_stalled)
+                # Several requests at once: the longest first, so that none runs on alone
+                # at the end; one at a time, the order changes nothing but what shows first.
+                order = longest_first if backend.max_concurrency > 1 else None
+                todo = TodoStream(part.items(), stored, self._check_stalled, order=order)
                 models.append(_Model(spec, backend, todo, load_s))
         except BaseException:
             await _close_all(loaded)
