@@ -1,7 +1,7 @@
-"""The LIFBench screen on LIFBench's published scores (20 models + `standard`): the
-capability table against `lifbench_reports`, the stability tables whose CVs average to
-the reported IFS, the empty state; and the inspector's capability groups and levels
-line on a lifeval generation."""
+"""LIFBench's report on the suite screen, on LIFBench's published scores (20 models +
+`standard`): the capability table against `lifbench_reports`, the stability tables a
+model's row drills into, whose CVs average to the reported IFS, the empty state; and
+the inspector's capability groups and levels line on a lifeval generation."""
 
 from __future__ import annotations
 
@@ -14,20 +14,21 @@ from typing import Any
 import duckdb
 import pytest
 from textual.pilot import Pilot
-from textual.widgets import OptionList, Static, TabbedContent
+from textual.widgets import Static
 from textual.widgets._footer import FooterKey
 
 from helpers.pilot import open_inspector, rendered, settle
 from lctui.cli import main as cli_main
+from lctui.scoring.rubric import CAPABILITIES
 from lctui.store import open_store
 from lctui.store.lifeval_views import PERSPECTIVES
 from lctui.store.read.generations import RubricPointRecord
+from lctui.suites.lifbench.analysis.levels import lifbench_stability
 from lctui.suites.lifbench.analysis.metrics import LifbenchReport, lifbench_reports
 from lctui.tui.app import LctuiApp
-from lctui.tui.screens.lifbench import EMPTY_MESSAGE, LifbenchScreen
-from lctui.tui.widgets.capability_bars import CapabilityTable, bar
+from lctui.tui.screens.suite import SuiteScreen, empty_message
+from lctui.tui.widgets.report_table import ReportTableView
 from lctui.tui.widgets.rubric_table import RubricTable, capability_groups
-from lctui.tui.widgets.stability_table import StabilityTable
 
 MakeApp = Callable[..., LctuiApp]
 MODEL = "gpt-4o-2024-08-06"
@@ -39,17 +40,24 @@ def reports(published_db: Path) -> dict[str, LifbenchReport]:
         return {r.model: r for r in lifbench_reports(store)}
 
 
-async def open_lifbench(pilot: Pilot[Any]) -> LifbenchScreen:
+async def open_lifbench(pilot: Pilot[Any]) -> SuiteScreen:
     await settle(pilot)
     await pilot.press("L")
     await settle(pilot)
     screen = pilot.app.screen
-    assert isinstance(screen, LifbenchScreen)
+    assert isinstance(screen, SuiteScreen) and screen.suite.name == "lifbench"
     return screen
 
 
-def _footer(screen: LifbenchScreen) -> set[str]:
+def _footer(screen: SuiteScreen) -> set[str]:
     return {f"{key.key_display} {key.description}" for key in screen.query(FooterKey)}
+
+
+def _cell(table: ReportTableView, row: str, column: str) -> str:
+    """The text of `column` in the row whose first cell is `row`."""
+    report = table.table
+    (index,) = [i for i, r in enumerate(report.rows) if r[0] == row]
+    return report.rows[index][report.columns.index(column)]
 
 
 async def test_capabilities_list_every_model_with_the_reported_values(
@@ -58,24 +66,20 @@ async def test_capabilities_list_every_model_with_the_reported_values(
     app = make_app(published_db)
     async with app.run_test(size=(120, 40)) as pilot:
         screen = await open_lifbench(pilot)
-        table = screen.query_one(CapabilityTable)
+        table = screen.query_one("#suite-table-0", ReportTableView)
         assert table.has_focus and not screen.has_class("-empty")
-        assert {"p Perspective", "] Next model"} <= _footer(screen)
-        models = [str(row.value) for row in table.rows]
+        assert {"p Next table", "] Next row"} <= _footer(screen)
+        models = [row[0] for row in table.table.rows]
         assert sorted(models) == sorted(reports) and len(models) == 21
         assert len([m for m in models if m != "standard"]) == 20
         ars = [reports[m].ars or 0.0 for m in models]
         assert ars == sorted(ars, reverse=True)  # best first
-        width = table.bar_width()
-        assert width > 0
         for model in models:
             report = reports[model]
-            expected = {"ars": report.ars, **report.ifp}
+            expected = {"ARS": report.ars, **{c: report.ifp[c.lower()] for c in CAPABILITIES}}
             for column, value in expected.items():
                 assert value is not None
-                cell = table.get_cell(model, column).plain
-                assert cell.endswith(f" {value:.3f}"), (model, column, cell)
-                assert cell.startswith(bar(value, width))
+                assert _cell(table, model, column) == f"{value:.3f}", (model, column)
         shown = "\n".join(rendered(table))
         assert "Recog" in shown and "gpt-4o-2024-08-06" in shown
 
@@ -86,46 +90,55 @@ async def test_stability_means_average_to_the_reported_ifs(
     app = make_app(published_db)
     async with app.run_test(size=(80, 24)) as pilot:
         screen = await open_lifbench(pilot)
-        table = screen.query_one(CapabilityTable)
-        table.move_cursor(row=table.get_row_index(MODEL))
+        table = screen.query_one("#suite-table-0", ReportTableView)
+        models = [row[0] for row in table.table.rows]
+        table.move_cursor(row=models.index(MODEL))
         await pilot.press("enter")
         await settle(pilot)
-        assert screen.query_one(TabbedContent).active == "stability"
-        models = screen.query_one("#stability-models", OptionList)
-        assert models.has_focus and screen.model == MODEL
-        levels = screen.query_one(StabilityTable)
+        assert screen.has_class("-drill") and screen.drilled == (0, models.index(MODEL))
         report = reports[MODEL]
+        with open_store(published_db, read_only=True) as store:
+            stability = lifbench_stability(store, [MODEL])[MODEL]
         for index, perspective in enumerate(PERSPECTIVES):
             if index:
                 await pilot.press("p")
                 await settle(pilot)
-            assert screen.perspective == perspective and levels.stability is not None
-            tasks = levels.stability.perspectives[perspective]
+            levels = screen.focused
+            assert isinstance(levels, ReportTableView)
+            assert (
+                levels.table.title == f"{MODEL}: {perspective} (IFS {report.ifs[perspective]:.3f})"
+            )
+            tasks = stability.perspectives[perspective]
             assert len(tasks) == len(report.ars_by_task)
             cvs = []
             for task in tasks:
                 means = list(task.means.values())
                 cvs.append(statistics.stdev(means) / statistics.mean(means))
+                # Shown rounded; a sum in another order may round the last digit apart.
+                cv = float(_cell(levels, task.task, "CV"))
+                assert cv == pytest.approx(cvs[-1], abs=0.0005 + 1e-9)
                 for level, mean in task.means.items():
-                    cell = levels.get_cell(task.task, f"level-{level}").plain
-                    assert cell == f"{mean:.2f}"
+                    heading = f"{level}k" if perspective == "length" else level
+                    shown = float(_cell(levels, task.task, heading))
+                    assert shown == pytest.approx(mean, abs=0.005 + 1e-9)
             ifs = report.ifs[perspective]
             assert ifs is not None and statistics.mean(cvs) == pytest.approx(ifs, rel=1e-9)
-            assert levels.get_cell("ifs", "cv").plain == f"{ifs:.3f}"
-            line = str(screen.query_one("#stability-ifs", Static).content)
-            assert f"{perspective} {ifs:.3f}" in line
-        assert "120k" in [str(c.label) for c in levels.columns.values()]
-        bars = str(screen.query_one("#length-bars", Static).content)
-        assert "120k" in bars and f"{report.ars_by_length[120]:.3f}" in bars
+            assert _cell(levels, "IFS = mean CV", "CV") == f"{ifs:.3f}"
+        assert isinstance(levels, ReportTableView)
+        assert "120k" in levels.table.columns
+        by_length = _cell(levels, "ARS, all tasks", "120k")
+        assert by_length == f"{report.ars_by_length[120]:.3f}"
 
         await pilot.press("right_square_bracket")
         await settle(pilot)
-        following = [str(row.value) for row in table.rows]
-        assert screen.model == following[following.index(MODEL) + 1]
-        assert models.highlighted == following.index(MODEL) + 1
-        assert levels.stability is not None and levels.stability.model == screen.model
-        await pilot.press("1")
-        assert screen.query_one(TabbedContent).active == "capabilities"
+        following = models[models.index(MODEL) + 1]
+        assert screen.drilled == (0, models.index(MODEL) + 1)
+        assert table.cursor_row == models.index(MODEL) + 1
+        assert isinstance(screen.focused, ReportTableView)
+        assert screen.focused.table.title.startswith(f"{following}: length")
+        await pilot.press("escape")
+        await settle(pilot)
+        assert not screen.has_class("-drill") and table.has_focus
 
 
 async def test_without_lifeval_scores_the_screen_says_how_to_get_them(make_app: MakeApp) -> None:
@@ -133,17 +146,17 @@ async def test_without_lifeval_scores_the_screen_says_how_to_get_them(make_app: 
     async with app.run_test(size=(80, 24)) as pilot:
         screen = await open_lifbench(pilot)
         assert screen.has_class("-empty")
-        empty = screen.query_one("#lifbench-empty", Static)
-        assert empty.display and str(empty.content) == EMPTY_MESSAGE
-        assert "lctui import lifbench-scores DIR" in EMPTY_MESSAGE
-        assert not screen.query_one(TabbedContent).display
-        # Keys with nothing to show are not offered: no perspective, no next model.
+        empty = screen.query_one("#suite-empty", Static)
+        assert empty.display and str(empty.content) == empty_message(screen.suite)
+        assert "lctui import lifbench-scores DIR" in str(empty.content)
+        assert not screen.query_one("#suite-tables").display
+        # Keys with nothing to show are not offered: no next table, no next row.
         footer = _footer(screen)
-        assert "esc Back" in footer and not {"p Perspective", "] Next model"} & footer
+        assert "esc Back" in footer and not {"p Next table", "] Next row"} & footer
         await pilot.press("p", "right_square_bracket", "2")
-        assert screen.query_one(TabbedContent).active == "capabilities"
+        assert screen.drilled is None and app.screen is screen
         await pilot.press("escape")
-        assert not isinstance(app.screen, LifbenchScreen)
+        assert not isinstance(app.screen, SuiteScreen)
 
 
 def test_a_point_with_two_capabilities_is_listed_under_each() -> None:

@@ -101,3 +101,49 @@ async def test_an_empty_file_says_what_the_suite_needs(registered: Suite, tmp_pa
         assert isinstance(screen, SuiteScreen) and screen.has_class("-empty")
         empty = str(screen.query_one("#suite-empty", Static).render())
         assert empty == "This results file holds nothing the test suite reads."
+
+
+def _drilling_report(
+    src: Any, models: Sequence[str] | None, run_id: str | None
+) -> SuiteReport | None:
+    plain = _report(src, models, run_id)
+    if plain is None:
+        return None
+    means = plain.tables[0]
+    opens = tuple(
+        (ReportTable(f"{row[1]} in detail", ("part", "value"), (("first", row[2]),)),)
+        for row in means.rows
+    )
+    return SuiteReport((ReportTable(means.title, means.columns, means.rows, opens=opens),))
+
+
+async def test_enter_shows_the_tables_a_row_drills_into_and_escape_goes_back(
+    monkeypatch: pytest.MonkeyPatch, gold_db: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    drilling = Suite(
+        name="drillsuite", title="Drill suite", about="Rows that open tables.",
+        report=_drilling_report, empty="{db} holds nothing{wanted}",
+    )  # fmt: skip
+    monkeypatch.setitem(suites._registered, drilling.name, drilling)
+    assert main(["report", "--db", str(gold_db), "--suite", "drillsuite"]) == 0
+    assert "in detail" not in capsys.readouterr().out  # the CLI prints the report's own
+    app = LctuiApp(gold_db, Config(), import_samples=False)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await settle(pilot)
+        app.show_suite("drillsuite")
+        await settle(pilot)
+        screen = app.screen
+        assert isinstance(screen, SuiteScreen)
+        await pilot.press("enter")
+        await settle(pilot)
+        opened = screen.query_one("#suite-drill-0", DataTable)
+        assert screen.drilled == (0, 0) and opened.has_focus
+        assert opened.border_title == "niah_single_1 in detail"
+        await pilot.press("right_square_bracket")
+        await settle(pilot)
+        opened = screen.query_one("#suite-drill-0", DataTable)
+        assert screen.drilled == (0, 1) and opened.border_title == "vt in detail"
+        await pilot.press("escape")
+        await settle(pilot)
+        assert screen.drilled is None and app.screen is screen
+        assert screen.query_one("#suite-table-0", DataTable).has_focus

@@ -73,6 +73,10 @@ class ReportTable:
     # Per row, per column: what that cell holds when it says more than its row ("" for
     # the row's own details); a table with them is browsed cell by cell.
     cell_details: tuple[tuple[str, ...], ...] = ()
+    # Per row: the tables it drills into (LIFEval's per-level tables behind a model's
+    # IFS), shown in place of the report's own on `enter`;
+    # `lctui report` prints only the report's own tables.
+    opens: tuple[tuple[ReportTable, ...], ...] = ()
 
     def detail(self, row: int, column: int | None = None) -> str:
         """What the screen says under the table of row `row` (its cell `column`)."""
@@ -85,6 +89,10 @@ class ReportTable:
     def cell(self, row: int) -> RowCell | None:
         """The results row `row` summarises (None: none of one cell)."""
         return self.cells[row] if 0 <= row < len(self.cells) else None
+
+    def opened(self, row: int) -> tuple[ReportTable, ...]:
+        """The tables row `row` drills into (none: it opens no tables)."""
+        return self.opens[row] if 0 <= row < len(self.opens) else ()
 
     def narrow_columns(self) -> tuple[str, ...]:
         """The headings for a terminal, where the length column is narrow ("len")."""

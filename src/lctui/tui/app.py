@@ -255,9 +255,7 @@ class LctuiApp(App[None]):
         self._switch(ResultsScreen())
 
     def action_show_lifbench(self) -> None:
-        from lctui.tui.screens.lifbench import LifbenchScreen
-
-        self._push_once(LifbenchScreen)
+        self.show_suite("lifbench")
 
     def action_show_helmet(self) -> None:
         self.show_suite("helmet")

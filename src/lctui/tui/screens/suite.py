@@ -1,15 +1,18 @@
 """A suite's own report as a screen: the tables a registered suite defines
 (core/suites.py), as `lctui report --suite NAME` prints them, for any suite, a plugin's
-included: HELMET's categories (`H`), LongBench v2's accuracy and domains (`B`), any
-suite's from the palette. LIFBench keeps a screen of its own for its levels.
+included: HELMET's categories (`H`), LongBench v2's accuracy and domains (`B`), LIFBench's
+capabilities and stability (`L`), any suite's from the palette.
 
 The report is built in a thread worker. The line under the tables says what the
 highlighted row of the focused table holds (the suite's row details), or its
 highlighted cell in a table the suite details cell by cell (LongBench v2's domains),
 then the report's notes. Tables whose rows are the same results (`ReportTable.cells`)
-move together. `enter` on a row that summarises one cell's results lists its examples
-in place of the other tables; `enter` on an example opens the inspector; `escape`
-closes the list. `R` reads the report again, and so does coming back to the screen
+move together. `enter` on a row that drills into tables (`ReportTable.opens`: LIFEval's
+per-level tables of a model) shows them in place of the report's, `]` / `[` those of
+the next / previous row; `enter` on a row that summarises one cell's results lists its
+examples in place of the other tables; `enter` on an example opens the inspector;
+`escape` closes the list or the drilled tables. `p` focuses the next table shown, `1`
+to `9` the n-th. `R` reads the report again, and so does coming back to the screen
 when something was written meanwhile (a re-score in the inspector).
 """
 
@@ -64,11 +67,29 @@ class SuiteScreen(LctuiScreen):
         border: round $primary 40%;
         &:focus { border: round $primary; }
     }
+    SuiteScreen #suite-drill { display: none; height: 1fr; overflow-y: auto; }
+    SuiteScreen.-drill #suite-drill { display: block; }
+    SuiteScreen.-drill #suite-tables { display: none; }
+    SuiteScreen #suite-drill ReportTableView {
+        height: auto; max-height: 100%; border: round $primary 40%;
+        &:focus { border: round $primary; }
+    }
     SuiteScreen #suite-examples { height: 1fr; }
     SuiteScreen #suite-examples { display: none; }
     SuiteScreen.-examples #suite-examples { display: block; }
     """
     BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("p", "next_table", "Next table", id="suite.next-table"),
+        Binding("right_square_bracket", "step_row(1)", "Next row", id="suite.next-row"),
+        Binding(
+            "left_square_bracket", "step_row(-1)", "Prev row", id="suite.previous-row", show=False
+        ),
+        *(
+            Binding(
+                str(n), f"focus_table({n - 1})", f"Table {n}", id=f"suite.table-{n}", show=False
+            )
+            for n in range(1, 10)
+        ),
         Binding("R", "reload", "Reload", id="suite.reload", show=False),
         Binding("escape", "back", "Back", id="suite.back"),
     ]
@@ -80,12 +101,15 @@ class SuiteScreen(LctuiScreen):
         self._tables: list[ReportTableView] = []  # in the report's order
         self._stamp: ChangeStamp | None = None
         self.open_cell: RowCell | None = None  # the results whose examples are listed
+        self.drilled: tuple[int, int] | None = None  # (table, row) whose tables are shown
+        self._drilled: list[ReportTableView] = []
 
     def compose(self) -> ComposeResult:
         yield Static(f"Loading {self.suite.title}...", id="suite-header", markup=False)
         yield Static(empty_message(self.suite), id="suite-empty", markup=False)
         yield Static(self.suite.about, classes="note", markup=False)
         yield Vertical(id="suite-tables")
+        yield Vertical(id="suite-drill")
         yield ExamplesTable(id="suite-examples")
         yield Static("", id="suite-detail", classes="note", markup=False)
         yield Static("", id="suite-notes", classes="note", markup=False)
@@ -140,8 +164,11 @@ class SuiteScreen(LctuiScreen):
         await box.mount_all(shown)
         notes = "\n".join(self.report.notes) if self.report else ""
         self.query_one("#suite-notes", Static).update(shown_line(notes))
+        self.refresh_bindings()
         if self.open_cell is not None:
             self._open_examples(self.open_cell)
+        elif self.drilled is not None:
+            await self._drill(*self.drilled)
         elif shown:
             shown[0].focus()
             self._describe(0, 0)
@@ -150,8 +177,15 @@ class SuiteScreen(LctuiScreen):
         return ReportTableView(table, id=f"suite-table-{index}")
 
     def _report_table(self, index: int) -> ReportTable | None:
-        tables = self.report.tables if self.report else ()
-        return tables[index] if 0 <= index < len(tables) else None
+        """Table `index` of those shown: the report's own, then the drilled ones."""
+        views = self._views()
+        return views[index].table if 0 <= index < len(views) else None
+
+    def _views(self) -> list[ReportTableView]:
+        return [*self._tables, *self._drilled]
+
+    def _shown_views(self) -> list[ReportTableView]:
+        return self._drilled if self.drilled is not None else self._tables
 
     def _describe(self, index: int, row: int, column: int | None = None) -> None:
         """The line under the tables: row `row` (its cell `column`) of table `index`."""
@@ -171,14 +205,14 @@ class SuiteScreen(LctuiScreen):
             if other != index and linked is not None and linked.cells == table.cells:
                 shown.move_cursor(row=row)
 
-    @on(DataTable.RowHighlighted, "#suite-tables ReportTableView")
+    @on(DataTable.RowHighlighted, "ReportTableView")
     def _highlighted(self, event: DataTable.RowHighlighted) -> None:
         if event.data_table.has_focus:
             index = self._index(event.data_table)
             self._follow(index, event.cursor_row)
             self._describe(index, event.cursor_row)
 
-    @on(DataTable.CellHighlighted, "#suite-tables ReportTableView")
+    @on(DataTable.CellHighlighted, "ReportTableView")
     def _cell_highlighted(self, event: DataTable.CellHighlighted) -> None:
         if event.data_table.has_focus:
             index, at = self._index(event.data_table), event.coordinate
@@ -187,25 +221,29 @@ class SuiteScreen(LctuiScreen):
 
     def on_descendant_focus(self, event: events.DescendantFocus) -> None:
         widget = event.widget
-        if isinstance(widget, DataTable) and widget in self._tables:
+        if isinstance(widget, ReportTableView) and widget in self._views():
             column = widget.cursor_column if widget.cursor_type == "cell" else None
             self._describe(self._index(widget), widget.cursor_row, column)
 
     def _index(self, table: DataTable[Any]) -> int:
-        return self._tables.index(table) if table in self._tables else -1
+        views = self._views()
+        return views.index(table) if table in views else -1
 
     # -- a row's examples ---------------------------------------------------------------
 
-    @on(DataTable.RowSelected, "#suite-tables ReportTableView")
+    @on(DataTable.RowSelected, "ReportTableView")
     def _row_chosen(self, event: DataTable.RowSelected) -> None:
         self._choose(self._index(event.data_table), event.cursor_row)
 
-    @on(DataTable.CellSelected, "#suite-tables ReportTableView")
+    @on(DataTable.CellSelected, "ReportTableView")
     def _cell_chosen(self, event: DataTable.CellSelected) -> None:
         self._choose(self._index(event.data_table), event.coordinate.row)
 
     def _choose(self, index: int, row: int) -> None:
         table = self._report_table(index)
+        if table is not None and table.opened(row):
+            self.run_worker(self._drill(index, row), group="suite-drill", exclusive=True)
+            return
         cell = None if table is None else table.cell(row)
         if cell is not None:
             self._open_examples(cell)
@@ -251,12 +289,79 @@ class SuiteScreen(LctuiScreen):
         if back < len(self._tables):
             self._tables[back].focus()
 
+    # -- the tables a row drills into ---------------------------------------------------
+
+    async def _drill(self, index: int, row: int) -> None:
+        """Show the tables row `row` of the report's table `index` opens."""
+        table = self._report_table(index) if index < len(self._tables) else None
+        opened = () if table is None else table.opened(row)
+        focused = self.focused
+        at = self._drilled.index(focused) if focused in self._drilled else 0
+        box = self.query_one("#suite-drill", Vertical)
+        await box.remove_children()
+        self._drilled = [ReportTableView(t, id=f"suite-drill-{i}") for i, t in enumerate(opened)]
+        if not opened:
+            self._close_drill()
+            return
+        self.drilled = (index, row)
+        self.add_class("-drill")
+        await box.mount_all(self._drilled)
+        self._tables[index].move_cursor(row=row)
+        self._drilled[min(at, len(opened) - 1)].focus()
+        self.refresh_bindings()
+
+    def _close_drill(self) -> None:
+        index = 0 if self.drilled is None else self.drilled[0]
+        self.drilled = None
+        self.remove_class("-drill")
+        self.refresh_bindings()
+        if index < len(self._tables):
+            self._tables[index].focus()
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if action == "next_table":
+            return len(self._shown_views()) > 1
+        if action == "step_row":
+            return any(t.table.opens for t in self._tables) and self.open_cell is None
+        if action == "focus_table":
+            return bool(self._tables) and self.open_cell is None
+        return True
+
+    def action_next_table(self) -> None:
+        views = self._shown_views()
+        if views:
+            at = views.index(self.focused) if self.focused in views else -1
+            views[(at + 1) % len(views)].focus()
+
+    def action_focus_table(self, n: int) -> None:
+        views = self._shown_views()
+        if 0 <= n < len(views):
+            views[n].focus()
+
+    def action_step_row(self, step: int) -> None:
+        """Drill into the next (previous) row's tables of the table that opens them."""
+        if self.drilled is not None:
+            index, row = self.drilled
+        else:
+            focused = self.focused
+            index = self._tables.index(focused) if focused in self._tables else -1
+            if index < 0 or not self._tables[index].table.opens:
+                index = next(i for i, v in enumerate(self._tables) if v.table.opens)
+            row = self._tables[index].cursor_row - step
+        rows = len(self._tables[index].table.rows)
+        if rows:
+            self.run_worker(
+                self._drill(index, (row + step) % rows), group="suite-drill", exclusive=True
+            )
+
     def action_reload(self) -> None:
         self._load()
 
     def action_back(self) -> None:
-        """Close the examples list, else leave the screen."""
+        """Close the examples list or the drilled tables, else leave the screen."""
         if self.open_cell is not None:
             self._close_examples()
+        elif self.drilled is not None:
+            self._close_drill()
         else:
             self.app.pop_screen()
