@@ -24,8 +24,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from lctui.tasks.datasets import DataSource
+from lctui.tasks.helmet.icl import DATASETS
 from lctui.tasks.helmet.icl_data import (
-    PARQUET_BRANCH,
     IclRow,
     IclSpec,
     balanced,
@@ -47,49 +47,9 @@ from lctui.tasks.inputs.helmet_items import (
 )
 
 DEMO_JOINER = "\n\n"
-# Where each of load_icl's datasets is and what HELMET reads of it, by lctui's task.
-SPECS = {
-    "icl_trec_fine": IclSpec(
-        "CogComp/trec",
-        "default/train/0000.parquet",
-        "default/test/0000.parquet",
-        PARQUET_BRANCH,
-        "fine_label",
-        50,
-    ),
-    "icl_trec_coarse": IclSpec(
-        "CogComp/trec",
-        "default/train/0000.parquet",
-        "default/test/0000.parquet",
-        PARQUET_BRANCH,
-        "coarse_label",
-        6,
-    ),
-    "icl_banking77": IclSpec(
-        "PolyAI/banking77",
-        "default/train/0000.parquet",
-        "default/test/0000.parquet",
-        PARQUET_BRANCH,
-        "label",
-        77,
-    ),
-    "icl_clinc150": IclSpec(
-        "clinc/clinc_oos",
-        "plus/train-00000-of-00001.parquet",
-        "plus/validation-00000-of-00001.parquet",
-        None,
-        "intent",
-        151,
-    ),
-    "icl_nlu": IclSpec(
-        "xingkunliuxtracta/nlu_evaluation_data",
-        "default/train/0000.parquet",
-        None,
-        PARQUET_BRANCH,
-        "label",
-        68,
-    ),
-}
+# Where each of load_icl's datasets is and what HELMET reads of it: the ICL tasks' own
+# declarations (tasks/helmet/icl.py), by lctui's task.
+SPECS = {task: spec for task, (spec, _) in DATASETS.items()}
 
 
 def icl_spec(dataset: str) -> tuple[str, IclSpec] | None:
