@@ -17,10 +17,11 @@ from lctui.core.errors import BackendError, UserInputError
 from lctui.core.types import Chunk, Example, GenerationConfig, ModelSpec, Request
 
 pytest.importorskip("vllm")
-pytestmark = pytest.mark.model  # the module's engine (and the HF model some tests compare)
 
 from helpers.smollm2_examples import COUNTING, NEEDLE_TEXT, smol_example
 from lctui.backends.vllm_backend import VLLMBackend, load_vllm
+
+pytestmark = pytest.mark.model  # the module's engine (and the HF model some tests compare)
 
 
 def example(context: str, question: str = "", example_id: str = "ex-vllm") -> Example:
