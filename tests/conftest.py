@@ -66,6 +66,7 @@ RulerQA.data = DataSource(folder=RULER_QA_FIXTURES)
 _MODEL_FIXTURES = frozenset({"smollm2", "vllm_test_server"})
 
 
+@pytest.hookimpl(tryfirst=True)  # before xdist's own hook reads the xdist_group marks
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     """Under pytest-xdist (`--dist loadgroup`, scripts/test.sh) the tests that load a model
     share one worker: two engines at once would each want both cores and the memory, and
