@@ -62,6 +62,22 @@ LongBenchV2.data = DataSource(folder=cached_longbench_release(_SESSION_ROOT))
 RulerQA.data = DataSource(folder=RULER_QA_FIXTURES)
 
 
+# The fixtures that hold a loaded model for the whole session (a worker's session).
+_MODEL_FIXTURES = frozenset({"smollm2", "vllm_test_server"})
+
+
+@pytest.hookimpl(tryfirst=True)  # before xdist's own hook reads the xdist_group marks
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """Under pytest-xdist (`--dist loadgroup`, scripts/test.sh) the tests that load a model
+    share one worker: two engines at once would each want both cores and the memory, and
+    the session fixtures that hold a model are then loaded once, not once per worker."""
+    for item in items:
+        if item.get_closest_marker("model") or _MODEL_FIXTURES & set(
+            getattr(item, "fixturenames", ())
+        ):
+            item.add_marker(pytest.mark.xdist_group("model"))
+
+
 @pytest.fixture(autouse=True)
 def _isolated_data_dir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("LCTUI_DATA_DIR", str(tmp_path / "data"))

@@ -21,6 +21,8 @@ pytest.importorskip("vllm")
 from helpers.smollm2_examples import COUNTING, NEEDLE_TEXT, smol_example
 from lctui.backends.vllm_backend import VLLMBackend, load_vllm
 
+pytestmark = pytest.mark.model  # the module's engine (and the HF model some tests compare)
+
 
 def example(context: str, question: str = "", example_id: str = "ex-vllm") -> Example:
     return smol_example(context, question, example_id=example_id)

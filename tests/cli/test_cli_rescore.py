@@ -22,8 +22,11 @@ def _means(db: Path) -> dict[str, tuple[float | None, int]]:
 
 
 def test_run_table_shows_missing_scores_as_not_scored(
-    db: Path, capsys: pytest.CaptureFixture[str]
+    db: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    # The hint quotes the database's whole path: on one line however deep the temporary
+    # folder is (a pytest-xdist worker's is a level deeper).
+    monkeypatch.setenv("COLUMNS", "1000")
     delete_scores(db, "task = 'vt'")
     capsys.readouterr()
     assert main([*RUN_ARGS, "--n", "3", "--db", str(db)]) == 0  # all stored: nothing to do

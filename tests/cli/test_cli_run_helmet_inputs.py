@@ -113,6 +113,7 @@ def test_gold_runs_helmets_prompts_scored_by_helmets_metrics(
 
 
 @pytest.mark.slow
+@pytest.mark.model
 def test_the_embedded_model_reads_helmets_prompt_exactly(tmp_path: Path) -> None:
     root = write_checkout(tmp_path / "HELMET")
     checkpoint = embedded_checkpoint()

@@ -94,6 +94,7 @@ def test_gold_runs_lifbenchs_prompts_and_two_models_pair(
 
 
 @pytest.mark.slow
+@pytest.mark.model
 def test_the_embedded_model_reads_each_records_prompt_exactly(tmp_path: Path) -> None:
     tasks = ("single_query_id", "blur_offset_query_element", "qa")
     root = write_lifbench(tmp_path / "LIFBench-2024", tasks=tasks, records=1)

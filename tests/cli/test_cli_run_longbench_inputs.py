@@ -108,6 +108,7 @@ def test_gold_reads_pred_pys_prompts_and_two_models_pair(
 
 
 @pytest.mark.slow
+@pytest.mark.model
 def test_the_embedded_model_reads_pred_pys_cut_prompts_exactly(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

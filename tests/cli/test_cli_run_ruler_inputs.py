@@ -98,6 +98,7 @@ def test_gold_runs_rulers_prompts_and_two_models_pair(
 
 
 @pytest.mark.slow
+@pytest.mark.model
 def test_the_embedded_model_reads_each_files_prompt_exactly(tmp_path: Path) -> None:
     root = write_ruler_root(tmp_path / "benchmark_root", tasks=TASKS, lengths=(1024,), rows=1)
     db = tmp_path / "r.duckdb"

@@ -29,6 +29,7 @@ from lctui.core.run_record import (
     socket_path,
     write_record,
 )
+from lctui.engine.local_socket import reachable
 from lctui.store import open_store
 
 
@@ -59,9 +60,11 @@ def _record(status: str, pid: int, db: str = "/data/a.duckdb") -> RunRecord:
 
 
 def _stale_socket(path: Path) -> None:
-    """A socket file nobody listens on any more, as a killed run leaves it."""
+    """A socket file nobody listens on any more, as a killed run leaves it (bound by a
+    name short enough for an address: a pytest-xdist worker's folder is a level deeper)."""
     listener = socket.socket(socket.AF_UNIX)
-    listener.bind(str(path))
+    with reachable(path) as name:
+        listener.bind(name)
     listener.close()
 
 

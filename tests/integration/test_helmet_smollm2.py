@@ -44,6 +44,7 @@ def _one_release(folder: Path) -> Path:
 
 
 @pytest.mark.slow
+@pytest.mark.model
 def test_smollm2_runs_every_helmet_category_at_2k_into_duckdb(
     tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -34,6 +34,7 @@ DIFF_QUERY = """
 
 
 @pytest.mark.slow
+@pytest.mark.model
 def test_hf_and_vllm_runs_line_up_example_by_example(
     tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -92,6 +92,7 @@ def _judge_rows(con: duckdb.DuckDBPyConnection) -> list[tuple[str, str, float | 
 
 
 @pytest.mark.slow
+@pytest.mark.model
 def test_smollm2_judges_a_gold_run_and_the_rerun_hits_the_cache(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

@@ -18,6 +18,7 @@ TASKS = ("single_query_id", "blur_offset_query_id", "repeat", "qa")
 
 
 @pytest.mark.slow
+@pytest.mark.model
 def test_smollm2_on_list_and_onedoc_tasks_at_3k_and_6k(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

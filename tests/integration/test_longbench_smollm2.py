@@ -27,6 +27,7 @@ WORDS = (300, 3_000)
 
 
 @pytest.mark.slow
+@pytest.mark.model
 def test_smollm2_answers_every_longbench_mode_into_duckdb(
     tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:

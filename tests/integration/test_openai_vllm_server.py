@@ -36,7 +36,7 @@ from lctui.engine import Engine, RunOutcome, RunRequest
 from lctui.store import open_store
 from lctui.tasks import select_tasks
 
-pytestmark = pytest.mark.slow
+pytestmark = [pytest.mark.slow, pytest.mark.model]
 MODEL = "smol-api"
 
 

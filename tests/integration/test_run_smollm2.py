@@ -15,6 +15,7 @@ from lctui.tasks import select_tasks
 
 
 @pytest.mark.slow
+@pytest.mark.model
 def test_smollm2_two_tasks_two_lengths_three_examples(
     tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -87,6 +88,7 @@ def test_smollm2_two_tasks_two_lengths_three_examples(
 
 
 @pytest.mark.slow
+@pytest.mark.model
 def test_smollm2_and_gold_read_the_same_examples_with_a_shared_tokenizer(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

@@ -30,6 +30,7 @@ TASKS, LENGTHS, N, SEED = "synthetic", [1024, 2048, 4096, 8192], 1, 0
 
 
 @pytest.mark.slow
+@pytest.mark.model
 def test_a_new_run_of_the_recording_command_skips_the_sample_runs(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

@@ -10,6 +10,7 @@ from typing import Any
 import pytest
 from textual.app import App, ComposeResult
 
+from lctui.backends import vllm_server
 from lctui.backends.vllm_server import ServerProcess
 from lctui.core.types import ModelSpec
 from lctui.engine import RunRequest
@@ -57,12 +58,29 @@ async def test_the_panel_shows_new_lines_as_the_process_writes_them(tmp_path: Pa
     assert process.exit_code() is not None  # stopped, well before its 30 s sleep
 
 
-@pytest.mark.slow
-async def test_the_live_screen_shows_the_log_of_a_vllm_server_that_cannot_start(
+# Stands in for `vllm serve` of a checkpoint that does not exist: a few lines of log,
+# then an exit while starting. A real server takes minutes on 2 cores to get as far
+# (importing vLLM); tests/integration/test_vllm_server_kind.py starts real ones.
+_CANNOT_START = (
+    "import sys\n"
+    "print('INFO vLLM API server (stand-in) starting', flush=True)\n"
+    "print('INFO model: ' + sys.argv[1], flush=True)\n"
+    "print('Traceback (most recent call last):', flush=True)\n"
+    "print('OSError: ' + sys.argv[1] + ' is not a local folder', file=sys.stderr, flush=True)\n"
+    "raise SystemExit(1)\n"
+)
+
+
+async def test_the_live_screen_shows_the_log_of_a_stand_in_vllm_server_that_cannot_start(
     make_app: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """A real vLLM server asked for a checkpoint that does not exist: it exits while
-    starting, and the run screen shows its log next to the failure."""
+    """The vllm-server kind's server, asked for a checkpoint that does not exist, exits
+    while starting, and the run screen shows its log next to the failure."""
+
+    def stand_in(spec: ModelSpec, checkpoint: str, served: str, port: int) -> list[str]:
+        return [sys.executable, "-c", _CANNOT_START, checkpoint]
+
+    monkeypatch.setattr(vllm_server, "server_command", stand_in)
     monkeypatch.setenv("HF_HUB_OFFLINE", "1")  # the missing model must not be fetched
     spec = ModelSpec("broken-server", "vllm-server", path=str(tmp_path / "no-such-model"))
     request = RunRequest(models=[spec], tasks=select_tasks("vt"), lengths=[1024], n=1)

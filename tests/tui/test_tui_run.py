@@ -429,6 +429,7 @@ async def test_pause_stops_new_examples_and_cancel_keeps_finished_ones(
 
 
 @pytest.mark.slow
+@pytest.mark.model
 async def test_the_embedded_model_streams_tokens_before_it_finishes(
     make_app: Any, results_db: Path
 ) -> None:
