@@ -245,6 +245,7 @@ def test_hub_datasets_are_read_from_the_hub_cache_offline(tmp_path: Path) -> Non
 
 
 @pytest.mark.slow
+@pytest.mark.model
 def test_the_embedded_model_reads_the_prompts_helmets_load_data_makes(tmp_path: Path) -> None:
     root = write_checkout(tmp_path / "HELMET", PARITY_CONFIGS)
     checkpoint = embedded_checkpoint()
