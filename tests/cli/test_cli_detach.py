@@ -176,7 +176,9 @@ def test_ctrl_c_detaches_the_viewer_and_cancel_stops_the_run_keeping_results(
     tmp_path: Path,
 ) -> None:
     db = tmp_path / "c.duckdb"
-    run_id = _detach(db, 8)
+    # Long enough that the cancel comes before the end however slowly it is sent (12
+    # synthetic tasks x 30: a loaded machine once saw 96 generations finish first).
+    run_id = _detach(db, 30)
     record = wait_for_record(
         run_id, lambda r: r.status == RUNNING and Path(r.socket).exists(), 60, "the socket"
     )
@@ -196,7 +198,7 @@ def test_ctrl_c_detaches_the_viewer_and_cancel_stops_the_run_keeping_results(
     record = wait_for_record(run_id, lambda r: r.status == CANCELLED, 120, "the cancel")
     rows, keys, perfect = stored_generations(db)
     # A generation written just as the cancel came is kept, though no longer counted.
-    assert 2 <= record.done <= rows == keys == perfect < 96
+    assert 2 <= record.done <= rows == keys == perfect < 12 * 30
     assert "Cancelled" in Path(str(record.log)).read_text()
     gone = _lctui("attach", run_id)
     assert gone.returncode == 2 and "has ended (cancelled)" in gone.stderr

@@ -87,8 +87,14 @@ def test_the_answer_call_reads_the_reasoning_and_both_calls_are_stored(
         assert record.score == 1.0
         assert record.output_tokens == reasoning.output_tokens + answer.output_tokens
         assert record.prompt_tokens == reasoning.prompt_tokens + answer.prompt_tokens
-    streamed = "".join(e.text for e in events if isinstance(e, ChunkReceived))
-    assert streamed.count("Option B fits") == 2 and "\n\nThe correct answer is" in streamed
+    # Each generation's chunks in order: the two examples stream at once, interleaved.
+    streamed: dict[str, str] = {}
+    for e in events:
+        if isinstance(e, ChunkReceived):
+            streamed[e.generation_id] = streamed.get(e.generation_id, "") + e.text
+    assert len(streamed) == 2
+    for text in streamed.values():
+        assert text.count("Option B fits") == 1 and "\n\nThe correct answer is" in text
 
 
 def test_a_failed_reasoning_call_is_the_generations_error_with_no_answer_call(

@@ -145,8 +145,10 @@ def make_hostile_files(root: Path) -> HostileFiles:
         outputs = [_run(files, "--model", GOLD_MODEL, *tasks)]
         outputs.append(_run(files, "--model", GOLD_MODEL, *tasks, "--temperature", "0.5"))
         gold_runs = _runs_of(files.db)
-        # json_kv: a task of HELMET's table, which leaves reference models out.
-        by_fake = ["--model", FAKE_MODEL, "--tasks", "json_kv,niah_single_1", "--n", "1"]
+        # json_kv: a task of HELMET's table, which leaves reference models out. Two of each,
+        # so that one json_kv answer is scored whichever request the server refuses (requests
+        # that run together start longest first, not in the plan's order).
+        by_fake = ["--model", FAKE_MODEL, "--tasks", "json_kv,niah_single_1", "--n", "2"]
         outputs.append(_run(files, *by_fake))
     generations = _generations(files.db)
     _add_hostile_task(files.db)

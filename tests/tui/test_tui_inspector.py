@@ -4,6 +4,7 @@ prompt, and SVG snapshots at 80x24 and 120x40."""
 
 from __future__ import annotations
 
+import contextlib
 import json
 import random
 import time
@@ -19,7 +20,7 @@ from textual.widgets import Static
 from textual.widgets._footer import FooterKey
 
 from helpers.issue15_outputs import add_issue15_generation
-from helpers.pilot import open_inspector, rendered, settle
+from helpers.pilot import open_inspector, rendered, settle, until
 from lctui.analysis.compare import compare
 from lctui.backends import load_backend
 from lctui.backends.embedded import EMBEDDED_NAME
@@ -526,7 +527,14 @@ async def test_rubric_says_how_the_score_relates_to_points_that_are_true(
     async with app.run_test(size=(120, 40)) as pilot:
         screen = await open_inspector(pilot, gid)
         table = screen.query_one(RubricTable)
-        shown = " ".join(" ".join(rendered(table)).split())
+
+        def shown_text() -> str:
+            return " ".join(" ".join(rendered(table)).split())
+
+        # Under load the table's rows can be drawn a layout pass after the inspector opens.
+        with contextlib.suppress(AssertionError):
+            await until(pilot, lambda: "not asked for" in shown_text())
+        shown = shown_text()
         assert "output lists 3 words that were not asked for" in shown
         assert "pursuit, fliers" in shown and "fliers (38 times)" in shown
         assert "every word" not in shown
