@@ -135,3 +135,17 @@ def test_query_arrow_params_limit_and_errors(store: Store) -> None:
         query_arrow(store, "SELEC 1")
     # A value that looks like SQL stays a value.
     assert query_arrow(store, "SELECT ? AS v", params=["x'; DROP TABLE runs; --"]).num_rows == 1
+
+
+def test_a_connection_that_fails_the_stored_check_is_a_store_error(db_path: Path) -> None:
+    """A write that fills the disk leaves DuckDB's connection invalid (FATAL); the run's
+    next question, which examples are stored, must then be a StoreError that the run
+    waits on as on a failed write, not an error that ends it (a loaded CI run checked its
+    next 2,048 items just as the disk filled, and ended failed). A closed connection
+    stands in for the invalidated one: DuckDB cannot be made to fail that way on demand."""
+    store = open_store(db_path)
+    _fill(store)
+    assert store._con is not None
+    store._con.close()
+    with pytest.raises(StoreError, match="cannot read"):
+        store.stored_keys(["k-4096-0"])

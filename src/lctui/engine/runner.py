@@ -265,7 +265,7 @@ class Engine:
                 waiting=backlog.generations,
                 rows=backlog.rows,
                 oldest_s=backlog.oldest_s or 0.0,
-                paused=False,
+                paused=False,  # held only until the check answers, not until a write works
             )
         )
 

@@ -208,7 +208,13 @@ class Store(ClosesOnExit):
         return self._writer.backlog()
 
     def stored_keys(self, keys: Sequence[str]) -> set[str]:
-        return generations.stored_keys(self, keys)
+        """The keys already stored; a file that fails the read (a write that filled the
+        disk leaves DuckDB's connection invalid until it is reopened) is a StoreError, so
+        a run waits on it as on a failed write instead of ending."""
+        try:
+            return generations.stored_keys(self, keys)
+        except duckdb.Error as err:
+            raise StoreError(f"cannot read {self.where}: {err}") from err
 
     # -- reads (see store/read/) ---------------------------------------------------------
 
