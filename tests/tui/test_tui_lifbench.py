@@ -5,6 +5,7 @@ the inspector's capability groups and levels line on a lifeval generation."""
 
 from __future__ import annotations
 
+import contextlib
 import statistics
 from collections.abc import Callable
 from dataclasses import replace
@@ -17,7 +18,7 @@ from textual.pilot import Pilot
 from textual.widgets import Static
 from textual.widgets._footer import FooterKey
 
-from helpers.pilot import open_inspector, rendered, settle
+from helpers.pilot import open_inspector, rendered, settle, until
 from lctui.cli import main as cli_main
 from lctui.scoring.rubric import CAPABILITIES
 from lctui.store import open_store
@@ -199,7 +200,14 @@ async def test_inspector_groups_lifeval_points_and_names_the_levels(
         assert f"variable {metadata['variable']}" in levels
         table = screen.query_one(RubricTable)
         assert table.point_names() == ["format", "correct", "ori"]
+
+        def headings() -> list[str]:
+            lines = [line.strip() for line in rendered(table)]
+            return [line.split()[0] for line in lines if "earned" in line and "of" in line]
+
+        # Under load the table's rows can be drawn a layout pass after the inspector opens.
+        with contextlib.suppress(AssertionError):
+            await until(pilot, lambda: len(headings()) == 3)
+        assert headings() == ["Ori", "Fmt", "Recog"]  # the canonical capability order
         lines = [line.strip() for line in rendered(table)]
-        headings = [line.split()[0] for line in lines if "earned" in line and "of" in line]
-        assert headings == ["Ori", "Fmt", "Recog"]  # the canonical capability order
         assert any(line.startswith("correct") for line in lines)
