@@ -53,9 +53,13 @@ from lctui.core.types import CallRecord, Example, Score
 from lctui.scoring import score_example
 from lctui.store.db import Store
 from lctui.store.scorer_versions import HARNESS_BACKEND
-from lctui.suites.longbench.tasks.data import LETTERS, LongBenchRow, parse_row
-from lctui.suites.longbench.tasks.prompts import reference_answer
-from lctui.suites.longbench.tasks.task import ANSWER_TOKENS, REASONING_TOKENS, SCORER, TEMPERATURE
+from lctui.suites.longbench.tasks.data import LongBenchRow, parse_row
+from lctui.suites.longbench.tasks.task import (
+    ANSWER_TOKENS,
+    REASONING_TOKENS,
+    TEMPERATURE,
+    row_metadata,
+)
 from lctui.tasks.bounded_read import files_within, json_lines
 
 LONGBENCH = Harness("longbench", "LongBench v2", "longbench-results", HARNESS_BACKEND)
@@ -226,16 +230,7 @@ def _example(row: LongBenchRow, mode: str, length: int, line: int) -> Example:
     task = MODE_TASKS[mode]
     read_context = mode != "no_context"
     metadata: dict[str, Any] = {
-        "scorer": SCORER,
-        "gold_mode": "exact",
-        "reference": reference_answer(row.answer),
-        "longbench_id": row.id,
-        "domain": row.domain,
-        "sub_domain": row.sub_domain,
-        "difficulty": row.difficulty,
-        "length_bucket": row.bucket,
-        "mode": mode,
-        "choices": dict(zip(LETTERS, row.choices, strict=True)),
+        **row_metadata(row, mode),
         "imported_from": "longbench",
         "prompt_stored": False,
         "prompt_missing": NOT_STORED,

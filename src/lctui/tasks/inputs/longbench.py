@@ -37,13 +37,12 @@ from lctui.suites.longbench.tasks.data import (
     LongBenchRow,
     read_longbench,
 )
-from lctui.suites.longbench.tasks.prompts import reference_answer
 from lctui.suites.longbench.tasks.task import (
     ANSWER_TOKENS,
     REASONING_TOKENS,
-    SCORER,
     TEMPERATURE,
     cut_metadata,
+    row_metadata,
 )
 from lctui.tasks.bounded_read import within
 from lctui.tasks.inputs.base import InputFile, InputKind, InputRow, RowProblem
@@ -189,16 +188,7 @@ def _row(
     assert checkout.cut is not None
     sent = cut(fill(checkout.templates[mode.template], row))
     metadata: dict[str, JSONValue] = {
-        "scorer": SCORER,
-        "gold_mode": "exact",
-        "reference": reference_answer(row.answer),
-        "longbench_id": row.id,
-        "domain": row.domain,
-        "sub_domain": row.sub_domain,
-        "difficulty": row.difficulty,
-        "length_bucket": row.bucket,
-        "mode": mode.name,
-        "choices": dict(zip("ABCD", row.choices, strict=True)),
+        **row_metadata(row, mode.name),
         "data_line": row.line,
         "cut": cut_metadata(sent),
         "longbench_checkout": {

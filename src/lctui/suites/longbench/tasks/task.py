@@ -31,6 +31,7 @@ from lctui.suites.longbench.tasks.data import (
     DIFFICULTIES,
     DOMAINS,
     DOWNLOAD,
+    LETTERS,
     RELEASE_PATHS,
     LongBenchRow,
     LongBenchSet,
@@ -165,19 +166,7 @@ class LongBenchV2(Task):
         row = rows[order[index % len(rows)]]
         prompt = self._prompt(row)
         pieces = tokenizer.count_batch([prompt.preamble, prompt.question])
-        metadata: dict[str, Any] = {
-            "scorer": SCORER,
-            "gold_mode": "exact",
-            "reference": reference_answer(row.answer),
-            "longbench_id": row.id,
-            "domain": row.domain,
-            "sub_domain": row.sub_domain,
-            "difficulty": row.difficulty,
-            "length_bucket": row.bucket,
-            "mode": self.mode,
-            "choices": dict(zip("ABCD", row.choices, strict=True)),
-            "data_line": row.line,
-        }
+        metadata = {**row_metadata(row, self.mode), "data_line": row.line}
         if self.mode == "cot":
             before, after = answer_call(row.question, row.choices)
             metadata[FOLLOW_UP] = FollowUp(before, after, ANSWER_TOKENS).as_dict()
@@ -241,6 +230,23 @@ class LongBenchV2(Task):
                 "cut": cut_metadata(cut),
             },
         )
+
+
+def row_metadata(row: LongBenchRow, mode: str) -> dict[str, Any]:
+    """What an example of `row` asked in `mode` records of its question, however it was
+    made (built here, read from the original's inputs, or imported from its results)."""
+    return {
+        "scorer": SCORER,
+        "gold_mode": "exact",
+        "reference": reference_answer(row.answer),
+        "longbench_id": row.id,
+        "domain": row.domain,
+        "sub_domain": row.sub_domain,
+        "difficulty": row.difficulty,
+        "length_bucket": row.bucket,
+        "mode": mode,
+        "choices": dict(zip(LETTERS, row.choices, strict=True)),
+    }
 
 
 def cut_metadata(cut: MiddleCut) -> dict[str, Any]:
