@@ -12,13 +12,11 @@ from lctui.suites.ruler.tasks.qa_data import (
     SQUAD_FILES,
     SQUAD_URL,
 )
+from lctui.suites.ruler.tasks.rows import RULER_TASKS
 from lctui.tasks.catalog import DIR, Dataset, HubFiles, WebFile
 
-RULER_SYNTHETIC = (
-    *(f"niah_{kind}" for kind in ("single_1", "single_2", "single_3", "multikey_1")),
-    *(f"niah_{kind}" for kind in ("multikey_2", "multikey_3", "multivalue", "multiquery")),
-    *("vt", "cwe", "fwe"),
-)
+# The synthetic tasks: all of RULER's but the two that read SQuAD and HotpotQA.
+RULER_SYNTHETIC = tuple(task.name for task in RULER_TASKS.values() if task.kind != "qa")
 DATASETS: tuple[Dataset, ...] = (
     Dataset(
         name="ruler_synthetic",
